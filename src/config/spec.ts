@@ -1,0 +1,85 @@
+// The normalized cluster description every other layer works from. The file-as-written
+// type lives in schema.ts; nothing here knows about YAML positions.
+
+export type HostKeyPolicy = 'yes' | 'accept-new' | 'no';
+
+/** Where a secret comes from. The secret itself is never stored in a spec. */
+export type SecretSource = { kind: 'env'; variable: string } | { kind: 'prompt' };
+
+export interface ConnectSpec {
+  /** The host as written in the host file (an ~/.ssh/config alias or a name/IP). */
+  alias: string;
+  /** What to connect to after ~/.ssh/config HostName resolution. */
+  hostname: string;
+  port: number;
+  username: string;
+  /** Candidate private keys, tried in order (after the agent). Paths are absolute. */
+  identityFiles: string[];
+  /** Path of the ssh-agent socket, when one should be used. */
+  agent?: string;
+  password?: SecretSource;
+  passphrase?: SecretSource;
+  knownHosts: string;
+  strictHostKeyChecking: HostKeyPolicy;
+  /** Hops to go through first, outermost first (OpenSSH ProxyJump). */
+  proxyJump: ConnectSpec[];
+  connectTimeoutMs: number;
+}
+
+export interface SchedulerOptions {
+  port: number;
+  /** As dask's --dashboard-address: ":8787", "127.0.0.1:8787". */
+  dashboardAddress: string;
+  /** Extra --host for the scheduler, when the user sets one. */
+  host?: string;
+  interface?: string;
+}
+
+export interface WorkerOptions {
+  nthreads: number;
+  nworkers: number;
+  /** "auto", "4GiB", "0" … passed through to dask. */
+  memoryLimit: string;
+  resources: Record<string, number>;
+  nanny: boolean;
+  /** Seconds a worker waits for a scheduler before it gives up. */
+  deathTimeoutS: number;
+  interface?: string;
+}
+
+export interface AdaptiveSpec {
+  minimum: number;
+  maximum: number;
+  intervalMs: number;
+  waitCount: number;
+  targetDurationMs: number;
+  minimumCores?: number;
+  maximumCores?: number;
+  minimumMemory?: number;
+  maximumMemory?: number;
+}
+
+export interface HostSpec {
+  /** Unique, stable name of this host within the cluster (the alias as written). */
+  name: string;
+  connect: ConnectSpec;
+  remotePython: string;
+  env: Record<string, string>;
+  setup: string[];
+  workerOptions: WorkerOptions;
+  /** Upper bound of worker processes on this host (default: nworkers). */
+  maxWorkers: number;
+}
+
+export interface ClusterSpec {
+  name: string;
+  /** The host file it came from; undefined for the local (no-SSH) cluster. */
+  source?: string;
+  /** true: everything runs as child processes on this machine, no SSH. */
+  local: boolean;
+  schedulerHost: HostSpec;
+  schedulerOptions: SchedulerOptions;
+  /** Hosts that run workers. The scheduler host is among them only when listed twice or local. */
+  workerHosts: HostSpec[];
+  adaptive?: AdaptiveSpec;
+}

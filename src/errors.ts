@@ -1,0 +1,44 @@
+// Expected failures carry a message, a hint and an exit code; main.ts prints them
+// without a stack. Anything else reaching main.ts is a bug and is printed with one.
+
+export class ExpectedError extends Error {
+  readonly hint?: string;
+  readonly exitCode: number;
+  constructor(message: string, opts: { hint?: string; exitCode?: number; cause?: unknown } = {}) {
+    super(message, { cause: opts.cause });
+    this.name = new.target.name;
+    this.hint = opts.hint;
+    this.exitCode = opts.exitCode ?? 1;
+  }
+}
+
+/** Bad command-line usage: exit 2. */
+export class UsageError extends ExpectedError {
+  constructor(message: string, opts: { hint?: string } = {}) {
+    super(message, { ...opts, exitCode: 2 });
+  }
+}
+
+export interface ConfigErrorPosition {
+  file: string;
+  line?: number;
+  col?: number;
+  /** Path of the offending key, e.g. "hosts[2].port". */
+  keyPath?: string;
+}
+
+/** A bad host file: exit 2, message starts with `file:line:col keyPath:`. */
+export class ConfigError extends ExpectedError {
+  readonly position: ConfigErrorPosition;
+  readonly detail: string;
+  constructor(position: ConfigErrorPosition, detail: string, opts: { hint?: string } = {}) {
+    super(`${formatPosition(position)} ${detail}`, { ...opts, exitCode: 2 });
+    this.position = position;
+    this.detail = detail;
+  }
+}
+
+function formatPosition(p: ConfigErrorPosition): string {
+  const where = [p.file, p.line, p.col].filter((x) => x !== undefined).join(':');
+  return p.keyPath ? `${where} ${p.keyPath}:` : `${where}:`;
+}
