@@ -1,0 +1,21 @@
+// Everything the app layer takes from the outside world, passed in by main.ts so that
+// nothing below app/ reads process.* and tests can hand in their own.
+export interface Output {
+  write(text: string): void;
+  isTTY?: boolean;
+}
+
+export interface AppContext {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  homedir: string;
+  username: string;
+  cores: number;
+  memoryBytes: number;
+  stdout: Output;
+  stderr: Output;
+  /** Registers a handler for SIGINT/SIGTERM; returns an unregister function. */
+  onSignal(handler: (signal: 'SIGINT' | 'SIGTERM') => void): () => void;
+  /** Reads a line from the terminal without echo (password prompts). */
+  promptSecret(question: string): Promise<string>;
+}

@@ -1,0 +1,16 @@
+// Option parsers shared by commands: a bad value is a usage error (exit 2).
+import { InvalidArgumentError } from 'commander';
+
+export function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`expected a whole number ≥ 1, got "${value}"`);
+  return n;
+}
+
+export function seconds(value: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
+  if (!m) throw new InvalidArgumentError(`expected a duration like 60s, 2m or 500ms, got "${value}"`);
+  const n = Number(m[1]);
+  const unit = m[2] ?? 's';
+  return unit === 'ms' ? n / 1000 : unit === 'm' ? n * 60 : n;
+}

@@ -1,0 +1,18 @@
+// Turns a remote process's early exit into the reason a user can act on.
+import type { ExitInfo } from '../cluster/ports.js';
+
+export function describeExit(exit: ExitInfo, tail: string[], python: string): string {
+  const text = tail.join('\n');
+  if (exit.code === 127 || /not found|No such file or directory/.test(text) && /exec/.test(text)) {
+    return `python not found: remote_python "${python}" is not on that host (set remote_python to its path)`;
+  }
+  if (/No module named ['"]?(distributed|dask)/.test(text)) {
+    return `dask/distributed is not installed for ${python} (apt-get install python3-distributed, or pip install distributed)`;
+  }
+  if (/Address already in use|address already in use/i.test(text)) {
+    return 'port already in use (another scheduler? set scheduler_options.port)';
+  }
+  const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
+  const last = [...tail].reverse().find((l) => /Error|error|Exception/.test(l)) ?? tail[tail.length - 1];
+  return last ? `exited with ${how}: ${last.trim()}` : `exited with ${how}`;
+}

@@ -1,0 +1,54 @@
+// Off a TTY (or with --no-tui): one plain line per event, process output prefixed
+// with `host/name │`. --json writes the events themselves as NDJSON.
+import type { ClusterEvent } from './types.js';
+
+export type Write = (text: string) => void;
+
+export function plainLine(e: ClusterEvent): string | undefined {
+  switch (e.kind) {
+    case 'host-state': {
+      const reason = e.reason ? `: ${e.reason}` : '';
+      const detail = e.detail?.length ? '\n' + e.detail.map((l) => `    ${l}`).join('\n') : '';
+      return `[${e.host}] ${e.state}${reason}${detail}`;
+    }
+    case 'process-started':
+      return `[${e.host}] ${e.name} started (pid ${e.pid})`;
+    case 'process-line':
+      return `${e.host}/${e.name} │ ${e.line}`;
+    case 'process-exit': {
+      if (e.expected) return `[${e.host}] ${e.name} stopped`;
+      const how = e.signal ? `signal ${e.signal}` : `code ${e.code}`;
+      return `[${e.host}] ${e.name} exited unexpectedly (${how})`;
+    }
+    case 'cluster-up':
+      return [
+        `Cluster up: ${e.workers.length} worker(s)` +
+          (e.failedHosts.length ? `, failed hosts: ${e.failedHosts.join(', ')}` : ''),
+        `  scheduler: ${e.schedulerAddress}`,
+        `  dashboard: ${e.dashboardUrl}`,
+        `  export DASK_SCHEDULER_ADDRESS=${e.schedulerAddress}`,
+      ].join('\n');
+    case 'teardown-started':
+      return `Stopping cluster (${e.reason}) …`;
+    case 'teardown-done': {
+      const lines = ['Cluster stopped.'];
+      if (e.forced.length) lines.push(`  killed by force: ${e.forced.join(', ')}`);
+      for (const l of e.leftover) lines.push(`  STILL RUNNING on ${l.host}: pids ${l.pids.join(' ')}`);
+      if (!e.leftover.length) lines.push('  verified: no process of this cluster is left on any host');
+      return lines.join('\n');
+    }
+    case 'notice':
+      return e.level === 'info' ? e.message : `${e.level}: ${e.message}`;
+  }
+}
+
+export function plainSink(write: Write): (e: ClusterEvent) => void {
+  return (e) => {
+    const line = plainLine(e);
+    if (line !== undefined) write(line + '\n');
+  };
+}
+
+export function ndjsonSink(write: Write): (e: ClusterEvent) => void {
+  return (e) => write(JSON.stringify({ time: new Date().toISOString(), ...e }) + '\n');
+}

@@ -1,0 +1,34 @@
+// Everything the controller reports goes through this union; sinks and the UI read
+// only these.
+
+export type HostState = 'connecting' | 'starting' | 'running' | 'failed' | 'stopping' | 'stopped';
+
+export type ClusterEvent =
+  | { kind: 'host-state'; host: string; state: HostState; reason?: string; detail?: string[] }
+  | { kind: 'process-started'; host: string; name: string; pid: number }
+  | { kind: 'process-line'; host: string; name: string; stream: 'stdout' | 'stderr'; line: string }
+  | { kind: 'process-exit'; host: string; name: string; code: number | null; signal: string | null; expected: boolean }
+  | {
+      kind: 'cluster-up';
+      schedulerAddress: string;
+      dashboardUrl: string;
+      workers: { name: string; address: string }[];
+      failedHosts: string[];
+    }
+  | { kind: 'teardown-started'; reason: string }
+  | { kind: 'teardown-done'; forced: string[]; leftover: { host: string; pids: number[] }[] }
+  | { kind: 'notice'; level: 'info' | 'warning' | 'error'; message: string };
+
+export type EventListener = (e: ClusterEvent) => void;
+
+/** A tiny synchronous fan-out; listeners must not throw. */
+export class EventBus {
+  private listeners = new Set<EventListener>();
+  on(l: EventListener): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+  emit(e: ClusterEvent): void {
+    for (const l of this.listeners) l(e);
+  }
+}

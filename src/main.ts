@@ -1,0 +1,30 @@
+// The one top-level catch: expected errors are printed without a stack, anything else
+// with one; sets the exit code (0 ok, 1 runtime failure, 2 usage or config).
+import { CommanderError } from 'commander';
+import { buildProgram } from './cli/program.js';
+import { ExpectedError } from './errors.js';
+import { processContext } from './terminal.js';
+
+const ctx = processContext();
+let code = 0;
+try {
+  await buildProgram(ctx, (c) => (code = c)).parseAsync(process.argv);
+} catch (err) {
+  code = report(err);
+}
+process.exitCode = code;
+// Connections and timers of a finished command must not keep the process alive.
+setTimeout(() => process.exit(code), 200).unref();
+
+function report(err: unknown): number {
+  if (err instanceof CommanderError) {
+    return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : 2;
+  }
+  if (err instanceof ExpectedError) {
+    ctx.stderr.write(`sshcluster: ${err.message}\n`);
+    if (err.hint) ctx.stderr.write(`  hint: ${err.hint}\n`);
+    return err.exitCode;
+  }
+  ctx.stderr.write(`sshcluster: unexpected error (a bug; please report it):\n${err instanceof Error ? err.stack : String(err)}\n`);
+  return 1;
+}
