@@ -1,0 +1,31 @@
+import { writeFileSync } from 'node:fs';
+import { stringify } from 'yaml';
+import type { TestHostsInfo } from './types.js';
+
+type Doc = Record<string, unknown>;
+
+/**
+ * Writes an sshcluster host file for the test hosts. Pass `{...info, hosts: subset}` to
+ * use fewer hosts; `extra` adds top-level keys (its connect_options merge into ours,
+ * its `hosts` replaces the generated list).
+ */
+export function writeHostsYaml(path: string, info: Pick<TestHostsInfo, 'hosts' | 'clientKeyPath' | 'knownHostsPath'>, extra: Doc = {}): string {
+  const { connect_options: extraConnect, ...rest } = extra;
+  const doc: Doc = {
+    ...(rest.name !== undefined ? { name: rest.name } : {}),
+    connect_options: {
+      username: 'root',
+      identity_file: info.clientKeyPath,
+      known_hosts: info.knownHostsPath,
+      strict_host_key_checking: 'yes',
+      connect_timeout: '5s',
+      ...(extraConnect as Doc | undefined),
+    },
+    remote_python: '/usr/bin/python3',
+    ...rest,
+    // Namespace hosts all listen on 22; loopback fallback hosts need their own port.
+    hosts: rest.hosts ?? info.hosts.map((h) => (h.port === 22 ? h.ip : { host: h.ip, connect_options: { port: h.port } })),
+  };
+  writeFileSync(path, stringify(doc));
+  return path;
+}
