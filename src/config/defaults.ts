@@ -1,0 +1,34 @@
+// Defaults shared by host files and the local cluster. Dask's own defaults where Dask
+// has one that makes sense without knowing the remote machine.
+import type { AdaptiveSpec, SchedulerOptions, WorkerOptions } from './spec.js';
+
+export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = { port: 8786, dashboardAddress: ':8787' };
+
+/**
+ * `dask worker` would use all cores in one process, but the core count of a remote
+ * host is unknown until we connect; SPEC's example (2 threads, 1 process) is the
+ * predictable choice, and `check` reports the real cores.
+ */
+export const DEFAULT_WORKER_OPTIONS: WorkerOptions = {
+  nthreads: 2,
+  nworkers: 1,
+  memoryLimit: 'auto',
+  resources: {},
+  nanny: true,
+  deathTimeoutS: 60,
+};
+
+/** distributed.deploy.adaptive defaults; `maximum` is filled in per cluster. */
+export const DEFAULT_ADAPTIVE: Omit<AdaptiveSpec, 'maximum'> = {
+  minimum: 0,
+  intervalMs: 1000,
+  waitCount: 3,
+  targetDurationMs: 5000,
+};
+
+export const DEFAULT_REMOTE_PYTHON = 'python3';
+export const DEFAULT_SSH_PORT = 22;
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+export const DEFAULT_KNOWN_HOSTS = '~/.ssh/known_hosts';
+/** What OpenSSH tries when nothing is configured; the ssh layer skips missing files. */
+export const DEFAULT_IDENTITY_FILES = ['~/.ssh/id_ed25519', '~/.ssh/id_ecdsa', '~/.ssh/id_rsa'];

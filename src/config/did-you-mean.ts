@@ -1,0 +1,50 @@
+// Hints for unknown keys: a near spelling at the same place, or the section the key
+// belongs to ("port" written on a host instead of under connect_options).
+
+export function didYouMean(key: string, valid: readonly string[]): string | undefined {
+  const k = key.toLowerCase();
+  let best: { name: string; d: number } | undefined;
+  for (const name of valid) {
+    const d = distance(k, name.toLowerCase());
+    if (d <= maxDistance(name) && (!best || d < best.d)) best = { name, d };
+  }
+  return best?.name;
+}
+
+/** Short keys get less slack so "env" does not suggest "port". */
+function maxDistance(name: string): number {
+  return name.length <= 3 ? 1 : 2;
+}
+
+/** Optimal string alignment distance (Levenshtein plus adjacent transpositions). */
+export function distance(a: string, b: string): number {
+  const rows: number[][] = [];
+  for (let i = 0; i <= a.length; i++) rows.push(Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    const row = rows[i]!;
+    const prev = rows[i - 1]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        row[j] = Math.min(row[j]!, rows[i - 2]![j - 2]! + 1);
+      }
+    }
+  }
+  return rows[a.length]![b.length]!;
+}
+
+export function unknownKeyHint(
+  key: string,
+  valid: readonly string[],
+  sections: Readonly<Record<string, readonly string[]>> = {},
+): string | undefined {
+  // An exact key of a section beats a near spelling: "port" on a host is not "host".
+  for (const [section, keys] of Object.entries(sections)) {
+    if (keys.includes(key) && valid.includes(section)) return `"${key}" belongs under ${section}`;
+  }
+  const near = didYouMean(key, valid);
+  if (near) return `did you mean "${near}"?`;
+  return `expected one of ${valid.join(', ')}`;
+}

@@ -1,0 +1,85 @@
+// Host file → ClusterSpec: read → YAML → schema (read-file) → layout → rules →
+// normalize. Only the two reads go through ctx.readFile; everything after is pure.
+import { basename, dirname, extname, resolve } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
+import { ConfigError } from '../errors.js';
+import { layoutHosts } from './layout.js';
+import { buildClusterSpec } from './normalize.js';
+import { readHostFile } from './read-file.js';
+import { checkRules } from './rules.js';
+import type { ClusterSpec } from './spec.js';
+import { createSshResolver, type SshResolver } from './ssh-config.js';
+import type { Source } from './yaml-cursor.js';
+
+export interface LoadContext {
+  /** Throws when the file is missing. */
+  readFile(path: string): string;
+  env: Record<string, string | undefined>;
+  homedir: string;
+  cwd: string;
+  /** Local user name: the last fallback for the remote user, as with ssh. */
+  username: string;
+}
+
+export function loadHostFile(path: string, ctx: LoadContext): ClusterSpec {
+  let text: string;
+  try {
+    text = ctx.readFile(resolve(ctx.cwd, path));
+  } catch (err) {
+    throw new ConfigError({ file: path }, `cannot read the host file: ${(err as Error).message}`);
+  }
+  return parseHostFile(text, path, ctx);
+}
+
+export function parseHostFile(text: string, fileLabel: string, ctx: LoadContext): ClusterSpec {
+  const raw = readHostFile(parseYaml(text, fileLabel));
+  const layout = layoutHosts(raw);
+  checkRules(raw, layout);
+  const source = resolve(ctx.cwd, fileLabel);
+  const connectCtx = {
+    resolveSsh: sshResolver(ctx),
+    env: ctx.env,
+    homedir: ctx.homedir,
+    cwd: ctx.cwd,
+    username: ctx.username,
+    fileDir: dirname(source),
+  };
+  return buildClusterSpec(raw, layout, { name: defaultName(fileLabel), source }, connectCtx);
+}
+
+function parseYaml(text: string, file: string): Source {
+  const lines = new LineCounter();
+  // prettyErrors off: the pretty form quotes the source line, which may hold a secret.
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
+  const err = doc.errors[0];
+  if (err) {
+    const { line, col } = lines.linePos(err.pos[0]);
+    throw new ConfigError({ file, line, col }, `invalid YAML: ${err.message}`);
+  }
+  return { file, doc, lines };
+}
+
+/** A missing ~/.ssh/config is normal; an unreadable or unparsable one is reported. */
+function sshResolver(ctx: LoadContext): SshResolver {
+  const path = resolve(ctx.homedir, '.ssh', 'config');
+  let text: string | undefined;
+  try {
+    text = ctx.readFile(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== undefined && code !== 'ENOENT' && code !== 'ENOTDIR') {
+      throw new ConfigError({ file: path }, `cannot read ~/.ssh/config: ${(err as Error).message}`);
+    }
+  }
+  try {
+    return createSshResolver(text);
+  } catch (err) {
+    throw new ConfigError({ file: path }, `cannot parse ~/.ssh/config: ${(err as Error).message}`);
+  }
+}
+
+/** "lab.yaml" → "lab"; characters a cluster name may not hold become "-". */
+export function defaultName(fileLabel: string): string {
+  const base = basename(fileLabel, extname(fileLabel)).replace(/[^A-Za-z0-9._-]/g, '-');
+  return /^[A-Za-z0-9]/.test(base) ? base : `cluster-${base}`;
+}

@@ -1,0 +1,55 @@
+// Checks that need more than one key: unique worker hosts, at least one worker host,
+// per-host bounds, adaptive bounds against capacity.
+import { DEFAULT_WORKER_OPTIONS } from './defaults.js';
+import type { Layout, PlacedHost } from './layout.js';
+import type { RawHostFile } from './schema.js';
+import { configError } from './yaml-cursor.js';
+
+export function checkRules(raw: RawHostFile, layout: Layout): void {
+  checkDuplicates(layout.workers);
+  if (layout.workers.length === 0) {
+    const only = layout.scheduler.name;
+    throw configError({ ...raw.hosts[0]!.where, keyPath: 'hosts' },
+      `only one host ("${only}"), and it runs the scheduler: no host is left for workers`,
+      `list it twice to run workers on it too: hosts: [${only}, ${only}]`);
+  }
+  for (const w of layout.workers) checkMaxWorkers(raw, w);
+  checkAdaptiveCapacity(raw, layout.workers);
+}
+
+function checkDuplicates(workers: PlacedHost[]): void {
+  const seen = new Map<string, PlacedHost>();
+  for (const w of workers) {
+    const first = seen.get(w.name);
+    if (first) {
+      const at = first.entry.where;
+      throw configError(w.entry.where, `duplicate host "${w.name}" (already listed at ${at.keyPath}, line ${at.line})`,
+        'a host may be listed twice only when it is the scheduler host and should also run workers');
+    }
+    seen.set(w.name, w);
+  }
+}
+
+export function nworkersOf(raw: RawHostFile, w: PlacedHost): number {
+  return w.entry.worker_options.nworkers ?? raw.worker_options.nworkers ?? DEFAULT_WORKER_OPTIONS.nworkers;
+}
+
+function checkMaxWorkers(raw: RawHostFile, w: PlacedHost): void {
+  const max = w.entry.max_workers;
+  const n = nworkersOf(raw, w);
+  if (max !== undefined && max < n && w.entry.maxWorkersWhere) {
+    throw configError(w.entry.maxWorkersWhere, `expected a number >= worker_options.nworkers (${n})`);
+  }
+}
+
+function checkAdaptiveCapacity(raw: RawHostFile, workers: PlacedHost[]): void {
+  const a = raw.adaptive;
+  const slots = capacity(raw, workers);
+  if (a?.minimum !== undefined && a.minimumWhere && a.minimum > slots) {
+    throw configError(a.minimumWhere, `expected at most ${slots}, the number of worker slots (sum of max_workers)`);
+  }
+}
+
+export function capacity(raw: RawHostFile, workers: PlacedHost[]): number {
+  return workers.reduce((sum, w) => sum + (w.entry.max_workers ?? nworkersOf(raw, w)), 0);
+}
