@@ -1,0 +1,140 @@
+// Client authentication in OpenSSH's order: agent, then each identity file that
+// exists, then a password. Secrets are fetched lazily, only when their method is
+// reached, and never leave this module except to ssh2.
+import ssh2 from 'ssh2';
+import type { AnyAuthMethod, AuthenticationType, AuthHandlerMiddleware } from 'ssh2';
+import type { ConnectSpec, SecretSource } from '../config/spec.js';
+
+export interface SecretProvider {
+  /** `what` says what is asked for, e.g. "password for root@node1"; never logged with the answer. */
+  get(source: SecretSource, what: string): Promise<string>;
+}
+
+export interface AuthContext {
+  readFile(path: string): Buffer | string;
+  secrets: SecretProvider;
+}
+
+/** What happened during authentication; labels only, never secrets. */
+export interface AuthState {
+  tried: string[];
+  notes: string[];
+  /** Label of the method currently being tried; the successful one after 'ready'. */
+  current?: string;
+}
+
+type Candidate = () => Promise<{ label: string; method: AnyAuthMethod } | undefined>;
+
+/**
+ * An ssh2 authHandler. `hold` wraps waits on the user (secret prompts) so the caller
+ * can stop its handshake timer meanwhile.
+ */
+export function makeAuthHandler(
+  spec: ConnectSpec,
+  ctx: AuthContext,
+  state: AuthState,
+  hold: <T>(p: Promise<T>) => Promise<T>,
+): AuthHandlerMiddleware {
+  const queue = candidates(spec, ctx, state, hold);
+  return (authsLeft, _partial, next) => {
+    void (async () => {
+      for (;;) {
+        const entry = queue.shift();
+        if (!entry) return next(false as unknown as AuthenticationType);
+        if (authsLeft && !authsLeft.includes(entry.type)) continue;
+        const attempt = await entry.make();
+        if (!attempt) continue;
+        state.current = attempt.label;
+        state.tried.push(attempt.label);
+        return next(attempt.method);
+      }
+    })();
+  };
+}
+
+interface Queued {
+  /** The SSH method name the server must still allow for this candidate. */
+  type: AuthenticationType;
+  make: Candidate;
+}
+
+function candidates(
+  spec: ConnectSpec,
+  ctx: AuthContext,
+  state: AuthState,
+  hold: <T>(p: Promise<T>) => Promise<T>,
+): Queued[] {
+  const username = spec.username;
+  const queue: Queued[] = [];
+  if (spec.agent) {
+    const agent = spec.agent;
+    queue.push({ type: 'publickey', make: async () => ({ label: 'agent', method: { type: 'agent', username, agent } }) });
+  }
+  for (const file of spec.identityFiles) {
+    queue.push({ type: 'publickey', make: () => identity(file, spec, ctx, state, hold) });
+  }
+  if (spec.password) {
+    const source = spec.password;
+    queue.push({
+      type: 'password',
+      make: async () => {
+        const password = await fetchSecret(ctx, source, `password for ${username}@${spec.alias}`, state, 'password', hold);
+        return password === undefined ? undefined : { label: 'password', method: { type: 'password', username, password } };
+      },
+    });
+  }
+  return queue;
+}
+
+async function identity(
+  file: string,
+  spec: ConnectSpec,
+  ctx: AuthContext,
+  state: AuthState,
+  hold: <T>(p: Promise<T>) => Promise<T>,
+): Promise<{ label: string; method: AnyAuthMethod } | undefined> {
+  let data: Buffer | string;
+  try {
+    data = ctx.readFile(file);
+  } catch {
+    return undefined; // like OpenSSH: a default identity that does not exist is skipped silently
+  }
+  const label = `publickey ${file}`;
+  const parsed = ssh2.utils.parseKey(data);
+  if (!(parsed instanceof Error)) {
+    return { label, method: { type: 'publickey', username: spec.username, key: data } };
+  }
+  if (!/encrypted/i.test(parsed.message)) {
+    state.notes.push(`skipped ${file}: not a usable private key`);
+    return undefined;
+  }
+  if (!spec.passphrase) {
+    state.notes.push(`skipped ${file}: encrypted and no passphrase configured`);
+    return undefined;
+  }
+  const passphrase = await fetchSecret(ctx, spec.passphrase, `passphrase for ${file}`, state, file, hold);
+  if (passphrase === undefined) return undefined;
+  if (ssh2.utils.parseKey(data, passphrase) instanceof Error) {
+    state.notes.push(`skipped ${file}: the passphrase does not decrypt it`);
+    return undefined;
+  }
+  return { label, method: { type: 'publickey', username: spec.username, key: data, passphrase } };
+}
+
+async function fetchSecret(
+  ctx: AuthContext,
+  source: SecretSource,
+  what: string,
+  state: AuthState,
+  label: string,
+  hold: <T>(p: Promise<T>) => Promise<T>,
+): Promise<string | undefined> {
+  try {
+    return await hold(ctx.secrets.get(source, what));
+  } catch (err) {
+    // The provider's message says why (e.g. which variable is unset); it holds no secret.
+    const why = err instanceof Error ? err.message : String(err);
+    state.notes.push(`skipped ${label}: ${why}`);
+    return undefined;
+  }
+}
