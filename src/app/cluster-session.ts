@@ -85,7 +85,9 @@ export class ClusterSession {
       runner = new ShellHostRunner({ host: h.name, clusterId, setup: h.setup, shell });
       this.runners.set(h.name, runner);
     } catch (err) {
-      return this.failHost(h.name, errorText(err));
+      // SSH errors already start with the host's name; the event carries it too.
+      const text = errorText(err);
+      return this.failHost(h.name, text.startsWith(`${h.name}: `) ? text.slice(h.name.length + 2) : text);
     }
     bus.emit({ kind: 'host-state', host: h.name, state: 'starting' });
     for (const d of processes) {

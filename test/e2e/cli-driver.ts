@@ -1,0 +1,70 @@
+// Runs the built CLI (bin/sshcluster) as a user would and watches its output.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+const BIN = path.resolve(import.meta.dirname, '../../bin/sshcluster');
+
+export interface CliRun {
+  child: ChildProcess;
+  output: () => string;
+  waitFor(re: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function startCli(args: string[], env: Record<string, string> = {}): CliRun {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  const waiters: (() => void)[] = [];
+  const onData = (d: Buffer) => {
+    out += d.toString('utf8');
+    if (out.length > 4_000_000) out = out.slice(-2_000_000);
+    for (const w of waiters) w();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('close', (code, signal) => r({ code, signal })));
+  return {
+    child,
+    output: () => out,
+    exited,
+    waitFor(re, timeoutMs = 120_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const m = re.exec(out);
+          if (m) {
+            clearTimeout(timer);
+            resolve(m);
+          }
+        };
+        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${re}; output so far:\n${out.slice(-4000)}`)), timeoutMs);
+        waiters.push(check);
+        void exited.then(() => setTimeout(() => reject(new Error(`CLI exited before ${re}; output:\n${out.slice(-4000)}`)), 50));
+        check();
+      });
+    },
+  };
+}
+
+/** Runs the CLI to completion. */
+export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, encoding: 'utf8', timeout: timeoutMs });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A Dask client in the system Python (python3-distributed): connects, reports, computes. */
+export function daskClient(address: string, code: string, timeoutMs = 90_000) {
+  const script = `
+import json, sys
+from distributed import Client
+c = Client(${JSON.stringify(address)}, timeout=30)
+${code}
+c.close()
+`;
+  const r = spawnSync('/usr/bin/python3', ['-c', script], { encoding: 'utf8', timeout: timeoutMs });
+  if (r.status !== 0) throw new Error(`python client failed (${r.status}): ${r.stderr.slice(-3000)}`);
+  return r.stdout;
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -1,0 +1,138 @@
+// `sshcluster up` against real OpenSSH sshd hosts (one network namespace each) running
+// real dask scheduler / worker processes.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { daskClient, sleep, startCli, type CliRun } from './cli-driver.js';
+import { getTestHosts } from './harness/context.js';
+import { daskProcessesIn, writeHostsYaml } from './harness/netns-hosts.js';
+
+const info = getTestHosts();
+const four = info.hosts.slice(0, 4);
+const tmp = (name: string) => path.join(info.dir, name);
+// Dask writes worker scratch space to $TMPDIR; keep it inside the test directory.
+const env = { DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch') };
+
+function daskLeft(): { host: string; pids: number[] }[] {
+  return info.hosts
+    .map((h) => ({ host: h.name, pids: daskProcessesIn(h).map((p) => p.pid) }))
+    .filter((x) => x.pids.length > 0);
+}
+
+async function waitNoDask(timeoutMs: number): Promise<{ host: string; pids: number[] }[]> {
+  const deadline = Date.now() + timeoutMs;
+  let left = daskLeft();
+  while (left.length && Date.now() < deadline) {
+    await sleep(250);
+    left = daskLeft();
+  }
+  return left;
+}
+
+let run: CliRun | undefined;
+afterEach(async () => {
+  // A failing test must not leave a cluster behind for the next one.
+  if (run && run.child.exitCode === null && run.child.signalCode === null) {
+    run.child.kill('SIGINT');
+    await Promise.race([run.exited, sleep(30_000)]);
+    run.child.kill('SIGKILL');
+  }
+  run = undefined;
+  await waitNoDask(20_000);
+});
+
+describe('sshcluster up over SSH', () => {
+  it('starts a scheduler and 3 workers on 4 hosts, computes, and leaves nothing after Ctrl-C', async () => {
+    const file = writeHostsYaml(tmp('four.yaml'), { ...info, hosts: four }, { env });
+    run = startCli(['up', file]);
+    const m = await run.waitFor(/export DASK_SCHEDULER_ADDRESS=(\S+)/);
+    const address = m[1]!;
+    expect(address).toBe(`tcp://${four[0]!.ip}:8786`);
+    expect(run.output()).toMatch(/Cluster up: 3 worker\(s\)/);
+
+    const out = daskClient(
+      address,
+      `
+info = c.scheduler_info()
+print(json.dumps(sorted(w["host"] for w in info["workers"].values())))
+print(json.dumps(sorted(w["name"] for w in info["workers"].values())))
+print(sum(c.gather(c.map(lambda x: x * x, range(100)))))
+`,
+    );
+    const [hosts, names, total] = out.trim().split('\n');
+    expect(JSON.parse(hosts!)).toEqual(four.slice(1).map((h) => h.ip).sort());
+    expect(JSON.parse(names!)).toEqual(four.slice(1).map((h) => `${h.ip}-0`).sort());
+    expect(Number(total)).toBe(328350);
+    // Log lines of every process stream through, prefixed host/name.
+    expect(run.output()).toContain(`${four[0]!.ip}/scheduler │`);
+    expect(run.output()).toContain(`${four[1]!.ip}/${four[1]!.ip}-0 │`);
+
+    run.child.kill('SIGINT');
+    const exit = await run.exited;
+    expect(run.output()).toContain('verified: no process of this cluster is left on any host');
+    expect(exit.code).toBe(0);
+    expect(daskLeft()).toEqual([]);
+  });
+
+  it('reports an unreachable host and one with a wrong host key by name, and starts the rest', async () => {
+    const [s, w1, w2, w3] = four as [typeof four[0], typeof four[0], typeof four[0], typeof four[0]];
+    // An address on the test bridge where no host lives.
+    const unreachable = w1.ip.replace(/\.\d+$/, '.250');
+    // known_hosts with another host's key filed under w3's address.
+    const wrongKh = tmp('wrong_known_hosts');
+    const lines = fs.readFileSync(info.knownHostsPath, 'utf8').split('\n').filter(Boolean);
+    const w1Key = lines.find((l) => l.startsWith(`${w1.ip} `))!.split(' ').slice(1).join(' ');
+    fs.writeFileSync(wrongKh, lines.filter((l) => !l.startsWith(`${w3.ip} `)).concat(`${w3.ip} ${w1Key}`).join('\n') + '\n');
+    const file = writeHostsYaml(tmp('broken.yaml'), { ...info, hosts: [s, w1, w2, w3] }, {
+      env,
+      connect_options: { known_hosts: wrongKh, connect_timeout: '3s' },
+      hosts: [s.ip, w1.ip, w2.ip, w3.ip, unreachable],
+    });
+    run = startCli(['up', file]);
+    await run.waitFor(/export DASK_SCHEDULER_ADDRESS=/);
+    const out = run.output();
+    expect(out).toMatch(/Cluster up: 2 worker\(s\), failed hosts: /);
+    expect(out).toMatch(new RegExp(`\\[${unreachable.replace(/\./g, '\\.')}\\] failed: (unreachable|no SSH handshake|timed out|no route)`, 'i'));
+    expect(out).toMatch(new RegExp(`\\[${w3.ip.replace(/\./g, '\\.')}\\] failed: .*host key.*SHA256:.*SHA256:`, 'i'));
+    run.child.kill('SIGINT');
+    expect((await run.exited).code).toBe(0);
+    expect(daskLeft()).toEqual([]);
+  });
+
+  it('leaves no dask process behind when sshcluster itself is SIGKILLed', async () => {
+    const file = writeHostsYaml(tmp('kill.yaml'), { ...info, hosts: four }, { env, worker_options: { death_timeout: '20s' } });
+    run = startCli(['up', file]);
+    await run.waitFor(/export DASK_SCHEDULER_ADDRESS=/);
+    expect(daskLeft().length).toBe(4);
+    run.child.kill('SIGKILL');
+    await run.exited;
+    // death_timeout (20 s) plus a margin; the launcher's stdin watchdog is much faster.
+    const left = await waitNoDask(35_000);
+    expect(left).toEqual([]);
+  });
+
+  it('keeps a worker working after it wrote 10 MB of log lines', async () => {
+    const file = writeHostsYaml(tmp('logs.yaml'), { ...info, hosts: four.slice(0, 2) }, { env });
+    run = startCli(['up', file]);
+    const m = await run.waitFor(/export DASK_SCHEDULER_ADDRESS=(\S+)/);
+    const out = daskClient(
+      m[1]!,
+      `
+def noisy():
+    import logging
+    log = logging.getLogger("distributed.worker")
+    line = "x" * 1000
+    for i in range(10_000):
+        log.warning("%d %s", i, line)
+    return "done"
+print(c.submit(noisy, pure=False).result())
+print(c.submit(lambda: 6 * 7, pure=False).result())
+`,
+      150_000,
+    );
+    expect(out.trim().split('\n')).toEqual(['done', '42']);
+    await run.waitFor(/9999 xxxx/, 60_000);
+    run.child.kill('SIGINT');
+    expect((await run.exited).code).toBe(0);
+  });
+});
