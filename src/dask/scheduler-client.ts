@@ -1,0 +1,162 @@
+// HTTP/1.1 client for the scheduler's dashboard port, over any byte stream: the app
+// passes an SSH forwardOut channel for remote clusters, tcpConnector() for local ones.
+// One connection per request (Connection: close), so a broken tunnel never poisons
+// a pool.
+import { request } from 'node:http';
+import { connect as netConnect } from 'node:net';
+import type { Duplex } from 'node:stream';
+import {
+  SchedulerApiDisabledError,
+  SchedulerConnectionError,
+  SchedulerHttpError,
+  SchedulerResponseError,
+  SchedulerTimeoutError,
+  type RequestInfo,
+} from './scheduler-errors.js';
+import { parseIdentity, parseWorkerList, type SchedulerIdentity, type WorkerRef } from './scheduler-json.js';
+
+export type Connector = () => Promise<Duplex> | Duplex;
+
+export interface SchedulerClientOptions {
+  /** Per request, connect included. */
+  timeoutMs: number;
+}
+
+interface Response {
+  status: number;
+  body: string;
+}
+
+export class SchedulerClient {
+  constructor(
+    private readonly connect: Connector,
+    private readonly opts: SchedulerClientOptions,
+  ) {}
+
+  /** true when /health answers "ok"; false on any failure (it is a probe). */
+  async health(): Promise<boolean> {
+    try {
+      const res = await this.send({ method: 'GET', path: '/health' });
+      return res.status === 200 && res.body.trim() === 'ok';
+    } catch {
+      return false;
+    }
+  }
+
+  async workers(): Promise<WorkerRef[]> {
+    const req = { method: 'GET', path: '/api/v1/get_workers' };
+    return parseWorkerList(req, await this.json(req));
+  }
+
+  async identity(): Promise<SchedulerIdentity> {
+    const req = { method: 'GET', path: '/json/identity.json' };
+    return parseIdentity(req, await this.json(req));
+  }
+
+  /**
+   * Retire (data moved off, then removed from the scheduler); resolves with the
+   * addresses the scheduler retired. Dask quirk: the worker process is not closed by
+   * this API, and a nanny restarts it, so stop the process afterwards.
+   */
+  async retireWorkers(addresses: readonly string[]): Promise<string[]> {
+    return this.retire({ workers: addresses });
+  }
+
+  /** Let the scheduler pick n workers to retire (distributed ≥ 2022.5 understands {n}). */
+  async retireN(n: number): Promise<string[]> {
+    if (n <= 0) return [];
+    return this.retire({ n });
+  }
+
+  /** The scheduler's recommended number of workers. */
+  async adaptiveTarget(): Promise<number> {
+    const req = { method: 'GET', path: '/api/v1/adaptive_target' };
+    const body = await this.json(req);
+    const rec = (body ?? {}) as Record<string, unknown>;
+    const target = rec['workers'] ?? rec['desired_workers'];
+    if (typeof target !== 'number' || !Number.isFinite(target)) {
+      throw new SchedulerResponseError(req, 'no numeric "workers" or "desired_workers"');
+    }
+    return target;
+  }
+
+  private async retire(payload: object): Promise<string[]> {
+    const req = { method: 'POST', path: '/api/v1/retire_workers' };
+    const body = await this.json(req, JSON.stringify(payload));
+    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
+      throw new SchedulerResponseError(req, 'expected an object keyed by worker address');
+    }
+    return Object.keys(body);
+  }
+
+  private async json(req: RequestInfo, payload?: string): Promise<unknown> {
+    const res = await this.send(req, payload);
+    if (res.status === 404 && req.path.startsWith('/api/v1')) {
+      throw new SchedulerApiDisabledError(req, res.body);
+    }
+    if (res.status !== 200) throw new SchedulerHttpError(req, res.status, res.body);
+    try {
+      return JSON.parse(res.body) as unknown;
+    } catch {
+      throw new SchedulerResponseError(req, `not JSON: ${res.body.slice(0, 100)}`);
+    }
+  }
+
+  private send(req: RequestInfo, payload?: string): Promise<Response> {
+    return new Promise<Response>((resolve, reject) => {
+      let settled = false;
+      const finish = (err: Error | undefined, res?: Response): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        if (err) reject(err);
+        else resolve(res!);
+      };
+      const headers: Record<string, string | number> = { host: 'scheduler', connection: 'close' };
+      if (payload !== undefined) {
+        headers['content-type'] = 'application/json';
+        headers['content-length'] = Buffer.byteLength(payload);
+      }
+      const r = request({
+        method: req.method,
+        path: req.path,
+        headers,
+        createConnection: (_opts, oncreate) => {
+          Promise.resolve()
+            .then(() => this.connect())
+            .then((stream) => (settled ? stream.destroy() : oncreate(null, stream)))
+            .catch((err: unknown) => oncreate(err instanceof Error ? err : new Error(String(err)), undefined!));
+          return undefined;
+        },
+      });
+      const timer = setTimeout(() => {
+        finish(new SchedulerTimeoutError(req, this.opts.timeoutMs));
+        r.destroy();
+      }, this.opts.timeoutMs);
+      r.on('error', (err) => finish(new SchedulerConnectionError(req, err)));
+      r.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', (err) => finish(new SchedulerConnectionError(req, err)));
+        res.on('end', () =>
+          finish(undefined, { status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+      });
+      r.end(payload);
+    });
+  }
+}
+
+/** Connector for a scheduler reachable directly (local clusters, tests). */
+export function tcpConnector(host: string, port: number): Connector {
+  return () =>
+    new Promise<Duplex>((resolve, reject) => {
+      const socket = netConnect({ host, port });
+      const onError = (err: Error): void => reject(err);
+      socket.once('error', onError);
+      socket.once('connect', () => {
+        socket.off('error', onError);
+        resolve(socket);
+      });
+    });
+}
