@@ -1,0 +1,75 @@
+// Bad input and hard host conditions against the real namespace hosts.
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { daskClient, runCli, startCli } from './cli-driver.js';
+import { getTestHosts } from './harness/context.js';
+import { daskProcessesIn, writeHostsYaml } from './harness/netns-hosts.js';
+
+const info = getTestHosts();
+const tmp = (name: string) => path.join(info.dir, name);
+const env = { DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch') };
+
+describe('sshcluster up: refusals and limits', () => {
+  it('refuses a bad host file with exit 2, file:line:col and a hint, before connecting anywhere', () => {
+    const file = tmp('typo.yaml');
+    fs.writeFileSync(file, `hosts:\n  - ${info.hosts[0]!.ip}\n  - ${info.hosts[1]!.ip}\nworker_option:\n  nthreads: 2\n`);
+    const r = runCli(['up', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${file}:4:1 worker_option:`);
+    expect(r.stderr).toContain('did you mean "worker_options"?');
+    expect(r.stdout).not.toContain('connecting');
+    expect(info.hosts.flatMap((h) => daskProcessesIn(h))).toEqual([]);
+  });
+
+  it('refuses a wrong type with the key path and what was expected', () => {
+    const file = tmp('type.yaml');
+    fs.writeFileSync(file, `hosts: [a, b]\nscheduler_options:\n  port: eighty\n`);
+    const r = runCli(['up', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`${file.replace(/[.]/g, '\\.')}:3:9 scheduler_options\\.port: expected .*number`));
+  });
+
+  it('reports a missing python on a host with the reason and keeps the others', async () => {
+    const [s, w1, w2] = info.hosts as [typeof info.hosts[0], typeof info.hosts[0], typeof info.hosts[0]];
+    const file = writeHostsYaml(tmp('nopython.yaml'), { ...info, hosts: [s, w1, w2] }, {
+      env,
+      hosts: [s.ip, w1.ip, { host: w2.ip, remote_python: '/opt/no/python3' }],
+    });
+    const run = startCli(['up', file]);
+    await run.waitFor(/export DASK_SCHEDULER_ADDRESS=/);
+    expect(run.output()).toMatch(new RegExp(`\\[${w2.ip.replace(/\./g, '\\.')}\\] failed: .*python not found: remote_python "/opt/no/python3"`));
+    expect(run.output()).toMatch(/Cluster up: 1 worker\(s\), failed hosts: /);
+    run.child.kill('SIGINT');
+    expect((await run.exited).code).toBe(0);
+  });
+
+  it('fails with exit 1 under --require-all when a host fails, leaving nothing running', async () => {
+    const [s, w1] = info.hosts as [typeof info.hosts[0], typeof info.hosts[0]];
+    const file = writeHostsYaml(tmp('requireall.yaml'), { ...info, hosts: [s, w1] }, {
+      env,
+      connect_options: { connect_timeout: '2s' },
+      hosts: [s.ip, w1.ip, w1.ip.replace(/\.\d+$/, '.251')],
+    });
+    const r = runCli(['up', file, '--require-all'], {}, 90_000);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('--require-all: 1 host(s) failed');
+    expect(r.stdout).toContain('verified: no process of this cluster is left on any host');
+    expect(info.hosts.flatMap((h) => daskProcessesIn(h))).toEqual([]);
+  });
+
+  it('runs 12 workers on one host, more channels than sshd MaxSessions (10) allows on one connection', async () => {
+    const [s, w1] = info.hosts as [typeof info.hosts[0], typeof info.hosts[0]];
+    const file = writeHostsYaml(tmp('many.yaml'), { ...info, hosts: [s, w1] }, {
+      env,
+      worker_options: { nworkers: 12, nthreads: 1, nanny: false },
+    });
+    const run = startCli(['up', file]);
+    const m = await run.waitFor(/export DASK_SCHEDULER_ADDRESS=(\S+)/, 170_000);
+    expect(run.output()).toMatch(/Cluster up: 12 worker\(s\)/);
+    expect(daskClient(m[1]!, 'print(len(c.scheduler_info()["workers"]))').trim()).toBe('12');
+    run.child.kill('SIGINT');
+    expect((await run.exited).code).toBe(0);
+    expect(daskProcessesIn(w1)).toEqual([]);
+  });
+});
