@@ -1,0 +1,154 @@
+// Restart back-off and crash-loop detection for remote processes. Pure: no timers; the
+// caller records what it observed with the time it observed it, and asks when (and
+// whether) a process may be started again.
+
+export interface RestartPolicy {
+  /** Delay before the first restart after a failure. */
+  baseMs: number;
+  factor: number;
+  maxMs: number;
+  /** This many unexpected exits within windowMs stop automatic restarts until reset(). */
+  crashLoopCount: number;
+  windowMs: number;
+  /** A run at least this long before an unexpected exit restarts the back-off at baseMs. */
+  stableMs: number;
+}
+
+export const DEFAULT_RESTART_POLICY: Readonly<RestartPolicy> = Object.freeze({
+  baseMs: 1000,
+  factor: 2,
+  maxMs: 60_000,
+  crashLoopCount: 5,
+  windowMs: 300_000,
+  stableMs: 60_000,
+});
+
+export type RestartDecision =
+  | { kind: 'restart'; at: number; attempt: number }
+  | { kind: 'crash-looping'; failures: number; windowMs: number }
+  | { kind: 'none' };
+
+export type ProcessRunState = 'running' | 'restarting' | 'crash-looping' | 'stopped';
+
+export interface ProcessStatus {
+  state: ProcessRunState;
+  /** Starts recorded after an unexpected exit; kept across reset(). */
+  restarts: number;
+  lastExitAt?: number;
+  nextStartAt?: number;
+}
+
+interface Entry {
+  state: ProcessRunState;
+  restarts: number;
+  startedAt?: number;
+  lastExitAt?: number;
+  nextStartAt?: number;
+  /** k: consecutive failures counted for the back-off. */
+  consecutive: number;
+  /** Times of unexpected exits still inside the crash-loop window. */
+  failures: number[];
+}
+
+/** Back-off delay for the k-th consecutive failure (k ≥ 1). */
+export function backoffDelay(policy: Pick<RestartPolicy, 'baseMs' | 'factor' | 'maxMs'>, k: number): number {
+  return Math.min(policy.baseMs * policy.factor ** Math.max(0, k - 1), policy.maxMs);
+}
+
+export class RestartSupervisor {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(readonly policy: Readonly<RestartPolicy> = DEFAULT_RESTART_POLICY) {}
+
+  /**
+   * The process was seen started. Recording is observation, so it is accepted in any
+   * state (a crash-looping process started by hand is running); gating is canStartAt().
+   */
+  recordStart(name: string, now: number): void {
+    const e = this.entry(name);
+    if (e.state === 'restarting' || e.state === 'crash-looping') e.restarts++;
+    e.state = 'running';
+    e.startedAt = now;
+    e.nextStartAt = undefined;
+  }
+
+  /**
+   * The process exited. `expected`: we stopped it (scale down, teardown), so no restart.
+   * An unexpected exit counts as a failure; a run of at least stableMs resets the
+   * back-off to baseMs but not the crash-loop window, so a process dying every few
+   * minutes still ends up crash-looping.
+   */
+  recordExit(name: string, now: number, expected: boolean): RestartDecision {
+    const e = this.entry(name);
+    const startedAt = e.state === 'running' ? e.startedAt : undefined;
+    e.lastExitAt = now;
+    e.startedAt = undefined;
+    e.nextStartAt = undefined;
+    if (expected) {
+      e.state = 'stopped';
+      return { kind: 'none' };
+    }
+    const p = this.policy;
+    const stable = startedAt !== undefined && now - startedAt >= p.stableMs;
+    e.consecutive = stable ? 1 : e.consecutive + 1;
+    e.failures = [...e.failures.filter((t) => now - t < p.windowMs), now];
+    if (e.failures.length >= p.crashLoopCount) {
+      e.state = 'crash-looping';
+      return { kind: 'crash-looping', failures: e.failures.length, windowMs: p.windowMs };
+    }
+    e.state = 'restarting';
+    e.nextStartAt = now + backoffDelay(p, e.consecutive);
+    return { kind: 'restart', at: e.nextStartAt, attempt: e.consecutive };
+  }
+
+  /** Earliest time a start is allowed; 0 when there is no wait; null while crash-looping. */
+  canStartAt(name: string): number | null {
+    const e = this.entries.get(name);
+    if (!e) return 0;
+    if (e.state === 'crash-looping') return null;
+    return e.state === 'restarting' ? (e.nextStartAt ?? 0) : 0;
+  }
+
+  mayStart(name: string, now: number): boolean {
+    const at = this.canStartAt(name);
+    return at !== null && now >= at;
+  }
+
+  /** Names waiting for a restart whose time has come, in the order they were first seen. */
+  dueForRestart(now: number): string[] {
+    return [...this.entries].filter(([, e]) => e.state === 'restarting' && (e.nextStartAt ?? 0) <= now).map(([n]) => n);
+  }
+
+  status(name: string): ProcessStatus {
+    const e = this.entries.get(name);
+    if (!e) return { state: 'stopped', restarts: 0 };
+    const s: ProcessStatus = { state: e.state, restarts: e.restarts };
+    if (e.lastExitAt !== undefined) s.lastExitAt = e.lastExitAt;
+    if (e.nextStartAt !== undefined) s.nextStartAt = e.nextStartAt;
+    return s;
+  }
+
+  /** Forget failures and back-off (after `scale` or an explicit restart); restarts is kept. */
+  reset(name: string): void {
+    const e = this.entries.get(name);
+    if (!e) return;
+    e.consecutive = 0;
+    e.failures = [];
+    e.nextStartAt = undefined;
+    if (e.state !== 'running') e.state = 'stopped';
+  }
+
+  /** Drop a process that is no longer desired. */
+  forget(name: string): void {
+    this.entries.delete(name);
+  }
+
+  private entry(name: string): Entry {
+    let e = this.entries.get(name);
+    if (!e) {
+      e = { state: 'stopped', restarts: 0, consecutive: 0, failures: [] };
+      this.entries.set(name, e);
+    }
+    return e;
+  }
+}
