@@ -9,6 +9,7 @@ import { ExpectedError } from './errors.js';
 export function processContext(): AppContext {
   return {
     env: process.env,
+    pid: process.pid,
     cwd: process.cwd(),
     homedir: os.homedir(),
     username: safeUsername(),

@@ -7,6 +7,7 @@ export interface Output {
 
 export interface AppContext {
   env: Record<string, string | undefined>;
+  pid: number;
   cwd: string;
   homedir: string;
   username: string;

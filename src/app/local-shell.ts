@@ -43,5 +43,9 @@ export class LocalShell implements ShellPort {
     });
   }
 
+  onClose(): void {
+    // Child processes of this machine have no connection to lose.
+  }
+
   close(): void {}
 }

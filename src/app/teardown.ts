@@ -24,13 +24,12 @@ export async function teardown(o: TeardownOptions): Promise<TeardownResult> {
   const { session: s, bus } = o;
   bus.emit({ kind: 'teardown-started', reason: o.reason });
   const grace = o.force ? 0 : (o.graceMs ?? 10_000);
-  const alive = (role: 'scheduler' | 'worker') =>
-    [...s.procs.values()].filter((t) => t.desired.role === role && !t.exit);
+  const alive = (role: 'scheduler' | 'worker') => s.table.all().filter((t) => t.desired.role === role && !t.exit);
 
   const workers = alive('worker');
   if (!o.force && s.client && workers.length) {
     const names = new Set(workers.map((t) => t.desired.name));
-    const addresses = s.workers.filter((w) => names.has(w.name)).map((w) => w.address);
+    const addresses = [...s.registered].filter(([name]) => names.has(name)).map(([, address]) => address);
     if (addresses.length) {
       try {
         await withTimeout(s.client.retireWorkers(addresses), RETIRE_TIMEOUT_MS);
@@ -53,7 +52,7 @@ export async function teardown(o: TeardownOptions): Promise<TeardownResult> {
 
   const leftover: { host: string; pids: number[] }[] = [];
   await Promise.all(
-    [...s.runners.values()].map(async (r) => {
+    [...s.links.runners.values()].map(async (r) => {
       try {
         let pids = await r.listTagged(o.clusterId);
         if (pids.length) {
@@ -70,7 +69,7 @@ export async function teardown(o: TeardownOptions): Promise<TeardownResult> {
       }
     }),
   );
-  s.runners.clear();
+  s.links.closeAll();
   bus.emit({ kind: 'teardown-done', forced, leftover });
   return { forced, leftover };
 }

@@ -1,5 +1,6 @@
 // Composition root of `sshcluster up`: builds the spec and the real adapters, owns the
-// signal handling, and keeps the cluster until Ctrl-C / SIGTERM or a fatal failure.
+// signal handling, serves the control socket, and keeps the cluster until Ctrl-C,
+// SIGTERM, `sshcluster down` or a fatal failure.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -7,14 +8,17 @@ import { loadHostFile } from '../config/load.js';
 import { localClusterSpec } from '../config/local.js';
 import type { ClusterSpec, HostSpec } from '../config/spec.js';
 import { ndjsonSink, plainSink } from '../events/plain-sink.js';
-import { EventBus } from '../events/types.js';
+import { EventBus, type ClusterEvent } from '../events/types.js';
 import { HostConnection } from '../ssh/host-connection.js';
 import { ClusterSession } from './cluster-session.js';
 import type { AppContext } from './context.js';
+import { Controller, pathsFor } from './controller.js';
+import { refuseIfRunning } from './find-cluster.js';
 import { LocalShell } from './local-shell.js';
 import { findLocalPython } from './local-python.js';
 import { secretProvider } from './secrets.js';
 import type { ShellPort } from './shell-port.js';
+import type { TeardownResult } from './teardown.js';
 
 export interface UpOptions {
   file?: string;
@@ -22,7 +26,10 @@ export interface UpOptions {
   requireAll: boolean;
   json: boolean;
   python?: string;
+  name?: string;
   readyTimeoutMs: number;
+  /** Set in the background controller of `up --detach`: events also go to the parent. */
+  report?: (e: ClusterEvent) => void;
 }
 
 export function loadSpec(ctx: AppContext, file: string | undefined, python?: string): ClusterSpec {
@@ -50,10 +57,14 @@ export function shellOpener(ctx: AppContext, spec: ClusterSpec): (h: HostSpec) =
 }
 
 export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
-  const spec = loadSpec(ctx, opts.file, opts.python);
+  const loaded = loadSpec(ctx, opts.file, opts.python);
+  const spec = opts.name ? { ...loaded, name: opts.name } : loaded;
+  const paths = pathsFor(ctx, spec.name);
+  await refuseIfRunning(paths, spec.name);
   const clusterId = randomBytes(8).toString('hex');
   const bus = new EventBus();
   bus.on(opts.json ? ndjsonSink((t) => ctx.stdout.write(t)) : plainSink((t) => ctx.stdout.write(t)));
+  if (opts.report) bus.on(opts.report);
   if (spec.local) bus.emit({ kind: 'notice', level: 'info', message: `Local cluster on this machine (${spec.workerHosts[0]?.workerOptions.nworkers ?? 0} workers, python ${spec.schedulerHost.remotePython})` });
 
   const session = new ClusterSession({
@@ -69,38 +80,51 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   let stopReason: string | undefined;
   let signalled!: () => void;
   const stopRequested = new Promise<void>((r) => (signalled = r));
+  const requestStop = (reason: string): Promise<TeardownResult> => {
+    stopReason ??= reason;
+    signalled();
+    return session.teardown({ reason: stopReason, force: false });
+  };
+  const controller = new Controller(paths, { session, clusterId, pid: ctx.pid, requestStop });
+  // The state file exists before any process does, so `down` can always find them.
+  await controller.save();
   const off = ctx.onSignal((sig) => {
     if (stopReason === undefined) {
-      stopReason = sig === 'SIGINT' ? 'Ctrl-C' : sig;
       if (sig === 'SIGINT') ctx.stderr.write('\nStopping gracefully; press Ctrl-C again to force.\n');
-      signalled();
+      void requestStop(sig === 'SIGINT' ? 'Ctrl-C' : sig);
     } else {
       ctx.stderr.write('\nForcing: killing every process of this cluster now.\n');
       session.force();
     }
   });
 
+  let result: TeardownResult | undefined;
   try {
     const started = session.start();
     const first = await Promise.race([started.then(() => 'up' as const), stopRequested.then(() => 'stop' as const)]);
     if (first === 'stop') {
-      await session.teardown({ reason: stopReason ?? 'stop', force: false });
+      result = await session.teardown({ reason: stopReason ?? 'stop', force: false });
       await started.catch(() => undefined);
       return 130;
     }
+    await controller.start();
     const schedulerDied = session.schedulerExit().then(() => 'scheduler-died' as const);
     const why = await Promise.race([stopRequested.then(() => 'stop' as const), schedulerDied]);
     if (why === 'scheduler-died') {
+      // Workers do not reconnect to a new scheduler (they close when its connection
+      // breaks), and the tasks' state died with it: fail loudly rather than pretend.
       bus.emit({ kind: 'notice', level: 'error', message: 'the scheduler exited; stopping the cluster' });
-      await session.teardown({ reason: 'scheduler exited', force: false });
+      result = await session.teardown({ reason: 'scheduler exited', force: false });
       return 1;
     }
-    const result = await session.teardown({ reason: stopReason ?? 'stop', force: false });
+    result = await session.teardown({ reason: stopReason ?? 'stop', force: false });
     return result.leftover.length ? 1 : 0;
   } catch (err) {
+    result = await session.teardown({ reason: 'failure', force: false });
     if (stopReason !== undefined) return 130;
     throw err;
   } finally {
     off();
+    await controller.close(result !== undefined && result.leftover.length === 0);
   }
 }

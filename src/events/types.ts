@@ -1,7 +1,7 @@
 // Everything the controller reports goes through this union; sinks and the UI read
 // only these.
 
-export type HostState = 'connecting' | 'starting' | 'running' | 'failed' | 'stopping' | 'stopped';
+export type HostState = 'connecting' | 'starting' | 'running' | 'failed' | 'unreachable' | 'stopping' | 'stopped';
 
 export type ClusterEvent =
   | { kind: 'host-state'; host: string; state: HostState; reason?: string; detail?: string[] }

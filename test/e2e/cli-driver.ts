@@ -1,8 +1,13 @@
 // Runs the built CLI (bin/sshcluster) as a user would and watches its output.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/sshcluster');
+// Each test file gets its own state directory (control sockets, state files, logs).
+export const STATE_HOME = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-state-'));
+const baseEnv = () => ({ ...process.env, NO_COLOR: '1', XDG_STATE_HOME: STATE_HOME });
 
 export interface CliRun {
   child: ChildProcess;
@@ -12,7 +17,7 @@ export interface CliRun {
 }
 
 export function startCli(args: string[], env: Record<string, string> = {}): CliRun {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const waiters: (() => void)[] = [];
   const onData = (d: Buffer) => {
@@ -47,7 +52,7 @@ export function startCli(args: string[], env: Record<string, string> = {}): CliR
 
 /** Runs the CLI to completion. */
 export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, encoding: 'utf8', timeout: timeoutMs });
+  const r = spawnSync(process.execPath, [BIN, ...args], { env: { ...baseEnv(), ...env }, encoding: 'utf8', timeout: timeoutMs });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -1,0 +1,125 @@
+// `sshcluster check`, the pure part: what was observed per host → one row per host and
+// the problems, each with a one-line fix. Versions are compared with the scheduler host's.
+import type { ProbeResult } from './check-probe.js';
+
+export type Role = 'scheduler' | 'worker' | 'scheduler+worker';
+export type HostKeyStatus = 'known' | 'added' | 'not checked' | 'unknown' | 'mismatch' | 'revoked';
+
+export type ConnectObservation =
+  | { ok: true; authMethod: string; hostKey: HostKeyStatus }
+  | { ok: false; reason: string; message: string; hint?: string };
+
+/** The scheduler host's listener: binding the ports is the test. undefined = free. */
+export type PortsObservation =
+  | { kind: 'tested'; port: number; dashboardPort: number; scheduler?: string; dashboard?: string }
+  | { kind: 'untested'; why: string };
+
+export type ReachObservation =
+  | { kind: 'ok'; target: string }
+  | { kind: 'failed'; target: string; error: string }
+  | { kind: 'untested'; why: string };
+
+export interface HostObservation {
+  host: string;
+  role: Role;
+  remotePython: string;
+  connect: ConnectObservation;
+  probe?: ProbeResult;
+  probeError?: string;
+  /** Remote clock minus local clock, seconds. */
+  clockOffsetS?: number;
+  ports?: PortsObservation;
+  reach?: ReachObservation;
+}
+
+export interface Problem {
+  host: string;
+  severity: 'error' | 'warning';
+  message: string;
+  hint: string;
+}
+
+export interface CheckRow extends HostObservation {
+  problems: Problem[];
+}
+
+export interface CheckReport {
+  rows: CheckRow[];
+  problems: Problem[];
+  launchable: boolean;
+}
+
+export const MAX_CLOCK_SKEW_S = 1;
+
+export function evaluateCheck(obs: readonly HostObservation[]): CheckReport {
+  const sched = obs.find((o) => o.role !== 'worker')?.probe;
+  const rows = obs.map((o) => ({ ...o, problems: hostProblems(o, o.role === 'worker' ? sched : undefined) }));
+  const problems = rows.flatMap((r) => r.problems);
+  return { rows, problems, launchable: !problems.some((p) => p.severity === 'error') };
+}
+
+function hostProblems(o: HostObservation, sched: ProbeResult | undefined): Problem[] {
+  const out: Problem[] = [];
+  const add = (severity: Problem['severity'], message: string, hint: string): void => void out.push({ host: o.host, severity, message, hint });
+  if (!o.connect.ok) {
+    add('error', o.connect.message, o.connect.hint ?? 'check the host name, port and credentials with `ssh -v`');
+    return out;
+  }
+  if (o.probeError !== undefined || !o.probe) {
+    add('error', `probe failed: ${o.probeError ?? 'no output'}`, 'run `sshcluster exec HOSTS.yaml -- true` to see whether commands run on it');
+    return out;
+  }
+  pythonProblems(o, o.probe, sched, add);
+  portProblems(o, add);
+  if (o.clockOffsetS !== undefined && Math.abs(o.clockOffsetS) > MAX_CLOCK_SKEW_S) {
+    const how = o.clockOffsetS > 0 ? 'ahead of' : 'behind';
+    add('warning', `clock is ${Math.abs(o.clockOffsetS).toFixed(1)}s ${how} this machine`, 'run NTP on the hosts (chrony or systemd-timesyncd); Dask timeouts and logs assume close clocks');
+  }
+  return out;
+}
+
+type Add = (severity: Problem['severity'], message: string, hint: string) => void;
+
+function pythonProblems(o: HostObservation, p: ProbeResult, sched: ProbeResult | undefined, add: Add): void {
+  if (!p.pythonPath) {
+    add('error', `python not found: remote_python "${o.remotePython}"`, 'set remote_python to the interpreter\'s full path on that host (`sshcluster exec HOSTS.yaml -- command -v python3`)');
+    return;
+  }
+  if (p.pythonFailed !== undefined) {
+    add('error', `remote_python ${p.pythonPath} did not run (${p.pythonFailed})`, 'point remote_python at a working Python 3 interpreter');
+    return;
+  }
+  for (const mod of ['distributed', 'dask'] as const) {
+    const error = mod === 'dask' ? p.daskError : p.distributedError;
+    const want = sched?.[mod];
+    const pin = want ? `"${mod}==${want}"` : mod;
+    if (error !== undefined) {
+      add('error', `${mod} cannot be imported by ${p.pythonPath}: ${error}`, `install it for that interpreter: ${p.pythonPath} -m pip install ${pin}`);
+    } else if (want !== undefined && p[mod] !== undefined && p[mod] !== want) {
+      add('error', `${mod} ${p[mod]} differs from the scheduler host's ${want}`, `install the same version everywhere: ${p.pythonPath} -m pip install ${pin}`);
+    }
+  }
+  const minor = (v: string | undefined): string | undefined => v?.split('.').slice(0, 2).join('.');
+  if (sched?.pythonVersion && p.pythonVersion && minor(sched.pythonVersion) !== minor(p.pythonVersion)) {
+    add('warning', `python ${p.pythonVersion} differs from the scheduler host's ${sched.pythonVersion}`, 'use the same Python minor version on every host: functions are pickled between them');
+  }
+}
+
+function portProblems(o: HostObservation, add: Add): void {
+  const ports = o.ports;
+  if (ports?.kind === 'tested') {
+    if (ports.scheduler !== undefined) {
+      add('error', `scheduler port ${ports.port} ${busy(ports.scheduler)} (${ports.scheduler})`, `stop what listens there (\`ss -ltnp 'sport = :${ports.port}'\` on the host) or set scheduler_options.port`);
+    }
+    if (ports.dashboard !== undefined) {
+      add('error', `dashboard port ${ports.dashboardPort} ${busy(ports.dashboard)} (${ports.dashboard})`, `stop what listens there (\`ss -ltnp 'sport = :${ports.dashboardPort}'\` on the host) or set scheduler_options.dashboard_address`);
+    }
+  }
+  if (o.reach?.kind === 'failed') {
+    add('error', `cannot connect to the scheduler at ${o.reach.target} (${o.reach.error})`, 'open that port from the workers to the scheduler host (firewall), or set scheduler_options.host to an address they can reach');
+  }
+}
+
+function busy(why: string): string {
+  return /in use/i.test(why) ? 'is taken' : 'cannot be bound';
+}

@@ -1,0 +1,117 @@
+// What makes a running `up` a controller other commands can talk to: the control
+// socket (status, scale, down, subscribe), the state file `down` falls back on, and the
+// per-process log files `logs` reads.
+import { clusterPaths, ensureClusterDir, socketPathFor, stateRoot, type ClusterPaths } from '../control/paths.js';
+import { LogStore } from '../control/log-store.js';
+import { startControlServer, type ControlServer } from '../control/server.js';
+import { writeState, type ClusterState } from '../control/state-file.js';
+import { UsageError } from '../errors.js';
+import type { ClusterSession } from './cluster-session.js';
+import type { AppContext } from './context.js';
+import { statusOf } from './status.js';
+import type { TeardownResult } from './teardown.js';
+
+export interface ControllerOptions {
+  session: ClusterSession;
+  clusterId: string;
+  pid: number;
+  /** Starts the same graceful stop as Ctrl-C and resolves with its result. */
+  requestStop(reason: string): Promise<TeardownResult>;
+}
+
+export function pathsFor(ctx: AppContext, name: string): ClusterPaths {
+  return clusterPaths(stateRoot(ctx.env, ctx.homedir), name);
+}
+
+export class Controller {
+  private server?: ControlServer;
+  private logs?: LogStore;
+  private stateTimer?: NodeJS.Timeout;
+  readonly socket: string;
+
+  constructor(
+    readonly paths: ClusterPaths,
+    private readonly o: ControllerOptions,
+  ) {
+    this.socket = socketPathFor(paths);
+  }
+
+  async start(): Promise<void> {
+    const { session } = this.o;
+    await this.ensureDir();
+    this.logs = new LogStore(this.paths.logsDir);
+    this.server = await startControlServer(this.socket, {
+      status: async () => statusOf(session, this.o.clusterId, this.o.pid),
+      scale: async (params) => session.scale(workerCount(params)),
+      down: async () => this.o.requestStop('sshcluster down'),
+      subscribe: async (_params, conn) => {
+        conn.subscribe();
+        return statusOf(session, this.o.clusterId, this.o.pid);
+      },
+    });
+    session.bus.on((e) => {
+      if (e.kind === 'process-line') this.logs?.append(e.name, e.line);
+      this.server?.broadcast(e);
+      if (e.kind === 'process-started' || e.kind === 'process-exit' || e.kind === 'cluster-up') this.saveSoon();
+    });
+    await this.save();
+  }
+
+  state(): ClusterState {
+    const s = this.o.session;
+    return {
+      version: 1,
+      name: s.spec.name,
+      clusterId: this.o.clusterId,
+      source: s.spec.source,
+      spec: s.spec,
+      controller: { pid: this.o.pid, socket: this.socket, startedAt: new Date(s.startedAt).toISOString() },
+      schedulerAddress: s.address,
+      dashboardUrl: s.dashboard,
+      processes: s.table
+        .all()
+        .filter((t) => !t.exit)
+        .map((t) => ({ name: t.desired.name, host: t.desired.host, role: t.desired.role, ...(t.pid ? { pid: t.pid } : {}) })),
+      desiredWorkers: s.desiredWorkers.length,
+      updatedAt: new Date().toISOString(),
+    };
+  }
+
+  private saveSoon(): void {
+    this.stateTimer ??= setTimeout(() => {
+      this.stateTimer = undefined;
+      void this.save();
+    }, 200);
+  }
+
+  private dirReady = false;
+  private async ensureDir(): Promise<void> {
+    if (!this.dirReady) await ensureClusterDir(this.paths);
+    this.dirReady = true;
+  }
+
+  async save(): Promise<void> {
+    try {
+      await this.ensureDir();
+      await writeState(this.paths.stateFile, this.state());
+    } catch (err) {
+      this.o.session.bus.emit({ kind: 'notice', level: 'warning', message: `could not write the state file: ${String(err)}` });
+    }
+  }
+
+  /** After a clean teardown the state goes; after an unclean one it stays for `down`. */
+  async close(clean: boolean): Promise<void> {
+    if (this.stateTimer) clearTimeout(this.stateTimer);
+    await this.server?.close();
+    await this.logs?.close();
+    const fs = await import('node:fs/promises');
+    if (clean) await fs.rm(this.paths.stateFile, { force: true });
+    else await this.save();
+  }
+}
+
+function workerCount(params: unknown): number {
+  const n = (params as { n?: unknown } | undefined)?.n;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new UsageError(`scale: expected a whole number ≥ 0, got ${JSON.stringify(n)}`);
+  return n;
+}

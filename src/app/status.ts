@@ -1,0 +1,100 @@
+// The `status --json` document: the contract scripts rely on (documented in README).
+import type { ClusterSession } from './cluster-session.js';
+
+export type WorkerState = 'starting' | 'running' | 'retiring' | 'stopped' | 'crashed' | 'restarting';
+export type HostStatusState = 'connecting' | 'up' | 'degraded' | 'unreachable';
+
+export interface StatusJson {
+  name: string;
+  clusterId: string;
+  schedulerAddress: string;
+  dashboardUrl: string;
+  startedAt: string;
+  uptimeS: number;
+  controllerPid: number;
+  desiredWorkers: number;
+  hosts: { name: string; roles: ('scheduler' | 'worker')[]; state: HostStatusState; lastError: string | null; workers: number }[];
+  workers: {
+    name: string;
+    host: string;
+    pid: number | null;
+    state: WorkerState;
+    restarts: number;
+    /** The address the scheduler lists this worker under; null while not registered. */
+    address: string | null;
+    nthreads: number;
+    memoryLimit: string;
+  }[];
+  adaptive: null;
+}
+
+export function statusOf(s: ClusterSession, clusterId: string, controllerPid: number): StatusJson {
+  const now = s.now();
+  const names = [...new Set([...s.desiredWorkers.map((w) => w.name), ...s.table.all().filter((t) => t.desired.role === 'worker').map((t) => t.desired.name)])];
+  const workers = names.map((name) => {
+    const t = s.table.get(name);
+    const host = t?.desired.host ?? s.desiredWorkers.find((w) => w.name === name)?.host ?? '';
+    const sup = s.supervisor.status(name);
+    const opts = s.hostSpec(host)?.workerOptions;
+    const alive = t !== undefined && t.exit === undefined;
+    const state: WorkerState = alive
+      ? t.stopping
+        ? 'retiring'
+        : s.registered.has(name)
+          ? 'running'
+          : 'starting'
+      : sup.state === 'crash-looping'
+        ? 'crashed'
+        : sup.state === 'restarting'
+          ? 'restarting'
+          : 'stopped';
+    return {
+      name,
+      host,
+      pid: alive ? (t.pid ?? null) : null,
+      state,
+      restarts: sup.restarts,
+      address: s.registered.get(name) ?? null,
+      nthreads: opts?.nthreads ?? 0,
+      memoryLimit: opts?.memoryLimit ?? '',
+    };
+  });
+  const hostNames = [...new Set([s.spec.schedulerHost.name, ...s.spec.workerHosts.map((h) => h.name)])];
+  const hosts = hostNames.map((name) => {
+    const h = s.health.state(name);
+    const state: HostStatusState = !h ? 'connecting' : h.kind;
+    const lastError = !h ? (s.failedHosts.get(name) ?? null) : h.kind === 'unreachable' ? h.error : (h.lastError ?? null);
+    const roles: ('scheduler' | 'worker')[] = [];
+    if (name === s.spec.schedulerHost.name) roles.push('scheduler');
+    if (s.spec.workerHosts.some((w) => w.name === name)) roles.push('worker');
+    return { name, roles, state, lastError, workers: workers.filter((w) => w.host === name && w.state !== 'stopped').length };
+  });
+  return {
+    name: s.spec.name,
+    clusterId,
+    schedulerAddress: s.address,
+    dashboardUrl: s.dashboard,
+    startedAt: new Date(s.startedAt).toISOString(),
+    uptimeS: Math.round((now - s.startedAt) / 1000),
+    controllerPid,
+    desiredWorkers: s.desiredWorkers.length,
+    hosts,
+    workers,
+    adaptive: null,
+  };
+}
+
+export function statusText(st: StatusJson): string {
+  const lines = [
+    `cluster ${st.name}  up ${st.uptimeS}s  workers ${st.workers.filter((w) => w.state === 'running').length}/${st.desiredWorkers}`,
+    `  scheduler: ${st.schedulerAddress}`,
+    `  dashboard: ${st.dashboardUrl}`,
+    '',
+    'HOST'.padEnd(24) + 'STATE'.padEnd(13) + 'WORKERS  LAST ERROR',
+    ...st.hosts.map((h) => h.name.padEnd(24) + h.state.padEnd(13) + String(h.workers).padEnd(9) + (h.lastError ?? '')),
+    '',
+    'WORKER'.padEnd(24) + 'STATE'.padEnd(12) + 'PID'.padEnd(9) + 'RESTARTS  ADDRESS',
+    ...st.workers.map((w) => w.name.padEnd(24) + w.state.padEnd(12) + String(w.pid ?? '-').padEnd(9) + String(w.restarts).padEnd(10) + (w.address ?? '-')),
+  ];
+  return lines.join('\n') + '\n';
+}
