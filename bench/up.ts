@@ -1,0 +1,543 @@
+// Benchmark: time to a running 3-worker Dask cluster on 4 real SSH hosts, and back.
+//
+//   sudo npx tsx bench/up.ts [--rounds N] [--timeout SECONDS]
+//
+// Compares, on the same 4 OpenSSH hosts (one Linux network namespace each, made by the
+// e2e harness), alternating run by run:
+//   1. `sshcluster up HOSTS.yaml`: spawn -> "Cluster up: 3 worker(s)", then SIGINT -> exit 0;
+//   2. Dask's own `distributed.SSHCluster(...)` + `client.wait_for_workers(3)`, then close;
+//   3. `pdsh -R ssh -w <4 hosts> true`: the bare cost of reaching 4 hosts over SSH once.
+// See bench/README.md for what each figure means.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import {
+  createTestHosts,
+  daskProcessesIn,
+  daskRole,
+  processesIn,
+  runIn,
+  writeHostsYaml,
+  type TestHost,
+  type TestHosts,
+} from '../test/e2e/harness/netns-hosts.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const BIN = path.join(ROOT, 'bin/sshcluster');
+const PY = '/usr/bin/python3';
+const SCHED_PORT = 8786;
+const DASH_PORT = 8787;
+const NTHREADS = 2;
+
+// ---------------------------------------------------------------- arguments
+
+function usage(code: number): never {
+  (code === 0 ? console.log : console.error)(
+    'usage: npx tsx bench/up.ts [--rounds N] [--timeout SECONDS]\n' +
+      '  --rounds N         rounds of (sshcluster, SSHCluster, pdsh), default 5\n' +
+      '  --timeout SECONDS  per-run limit for reaching 3 workers, default 120\n' +
+      'Needs root (network namespaces), sshd, pdsh, python3-distributed, python3-asyncssh.',
+  );
+  process.exit(code);
+}
+
+function parseArgs(argv: string[]): { rounds: number; timeoutMs: number } {
+  let rounds = 5;
+  let timeoutS = 120;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const value = () => {
+      const v = inline ?? argv[++i];
+      if (v === undefined) usage(2);
+      return v;
+    };
+    if (flag === '--rounds') rounds = Number(value());
+    else if (flag === '--timeout') timeoutS = Number(value());
+    else if (flag === '-h' || flag === '--help') usage(0);
+    else {
+      console.error(`bench: unknown argument ${a}`);
+      usage(2);
+    }
+  }
+  if (!Number.isInteger(rounds) || rounds < 1) {
+    console.error('bench: --rounds expects a positive integer');
+    usage(2);
+  }
+  if (!(timeoutS > 0)) {
+    console.error('bench: --timeout expects a positive number of seconds');
+    usage(2);
+  }
+  return { rounds, timeoutMs: timeoutS * 1000 };
+}
+
+// ---------------------------------------------------------------- small helpers
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const fmt = (ms: number | undefined) => (ms === undefined ? '-' : `${(ms / 1000).toFixed(2)}s`);
+const tail = (s: string, n = 25) => s.trimEnd().split('\n').slice(-n).map((l) => `    ${l}`).join('\n');
+
+class BenchAbort extends Error {}
+
+/** Every child we start, so an interrupted bench does not leave them running. */
+const children = new Set<ChildProcess>();
+function killChildren(): void {
+  for (const c of children) {
+    if (c.pid !== undefined && c.exitCode === null && c.signalCode === null) {
+      try { process.kill(c.pid, 'SIGKILL'); } catch { /* already gone */ }
+    }
+  }
+}
+// Registered before the harness's hooks: on a signal we kill our children by PID and
+// exit, and the harness's 'exit' hook then removes the hosts.
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+  process.on(sig, () => {
+    console.error(`\nbench: ${sig}, stopping children and removing the test hosts`);
+    killChildren();
+    process.exit(sig === 'SIGINT' ? 130 : 143);
+  });
+}
+process.on('exit', killChildren);
+
+interface Proc {
+  child: ChildProcess;
+  t0: number;
+  out: () => string;
+  /** Resolves with the time (performance.now()) the first match arrived. */
+  waitFor(re: RegExp, timeoutMs: number): Promise<{ m: RegExpExecArray; at: number } | 'timeout' | 'exited'>;
+  closed: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+}
+
+/** Spawns and stamps the time just before spawn; stdout+stderr are kept (bounded). */
+function start(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env): Proc {
+  const t0 = performance.now();
+  const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
+  let out = '';
+  const listeners = new Set<() => void>();
+  const onData = (d: Buffer) => {
+    out += process.env.BENCH_DEBUG ? d.toString('utf8').replace(/^(?=.)/gm, `[+${((performance.now() - t0) / 1000).toFixed(2)}s] `) : d.toString('utf8');
+    if (out.length > 1_000_000) out = out.slice(-500_000);
+    for (const l of [...listeners]) l();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) => {
+    child.on('error', (err) => { out += `\nspawn error: ${String(err)}\n`; });
+    child.on('close', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal, at: performance.now() });
+    });
+  });
+  let done = false;
+  void closed.then(() => { done = true; for (const l of [...listeners]) l(); });
+  return {
+    child,
+    t0,
+    out: () => out,
+    closed,
+    waitFor(re, timeoutMs) {
+      return new Promise((resolve) => {
+        const finish = (v: { m: RegExpExecArray; at: number } | 'timeout' | 'exited') => {
+          listeners.delete(check);
+          clearTimeout(timer);
+          resolve(v);
+        };
+        const check = () => {
+          const m = re.exec(out);
+          if (m) finish({ m, at: performance.now() });
+          else if (done) finish('exited');
+        };
+        const timer = setTimeout(() => finish('timeout'), timeoutMs);
+        listeners.add(check);
+        check();
+      });
+    },
+  };
+}
+
+async function closedWithin(p: Proc, ms: number) {
+  return Promise.race([p.closed, sleep(ms).then(() => undefined)]);
+}
+
+async function killAndWait(p: Proc, sig: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  if (p.child.pid !== undefined && p.child.exitCode === null && p.child.signalCode === null) {
+    try { process.kill(p.child.pid, sig); } catch { /* gone */ }
+  }
+  await closedWithin(p, 10_000);
+}
+
+function runSync(cmd: string, args: string[]): { ok: boolean; out: string } {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 60_000 });
+  return { ok: r.status === 0, out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}`.trim() };
+}
+
+// ---------------------------------------------------------------- pre-flight
+
+function preflight(): void {
+  const problems: string[] = [];
+  if (process.getuid?.() !== 0) problems.push('must run as root (the test hosts are network namespaces + sshd)');
+  if (!existsSync(path.join(ROOT, 'dist/main.js'))) problems.push('sshcluster is not built: cd /work/main && npx tsc -p tsconfig.json');
+  if (!existsSync(PY)) problems.push(`${PY} not found`);
+  else {
+    if (!runSync(PY, ['-c', 'import distributed']).ok) problems.push(`${PY} has no distributed: apt-get install -y python3-distributed`);
+    if (!runSync(PY, ['-W', 'ignore', '-c', 'import asyncssh']).ok) {
+      problems.push(`${PY} has no asyncssh, which Dask's SSHCluster needs: apt-get update && apt-get install -y python3-asyncssh`);
+    }
+  }
+  if (!runSync('pdsh', ['-V']).ok) problems.push('pdsh not found: apt-get install -y pdsh');
+  if (!existsSync('/usr/sbin/sshd')) problems.push('sshd not found: apt-get install -y openssh-server');
+  if (problems.length) {
+    console.error(`bench: cannot run:\n  ${problems.join('\n  ')}`);
+    process.exit(2);
+  }
+}
+
+function machine(): string[] {
+  const py = runSync(PY, ['-W', 'ignore', '-c',
+    'import sys, dask, distributed, asyncssh; print(sys.version.split()[0], dask.__version__, distributed.__version__, asyncssh.__version__)']);
+  const [pyv, daskv, distv, asv] = py.out.split('\n').pop()!.split(' ');
+  const cpu = os.cpus()[0]?.model ?? '?';
+  const nproc = runSync('nproc', []).out;
+  const ssh = runSync('ssh', ['-V']).out.split(',')[0];
+  const pdsh = runSync('pdsh', ['-V']).out.split('\n')[0];
+  let commit = '?';
+  const g = runSync('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD']);
+  if (g.ok) commit = g.out + (runSync('git', ['-C', ROOT, 'status', '--porcelain', '--', 'src']).out ? ' (+ local changes in src/)' : '');
+  return [
+    `machine: nproc ${nproc}, ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Linux ${os.release()}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+    `software: node ${process.version}, python ${pyv}, dask ${daskv}, distributed ${distv}, asyncssh ${asv}, ${ssh}, ${pdsh}`,
+    `sshcluster: ${commit}, dist/ built ${statSync(path.join(ROOT, 'dist/main.js')).mtime.toISOString()}`,
+  ];
+}
+
+// ---------------------------------------------------------------- clean state between runs
+
+interface Leftover { host: string; pid: number; cmdline: string; dask: boolean }
+
+/** Dask's SSHCluster runs `python -m distributed.cli.dask_spec`, which daskRole does not name. */
+const daskLike = (argv: string[], cmdline: string) =>
+  daskRole(argv) !== undefined || /distributed\.cli\.dask_spec|multiprocessing\.spawn|from multiprocessing/.test(cmdline);
+
+/** Every process in the namespaces except the sshd listeners themselves. */
+function leftovers(hosts: TestHost[]): Leftover[] {
+  const out: Leftover[] = [];
+  for (const h of hosts) {
+    const daskPids = new Set(daskProcessesIn(h).map((p) => p.pid));
+    for (const p of processesIn(h)) {
+      if (p.pid === h.sshdPid) continue;
+      out.push({ host: h.ip, pid: p.pid, cmdline: p.cmdline.slice(0, 160), dask: daskPids.has(p.pid) || daskLike(p.argv, p.cmdline) });
+    }
+  }
+  return out;
+}
+
+/** Local ports in LISTEN state inside the host's namespace (/proc/net is per namespace). */
+function listening(h: TestHost, ports: number[]): number[] {
+  const r = runIn(h, ['cat', '/proc/net/tcp', '/proc/net/tcp6'], 10_000);
+  const found = new Set<number>();
+  for (const line of r.stdout.split('\n').slice(1)) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 4 || f[3] !== '0A') continue; // 0A = LISTEN
+    const port = parseInt(f[1]!.split(':').pop()!, 16);
+    if (ports.includes(port)) found.add(port);
+  }
+  return [...found];
+}
+
+/**
+ * Waits until no process but sshd is left in any namespace and the scheduler ports are
+ * free. A leak is fatal for the benchmark: it is reported, killed by PID, and aborts.
+ */
+async function ensureClean(hosts: TestHost[], after: string, timeoutMs = 30_000): Promise<{ waited: number; at: number }> {
+  const t0 = performance.now();
+  let left = leftovers(hosts);
+  let ports = listening(hosts[0]!, [SCHED_PORT, DASH_PORT]);
+  while ((left.length || ports.length) && performance.now() - t0 < timeoutMs) {
+    await sleep(100);
+    left = leftovers(hosts);
+    ports = listening(hosts[0]!, [SCHED_PORT, DASH_PORT]);
+  }
+  const at = performance.now();
+  const waited = at - t0;
+  if (!left.length && !ports.length) return { waited, at };
+  const lines = left.map((l) => `${l.host} pid ${l.pid}${l.dask ? ' [dask]' : ''}: ${l.cmdline}`);
+  if (ports.length) lines.push(`${hosts[0]!.ip}: port(s) ${ports.join(', ')} still listening`);
+  console.error(`\n!!! LEAK after ${after}: still there ${(waited / 1000).toFixed(0)}s later:\n  ${lines.join('\n  ')}`);
+  for (const l of left) {
+    try { process.kill(l.pid, 'SIGKILL'); } catch { /* gone */ }
+  }
+  throw new BenchAbort(`processes left behind after ${after} (${left.filter((l) => l.dask).length} dask, ${left.length} total); killed them by PID`);
+}
+
+// ---------------------------------------------------------------- the three contenders
+
+interface Result {
+  ok: boolean;
+  timeout?: boolean;
+  error?: string;
+  /** Named durations in ms. */
+  t: Record<string, number>;
+  /** performance.now() when teardown was asked for (SIGINT / close()), to time "hosts clean". */
+  stopAt?: number;
+  note?: string;
+}
+
+async function runSshcluster(info: TestHosts, yaml: string, timeoutMs: number): Promise<Result> {
+  const p = start(process.execPath, [BIN, 'up', '--no-tui', yaml], { ...process.env, NO_COLOR: '1' });
+  const up = await p.waitFor(/Cluster up: (\d+) worker\(s\)/, timeoutMs);
+  if (up === 'timeout' || up === 'exited') {
+    if (up === 'timeout') p.child.kill('SIGINT');
+    if (!(await closedWithin(p, 30_000))) await killAndWait(p);
+    return { ok: false, timeout: up === 'timeout', t: {}, error: up === 'timeout' ? `no "Cluster up" in ${timeoutMs / 1000}s` : `exited before "Cluster up":\n${tail(p.out())}` };
+  }
+  const tUp = up.at - p.t0;
+  const n = Number(up.m[1]);
+  const addrM = await p.waitFor(/export DASK_SCHEDULER_ADDRESS=(\S+)/, 10_000);
+  const address = typeof addrM === 'object' ? addrM.m[1]! : `tcp://${info.hosts[0]!.ip}:${SCHED_PORT}`;
+  // Not timed: ask the scheduler itself how many workers it has.
+  const check = start(PY, ['-W', 'ignore', '-c',
+    `from distributed import Client\nc = Client(${JSON.stringify(address)}, timeout=30)\nprint("WORKERS", len(c.scheduler_info()["workers"]))\nc.close()`]);
+  const seen = await check.waitFor(/WORKERS (\d+)/, 60_000);
+  await closedWithin(check, 30_000);
+  await killAndWait(check);
+  const workers = typeof seen === 'object' ? Number(seen.m[1]) : undefined;
+
+  const tSig = performance.now();
+  p.child.kill('SIGINT');
+  const exit = await closedWithin(p, 60_000);
+  if (!exit) {
+    await killAndWait(p);
+    return { ok: false, timeout: true, t: { up: tUp }, error: `no exit within 60s of SIGINT:\n${tail(p.out())}` };
+  }
+  const t: Record<string, number> = { up: tUp, teardown: exit.at - tSig };
+  if (process.env.BENCH_DEBUG) console.log(`--- sshcluster output (SIGINT at +${((tSig - p.t0) / 1000).toFixed(2)}s):\n${p.out()}\n---`);
+  const problems: string[] = [];
+  if (n !== 3) problems.push(`"Cluster up: ${n} worker(s)", expected 3`);
+  if (workers !== 3) problems.push(`scheduler reports ${workers ?? '?'} workers, expected 3${typeof seen === 'object' ? '' : `:\n${tail(check.out())}`}`);
+  if (exit.code !== 0) problems.push(`exit ${exit.code ?? exit.signal} after SIGINT, expected 0`);
+  if (!p.out().includes('verified: no process of this cluster is left on any host')) problems.push('no "verified: no process … left" line');
+  if (problems.length) return { ok: false, t, error: `${problems.join('; ')}\n${tail(p.out())}` };
+  return { ok: true, t, stopAt: tSig, note: `scheduler sees ${workers} workers` };
+}
+
+const SSHCLUSTER_PY = String.raw`import time
+T0 = time.perf_counter()
+import json, sys
+cfg = json.loads(sys.argv[1])
+from distributed import Client, SSHCluster
+T_IMPORT = time.perf_counter()
+cluster = SSHCluster(
+    hosts=cfg["hosts"],
+    connect_options={"known_hosts": cfg["known_hosts"], "client_keys": [cfg["client_key"]], "username": "root"},
+    worker_options={"nthreads": cfg["nthreads"], "local_directory": cfg["local_directory"]},
+    scheduler_options={"port": cfg["port"], "dashboard_address": cfg["dashboard_address"]},
+    remote_python=cfg["remote_python"],
+)
+client = Client(cluster)
+client.wait_for_workers(3)
+T_UP = time.perf_counter()
+print("BENCH " + json.dumps({"event": "up", "import": T_IMPORT - T0, "up": T_UP - T0}), flush=True)
+n = len(client.scheduler_info()["workers"])
+print("BENCH " + json.dumps({"event": "closing", "workers": n}), flush=True)
+T_C = time.perf_counter()
+client.close()
+cluster.close()
+print("BENCH " + json.dumps({"event": "closed", "close": time.perf_counter() - T_C}), flush=True)
+`;
+
+async function runDaskSSHCluster(info: TestHosts, script: string, scratch: string, timeoutMs: number): Promise<Result> {
+  const cfg = {
+    hosts: info.hosts.slice(0, 4).map((h) => h.ip),
+    known_hosts: info.knownHostsPath,
+    client_key: info.clientKeyPath,
+    nthreads: NTHREADS,
+    local_directory: scratch,
+    port: SCHED_PORT,
+    dashboard_address: `:${DASH_PORT}`,
+    remote_python: PY,
+  };
+  const p = start(PY, [script, JSON.stringify(cfg)]);
+  const up = await p.waitFor(/BENCH (\{"event": "up".*\})/, timeoutMs);
+  if (up === 'timeout' || up === 'exited') {
+    await killAndWait(p);
+    return { ok: false, timeout: up === 'timeout', t: {}, error: up === 'timeout' ? `wait_for_workers(3) not returned in ${timeoutMs / 1000}s:\n${tail(p.out())}` : `exited before up:\n${tail(p.out())}` };
+  }
+  const u = JSON.parse(up.m[1]!) as { import: number; up: number };
+  const closing = await p.waitFor(/BENCH (\{"event": "closing".*\})/, 30_000);
+  const closeStart = typeof closing === 'object' ? closing.at : performance.now();
+  const exit = await closedWithin(p, 60_000);
+  const t: Record<string, number> = { upScript: u.up * 1000, upProcess: up.at - p.t0, import: u.import * 1000, preScript: up.at - p.t0 - u.up * 1000 };
+  if (!exit) {
+    await killAndWait(p);
+    return { ok: false, timeout: true, t, error: `close did not finish within 60s:\n${tail(p.out())}` };
+  }
+  const closedM = /BENCH (\{"event": "closed".*\})/.exec(p.out());
+  if (closedM) t.closeScript = (JSON.parse(closedM[1]!) as { close: number }).close * 1000;
+  t.closeProcess = exit.at - closeStart;
+  const n = typeof closing === 'object' ? (JSON.parse(closing.m[1]!) as { workers: number }).workers : undefined;
+  const problems: string[] = [];
+  if (n !== 3) problems.push(`scheduler reports ${n ?? '?'} workers, expected 3`);
+  if (exit.code !== 0) problems.push(`python exited ${exit.code ?? exit.signal}`);
+  if (!closedM) problems.push('no "closed" line');
+  if (problems.length) return { ok: false, t, error: `${problems.join('; ')}\n${tail(p.out())}` };
+  return { ok: true, t, stopAt: closeStart, note: `scheduler sees ${n} workers` };
+}
+
+async function runPdsh(info: TestHosts, timeoutMs: number): Promise<Result> {
+  const ips = info.hosts.slice(0, 4).map((h) => h.ip);
+  const env = {
+    ...process.env,
+    // -F /dev/null: no ~/.ssh/config or /etc/ssh/ssh_config (no ControlMaster reuse etc.).
+    PDSH_SSH_ARGS_APPEND: ['-F', '/dev/null', '-i', info.clientKeyPath, '-o', 'IdentitiesOnly=yes',
+      '-o', `UserKnownHostsFile=${info.knownHostsPath}`, '-o', 'GlobalKnownHostsFile=/dev/null',
+      '-o', 'StrictHostKeyChecking=yes', '-o', 'BatchMode=yes', '-l', 'root'].join(' '),
+  };
+  const p = start('pdsh', ['-R', 'ssh', '-S', '-w', ips.join(','), 'true'], env);
+  const exit = await closedWithin(p, timeoutMs);
+  if (!exit) {
+    await killAndWait(p);
+    return { ok: false, timeout: true, t: {}, error: `pdsh still running after ${timeoutMs / 1000}s` };
+  }
+  const t = { run: exit.at - p.t0 };
+  if (exit.code !== 0) return { ok: false, t, error: `pdsh exit ${exit.code ?? exit.signal}:\n${tail(p.out())}` };
+  return { ok: true, t };
+}
+
+// ---------------------------------------------------------------- report
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length === 0 ? undefined : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+const min = (xs: number[]) => (xs.length ? Math.min(...xs) : undefined);
+
+interface Series { label: string; tool: string; key: string }
+const SERIES: Series[] = [
+  { label: 'sshcluster up: spawn -> "Cluster up: 3 worker(s)"', tool: 'sshcluster', key: 'up' },
+  { label: 'sshcluster teardown: SIGINT -> exit 0 (verified)', tool: 'sshcluster', key: 'teardown' },
+  { label: 'sshcluster teardown: SIGINT -> hosts seen clean', tool: 'sshcluster', key: 'clean' },
+  { label: 'SSHCluster up: spawn -> wait_for_workers(3) returns', tool: 'SSHCluster', key: 'upProcess' },
+  { label: 'SSHCluster up: in script (perf_counter from line 1)', tool: 'SSHCluster', key: 'upScript' },
+  { label: '  of which: interpreter start before line 1', tool: 'SSHCluster', key: 'preScript' },
+  { label: '  of which: import distributed (in script)', tool: 'SSHCluster', key: 'import' },
+  { label: 'SSHCluster close: client.close()+cluster.close()', tool: 'SSHCluster', key: 'closeScript' },
+  { label: 'SSHCluster close -> python process exit', tool: 'SSHCluster', key: 'closeProcess' },
+  { label: 'SSHCluster close -> hosts seen clean', tool: 'SSHCluster', key: 'clean' },
+  { label: 'pdsh -R ssh -w <4 hosts> true', tool: 'pdsh', key: 'run' },
+];
+
+function report(results: Record<string, Result[]>, header: string[], rounds: number, aborted?: string): boolean {
+  const vals = (tool: string, key: string) => (results[tool] ?? []).filter((r) => r.ok).map((r) => r.t[key]).filter((v): v is number => v !== undefined);
+  const w = Math.max(...SERIES.map((s) => s.label.length), 56);
+  const lines: string[] = ['', '='.repeat(w + 34), ...header, ''];
+  lines.push(`${'measure'.padEnd(w)}  ${'median'.padStart(8)}  ${'min'.padStart(8)}  ${'max'.padStart(8)}  ok/runs`);
+  lines.push('-'.repeat(w + 34));
+  for (const s of SERIES) {
+    const v = vals(s.tool, s.key);
+    const runs = results[s.tool] ?? [];
+    lines.push(`${s.label.padEnd(w)}  ${fmt(median(v)).padStart(8)}  ${fmt(min(v)).padStart(8)}  ${fmt(v.length ? Math.max(...v) : undefined).padStart(8)}  ${v.length}/${runs.length}`);
+  }
+  lines.push('-'.repeat(w + 34));
+  const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined && b > 0 ? `${(a / b).toFixed(2)}x` : '-');
+  const m = (tool: string, key: string) => median(vals(tool, key));
+  const ratios: [string, string][] = [
+    ['ratio SSHCluster / sshcluster, up (spawn to ready, both)', ratio(m('SSHCluster', 'upProcess'), m('sshcluster', 'up'))],
+    ['ratio SSHCluster / sshcluster, up (SSHCluster in-script)', ratio(m('SSHCluster', 'upScript'), m('sshcluster', 'up'))],
+    ['ratio SSHCluster / sshcluster, stop -> hosts clean', ratio(m('SSHCluster', 'clean'), m('sshcluster', 'clean'))],
+    ['ratio sshcluster up / pdsh', ratio(m('sshcluster', 'up'), m('pdsh', 'run'))],
+  ];
+  for (const [label, v] of ratios) lines.push(`${label.padEnd(w)}  ${v.padStart(8)}`);
+  lines.push('(ratios of medians)');
+  let bad = false;
+  for (const tool of ['sshcluster', 'SSHCluster', 'pdsh']) {
+    const rs = results[tool] ?? [];
+    const timeouts = rs.filter((r) => r.timeout).length;
+    const failed = rs.filter((r) => !r.ok && !r.timeout).length;
+    if (timeouts || failed) {
+      bad = true;
+      lines.push(`${tool}: ${timeouts} timeout(s), ${failed} failure(s) out of ${rs.length} run(s) (excluded from the figures)`);
+    }
+  }
+  const done = Math.min(...['sshcluster', 'SSHCluster', 'pdsh'].map((t) => (results[t] ?? []).length));
+  if (done < rounds) lines.push(`only ${done} of ${rounds} round(s) completed`);
+  if (aborted) {
+    bad = true;
+    lines.push(`ABORTED: ${aborted}`);
+  }
+  lines.push('='.repeat(w + 34));
+  console.log(lines.join('\n'));
+  return !bad;
+}
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<number> {
+  const { rounds, timeoutMs } = parseArgs(process.argv.slice(2));
+  preflight();
+  const header = machine();
+  header.push(`setup: 4 OpenSSH hosts in network namespaces (host 0 scheduler, hosts 1-3 one worker each, nthreads ${NTHREADS}, nanny), ${rounds} round(s), per-run timeout ${timeoutMs / 1000}s`);
+  for (const l of header) console.log(l);
+
+  const info = await createTestHosts({ count: 4 });
+  const results: Record<string, Result[]> = { sshcluster: [], SSHCluster: [], pdsh: [] };
+  let aborted: string | undefined;
+  try {
+    if (info.mode !== 'netns') throw new BenchAbort('network namespaces unavailable (harness fell back to loopback); this benchmark needs one namespace per host');
+    const hosts = info.hosts;
+    console.log(`hosts: ${hosts.map((h) => h.ip).join(' ')} (scheduler ${hosts[0]!.ip})`);
+    const scratchA = path.join(info.dir, 'dask-scratch-sshcluster');
+    const scratchB = path.join(info.dir, 'dask-scratch-SSHCluster');
+    mkdirSync(scratchA, { recursive: true });
+    mkdirSync(scratchB, { recursive: true });
+    const yaml = writeHostsYaml(path.join(info.dir, 'bench-hosts.yaml'), { ...info, hosts }, {
+      name: 'bench',
+      env: { DASK_TEMPORARY_DIRECTORY: scratchA },
+      scheduler_options: { port: SCHED_PORT, dashboard_address: `:${DASH_PORT}` },
+      worker_options: { nthreads: NTHREADS, nworkers: 1, nanny: true },
+    });
+    const script = path.join(info.dir, 'bench_sshcluster_dask.py');
+    writeFileSync(script, SSHCLUSTER_PY);
+    if (process.env.BENCH_DEBUG) console.log(readFileSync(yaml, 'utf8'));
+
+    await ensureClean(hosts, 'host creation');
+    for (let round = 1; round <= rounds; round++) {
+      const r1 = await runSshcluster(info, yaml, timeoutMs);
+      results.sshcluster!.push(r1);
+      const w1 = await ensureClean(hosts, `sshcluster round ${round}`);
+      if (r1.ok && r1.stopAt !== undefined) r1.t.clean = w1.at - r1.stopAt;
+      console.log(`round ${round}/${rounds} sshcluster  ${r1.ok ? 'ok     ' : r1.timeout ? 'TIMEOUT' : 'FAILED '} up ${fmt(r1.t.up)}  teardown ${fmt(r1.t.teardown)}` +
+        `${r1.note ? `  (${r1.note})` : ''}  [hosts clean ${fmt(w1.waited)} after exit]${r1.error ? `\n  ${r1.error}` : ''}`);
+
+      const r2 = await runDaskSSHCluster(info, script, scratchB, timeoutMs);
+      results.SSHCluster!.push(r2);
+      const w2 = await ensureClean(hosts, `SSHCluster round ${round}`);
+      if (r2.ok && r2.stopAt !== undefined) r2.t.clean = w2.at - r2.stopAt;
+      console.log(`round ${round}/${rounds} SSHCluster  ${r2.ok ? 'ok     ' : r2.timeout ? 'TIMEOUT' : 'FAILED '} up ${fmt(r2.t.upProcess)} (in script ${fmt(r2.t.upScript)})  close ${fmt(r2.t.closeScript)} (to exit ${fmt(r2.t.closeProcess)})` +
+        `${r2.note ? `  (${r2.note})` : ''}  [hosts clean ${fmt(w2.waited)} after exit]${r2.error ? `\n  ${r2.error}` : ''}`);
+
+      const r3 = await runPdsh(info, timeoutMs);
+      results.pdsh!.push(r3);
+      const w3 = await ensureClean(hosts, `pdsh round ${round}`);
+      console.log(`round ${round}/${rounds} pdsh        ${r3.ok ? 'ok     ' : r3.timeout ? 'TIMEOUT' : 'FAILED '} ${fmt(r3.t.run)}  [hosts clean ${fmt(w3.waited)} after exit]${r3.error ? `\n  ${r3.error}` : ''}`);
+    }
+  } catch (err) {
+    if (!(err instanceof BenchAbort)) throw err;
+    aborted = err.message;
+  } finally {
+    killChildren();
+    await info.teardown();
+  }
+  return report(results, header, rounds, aborted) ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
