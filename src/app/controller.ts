@@ -90,13 +90,19 @@ export class Controller {
     this.dirReady = true;
   }
 
-  async save(): Promise<void> {
-    try {
-      await this.ensureDir();
-      await writeState(this.paths.stateFile, this.state());
-    } catch (err) {
-      this.o.session.bus.emit({ kind: 'notice', level: 'warning', message: `could not write the state file: ${String(err)}` });
-    }
+  private saving: Promise<void> = Promise.resolve();
+
+  /** Saves are chained so an older state is never renamed in after a newer one. */
+  save(): Promise<void> {
+    this.saving = this.saving.then(async () => {
+      try {
+        await this.ensureDir();
+        await writeState(this.paths.stateFile, this.state());
+      } catch (err) {
+        this.o.session.bus.emit({ kind: 'notice', level: 'warning', message: `could not write the state file: ${String(err)}` });
+      }
+    });
+    return this.saving;
   }
 
   /** After a clean teardown the state goes; after an unclean one it stays for `down`. */

@@ -1,0 +1,171 @@
+// The record a controller keeps of its cluster, so that `down` can still find and stop
+// every remote process after the controller is gone. Written atomically; a file we do
+// not understand or that belongs to another cluster is refused, never overwritten.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { z } from 'zod';
+import type { ClusterSpec } from '../config/spec.js';
+import { ExpectedError } from '../errors.js';
+
+export interface ClusterState {
+  version: 1;
+  name: string;
+  /** The SSHCLUSTER_ID tag of every remote process. */
+  clusterId: string;
+  /** Absolute host-file path; undefined for the local cluster. */
+  source?: string;
+  /** Normalized spec (holds no secrets by construction). */
+  spec: ClusterSpec;
+  controller: { pid: number; socket: string; startedAt: string } | null;
+  schedulerAddress: string;
+  dashboardUrl: string;
+  processes: { name: string; host: string; role: 'scheduler' | 'worker'; pid?: number }[];
+  desiredWorkers: number;
+  updatedAt: string;
+}
+
+export class StateFileError extends ExpectedError {
+  constructor(file: string, problem: string, opts: { cause?: unknown; hint?: string } = {}) {
+    super(`${file}: ${problem}`, {
+      cause: opts.cause,
+      hint: opts.hint ?? `move it aside: mv ${file} ${file}.bad, after checking no cluster of that name is running`,
+    });
+  }
+}
+
+const int = z.number().int().nonnegative();
+// The spec is checked only where a damaged file would hurt (teardown reaches hosts
+// through it); the rest is trusted because only this module writes the file.
+const host = z.looseObject({ name: z.string(), connect: z.looseObject({ hostname: z.string(), port: int }) });
+const schema = z.looseObject({
+  version: z.literal(1),
+  name: z.string().min(1),
+  clusterId: z.string().min(1),
+  source: z.string().optional(),
+  spec: z.looseObject({
+    name: z.string(),
+    local: z.boolean(),
+    schedulerHost: host,
+    schedulerOptions: z.looseObject({ port: int }),
+    workerHosts: z.array(host),
+  }),
+  controller: z.object({ pid: int, socket: z.string(), startedAt: z.string() }).nullable(),
+  schedulerAddress: z.string(),
+  dashboardUrl: z.string(),
+  processes: z.array(
+    z.object({ name: z.string(), host: z.string(), role: z.enum(['scheduler', 'worker']), pid: int.optional() }),
+  ),
+  desiredWorkers: int,
+  updatedAt: z.string(),
+});
+
+export interface StateExpectation {
+  name?: string;
+  clusterId?: string;
+}
+
+/** undefined when there is no file; StateFileError when it is unreadable or someone else's. */
+export async function readState(file: string, expect: StateExpectation = {}): Promise<ClusterState | undefined> {
+  let text: string;
+  try {
+    text = await fs.readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw new StateFileError(file, `cannot read the state file (${(err as Error).message})`, { cause: err, hint: 'check its permissions' });
+  }
+  const state = parseState(file, text);
+  for (const key of ['name', 'clusterId'] as const) {
+    const want = expect[key];
+    if (want !== undefined && state[key] !== want) {
+      throw new StateFileError(file, `belongs to another cluster (${key} is "${state[key]}", expected "${want}")`);
+    }
+  }
+  return state;
+}
+
+export function parseState(file: string, text: string): ClusterState {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new StateFileError(file, `not valid JSON (${(err as Error).message})`, { cause: err });
+  }
+  const version = (json as { version?: unknown } | null)?.version;
+  if (typeof json === 'object' && json !== null && version !== undefined && version !== 1) {
+    throw new StateFileError(file, `unsupported state file version ${JSON.stringify(version)} (this sshcluster reads version 1)`);
+  }
+  const r = schema.safeParse(json);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const where = issue?.path.length ? issue.path.map(String).join('.') : 'top level';
+    throw new StateFileError(file, `not a valid state file: ${where}: ${issue?.message ?? 'invalid'}`);
+  }
+  const state = json as ClusterState;
+  if (state.spec.name !== state.name) {
+    throw new StateFileError(file, `not a valid state file: spec.name "${state.spec.name}" differs from name "${state.name}"`);
+  }
+  return state;
+}
+
+export interface WriteStateOptions {
+  /**
+   * Replace a file that is corrupt or belongs to another cluster (another name or
+   * clusterId). Only for a caller that has checked that cluster is gone.
+   */
+  replace?: boolean;
+}
+
+/** Write to a temp file in the same dir, fsync, rename over, fsync the dir. */
+export async function writeState(file: string, state: ClusterState, opts: WriteStateOptions = {}): Promise<void> {
+  if (!opts.replace) await readState(file, { name: state.name, clusterId: state.clusterId });
+  const dir = path.dirname(file);
+  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const fh = await fs.open(tmp, 'wx', 0o600);
+  try {
+    await fh.writeFile(JSON.stringify(state, null, 2) + '\n', 'utf8');
+    await fh.sync();
+    await fh.close();
+    await fs.rename(tmp, file);
+  } catch (err) {
+    await fh.close().catch(() => {});
+    await fs.rm(tmp, { force: true });
+    throw err;
+  }
+  const dh = await fs.open(dir, 'r');
+  try {
+    await dh.sync();
+  } finally {
+    await dh.close();
+  }
+}
+
+export interface ListedCluster {
+  name: string;
+  state?: ClusterState;
+  /** Why the state file could not be used. */
+  error?: string;
+}
+
+/** Every cluster dir under root that has a state file, by name. */
+export async function listClusters(root: string): Promise<ListedCluster[]> {
+  let entries: import('node:fs').Dirent[];
+  try {
+    entries = await fs.readdir(root, { withFileTypes: true });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+  const dirs = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const listed = await Promise.all(
+    dirs.map(async (name): Promise<ListedCluster | undefined> => {
+      try {
+        const state = await readState(path.join(root, name, 'state.json'), { name });
+        return state ? { name, state } : undefined;
+      } catch (err) {
+        return { name, error: err instanceof Error ? err.message : String(err) };
+      }
+    }),
+  );
+  return listed.filter((c): c is ListedCluster => c !== undefined);
+}
