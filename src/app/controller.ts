@@ -108,6 +108,8 @@ export class Controller {
   /** After a clean teardown the state goes; after an unclean one it stays for `down`. */
   async close(clean: boolean): Promise<void> {
     if (this.stateTimer) clearTimeout(this.stateTimer);
+    // A `down` request resolves with the same teardown: let its reply be queued first.
+    await new Promise((r) => setImmediate(r));
     await this.server?.close();
     await this.logs?.close();
     const fs = await import('node:fs/promises');

@@ -49,6 +49,12 @@ export async function findCluster(ctx: AppContext, name: string | undefined, req
     return { name, paths, state, client };
   }
   const listed = (await listClusters(root)).filter((c) => c.state);
+  if (requireController && listed.length && !(await Promise.all(listed.map((c) => tryConnect(c.state!).then((cl) => (cl?.close(), cl !== undefined))))).some(Boolean)) {
+    const names = listed.map((c) => c.name).join(', ');
+    throw new ExpectedError(`no controller is running (state left by: ${names})`, {
+      hint: `sshcluster down --name ${listed[0]!.name} stops what is left of it on its hosts`,
+    });
+  }
   const found: FoundCluster[] = [];
   for (const c of listed) {
     const client = await tryConnect(c.state!);

@@ -39,8 +39,12 @@ export class ShellHostRunner implements HostRunner {
   }
 
   async killPids(pids: number[]): Promise<void> {
+    await this.signalPids('KILL', pids);
+  }
+
+  async signalPids(signal: 'TERM' | 'KILL', pids: number[]): Promise<void> {
     if (!pids.length) return;
-    await this.o.shell.run(`kill -KILL ${pids.join(' ')} 2>/dev/null; true`, { timeoutMs: CONTROL_TIMEOUT_MS });
+    await this.o.shell.run(`kill -${signal} ${pids.join(' ')} 2>/dev/null; true`, { timeoutMs: CONTROL_TIMEOUT_MS });
   }
 
   forwardOut(host: string, port: number): Promise<Duplex> {

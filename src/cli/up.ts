@@ -1,7 +1,20 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import type { AppContext } from '../app/context.js';
+import { runDetached } from '../app/detach.js';
 import { runUp } from '../app/up.js';
+import type { ClusterEvent } from '../events/types.js';
 import { positiveInt, seconds } from './options.js';
+
+interface UpFlags {
+  fanout: number;
+  requireAll: boolean;
+  json: boolean;
+  python?: string;
+  name?: string;
+  readyTimeout: number;
+  detach: boolean;
+  controllerChild: boolean;
+}
 
 export function upCommand(ctx: AppContext, done: (code: number) => void): Command {
   return new Command('up')
@@ -9,20 +22,33 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
     .argument('[hosts]', 'host file (YAML); omit it for a local cluster on this machine, without SSH')
     .option('--fanout <n>', 'SSH connections opened at once', positiveInt, 32)
     .option('--require-all', 'fail (exit 1) if any host fails to start', false)
+    .option('--detach', 'return once the cluster is up, leaving a background controller', false)
+    .option('--name <name>', 'cluster name (default: the host file name, or "local")')
     .option('--no-tui', 'plain prefixed log lines (currently the only output mode)')
     .option('--json', 'write events as NDJSON instead of plain lines', false)
     .option('--python <path>', 'local cluster only: the Python interpreter that has distributed')
     .option('--ready-timeout <duration>', 'how long to wait for the scheduler and workers to register', seconds, 120)
-    .action(async (file: string | undefined, o: { fanout: number; requireAll: boolean; json: boolean; python?: string; readyTimeout: number }) => {
-      done(
-        await runUp(ctx, {
-          file,
-          fanout: o.fanout,
-          requireAll: o.requireAll,
-          json: o.json,
-          python: o.python,
-          readyTimeoutMs: o.readyTimeout * 1000,
-        }),
-      );
+    .addOption(new Option('--controller-child').hideHelp().default(false))
+    .action(async (file: string | undefined, o: UpFlags) => {
+      if (o.detach && !o.controllerChild) {
+        const args = process.argv.slice(2).filter((a) => a !== '--detach');
+        done(await runDetached(ctx, { file, name: o.name, python: o.python, mainScript: process.argv[1]!, childArgs: args }));
+        return;
+      }
+      // In the background controller, start-up events also go to the waiting parent.
+      const report = o.controllerChild && process.send ? reporter() : undefined;
+      done(await runUp(ctx, { file, fanout: o.fanout, requireAll: o.requireAll, json: o.json, python: o.python, name: o.name, readyTimeoutMs: o.readyTimeout * 1000, report }));
     });
+}
+
+function reporter(): (e: ClusterEvent) => void {
+  let open = true;
+  return (e) => {
+    if (!open || !process.connected) return;
+    process.send!(e);
+    if (e.kind === 'cluster-up') {
+      open = false;
+      process.disconnect();
+    }
+  };
 }

@@ -1,0 +1,16 @@
+import { Command } from 'commander';
+import type { AppContext } from '../app/context.js';
+import { positiveInt, seconds } from './options.js';
+
+export function checkCommand(ctx: AppContext, done: (code: number) => void): Command {
+  return new Command('check')
+    .description('pre-flight: per host reachability, auth, host key, python, dask versions, cores, memory, GPUs, ports, clocks')
+    .argument('<hosts>', 'host file (YAML)')
+    .option('--fanout <n>', 'SSH connections opened at once', positiveInt, 32)
+    .option('--timeout <duration>', 'per-host time limit for the probe', seconds, 30)
+    .option('--json', 'one JSON document: rows and a summary', false)
+    .action(async (file: string, o: { fanout: number; timeout: number; json: boolean }) => {
+      const { runCheck } = await import('../app/check.js');
+      done(await runCheck(ctx, { file, fanout: o.fanout, json: o.json, timeoutMs: o.timeout * 1000 }));
+    });
+}

@@ -1,0 +1,61 @@
+// Commands that act on a running cluster: found by --name, or the only one running.
+import { Command } from 'commander';
+import { runAttach, runList, runLogs, runScale, runStatus } from '../app/cluster-commands.js';
+import type { AppContext } from '../app/context.js';
+import { runDown } from '../app/down.js';
+import { positiveInt, seconds } from './options.js';
+
+type Done = (code: number) => void;
+
+function wholeNumber(value: string): number {
+  return value === '0' ? 0 : positiveInt(value);
+}
+
+export function listCommand(ctx: AppContext, done: Done): Command {
+  return new Command('list')
+    .description('clusters with state on this machine, and whether their controller is running')
+    .option('--json', 'JSON output', false)
+    .action(async (o: { json: boolean }) => done(await runList(ctx, o)));
+}
+
+export function statusCommand(ctx: AppContext, done: Done): Command {
+  return new Command('status')
+    .description('scheduler address, dashboard, hosts and workers of a running cluster')
+    .option('--name <name>', 'which cluster (default: the only one running)')
+    .option('--json', 'the status document as JSON (fields: see README)', false)
+    .action(async (o: { name?: string; json: boolean }) => done(await runStatus(ctx, o)));
+}
+
+export function scaleCommand(ctx: AppContext, done: Done): Command {
+  return new Command('scale')
+    .description('start or retire workers until N are running')
+    .argument('<n>', 'number of workers', wholeNumber)
+    .option('--name <name>', 'which cluster (default: the only one running)')
+    .option('--timeout <duration>', 'how long to wait for the workers to be running', seconds, 120)
+    .action(async (n: number, o: { name?: string; timeout: number }) => done(await runScale(ctx, { name: o.name, n, timeoutMs: o.timeout * 1000 })));
+}
+
+export function downCommand(ctx: AppContext, done: Done): Command {
+  return new Command('down')
+    .description('stop a cluster gracefully and check that nothing of it is left on any host (works without its controller too)')
+    .option('--name <name>', 'which cluster (default: the only one)')
+    .option('--json', 'the result as JSON', false)
+    .action(async (o: { name?: string; json: boolean }) => done(await runDown(ctx, o)));
+}
+
+export function logsCommand(ctx: AppContext, done: Done): Command {
+  return new Command('logs')
+    .description('recorded logs of the scheduler and workers; -f follows them live')
+    .argument('[target]', 'a process name (scheduler, <host>-<i>) or a host')
+    .option('--name <name>', 'which cluster (default: the only one)')
+    .option('-f, --follow', 'keep printing new lines', false)
+    .option('--tail <n>', 'lines per process from the recorded log', wholeNumber, 50)
+    .action(async (target: string | undefined, o: { name?: string; follow: boolean; tail: number }) => done(await runLogs(ctx, { ...o, target })));
+}
+
+export function attachCommand(ctx: AppContext, done: Done): Command {
+  return new Command('attach')
+    .description('follow a running (e.g. detached) cluster: its status, then its events and logs')
+    .option('--name <name>', 'which cluster (default: the only one running)')
+    .action(async (o: { name?: string }) => done(await runAttach(ctx, o)));
+}

@@ -1,0 +1,21 @@
+import { Command } from 'commander';
+import type { AppContext } from '../app/context.js';
+import { positiveInt, seconds } from './options.js';
+
+export function execCommand(ctx: AppContext, done: (code: number) => void): Command {
+  return new Command('exec')
+    .description('run a shell command on every host of HOSTS.yaml; identical output is folded')
+    .usage('HOSTS.yaml [options] -- COMMAND')
+    .argument('<hosts>', 'host file (YAML)')
+    .argument('<command...>', 'the command, after --; run by the remote shell, words joined with spaces')
+    .option('--hosts <pattern>', 'only hosts matching: comma list of names, globs (node0*) or ranges (node[01-04])')
+    .option('--fanout <n>', 'SSH connections opened at once', positiveInt, 32)
+    .option('--timeout <duration>', 'per-host time limit for the command; its process group is then stopped', seconds, 600)
+    .option('--no-fold', 'print each line as it arrives, prefixed "host: ", instead of folding identical output')
+    .option('--json', 'one JSON document: per host status, exit code and output', false)
+    .action(async (file: string, command: string[], o: { hosts?: string; fanout: number; timeout: number; fold: boolean; json: boolean }) => {
+      // Loaded on use: exec is often run for `true`-sized commands, start-up time counts.
+      const { runExec } = await import('../app/exec.js');
+      done(await runExec(ctx, { file, command, hosts: o.hosts, fanout: o.fanout, timeoutMs: o.timeout * 1000, fold: o.fold, json: o.json }));
+    });
+}
