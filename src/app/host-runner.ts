@@ -4,11 +4,14 @@
 import type { Duplex } from 'node:stream';
 import type { ExitInfo, HostRunner, LineStream, ProcessSpec, RunningProcess } from '../cluster/ports.js';
 import { buildRemoteCommand } from '../dask/argv.js';
+import { CLUSTER_ID_ENV, quoteWord } from '../dask/remote-command.js';
 import { parseLauncherPid } from '../dask/log-lines.js';
 import { splitLines } from './line-splitter.js';
 import type { ShellPort } from './shell-port.js';
 
 const CONTROL_TIMEOUT_MS = 15_000;
+/** Names the host a process was started for, next to the cluster id. */
+export const HOST_TAG = 'SSHCLUSTER_HOST';
 
 export interface HostRunnerOptions {
   host: string;
@@ -24,16 +27,21 @@ export class ShellHostRunner implements HostRunner {
   }
 
   async start(spec: ProcessSpec): Promise<RunningProcess> {
-    const command = buildRemoteCommand({ setup: this.o.setup, env: spec.env, argv: spec.argv, clusterId: this.o.clusterId });
+    const env = { ...spec.env, [HOST_TAG]: this.host };
+    const command = buildRemoteCommand({ setup: this.o.setup, env, argv: spec.argv, clusterId: this.o.clusterId });
     const handle = await this.o.shell.exec(command);
     return new ShellProcess(spec, handle, this.o.shell);
   }
 
   async listTagged(clusterId: string): Promise<number[]> {
-    // environ is NUL-separated; `tr` makes the tag a whole line so ids never match by prefix.
+    // environ is NUL-separated; `tr` makes each variable a whole line so ids never match
+    // by prefix. Both the cluster id and this host's name must match: hosts that share
+    // a kernel (containers, namespaces) must not see each other's processes as theirs.
+    const id = quoteWord(`${CLUSTER_ID_ENV}=${clusterId}`);
+    const host = quoteWord(`${HOST_TAG}=${this.host}`);
     const cmd =
-      `for p in /proc/[0-9]*; do tr '\\0' '\\n' < "$p/environ" 2>/dev/null | ` +
-      `grep -qx 'SSHCLUSTER_ID=${clusterId}' && echo "\${p#/proc/}"; done; true`;
+      `for p in /proc/[0-9]*; do n=$(tr '\\0' '\\n' < "$p/environ" 2>/dev/null | grep -cxF -e ${id} -e ${host}); ` +
+      `[ "$n" = 2 ] && echo "\${p#/proc/}"; done; true`;
     const r = await this.o.shell.run(cmd, { timeoutMs: CONTROL_TIMEOUT_MS });
     return r.stdout.split('\n').filter(Boolean).map(Number).filter((n) => Number.isInteger(n) && n > 1);
   }

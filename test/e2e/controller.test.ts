@@ -1,0 +1,145 @@
+// The controller on real namespace hosts: detach, status, scale, supervision, a host
+// cut off and back, a killed controller, and two clusters side by side.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { daskClient, runCli, sleep, STATE_HOME } from './cli-driver.js';
+import { getTestHosts } from './harness/context.js';
+import { daskProcessesIn, runIn, setLink, writeHostsYaml } from './harness/netns-hosts.js';
+
+const info = getTestHosts();
+const four = info.hosts.slice(0, 4);
+const tmp = (name: string) => path.join(info.dir, name);
+const env = { DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch') };
+
+interface Status {
+  name: string;
+  schedulerAddress: string;
+  desiredWorkers: number;
+  hosts: { name: string; state: string; lastError: string | null; workers: number }[];
+  workers: { name: string; host: string; pid: number | null; state: string; restarts: number; address: string | null }[];
+}
+
+function status(name: string): Status {
+  const r = runCli(['status', '--name', name, '--json']);
+  if (r.code !== 0) throw new Error(`status failed (${r.code}): ${r.stderr}`);
+  return JSON.parse(r.stdout) as Status;
+}
+
+async function until<T>(what: string, fn: () => T | undefined, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(500);
+  }
+}
+
+const running = (s: Status) => s.workers.filter((w) => w.state === 'running');
+const daskIn = (hosts: typeof info.hosts) => hosts.flatMap((h) => daskProcessesIn(h).map((p) => p.pid));
+
+function upDetached(name: string, hosts: typeof info.hosts, extra: Record<string, unknown> = {}) {
+  const file = writeHostsYaml(tmp(`${name}.yaml`), { ...info, hosts }, { env, ...extra });
+  const r = runCli(['up', file, '--detach'], {}, 120_000);
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+  expect(r.stdout).toMatch(/Controller running in the background \(pid \d+\)/);
+  return r;
+}
+
+afterEach(() => {
+  // Stop whatever a failed test left, through the same command users have.
+  for (const name of fs.existsSync(path.join(STATE_HOME, 'sshcluster')) ? fs.readdirSync(path.join(STATE_HOME, 'sshcluster')) : []) {
+    if (fs.existsSync(path.join(STATE_HOME, 'sshcluster', name, 'state.json'))) runCli(['down', '--name', name], {}, 90_000);
+  }
+});
+
+describe('controller', () => {
+  it('up --detach → status --json → scale 1 → scale 3 → down leaves nothing', async () => {
+    upDetached('ctl', four);
+    const s = status('ctl');
+    expect(s.schedulerAddress).toBe(`tcp://${four[0]!.ip}:8786`);
+    expect(running(s).map((w) => w.name).sort()).toEqual(four.slice(1).map((h) => `${h.ip}-0`).sort());
+    // Addresses are the scheduler's own: a client sees the same set.
+    const seen = JSON.parse(daskClient(s.schedulerAddress, 'print(json.dumps(sorted(c.scheduler_info()["workers"])))'));
+    expect(running(s).map((w) => w.address).sort()).toEqual(seen);
+    expect(s.hosts.map((h) => h.state)).toEqual(['up', 'up', 'up', 'up']);
+
+    expect(runCli(['scale', '1', '--name', 'ctl'], {}, 120_000).code).toBe(0);
+    expect(running(status('ctl')).length).toBe(1);
+    expect(daskClient(s.schedulerAddress, 'print(len(c.scheduler_info()["workers"]))').trim()).toBe('1');
+    expect(runCli(['scale', '3', '--name', 'ctl'], {}, 120_000).code).toBe(0);
+    expect(running(status('ctl')).length).toBe(3);
+
+    const down = runCli(['down', '--name', 'ctl'], {}, 120_000);
+    expect(down.code, down.stderr).toBe(0);
+    expect(down.stdout).toContain('verified: no process of it is left on any host');
+    expect(daskIn(four)).toEqual([]);
+  });
+
+  it('restarts a worker killed with SIGKILL, and it registers again', async () => {
+    upDetached('sup', four.slice(0, 2));
+    const before = running(status('sup'))[0]!;
+    // The launcher's pid is the process group of the worker: kill the whole group.
+    runIn(four[1]!, ['kill', '-KILL', '--', `-${before.pid}`]);
+    const after = await until('the worker to be running again', () => {
+      const w = status('sup').workers.find((x) => x.name === before.name);
+      return w && w.state === 'running' && w.pid !== before.pid ? w : undefined;
+    });
+    expect(after.restarts).toBe(1);
+    expect(after.address).not.toBeNull();
+  });
+
+  it('marks a host cut off as unreachable, leaves the others alone, and recovers it', async () => {
+    upDetached('link', four.slice(0, 3), { connect_options: { connect_timeout: '3s' } });
+    const cut = four[2]!;
+    setLink(cut, 'down');
+    try {
+      const s = await until('the host to be unreachable', () => {
+        const st = status('link');
+        return st.hosts.find((h) => h.name === cut.ip)?.state === 'unreachable' ? st : undefined;
+      });
+      expect(s.hosts.find((h) => h.name === four[1]!.ip)?.state).toBe('up');
+      expect(s.workers.find((w) => w.host === four[1]!.ip)?.state).toBe('running');
+    } finally {
+      setLink(cut, 'up');
+    }
+    const back = await until('the host and its worker to recover', () => {
+      const st = status('link');
+      const ok = st.hosts.find((h) => h.name === cut.ip)?.state === 'up' && running(st).length === 2;
+      return ok ? st : undefined;
+    }, 120_000);
+    expect(running(back).map((w) => w.host).sort()).toEqual([four[1]!.ip, cut.ip].sort());
+  });
+
+  it('after the controller is killed with SIGKILL, down still stops everything from the state file', async () => {
+    upDetached('orphan', four.slice(0, 3));
+    const state = JSON.parse(fs.readFileSync(path.join(STATE_HOME, 'sshcluster', 'orphan', 'state.json'), 'utf8'));
+    process.kill(state.controller.pid, 'SIGKILL');
+    await sleep(500);
+    const st = runCli(['status', '--name', 'orphan']);
+    expect(st.code).toBe(1);
+    expect(st.stderr).toContain('no controller is running for cluster "orphan"');
+    const down = runCli(['down', '--name', 'orphan'], {}, 120_000);
+    expect(down.code, down.stderr).toBe(0);
+    expect(down.stdout).toContain('stopping its processes from the state file');
+    expect(daskIn(four.slice(0, 3))).toEqual([]);
+  });
+
+  it('keeps two clusters with different names apart', async () => {
+    const [a0, a1, b0, b1] = four as [typeof four[0], typeof four[0], typeof four[0], typeof four[0]];
+    upDetached('alpha', [a0, a1]);
+    upDetached('beta', [b0, b1]);
+    expect(runCli(['list']).stdout).toMatch(/alpha\s+running[\s\S]*beta\s+running/);
+    // Without --name, a command that needs one cluster says which exist.
+    const ambiguous = runCli(['status']);
+    expect(ambiguous.code).toBe(2);
+    expect(ambiguous.stderr).toContain('2 clusters: alpha, beta; say which with --name');
+    const betaPids = daskIn([b0, b1]).sort();
+    expect(runCli(['scale', '0', '--name', 'alpha'], {}, 120_000).code).toBe(0);
+    expect(runCli(['down', '--name', 'alpha'], {}, 120_000).code).toBe(0);
+    expect(daskIn([a0, a1])).toEqual([]);
+    expect(daskIn([b0, b1]).sort()).toEqual(betaPids);
+    expect(running(status('beta')).length).toBe(1);
+  });
+});
