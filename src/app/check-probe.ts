@@ -52,6 +52,12 @@ threading.Thread(target=stdin_closed, daemon=True).start()
 threading.Timer(life, lambda: os._exit(0)).start()
 while True:
     c, _ = srv.accept()
+    # Let the worker close first, so TIME_WAIT stays on its side, not on the scheduler port.
+    c.settimeout(1)
+    try:
+        c.recv(1)
+    except OSError:
+        pass
     c.close()
 `;
 

@@ -1,7 +1,6 @@
 // The controller of one running cluster, in the spirit of Dask's SpecCluster: a desired
 // worker set and a level-triggered reconcile tick that re-observes (processes, the
 // scheduler's worker list, host connections) and applies plan(desired, observed).
-import pLimit from 'p-limit';
 import type { ClusterSpec, HostSpec } from '../config/spec.js';
 import { HostHealth } from '../cluster/host-health.js';
 import { explainShortfall, placeWorkers, type PlacedWorker } from '../cluster/placement.js';
@@ -11,6 +10,7 @@ import type { SchedulerClient } from '../dask/scheduler-client.js';
 import { ExpectedError } from '../errors.js';
 import type { EventBus } from '../events/types.js';
 import { dashboardUrl, schedulerAddress } from './addresses.js';
+import { connectLimiter } from './fan-out.js';
 import { HostLink } from './host-link.js';
 import { ProcessTable, type Tracked } from './process-table.js';
 import { confirmReady } from './start-up.js';
@@ -74,7 +74,7 @@ export class ClusterSession {
 
   /** Resolves once the scheduler confirms readiness; throws (after cleaning up) if it cannot. */
   async start(): Promise<void> {
-    const limit = pLimit(Math.max(1, this.o.fanout));
+    const limit = connectLimiter({ fanout: this.o.fanout });
     const hosts = uniqueHosts(this.spec);
     await Promise.all(hosts.map((h) => limit(() => this.links.connect(h.name))));
     const schedulerFailure = this.failedHosts.get(this.spec.schedulerHost.name);

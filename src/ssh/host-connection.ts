@@ -69,8 +69,16 @@ export class HostConnection {
     for (;;) {
       const conn = await this.acquire();
       try {
-        const channel = await channelOf((cb) => conn.opened.client.exec(command, cb));
-        return wrapChannel(channel, () => (conn.sessions -= 1), conn.gone);
+        // Wrapped inside ssh2's callback: a fast command's exit-status can arrive in the
+        // same read as the exec reply, before a promise continuation would attach listeners.
+        let handle: ExecHandle | undefined;
+        await channelOf((cb) =>
+          conn.opened.client.exec(command, (err, ch) => {
+            if (!err) handle = wrapChannel(ch, () => (conn.sessions -= 1), conn.gone);
+            cb(err, ch);
+          }),
+        );
+        return handle!;
       } catch (err) {
         conn.sessions -= 1;
         if (this.closed || retried || !isOpenFailure(err)) throw this.mapError(err);

@@ -1,0 +1,138 @@
+// Benchmark: `exec -- true` on 64 real SSH hosts, sshcluster against pdsh and clush.
+//
+//   npx tsx bench/exec.ts [--rounds N] [--hosts N] [--keep-bashrc]
+//
+// Makes N OpenSSH hosts (one Linux network namespace each, the e2e harness), then runs,
+// alternating run by run in each round:
+//   1. node bin/sshcluster exec HOSTS.yaml -- true     (default --fanout 32)
+//   2. pdsh -R ssh -l root -w <ips> true               (default fanout 32)
+//   3. clush -b -l root -w <ips> true                  (default fanout 64)
+// each under /usr/bin/time: wall time, CPU time (user+sys, the tool and every process it
+// waited for, e.g. pdsh's ssh clients) and peak RSS (of the largest single process).
+//
+// This machine's root ~/.bashrc runs `pyenv init` (~0.14 s CPU on every SSH command);
+// the remote bash would pay it 64 times per run for every tool alike and drown the
+// tools' own cost. Unless --keep-bashrc, the benchmark re-runs itself in a private mount
+// namespace where an empty file is bind-mounted over it; nothing outside changes.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createTestHosts, writeHostsYaml, type TestHosts } from '../test/e2e/harness/netns-hosts.js';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const BIN = path.join(ROOT, 'bin/sshcluster');
+
+interface Args { rounds: number; hosts: number; keepBashrc: boolean }
+
+function parseArgs(argv: string[]): Args {
+  const a: Args = { rounds: 5, hosts: 64, keepBashrc: false };
+  for (let i = 0; i < argv.length; i++) {
+    const f = argv[i];
+    if (f === '--rounds') a.rounds = Number(argv[++i]);
+    else if (f === '--hosts') a.hosts = Number(argv[++i]);
+    else if (f === '--keep-bashrc') a.keepBashrc = true;
+    else {
+      console.error(`usage: npx tsx bench/exec.ts [--rounds N] [--hosts N] [--keep-bashrc]  (unknown: ${f})`);
+      process.exit(2);
+    }
+  }
+  if (!Number.isInteger(a.rounds) || a.rounds < 1 || !Number.isInteger(a.hosts) || a.hosts < 1 || a.hosts > 200) {
+    console.error('bench: --rounds ≥ 1, --hosts 1..200');
+    process.exit(2);
+  }
+  return a;
+}
+
+/** Re-run this script in a private mount namespace with an empty ~/.bashrc; returns false if already there. */
+function maskBashrc(args: Args): boolean {
+  const bashrc = path.join(os.homedir(), '.bashrc');
+  if (args.keepBashrc || process.env.SSHC_BENCH_MASKED === '1' || !existsSync(bashrc)) return false;
+  const empty = path.join(mkdtempSync(path.join(os.tmpdir(), 'sshc-bench-')), 'bashrc');
+  writeFileSync(empty, '');
+  const tsx = path.join(ROOT, 'node_modules/.bin/tsx');
+  const r = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', 'mount --bind "$0" "$1" && shift && exec "$@"', empty, bashrc, tsx, process.argv[1]!, ...process.argv.slice(2)], {
+    stdio: 'inherit',
+    env: { ...process.env, SSHC_BENCH_MASKED: '1' },
+  });
+  rmSync(path.dirname(empty), { recursive: true, force: true });
+  process.exit(r.status ?? 1);
+}
+
+interface Sample { wallS: number; cpuS: number; rssMB: number }
+
+function timed(argv: string[], env: Record<string, string> = {}): Promise<Sample> {
+  const out = path.join(os.tmpdir(), `sshc-bench-time-${process.pid}`);
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', out, ...argv], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let text = '';
+    child.stdout.on('data', (d: Buffer) => (text += d));
+    child.stderr.on('data', (d: Buffer) => (text += d));
+    child.on('close', (code) => {
+      const wallS = (performance.now() - t0) / 1000;
+      if (code !== 0) return reject(new Error(`${argv[0]} exited ${code}:\n${text.slice(-3000)}`));
+      const [u, s, m] = readFileSync(out, 'utf8').trim().split('\n').pop()!.split(' ').map(Number);
+      rmSync(out, { force: true });
+      resolve({ wallS, cpuS: u! + s!, rssMB: m! / 1024 });
+    });
+  });
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  maskBashrc(args);
+  for (const tool of ['pdsh', 'clush', '/usr/bin/time']) {
+    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) throw new Error(`${tool} is not installed (apt-get install pdsh clustershell time)`);
+  }
+  const bashrcNote = process.env.SSHC_BENCH_MASKED === '1' ? 'remote ~/.bashrc masked (empty)' : 'remote ~/.bashrc as is';
+  let hosts: TestHosts | undefined;
+  try {
+    hosts = await createTestHosts({ count: args.hosts });
+    const h = hosts;
+    const file = writeHostsYaml(path.join(h.dir, 'hosts.yaml'), h);
+    const ips = h.hosts.map((x) => x.ip).join(',');
+    const sshArgs = `-i ${h.clientKeyPath} -o UserKnownHostsFile=${h.knownHostsPath} -o StrictHostKeyChecking=yes -o BatchMode=yes`;
+    const tools: Record<string, () => Promise<Sample>> = {
+      sshcluster: () => timed([process.execPath, BIN, 'exec', file, '--', 'true']),
+      pdsh: () => timed(['pdsh', '-R', 'ssh', '-l', 'root', '-w', ips, 'true'], { PDSH_SSH_ARGS_APPEND: sshArgs }),
+      clush: () => timed(['clush', '-b', '-l', 'root', '-o', sshArgs, '-w', ips, 'true']),
+    };
+    const names = Object.keys(tools);
+    const samples: Record<string, Sample[]> = Object.fromEntries(names.map((n) => [n, []]));
+    for (const n of names) await tools[n]!(); // warm-up: page cache, sshd keys in memory
+    for (let round = 0; round < args.rounds; round++) {
+      const order = names.map((_, i) => names[(i + round) % names.length]!);
+      for (const n of order) {
+        const s = await tools[n]!();
+        samples[n]!.push(s);
+        console.error(`round ${round + 1} ${n.padEnd(10)} wall ${s.wallS.toFixed(3)}s  cpu ${s.cpuS.toFixed(2)}s  rss ${s.rssMB.toFixed(0)} MB`);
+      }
+    }
+    report(args, samples, bashrcNote);
+  } finally {
+    await hosts?.teardown();
+  }
+}
+
+function report(args: Args, samples: Record<string, Sample[]>, note: string): void {
+  const med = (n: string, k: keyof Sample): number => median(samples[n]!.map((s) => s[k]));
+  const base = { wall: med('sshcluster', 'wallS'), cpu: med('sshcluster', 'cpuS'), rss: med('sshcluster', 'rssMB') };
+  console.log(`\nexec -- true on ${args.hosts} hosts, median of ${args.rounds} rounds, ${os.cpus().length} cores, ${note}\n`);
+  console.log('| tool | wall | CPU (user+sys) | peak RSS | wall ratio | CPU ratio |');
+  console.log('|---|---|---|---|---|---|');
+  for (const n of Object.keys(samples)) {
+    const [w, c, r] = [med(n, 'wallS'), med(n, 'cpuS'), med(n, 'rssMB')];
+    const ratio = (x: number, b: number): string => (n === 'sshcluster' ? '1' : `${(x / b).toFixed(2)}×`);
+    console.log(`| ${n} | ${w.toFixed(2)} s | ${c.toFixed(2)} s | ${r.toFixed(0)} MB | ${ratio(w, base.wall)} | ${ratio(c, base.cpu)} |`);
+  }
+}
+
+await main();

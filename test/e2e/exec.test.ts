@@ -1,0 +1,70 @@
+// sshcluster exec on the real namespace hosts: folded output, worst exit code, per-host
+// timeout that stops the remote command, --hosts, --no-fold, --json, unreachable hosts.
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from './cli-driver.js';
+import { getTestHosts } from './harness/context.js';
+import { processesIn, writeHostsYaml } from './harness/netns-hosts.js';
+
+const info = getTestHosts();
+const tmp = (name: string) => path.join(info.dir, name);
+const [h0, h1, h2] = info.hosts as [typeof info.hosts[0], typeof info.hosts[0], typeof info.hosts[0]];
+const file = writeHostsYaml(tmp('exec.yaml'), info);
+const n = info.hosts.length;
+const prefix = h0.ip.replace(/\d+$/, '');
+const allHosts = `${prefix}[${h0.ip.split('.').pop()}-${info.hosts[n - 1]!.ip.split('.').pop()}]`;
+
+describe('sshcluster exec', () => {
+  it('folds identical output under the host list and exits 0', () => {
+    const r = runCli(['exec', file, '--', 'echo', 'hello;', 'echo', 'oops', '>&2']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`== ${allHosts} (${n}) ==\nhello\noops\n${n} host(s): ${n} ok\n`);
+  });
+
+  it('runs with the host file\'s env and exits with the worst code of the hosts', () => {
+    const r = runCli(['exec', file, '--', `case "$(hostname -I)" in *${h1.ip}*) echo odd; exit 3;; *${h2.ip}*) exit 1;; esac; echo "$GREETING"`], {});
+    expect(r.code).toBe(3);
+    expect(r.stdout).toContain(`== ${h1.ip} (1): exit 3 ==\nodd\n`);
+    expect(r.stdout).toContain(`== ${h2.ip} (1): exit 1 ==\n`);
+    expect(r.stdout).toMatch(new RegExp(`${n} host\\(s\\): ${n - 2} ok, 1 exit 3, 1 exit 1|${n} host\\(s\\): ${n - 2} ok, 1 exit 1, 1 exit 3`));
+    const withEnv = writeHostsYaml(tmp('exec-env.yaml'), { ...info, hosts: [h0, h1] }, { env: { GREETING: 'hi there' }, setup: ['FROM_SETUP=yes'] });
+    expect(runCli(['exec', withEnv, '--', 'echo "$GREETING $FROM_SETUP"']).stdout).toContain('hi there yes\n');
+  });
+
+  it('selects hosts with --hosts and prefixes lines with --no-fold', () => {
+    const r = runCli(['exec', file, '--hosts', `${h1.ip},${prefix}1[2]`, '--no-fold', '--', 'echo a; echo b']);
+    expect(r.code).toBe(0);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines.filter((l) => l.startsWith(`${h1.ip}: `)).sort()).toEqual([`${h1.ip}: a`, `${h1.ip}: b`]);
+    expect(lines.filter((l) => l.startsWith(`${h2.ip}: `))).toHaveLength(2);
+    expect(lines.at(-1)).toBe('2 host(s): 2 ok');
+    const none = runCli(['exec', file, '--hosts', 'web*', '--', 'true']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no host in the host file matches');
+  });
+
+  it('stops a command past --timeout on the host (exit 124) and leaves nothing running', () => {
+    const t0 = Date.now();
+    const r = runCli(['exec', file, '--hosts', h1.ip, '--timeout', '1s', '--', 'echo started; sleep 77; echo never']);
+    expect(Date.now() - t0).toBeLessThan(15_000);
+    expect(r.code).toBe(124);
+    expect(r.stdout).toContain(`== ${h1.ip} (1): timed out after 1s ==\nstarted\n`);
+    expect(processesIn(h1).filter((p) => p.cmdline.includes('sleep 77'))).toEqual([]);
+  });
+
+  it('reports an unreachable host with its hint (exit 255) while the others run', () => {
+    const down = h0.ip.replace(/\.\d+$/, '.252');
+    const f = writeHostsYaml(tmp('exec-down.yaml'), { ...info, hosts: [h0, h1] }, { connect_options: { connect_timeout: '2s' }, hosts: [h0.ip, h1.ip, down] });
+    const r = runCli(['exec', f, '--json', '--', 'echo up']);
+    expect(r.code).toBe(255);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.exitCode).toBe(255);
+    expect(doc.hosts.filter((h: { kind: string }) => h.kind === 'exit')).toEqual([
+      { host: h0.ip, kind: 'exit', code: 0, output: 'up\n', truncated: false },
+      { host: h1.ip, kind: 'exit', code: 0, output: 'up\n', truncated: false },
+    ]);
+    expect(doc.hosts[2]).toMatchObject({ host: down, kind: 'failed', code: 255, hint: expect.stringMatching(/check/) });
+    const plain = runCli(['exec', f, '--', 'true']);
+    expect(plain.stdout).toMatch(new RegExp(`== ${down.replace(/\./g, '\\.')} \\(1\\): (timeout|unreachable) ==\\n.*\\n  hint: `));
+  });
+});
