@@ -13,6 +13,7 @@ import { dashboardUrl, schedulerAddress } from './addresses.js';
 import { connectLimiter } from './fan-out.js';
 import { HostLink } from './host-link.js';
 import { ProcessTable, type Tracked } from './process-table.js';
+import { readopt, type PreviousCluster } from './readopt.js';
 import { confirmReady } from './start-up.js';
 import type { ShellPort } from './shell-port.js';
 import { teardown, type TeardownOptions, type TeardownResult } from './teardown.js';
@@ -28,6 +29,10 @@ export interface SessionOptions {
   now?: () => number;
   /** How often the reconcile loop runs on its own after start-up. */
   tickMs?: number;
+  /** Seconds our processes wait to be adopted after this controller dies (0: none). */
+  orphanGraceS?: number;
+  /** A dead controller's record of this cluster: adopt what of it still runs. */
+  previous?: PreviousCluster;
 }
 
 export type { Tracked };
@@ -79,7 +84,12 @@ export class ClusterSession {
     await Promise.all(hosts.map((h) => limit(() => this.links.connect(h.name))));
     const schedulerFailure = this.failedHosts.get(this.spec.schedulerHost.name);
     if (schedulerFailure !== undefined) throw await this.fatal(`scheduler host ${this.spec.schedulerHost.name} failed: ${schedulerFailure}`);
+    const adopted = this.o.previous ? await readopt(this, this.o.previous) : 0;
     await this.tick();
+    if (adopted) {
+      const started = this.table.all().length - adopted;
+      this.bus.emit({ kind: 'notice', level: 'info', message: `re-adopted ${adopted} process(es) from the state file, started ${started}` });
+    }
     await confirmReady(this);
     if (this.o.requireAll && this.failedHosts.size) {
       throw await this.fatal(`--require-all: ${this.failedHosts.size} host(s) failed: ${[...this.failedHosts.keys()].join(', ')}`);

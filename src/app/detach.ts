@@ -12,8 +12,15 @@ import { pathsFor } from './controller.js';
 import { refuseIfRunning } from './find-cluster.js';
 import { loadSpec } from './up.js';
 
+/**
+ * How long (s) the processes of a detached controller outlive it, waiting for an `up`
+ * of the same cluster to adopt them; a foreground `up` uses 0 (they stop with it).
+ */
+export const DETACHED_ORPHAN_GRACE_S = 300;
+
 export async function runDetached(ctx: AppContext, o: { file?: string; name?: string; python?: string; mainScript: string; childArgs: string[] }): Promise<number> {
-  // Config errors and a clash with a running cluster show here, before anything starts.
+  // Config errors and a clash with a running cluster show here, before anything starts;
+  // a dead controller's cluster is adopted by the child.
   const spec = loadSpec(ctx, o.file, o.python);
   const name = o.name ?? spec.name;
   const paths = pathsFor(ctx, name);

@@ -1,4 +1,5 @@
 // Which cluster a command means: `--name`, or the only one with a live controller.
+import fs from 'node:fs';
 import { connectControl, type ControlClient } from '../control/client.js';
 import { clusterPaths, stateRoot, type ClusterPaths } from '../control/paths.js';
 import { listClusters, readState, type ClusterState } from '../control/state-file.js';
@@ -22,9 +23,13 @@ async function tryConnect(state: ClusterState): Promise<ControlClient | undefine
   }
 }
 
-export async function refuseIfRunning(paths: ClusterPaths, name: string): Promise<void> {
+/**
+ * Refuses when a controller of `name` answers. Returns the state file a dead one left
+ * (its processes may still be running, waiting to be adopted), else undefined.
+ */
+export async function refuseIfRunning(paths: ClusterPaths, name: string): Promise<ClusterState | undefined> {
   const state = await readState(paths.stateFile, { name });
-  if (!state) return;
+  if (!state) return undefined;
   const client = await tryConnect(state);
   client?.close();
   if (client) {
@@ -32,9 +37,24 @@ export async function refuseIfRunning(paths: ClusterPaths, name: string): Promis
       hint: `use sshcluster status/scale/down --name ${name}, or start this one under another name with --name`,
     });
   }
-  throw new ExpectedError(`a cluster named "${name}" was not stopped cleanly: its state file ${paths.stateFile} is still there`, {
-    hint: `run "sshcluster down --name ${name}" to stop whatever of it is left on its hosts, then start again`,
-  });
+  // Adopting the processes of a controller that is alive but slow to answer would put
+  // them under two controllers.
+  const pid = state.controller?.pid;
+  if (pid !== undefined && isSshclusterProcess(pid)) {
+    throw new ExpectedError(`the controller of "${name}" (pid ${pid}) is running but does not answer on its control socket`, {
+      hint: `try again, or stop it (kill ${pid}) to let this up adopt its processes`,
+    });
+  }
+  return state;
+}
+
+/** Linux only (elsewhere: assume gone); the command line guards against a reused PID. */
+function isSshclusterProcess(pid: number): boolean {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sshcluster');
+  } catch {
+    return false;
+  }
 }
 
 /** `requireController`: status/scale/attach need one; down and logs work without. */

@@ -38,7 +38,7 @@ export class HostLink {
     bus.emit({ kind: 'host-state', host, state: 'connecting' });
     try {
       const shell = await this.s.o.openShell(spec);
-      const runner = new ShellHostRunner({ host, clusterId: this.s.o.clusterId, setup: spec.setup, shell });
+      const runner = new ShellHostRunner({ host, clusterId: this.s.o.clusterId, setup: spec.setup, shell, orphanGraceS: this.s.o.orphanGraceS });
       if (reconnect) await this.stopStale(runner);
       this.runners.set(host, runner);
       this.s.health.markUp(host, this.s.now());

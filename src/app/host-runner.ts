@@ -1,12 +1,13 @@
 // HostRunner over any ShellPort: every process is started through the Python launcher
 // (its own process group, PID reported on the first stdout line, stopped when the
-// session's stdin closes) and tagged with SSHCLUSTER_ID so we only ever touch ours.
+// session's stdin closes, or after the orphan grace) and tagged with SSHCLUSTER_ID so
+// we only ever touch ours. A process a dead controller left is adopted through the
+// keeper, which speaks the same protocol.
 import type { Duplex } from 'node:stream';
-import type { ExitInfo, HostRunner, LineStream, ProcessSpec, RunningProcess } from '../cluster/ports.js';
+import type { HostRunner, ProcessSpec, RunningProcess } from '../cluster/ports.js';
 import { buildRemoteCommand } from '../dask/argv.js';
-import { CLUSTER_ID_ENV, quoteWord } from '../dask/remote-command.js';
-import { parseLauncherPid } from '../dask/log-lines.js';
-import { splitLines } from './line-splitter.js';
+import { buildKeeperCommand, CLUSTER_ID_ENV, PROCESS_NAME_ENV, quoteWord } from '../dask/remote-command.js';
+import { ShellProcess } from './shell-process.js';
 import type { ShellPort } from './shell-port.js';
 
 const CONTROL_TIMEOUT_MS = 15_000;
@@ -18,6 +19,15 @@ export interface HostRunnerOptions {
   clusterId: string;
   setup: string[];
   shell: ShellPort;
+  /** Seconds a process outlives this controller waiting to be adopted (0: not at all). */
+  orphanGraceS?: number;
+}
+
+/** A tagged process: its parent (a launcher's child has the launcher) and its group. */
+export interface TaggedProcess {
+  pid: number;
+  ppid: number;
+  pgid: number;
 }
 
 export class ShellHostRunner implements HostRunner {
@@ -27,13 +37,27 @@ export class ShellHostRunner implements HostRunner {
   }
 
   async start(spec: ProcessSpec): Promise<RunningProcess> {
-    const env = { ...spec.env, [HOST_TAG]: this.host };
-    const command = buildRemoteCommand({ setup: this.o.setup, env, argv: spec.argv, clusterId: this.o.clusterId });
+    const env = { ...spec.env, [HOST_TAG]: this.host, [PROCESS_NAME_ENV]: spec.name };
+    const { setup, clusterId, orphanGraceS } = this.o;
+    const command = buildRemoteCommand({ setup, env, argv: spec.argv, clusterId, orphanGraceS });
+    const handle = await this.o.shell.exec(command);
+    return new ShellProcess(spec, handle, this.o.shell);
+  }
+
+  /** Takes over `pid`, a process a previous controller started as `spec`. */
+  async adopt(spec: ProcessSpec, pid: number): Promise<RunningProcess> {
+    const python = spec.argv[0];
+    if (python === undefined) throw new Error('adopt: empty argv');
+    const command = buildKeeperCommand({ setup: this.o.setup, env: spec.env, python, clusterId: this.o.clusterId, name: spec.name, pid });
     const handle = await this.o.shell.exec(command);
     return new ShellProcess(spec, handle, this.o.shell);
   }
 
   async listTagged(clusterId: string): Promise<number[]> {
+    return (await this.listTaggedProcesses(clusterId)).map((p) => p.pid);
+  }
+
+  async listTaggedProcesses(clusterId: string): Promise<TaggedProcess[]> {
     // environ is NUL-separated; `tr` makes each variable a whole line so ids never match
     // by prefix. Both the cluster id and this host's name must match: hosts that share
     // a kernel (containers, namespaces) must not see each other's processes as theirs.
@@ -41,9 +65,12 @@ export class ShellHostRunner implements HostRunner {
     const host = quoteWord(`${HOST_TAG}=${this.host}`);
     const cmd =
       `for p in /proc/[0-9]*; do n=$(tr '\\0' '\\n' < "$p/environ" 2>/dev/null | grep -cxF -e ${id} -e ${host}); ` +
-      `[ "$n" = 2 ] && echo "\${p#/proc/}"; done; true`;
+      `[ "$n" = 2 ] && cat "$p/stat" 2>/dev/null; done; true`;
     const r = await this.o.shell.run(cmd, { timeoutMs: CONTROL_TIMEOUT_MS });
-    return r.stdout.split('\n').filter(Boolean).map(Number).filter((n) => Number.isInteger(n) && n > 1);
+    return r.stdout.split('\n').flatMap((line) => {
+      const p = parseStat(line);
+      return p && p.pid > 1 ? [p] : [];
+    });
   }
 
   async killPids(pids: number[]): Promise<void> {
@@ -64,71 +91,11 @@ export class ShellHostRunner implements HostRunner {
   }
 }
 
-class ShellProcess implements RunningProcess {
-  readonly pid: Promise<number>;
-  readonly exited: Promise<ExitInfo>;
-  private listeners: ((stream: LineStream, line: string) => void)[] = [];
-  private done = false;
-
-  constructor(
-    readonly spec: ProcessSpec,
-    private readonly handle: import('./shell-port.js').ExecHandle,
-    private readonly shell: ShellPort,
-  ) {
-    let gotPid: (pid: number) => void = () => {};
-    let noPid: (e: Error) => void = () => {};
-    this.pid = new Promise<number>((res, rej) => ((gotPid = res), (noPid = rej)));
-    this.pid.catch(() => {}); // a process that never starts is reported through `exited`
-    let pidSeen = false;
-    splitLines(handle.stdout, (line) => {
-      if (!pidSeen) {
-        const pid = parseLauncherPid(line);
-        if (pid !== undefined) {
-          pidSeen = true;
-          gotPid(pid);
-          return;
-        }
-      }
-      this.emit('stdout', line);
-    });
-    splitLines(handle.stderr, (line) => this.emit('stderr', line));
-    this.exited = handle.exit.then((e) => {
-      this.done = true;
-      if (!pidSeen) noPid(new Error(`${spec.name} exited before it started`));
-      return e;
-    });
-  }
-
-  private emit(stream: LineStream, line: string): void {
-    for (const l of this.listeners) l(stream, line);
-  }
-
-  onLine(cb: (stream: LineStream, line: string) => void): void {
-    this.listeners.push(cb);
-  }
-
-  async stop(graceMs: number): Promise<{ forced: boolean; exit: ExitInfo }> {
-    if (this.done) return { forced: false, exit: await this.exited };
-    const pid = await Promise.race([this.pid, this.exited.then(() => undefined)]).catch(() => undefined);
-    if (pid === undefined) return { forced: false, exit: await this.exited };
-    await this.signal('TERM', pid);
-    const inTime = await Promise.race([this.exited.then(() => true), sleep(graceMs).then(() => false)]);
-    if (inTime) return { forced: false, exit: await this.exited };
-    await this.signal('KILL', pid);
-    this.handle.closeStdin();
-    const exit = await Promise.race([this.exited, sleep(5_000).then(() => ({ code: null, signal: 'SIGKILL' }))]);
-    this.handle.close();
-    return { forced: true, exit };
-  }
-
-  private async signal(sig: 'TERM' | 'KILL', pid: number): Promise<void> {
-    // The group first (nanny + worker), then the PID itself in case the group is gone.
-    await this.shell
-      .run(`kill -${sig} -- -${pid} 2>/dev/null || kill -${sig} ${pid} 2>/dev/null; true`, { timeoutMs: CONTROL_TIMEOUT_MS })
-      .catch(() => undefined);
-  }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms).unref());
+/** `/proc/<pid>/stat`: "pid (comm) state ppid pgrp …"; comm may hold spaces and ")". */
+export function parseStat(line: string): TaggedProcess | undefined {
+  const close = line.lastIndexOf(')');
+  const pid = Number(line.slice(0, line.indexOf(' ')));
+  const [, ppid, pgid] = line.slice(close + 2).split(' ').map(Number);
+  if (close < 0 || !Number.isInteger(pid) || !Number.isInteger(ppid) || !Number.isInteger(pgid)) return undefined;
+  return { pid, ppid: ppid!, pgid: pgid! };
 }

@@ -1,7 +1,7 @@
-// The processes this controller started: how they are started (argv, env), what is
-// observed of them, supervised restarts after unexpected exits, and retirement.
+// The processes this controller started or adopted: how they are started (argv, env),
+// what is observed of them, supervised restarts after unexpected exits, and retirement.
 import type { DesiredProcess, ObservedProcess } from '../cluster/plan.js';
-import type { ExitInfo, RunningProcess } from '../cluster/ports.js';
+import type { ExitInfo, ProcessSpec, RunningProcess } from '../cluster/ports.js';
 import { schedulerArgv, schedulerEnv, workerArgv, workerEnv } from '../dask/argv.js';
 import type { ClusterSession } from './cluster-session.js';
 import { errorText } from './cluster-session.js';
@@ -44,21 +44,47 @@ export class ProcessTable {
 
   async start(d: DesiredProcess): Promise<void> {
     const runner = this.s.links.runners.get(d.host);
+    const spec = this.processSpec(d);
+    if (!runner || !spec) return;
+    let proc: RunningProcess;
+    try {
+      proc = await runner.start(spec);
+    } catch (err) {
+      this.s.bus.emit({ kind: 'notice', level: 'warning', message: `${d.host}: could not start ${d.name}: ${errorText(err)}` });
+      return;
+    }
+    this.track(d, proc);
+  }
+
+  /** Tracks `pid`, left running by a previous controller, as if we had started it. */
+  async adopt(d: DesiredProcess, pid: number): Promise<boolean> {
+    const runner = this.s.links.runners.get(d.host);
+    const spec = this.processSpec(d);
+    if (!runner || !spec) return false;
+    try {
+      // Known already: status shows it before the keeper's PID line comes back.
+      this.track(d, await runner.adopt(spec, pid)).pid = pid;
+      return true;
+    } catch (err) {
+      this.s.bus.emit({ kind: 'notice', level: 'warning', message: `${d.host}: could not adopt ${d.name} (pid ${pid}): ${errorText(err)}` });
+      return false;
+    }
+  }
+
+  private processSpec(d: DesiredProcess): ProcessSpec | undefined {
     const h = this.s.hostSpec(d.host);
-    if (!runner || !h) return;
-    const { bus, spec } = this.s;
+    if (!h) return undefined;
+    const { spec } = this.s;
     const argv =
       d.role === 'scheduler'
         ? schedulerArgv(h.remotePython, spec.schedulerOptions)
         : workerArgv(h.remotePython, this.s.address, d.name, h.workerOptions);
     const env = { ...h.env, ...(d.role === 'scheduler' ? schedulerEnv() : workerEnv()) };
-    let proc: RunningProcess;
-    try {
-      proc = await runner.start({ name: d.name, host: d.host, role: d.role, argv, env });
-    } catch (err) {
-      bus.emit({ kind: 'notice', level: 'warning', message: `${d.host}: could not start ${d.name}: ${errorText(err)}` });
-      return;
-    }
+    return { name: d.name, host: d.host, role: d.role, argv, env };
+  }
+
+  private track(d: DesiredProcess, proc: RunningProcess): Tracked {
+    const { bus } = this.s;
     const t: Tracked = { desired: d, proc, tail: new Ring(30), stopping: false };
     this.procs.set(d.name, t);
     this.s.supervisor.recordStart(d.name, this.s.now());
@@ -74,6 +100,7 @@ export class ProcessTable {
       () => {},
     );
     void proc.exited.then((e) => this.exited(t, e));
+    return t;
   }
 
   private exited(t: Tracked, e: ExitInfo): void {

@@ -30,6 +30,8 @@ export interface UpOptions {
   readyTimeoutMs: number;
   /** Set in the background controller of `up --detach`: events also go to the parent. */
   report?: (e: ClusterEvent) => void;
+  /** Seconds our processes outlive this controller, waiting for a new one (0: none). */
+  orphanGraceS?: number;
 }
 
 export function loadSpec(ctx: AppContext, file: string | undefined, python?: string): ClusterSpec {
@@ -60,8 +62,9 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   const loaded = loadSpec(ctx, opts.file, opts.python);
   const spec = opts.name ? { ...loaded, name: opts.name } : loaded;
   const paths = pathsFor(ctx, spec.name);
-  await refuseIfRunning(paths, spec.name);
-  const clusterId = randomBytes(8).toString('hex');
+  // A dead controller's processes keep its cluster id: adopting them needs it.
+  const previous = await refuseIfRunning(paths, spec.name);
+  const clusterId = previous?.clusterId ?? randomBytes(8).toString('hex');
   const bus = new EventBus();
   bus.on(opts.json ? ndjsonSink((t) => ctx.stdout.write(t)) : plainSink((t) => ctx.stdout.write(t)));
   if (opts.report) bus.on(opts.report);
@@ -75,6 +78,8 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     requireAll: opts.requireAll,
     readyTimeoutMs: opts.readyTimeoutMs,
     openShell: shellOpener(ctx, spec),
+    orphanGraceS: opts.orphanGraceS,
+    previous,
   });
 
   let stopReason: string | undefined;
@@ -87,7 +92,9 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   };
   const controller = new Controller(paths, { session, clusterId, pid: ctx.pid, requestStop });
   // The state file exists before any process does, so `down` can always find them.
-  await controller.save();
+  // A dead controller's file stays as it is until its processes are adopted.
+  if (!previous) await controller.save();
+  else bus.emit({ kind: 'notice', level: 'info', message: `the controller of "${spec.name}" (pid ${previous.controller?.pid ?? '?'}) is gone; adopting what it left running` });
   const off = ctx.onSignal((sig) => {
     if (stopReason === undefined) {
       if (sig === 'SIGINT') ctx.stderr.write('\nStopping gracefully; press Ctrl-C again to force.\n');

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import type { AppContext } from '../app/context.js';
-import { runDetached } from '../app/detach.js';
+import { DETACHED_ORPHAN_GRACE_S, runDetached } from '../app/detach.js';
 import { runUp } from '../app/up.js';
 import type { ClusterEvent } from '../events/types.js';
 import { positiveInt, seconds } from './options.js';
@@ -37,7 +37,9 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
       }
       // In the background controller, start-up events also go to the waiting parent.
       const report = o.controllerChild && process.send ? reporter() : undefined;
-      done(await runUp(ctx, { file, fanout: o.fanout, requireAll: o.requireAll, json: o.json, python: o.python, name: o.name, readyTimeoutMs: o.readyTimeout * 1000, report }));
+      // Only a background controller's processes wait for adoption when it dies.
+      const orphanGraceS = o.controllerChild ? DETACHED_ORPHAN_GRACE_S : 0;
+      done(await runUp(ctx, { file, fanout: o.fanout, requireAll: o.requireAll, json: o.json, python: o.python, name: o.name, readyTimeoutMs: o.readyTimeout * 1000, report, orphanGraceS }));
     });
 }
 

@@ -1,10 +1,15 @@
 // The one command string that starts a Dask process on a host: setup lines, exported
 // env (with the cluster tag), then the launcher exec'd in place of the shell so the
-// PID the launcher reports is the one we tag and stop.
-import { LAUNCHER, LAUNCHER_GRACE_ENV } from './launcher.js';
+// PID the launcher reports is the one we tag and stop. And the command that adopts a
+// running one through the keeper.
+import { KEEPER } from './keeper.js';
+import { LAUNCHER, LAUNCHER_GRACE_ENV, ORPHAN_GRACE_ENV } from './launcher.js';
+import { LOG_DIR_PREFIX, safePathPart } from './launcher-relay.js';
 
 /** Exported into every process we start; how leftovers are found at teardown. */
 export const CLUSTER_ID_ENV = 'SSHCLUSTER_ID';
+/** The process's name; the launcher names its orphan log file after it. */
+export const PROCESS_NAME_ENV = 'SSHCLUSTER_NAME';
 
 const SAFE_WORD = /^[A-Za-z0-9_\-+.,/:@%]+$/;
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
@@ -39,6 +44,8 @@ export interface RemoteCommand {
   launcherPython?: string;
   /** Seconds between SIGTERM and SIGKILL when the launcher stops its group. */
   graceS?: number;
+  /** Seconds the process waits for a new controller after its channel closes (default 0). */
+  orphanGraceS?: number;
 }
 
 /**
@@ -52,15 +59,39 @@ export function buildRemoteCommand(cmd: RemoteCommand): string {
   if (program === undefined) throw new Error('buildRemoteCommand: empty argv');
   const env: Record<string, string> = { ...cmd.env, [CLUSTER_ID_ENV]: cmd.clusterId };
   if (cmd.graceS !== undefined) env[LAUNCHER_GRACE_ENV] = String(cmd.graceS);
-  const lines = [...cmd.setup];
-  for (const [name, value] of Object.entries(env)) {
-    if (!ENV_NAME.test(name)) throw new Error(`not a valid environment variable name: ${name}`);
-    lines.push(`export ${name}=${quoteWord(value)}`);
-  }
+  if (cmd.orphanGraceS) env[ORPHAN_GRACE_ENV] = String(cmd.orphanGraceS);
   const python = quotePath(cmd.launcherPython ?? program);
   const launcher = quoteWord(cmd.launcher ?? LAUNCHER);
-  lines.push(`exec ${python} -c ${launcher} ${[quotePath(program), ...args.map(quoteWord)].join(' ')}`);
-  return lines.join('\n');
+  const exec = `exec ${python} -c ${launcher} ${[quotePath(program), ...args.map(quoteWord)].join(' ')}`;
+  return [...cmd.setup, ...exportLines(env), exec].join('\n');
+}
+
+export interface KeeperCommand {
+  setup: readonly string[];
+  /** The process's own env, so that setup and TMPDIR resolve as they did for it. */
+  env: Readonly<Record<string, string>>;
+  python: string;
+  clusterId: string;
+  name: string;
+  pid: number;
+}
+
+/** Runs the keeper (keeper.ts) on the process `pid` the launcher started as `name`. */
+export function buildKeeperCommand(cmd: KeeperCommand): string {
+  const exec = `exec ${quotePath(cmd.python)} -c ${quoteWord(KEEPER)} ${cmd.pid} ${orphanLogPath(cmd.clusterId, cmd.name)}`;
+  return [...cmd.setup, ...exportLines(cmd.env), exec].join('\n');
+}
+
+/** The launcher's orphan log, as a double-quoted sh word (it computes the same path). */
+export function orphanLogPath(clusterId: string, name: string): string {
+  return `"\${TMPDIR:-/tmp}/${LOG_DIR_PREFIX}$(id -u)/${safePathPart(clusterId)}/${safePathPart(name)}.log"`;
+}
+
+function exportLines(env: Readonly<Record<string, string>>): string[] {
+  return Object.entries(env).map(([name, value]) => {
+    if (!ENV_NAME.test(name)) throw new Error(`not a valid environment variable name: ${name}`);
+    return `export ${name}=${quoteWord(value)}`;
+  });
 }
 
 /** `exec sh -c '<script>'`: the script runs under sh whatever the login shell is. */

@@ -1,5 +1,6 @@
 // The controller on real namespace hosts: detach, status, scale, supervision, a host
-// cut off and back, a killed controller, and two clusters side by side.
+// cut off and back, a killed controller (cleaned up by down, or re-adopted by up), and
+// two clusters side by side.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -46,6 +47,15 @@ function upDetached(name: string, hosts: typeof info.hosts, extra: Record<string
   expect(r.stdout).toMatch(/Controller running in the background \(pid \d+\)/);
   return r;
 }
+
+interface StateFile {
+  controller: { pid: number };
+  processes: { name: string; host: string; role: string; pid: number }[];
+}
+const readStateFile = (name: string) => JSON.parse(fs.readFileSync(path.join(STATE_HOME, 'sshcluster', name, 'state.json'), 'utf8')) as StateFile;
+const schedulerPid = (s: StateFile) => s.processes.find((p) => p.role === 'scheduler')?.pid;
+/** Per host, the PIDs of its dask processes: equal before and after means no duplicates. */
+const daskPerHost = (hosts: typeof info.hosts) => hosts.map((h) => daskProcessesIn(h).map((p) => p.pid).sort((a, b) => a - b));
 
 afterEach(() => {
   // Stop whatever a failed test left, through the same command users have.
@@ -124,6 +134,64 @@ describe('controller', () => {
     expect(down.code, down.stderr).toBe(0);
     expect(down.stdout).toContain('stopping its processes from the state file');
     expect(daskIn(four.slice(0, 3))).toEqual([]);
+  });
+
+  it('after the controller is killed with SIGKILL, up with the same file re-adopts its processes', async () => {
+    const three = four.slice(0, 3);
+    upDetached('adopt', three);
+    const before = status('adopt');
+    const old = readStateFile('adopt');
+    const daskBefore = daskPerHost(three);
+    process.kill(old.controller.pid, 'SIGKILL');
+    await sleep(1500);
+    // Orphaned, not stopped: a detached controller's processes wait to be adopted.
+    expect(daskPerHost(three)).toEqual(daskBefore);
+
+    const again = upDetached('adopt', three);
+    expect(again.stdout).toContain('re-adopted 3 process(es) from the state file, started 0');
+    const after = status('adopt');
+    expect(after.schedulerAddress).toBe(before.schedulerAddress);
+    const pids = (s: Status) => running(s).map((w) => `${w.name}=${w.pid}`).sort();
+    expect(pids(after)).toEqual(pids(before));
+    const state = readStateFile('adopt');
+    expect(state.controller.pid).not.toBe(old.controller.pid);
+    expect(schedulerPid(state)).toBe(schedulerPid(old));
+    expect(daskPerHost(three)).toEqual(daskBefore);
+    expect(daskClient(after.schedulerAddress, 'print(sum(c.gather(c.map(lambda x: x * x, range(100)))))').trim()).toBe('328350');
+
+    const down = runCli(['down', '--name', 'adopt'], {}, 120_000);
+    expect(down.code, down.stderr).toBe(0);
+    expect(down.stdout).toContain('verified: no process of it is left on any host');
+    expect(daskIn(three)).toEqual([]);
+  });
+
+  it('re-adopting after a worker died meanwhile starts only that worker; without the scheduler it starts afresh', async () => {
+    const three = four.slice(0, 3);
+    upDetached('readopt', three);
+    // Launcher + Dask process (the launcher's argv names dask too) per host.
+    const counts = daskPerHost(three).map((pids) => pids.length);
+    const old = readStateFile('readopt');
+    process.kill(old.controller.pid, 'SIGKILL');
+    const dead = old.processes.find((p) => p.role === 'worker')!;
+    runIn(three.find((h) => h.ip === dead.host)!, ['kill', '-KILL', '--', `-${dead.pid}`]);
+    await sleep(1000);
+    const again = upDetached('readopt', three);
+    expect(again.stdout).toContain('re-adopted 2 process(es) from the state file, started 1');
+    const s = status('readopt');
+    expect(running(s).length).toBe(2);
+    expect(running(s).find((w) => w.name === dead.name)?.pid).not.toBe(dead.pid);
+    expect(daskPerHost(three).map((pids) => pids.length)).toEqual(counts);
+
+    const next = readStateFile('readopt');
+    process.kill(next.controller.pid, 'SIGKILL');
+    runIn(three[0]!, ['kill', '-KILL', '--', `-${schedulerPid(next)}`]);
+    await sleep(1000);
+    const fresh = upDetached('readopt', three);
+    expect(fresh.stdout).toMatch(/the previous controller's scheduler is gone; stopped \d+ process\(es\) it left: starting the cluster afresh/);
+    expect(running(status('readopt')).length).toBe(2);
+    expect(daskPerHost(three).map((pids) => pids.length)).toEqual(counts);
+    expect(runCli(['down', '--name', 'readopt'], {}, 120_000).code).toBe(0);
+    expect(daskIn(three)).toEqual([]);
   });
 
   it('keeps two clusters with different names apart', async () => {

@@ -127,7 +127,7 @@ describe('shell quoting and the remote command', () => {
       expect(lines[0]).toMatch(/^__SSHCLUSTER_PID__ \d+$/);
       expect(lines[1]).toBe(expected);
     }
-    expect(cmd).toMatch(/\nexec \/usr\/bin\/python3 -c 'import os, signal/);
+    expect(cmd).toMatch(/\nexec \/usr\/bin\/python3 -c 'import collections, os, re, signal/);
   });
 
   it('expands ~ in the python path and refuses bad env names', () => {

@@ -1,88 +1,9 @@
 // The launcher for real: /usr/bin/python3 runs it, `sleep`/`sh` are the children.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LAUNCHER } from '../../src/dask/launcher.js';
-import { parseLauncherPid } from '../../src/dask/log-lines.js';
+import { isDead, killStarted, launch, started, stat, until } from './launcher-harness.js';
 
-const PYTHON = '/usr/bin/python3';
-const started: number[] = [];
-
-interface Launched {
-  proc: ChildProcessWithoutNullStreams;
-  lines: string[];
-  stderr: () => string;
-  exit: Promise<{ code: number | null; signal: string | null }>;
-  pid: Promise<number>;
-  nextLine: () => Promise<string>;
-}
-
-function launch(argv: string[], graceS = 1): Launched {
-  const proc = spawn(PYTHON, ['-c', LAUNCHER, ...argv], {
-    env: { PATH: '/usr/bin:/bin', SSHCLUSTER_GRACE: String(graceS) },
-  });
-  started.push(proc.pid!);
-  let err = '';
-  proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const lines: string[] = [];
-  const waiters: ((l: string) => void)[] = [];
-  createInterface({ input: proc.stdout }).on('line', (l) => {
-    const w = waiters.shift();
-    if (w) w(l);
-    else lines.push(l);
-  });
-  const nextLine = (): Promise<string> => {
-    const l = lines.shift();
-    return l !== undefined ? Promise.resolve(l) : new Promise((r) => waiters.push(r));
-  };
-  const exit = new Promise<{ code: number | null; signal: string | null }>((r) =>
-    proc.on('exit', (code, signal) => r({ code, signal })),
-  );
-  const pid = nextLine().then((l) => {
-    const p = parseLauncherPid(l);
-    if (p === undefined) throw new Error(`not a PID line: ${l}`);
-    started.push(p);
-    return p;
-  });
-  return { proc, lines, stderr: () => err, exit, pid, nextLine };
-}
-
-/** pgrp and session of a live process, from /proc/<pid>/stat; undefined once gone. */
-function stat(pid: number): { state: string; pgrp: number; session: number } | undefined {
-  try {
-    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-    return { state: fields[0]!, pgrp: Number(fields[2]), session: Number(fields[3]) };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Gone, or a zombie waiting for a reaper that is not ours. */
-const isDead = (pid: number): boolean => {
-  const s = stat(pid);
-  return s === undefined || s.state === 'Z';
-};
-
-async function until(cond: () => boolean, ms: number): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (cond()) return true;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  return cond();
-}
-
-afterEach(() => {
-  for (const pid of started.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
-    }
-  }
-});
+afterEach(killStarted);
 
 describe('launcher', () => {
   it('prints the child PID; the child leads its own session and process group', async () => {
