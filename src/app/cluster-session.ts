@@ -11,6 +11,8 @@ import { ExpectedError } from '../errors.js';
 import type { EventBus } from '../events/types.js';
 import { dashboardUrl, schedulerAddress } from './addresses.js';
 import { connectLimiter } from './fan-out.js';
+import { quotePath } from '../dask/remote-command.js';
+import type { AdaptiveLoop } from './adaptive-loop.js';
 import { HostLink } from './host-link.js';
 import { ProcessTable, type Tracked } from './process-table.js';
 import { readopt, type PreviousCluster } from './readopt.js';
@@ -27,6 +29,8 @@ export interface SessionOptions {
   readyTimeoutMs: number;
   openShell(host: HostSpec): Promise<ShellPort>;
   now?: () => number;
+  /** Start with this many workers instead of the host file's nworkers (adaptive start). */
+  initialWorkers?: number;
   /** How often the reconcile loop runs on its own after start-up. */
   tickMs?: number;
   /** Seconds our processes wait to be adopted after this controller dies (0: none). */
@@ -65,6 +69,11 @@ export class ClusterSession {
     this.address = schedulerAddress(o.spec);
     this.dashboard = dashboardUrl(o.spec);
     this.desiredWorkers = desiredProcesses(o.spec).filter((d) => d.role === 'worker').map(({ name, host }) => ({ name, host }));
+    if (o.initialWorkers !== undefined) {
+      // Adaptive from the start: begin at its minimum, not at the host file's size.
+      const hosts = o.spec.workerHosts.map((h) => ({ name: h.name, maxWorkers: h.maxWorkers, healthy: true }));
+      this.desiredWorkers = placeWorkers(o.initialWorkers, hosts, []).workers;
+    }
     this.links = new HostLink(this);
     this.table = new ProcessTable(this);
   }
@@ -153,6 +162,34 @@ export class ClusterSession {
   }
 
   /** `sshcluster scale N`: a new desired worker set, applied by the next tick. */
+  /** The adaptive loop, when the cluster is adaptive; scale() turns it off. */
+  adaptive?: AdaptiveLoop;
+
+  /** Retire these workers by name (adaptive scale-down picks which). */
+  async retire(names: readonly string[]): Promise<void> {
+    const gone = new Set(names);
+    this.desiredWorkers = this.desiredWorkers.filter((w) => !gone.has(w.name));
+    for (const n of names) this.supervisor.reset(n);
+    await this.tick();
+  }
+
+  /** distributed.__version__ on the scheduler host, asked once. */
+  daskVersion(): Promise<string> {
+    this.version ??= (async () => {
+      const runner = this.links.runners.get(this.spec.schedulerHost.name);
+      if (!runner) throw new Error('the scheduler host is not connected');
+      const py = quotePath(this.spec.schedulerHost.remotePython);
+      const r = await runner.run(`${py} -c 'import distributed; print(distributed.__version__)'`);
+      const v = r.stdout.trim();
+      if (r.code !== 0 || !v) throw new Error(`could not read the distributed version on ${this.spec.schedulerHost.name}: ${r.stderr.trim()}`);
+      return v;
+    })();
+    this.version.catch(() => (this.version = undefined));
+    return this.version;
+  }
+
+  private version?: Promise<string>;
+
   async scale(n: number): Promise<{ desired: number; message?: string }> {
     const hosts = this.spec.workerHosts.map((h) => ({ name: h.name, maxWorkers: h.maxWorkers, healthy: this.links.usable(h.name) }));
     const p = placeWorkers(n, hosts, this.desiredWorkers);

@@ -6,6 +6,8 @@ import { LogStore } from '../control/log-store.js';
 import { startControlServer, type ControlServer } from '../control/server.js';
 import { writeState, type ClusterState } from '../control/state-file.js';
 import { UsageError } from '../errors.js';
+import { mergeAdaptive, type AdaptParams, type AdaptReply } from './adapt-command.js';
+import { AdaptiveLoop } from './adaptive-loop.js';
 import type { ClusterSession } from './cluster-session.js';
 import type { AppContext } from './context.js';
 import { statusOf } from './status.js';
@@ -42,7 +44,13 @@ export class Controller {
     this.logs = new LogStore(this.paths.logsDir);
     this.server = await startControlServer(this.socket, {
       status: async () => statusOf(session, this.o.clusterId, this.o.pid),
-      scale: async (params) => session.scale(workerCount(params)),
+      scale: async (params) => {
+        const n = workerCount(params);
+        // A fixed size and an adaptive loop would fight: scale turns adaptive off.
+        session.adaptive?.stop();
+        return session.scale(n);
+      },
+      adapt: async (params) => adapt(session, params as AdaptParams),
       down: async () => this.o.requestStop('sshcluster down'),
       subscribe: async (_params, conn) => {
         conn.subscribe();
@@ -116,6 +124,32 @@ export class Controller {
     if (clean) await fs.rm(this.paths.stateFile, { force: true });
     else await this.save();
   }
+}
+
+async function adapt(session: ClusterSession, p: AdaptParams): Promise<AdaptReply> {
+  if (p.off) {
+    session.adaptive?.stop();
+    return { enabled: false };
+  }
+  const spec = mergeAdaptive(session.adaptive?.spec ?? session.spec.adaptive, p.spec);
+  if (spec.minimum > spec.maximum) throw new UsageError(`adapt: --min ${spec.minimum} is above --max ${spec.maximum}`);
+  const loop = new AdaptiveLoop(session, spec, () => session.daskVersion());
+  if (p.dryRun) {
+    const r = await loop.stepOnce(true);
+    const detail = r.decision.kind === 'up' ? `up by ${r.decision.add}` : r.decision.kind === 'down' ? `down: retire ${r.decision.retire.join(', ')}` : 'none';
+    return { enabled: session.adaptive?.enabled ?? false, dryRun: { target: r.target, decision: detail, reason: r.reason } };
+  }
+  if (p.spec.targetDurationMs !== undefined && p.spec.targetDurationMs !== session.spec.adaptive?.targetDurationMs) {
+    session.bus.emit({ kind: 'notice', level: 'warning', message: 'target_duration is read by the scheduler when it starts: the running scheduler keeps its value until the next up' });
+  }
+  startAdaptive(session, spec);
+  return { enabled: true, spec };
+}
+
+export function startAdaptive(session: ClusterSession, spec: import('../config/spec.js').AdaptiveSpec): void {
+  session.adaptive?.stop();
+  session.adaptive = new AdaptiveLoop(session, spec, () => session.daskVersion());
+  session.adaptive.start();
 }
 
 function workerCount(params: unknown): number {

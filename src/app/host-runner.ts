@@ -82,6 +82,11 @@ export class ShellHostRunner implements HostRunner {
     await this.o.shell.run(`kill -${signal} ${pids.join(' ')} 2>/dev/null; true`, { timeoutMs: CONTROL_TIMEOUT_MS });
   }
 
+  /** A short command on the host (version probes); bounded in time. */
+  run(command: string, timeoutMs = CONTROL_TIMEOUT_MS): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    return this.o.shell.run(command, { timeoutMs });
+  }
+
   forwardOut(host: string, port: number): Promise<Duplex> {
     return this.o.shell.forwardOut(host, port);
   }

@@ -79,7 +79,7 @@ export class ProcessTable {
       d.role === 'scheduler'
         ? schedulerArgv(h.remotePython, spec.schedulerOptions)
         : workerArgv(h.remotePython, this.s.address, d.name, h.workerOptions);
-    const env = { ...h.env, ...(d.role === 'scheduler' ? schedulerEnv() : workerEnv()) };
+    const env = { ...h.env, ...(d.role === 'scheduler' ? schedulerEnv(adaptiveEnv(spec.adaptive?.targetDurationMs)) : workerEnv()) };
     return { name: d.name, host: d.host, role: d.role, argv, env };
   }
 
@@ -138,6 +138,14 @@ export class ProcessTable {
     }
     await t.proc.stop(STOP_GRACE_MS).catch(() => undefined);
   }
+}
+
+/**
+ * target_duration is scheduler configuration in Dask (adaptive_target's default comes
+ * from distributed.adaptive.target-duration), so it is set when the scheduler starts.
+ */
+function adaptiveEnv(targetDurationMs: number | undefined): Record<string, string> {
+  return targetDurationMs === undefined ? {} : { DASK_DISTRIBUTED__ADAPTIVE__TARGET_DURATION: `${targetDurationMs}ms` };
 }
 
 function sleep(ms: number): Promise<void> {

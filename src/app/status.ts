@@ -1,4 +1,5 @@
 // The `status --json` document: the contract scripts rely on (documented in README).
+import type { AdaptiveStatus } from './adaptive-loop.js';
 import type { ClusterSession } from './cluster-session.js';
 
 export type WorkerState = 'starting' | 'running' | 'retiring' | 'stopped' | 'crashed' | 'restarting';
@@ -25,7 +26,8 @@ export interface StatusJson {
     nthreads: number;
     memoryLimit: string;
   }[];
-  adaptive: null;
+  /** null while the cluster has never been adaptive. */
+  adaptive: AdaptiveStatus | null;
 }
 
 export function statusOf(s: ClusterSession, clusterId: string, controllerPid: number): StatusJson {
@@ -80,7 +82,7 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
     desiredWorkers: s.desiredWorkers.length,
     hosts,
     workers,
-    adaptive: null,
+    adaptive: s.adaptive?.status() ?? null,
   };
 }
 
@@ -89,6 +91,7 @@ export function statusText(st: StatusJson): string {
     `cluster ${st.name}  up ${st.uptimeS}s  workers ${st.workers.filter((w) => w.state === 'running').length}/${st.desiredWorkers}`,
     `  scheduler: ${st.schedulerAddress}`,
     `  dashboard: ${st.dashboardUrl}`,
+    ...(st.adaptive ? [adaptiveLine(st.adaptive)] : []),
     '',
     'HOST'.padEnd(24) + 'STATE'.padEnd(13) + 'WORKERS  LAST ERROR',
     ...st.hosts.map((h) => h.name.padEnd(24) + h.state.padEnd(13) + String(h.workers).padEnd(9) + (h.lastError ?? '')),
@@ -97,4 +100,10 @@ export function statusText(st: StatusJson): string {
     ...st.workers.map((w) => w.name.padEnd(24) + w.state.padEnd(12) + String(w.pid ?? '-').padEnd(9) + String(w.restarts).padEnd(10) + (w.address ?? '-')),
   ];
   return lines.join('\n') + '\n';
+}
+
+function adaptiveLine(a: AdaptiveStatus): string {
+  const bounds = `${a.minimum}..${a.maximum ?? '∞'}`;
+  const last = a.lastDecision ? `; last: ${a.lastDecision.decision} (${a.lastDecision.reason})` : '';
+  return `  adaptive: ${a.enabled ? 'on' : 'off'} ${bounds}, target ${a.target ?? '-'}${last}`;
 }

@@ -12,7 +12,9 @@ import { EventBus, type ClusterEvent } from '../events/types.js';
 import { HostConnection } from '../ssh/host-connection.js';
 import { ClusterSession } from './cluster-session.js';
 import type { AppContext } from './context.js';
-import { Controller, pathsFor } from './controller.js';
+import { mergeAdaptive } from './adapt-command.js';
+import { Controller, pathsFor, startAdaptive } from './controller.js';
+import { UsageError } from '../errors.js';
 import { refuseIfRunning } from './find-cluster.js';
 import { LocalShell } from './local-shell.js';
 import { findLocalPython } from './local-python.js';
@@ -28,6 +30,8 @@ export interface UpOptions {
   python?: string;
   name?: string;
   readyTimeoutMs: number;
+  /** `--adapt [--min N --max N]`: adaptive from the start (a host file's `adaptive:` does the same). */
+  adapt?: { minimum?: number; maximum?: number };
   /** Set in the background controller of `up --detach`: events also go to the parent. */
   report?: (e: ClusterEvent) => void;
   /** Seconds our processes outlive this controller, waiting for a new one (0: none). */
@@ -60,7 +64,7 @@ export function shellOpener(ctx: AppContext, spec: ClusterSpec): (h: HostSpec) =
 
 export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   const loaded = loadSpec(ctx, opts.file, opts.python);
-  const spec = opts.name ? { ...loaded, name: opts.name } : loaded;
+  const spec = withAdaptive(opts.name ? { ...loaded, name: opts.name } : loaded, opts.adapt);
   const paths = pathsFor(ctx, spec.name);
   // A dead controller's processes keep its cluster id: adopting them needs it.
   const previous = await refuseIfRunning(paths, spec.name);
@@ -77,6 +81,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     fanout: opts.fanout,
     requireAll: opts.requireAll,
     readyTimeoutMs: opts.readyTimeoutMs,
+    initialWorkers: spec.adaptive && !previous ? spec.adaptive.minimum : undefined,
     openShell: shellOpener(ctx, spec),
     orphanGraceS: opts.orphanGraceS,
     previous,
@@ -115,6 +120,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
       return 130;
     }
     await controller.start();
+    if (spec.adaptive) startAdaptive(session, spec.adaptive);
     const schedulerDied = session.schedulerExit().then(() => 'scheduler-died' as const);
     const why = await Promise.race([stopRequested.then(() => 'stop' as const), schedulerDied]);
     if (why === 'scheduler-died') {
@@ -134,4 +140,12 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     off();
     await controller.close(result !== undefined && result.leftover.length === 0);
   }
+}
+
+/** The cluster is adaptive from the start with --adapt or an `adaptive:` section. */
+function withAdaptive(spec: ClusterSpec, flags: UpOptions['adapt']): ClusterSpec {
+  if (!flags && !spec.adaptive) return spec;
+  const adaptive = mergeAdaptive(spec.adaptive, flags ?? {});
+  if (adaptive.minimum > adaptive.maximum) throw new UsageError(`--min ${adaptive.minimum} is above --max ${adaptive.maximum}`);
+  return { ...spec, adaptive };
 }

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import type { AppContext } from '../app/context.js';
 import { DETACHED_ORPHAN_GRACE_S, runDetached } from '../app/detach.js';
 import { runUp } from '../app/up.js';
+import { UsageError } from '../errors.js';
 import type { ClusterEvent } from '../events/types.js';
 import { positiveInt, seconds } from './options.js';
 
@@ -14,6 +15,9 @@ interface UpFlags {
   readyTimeout: number;
   detach: boolean;
   controllerChild: boolean;
+  adapt: boolean;
+  min?: number;
+  max?: number;
 }
 
 export function upCommand(ctx: AppContext, done: (code: number) => void): Command {
@@ -24,6 +28,9 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
     .option('--require-all', 'fail (exit 1) if any host fails to start', false)
     .option('--detach', 'return once the cluster is up, leaving a background controller', false)
     .option('--name <name>', 'cluster name (default: the host file name, or "local")')
+    .option('--adapt', 'adaptive from the start (like sshcluster adapt); begins at --min workers', false)
+    .option('--min <n>', 'with --adapt: minimum workers (default 0)', (v: string) => (v === '0' ? 0 : positiveInt(v)))
+    .option('--max <n>', 'with --adapt: maximum workers', (v: string) => (v === '0' ? 0 : positiveInt(v)))
     .option('--no-tui', 'plain prefixed log lines (currently the only output mode)')
     .option('--json', 'write events as NDJSON instead of plain lines', false)
     .option('--python <path>', 'local cluster only: the Python interpreter that has distributed')
@@ -39,7 +46,7 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
       const report = o.controllerChild && process.send ? reporter() : undefined;
       // Only a background controller's processes wait for adoption when it dies.
       const orphanGraceS = o.controllerChild ? DETACHED_ORPHAN_GRACE_S : 0;
-      done(await runUp(ctx, { file, fanout: o.fanout, requireAll: o.requireAll, json: o.json, python: o.python, name: o.name, readyTimeoutMs: o.readyTimeout * 1000, report, orphanGraceS }));
+      done(await runUp(ctx, { file, fanout: o.fanout, requireAll: o.requireAll, json: o.json, python: o.python, name: o.name, readyTimeoutMs: o.readyTimeout * 1000, report, adapt: adaptFlags(o), orphanGraceS }));
     });
 }
 
@@ -53,4 +60,12 @@ function reporter(): (e: ClusterEvent) => void {
       process.disconnect();
     }
   };
+}
+
+function adaptFlags(o: UpFlags): { minimum?: number; maximum?: number } | undefined {
+  if (!o.adapt) {
+    if (o.min !== undefined || o.max !== undefined) throw new UsageError('--min and --max go with --adapt');
+    return undefined;
+  }
+  return { ...(o.min !== undefined ? { minimum: o.min } : {}), ...(o.max !== undefined ? { maximum: o.max } : {}) };
 }

@@ -1,0 +1,69 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { runAdapt, type AdaptParams } from '../app/adapt-command.js';
+import type { AppContext } from '../app/context.js';
+import { parseBytes } from '../config/durations.js';
+import { positiveInt, seconds } from './options.js';
+
+function count(value: string): number {
+  return value === '0' ? 0 : positiveInt(value);
+}
+
+function bytes(value: string): number {
+  try {
+    return parseBytes(value);
+  } catch {
+    throw new InvalidArgumentError(`expected a size like "100 GiB" or 4e9, got "${value}"`);
+  }
+}
+
+interface Flags {
+  name?: string;
+  min?: number;
+  max?: number;
+  interval?: number;
+  waitCount?: number;
+  targetDuration?: number;
+  minimumCores?: number;
+  maximumCores?: number;
+  minimumMemory?: number;
+  maximumMemory?: number;
+  off: boolean;
+  dryRun: boolean;
+  json: boolean;
+}
+
+export function adaptCommand(ctx: AppContext, done: (code: number) => void): Command {
+  return new Command('adapt')
+    .description("make a running cluster adaptive: workers follow the scheduler's load within bounds (Dask's Adaptive)")
+    .option('--name <name>', 'which cluster (default: the only one running)')
+    .option('--min <n>', 'minimum workers (default 0)', count)
+    .option('--max <n>', 'maximum workers (default: no bound but the hosts\' max_workers)', count)
+    .option('--interval <duration>', 'time between adaptive steps (default 1s)', seconds)
+    .option('--wait-count <n>', 'consecutive scale-down recommendations before a worker is retired (default 3)', positiveInt)
+    .option('--target-duration <duration>', 'how long the scheduler aims to take for the queued work (default 5s; set at scheduler start)', seconds)
+    .option('--minimum-cores <n>', 'at least this many threads in all', count)
+    .option('--maximum-cores <n>', 'at most this many threads in all', count)
+    .option('--minimum-memory <size>', 'at least this much worker memory in all', bytes)
+    .option('--maximum-memory <size>', 'at most this much worker memory in all', bytes)
+    .option('--off', 'back to a fixed size (the current one)', false)
+    .option('--dry-run', 'print what one step would do now, and do nothing', false)
+    .option('--json', 'JSON output', false)
+    .action(async (o: Flags) => {
+      const ms = (s: number | undefined) => (s === undefined ? undefined : s * 1000);
+      const spec = Object.fromEntries(
+        Object.entries({
+          minimum: o.min,
+          maximum: o.max,
+          intervalMs: ms(o.interval),
+          waitCount: o.waitCount,
+          targetDurationMs: ms(o.targetDuration),
+          minimumCores: o.minimumCores,
+          maximumCores: o.maximumCores,
+          minimumMemory: o.minimumMemory,
+          maximumMemory: o.maximumMemory,
+        }).filter(([, v]) => v !== undefined),
+      );
+      const params: AdaptParams = o.off ? { off: true } : { dryRun: o.dryRun, spec };
+      done(await runAdapt(ctx, { name: o.name, params, json: o.json }));
+    });
+}

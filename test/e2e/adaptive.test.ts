@@ -1,0 +1,95 @@
+// Adaptive scaling against a real scheduler's /api/v1/adaptive_target on namespace hosts.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, sleep } from './cli-driver.js';
+import { getTestHosts } from './harness/context.js';
+import { daskProcessesIn, writeHostsYaml } from './harness/netns-hosts.js';
+
+const info = getTestHosts();
+const four = info.hosts.slice(0, 4);
+const tmp = (name: string) => path.join(info.dir, name);
+const env = { DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch') };
+
+interface Status {
+  schedulerAddress: string;
+  workers: { name: string; state: string }[];
+  adaptive: { enabled: boolean; target: number | null; lastDecision: { decision: string; reason: string } | null } | null;
+}
+
+function status(name: string): Status {
+  const r = runCli(['status', '--name', name, '--json']);
+  if (r.code !== 0) throw new Error(`status failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as Status;
+}
+const runningCount = (s: Status) => s.workers.filter((w) => w.state === 'running').length;
+const aliveCount = (s: Status) => s.workers.filter((w) => w.state !== 'stopped').length;
+
+/** Runs a Dask client in the background; resolves with its stdout. */
+function client(address: string, code: string): Promise<string> {
+  const script = `import json, time\nfrom distributed import Client\nc = Client(${JSON.stringify(address)}, timeout=60)\n${code}\nc.close()\n`;
+  return new Promise((resolve, reject) => {
+    const p = spawn('/usr/bin/python3', ['-c', script]);
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (err += d));
+    p.on('close', (c) => (c === 0 ? resolve(out) : reject(new Error(`client exited ${c}: ${err.slice(-2000)}`))));
+  });
+}
+
+afterEach(() => {
+  runCli(['down', '--name', 'adapt'], {}, 120_000);
+});
+
+describe('adaptive scaling', () => {
+  it('grows 0 → 3 under 60 one-second tasks, loses no result, and shrinks back to 0 when idle', async () => {
+    const file = writeHostsYaml(tmp('adapt.yaml'), { ...info, hosts: four }, { env, name: 'adapt' });
+    const up = runCli(['up', file, '--detach', '--adapt', '--min', '0', '--max', '3'], {}, 120_000);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    const s0 = status('adapt');
+    expect(s0.adaptive?.enabled).toBe(true);
+    expect(aliveCount(s0)).toBe(0);
+
+    let peak = 0;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        peak = Math.max(peak, runningCount(status('adapt')));
+        await sleep(500);
+      }
+    })();
+    const out = await client(s0.schedulerAddress, 'print(sum(c.gather(c.map(lambda x: (time.sleep(1), x)[1], range(60)))))');
+    sampling = false;
+    await sampler;
+    expect(Number(out.trim())).toBe(1770); // every one of the 60 results arrived
+    expect(peak).toBe(3);
+
+    // Idle: wait_count (3) × interval (1 s) plus retirement; allow 60 s on a busy machine.
+    const t0 = Date.now();
+    let s = status('adapt');
+    while (aliveCount(s) > 0 && Date.now() - t0 < 60_000) {
+      await sleep(500);
+      s = status('adapt');
+    }
+    expect(aliveCount(s)).toBe(0);
+    expect(four.slice(1).flatMap((h) => daskProcessesIn(h))).toEqual([]);
+    expect(s.adaptive?.lastDecision?.decision).toMatch(/down|none/);
+  });
+
+  it('adapt --dry-run says what it would do; scale N turns adaptive off', async () => {
+    const file = writeHostsYaml(tmp('adapt2.yaml'), { ...info, hosts: four.slice(0, 2) }, { env, name: 'adapt' });
+    expect(runCli(['up', file, '--detach'], {}, 120_000).code).toBe(0);
+    const dry = runCli(['adapt', '--name', 'adapt', '--min', '0', '--max', '1', '--dry-run']);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/would (up|down|none) \(target \d+\)/);
+    expect(status('adapt').adaptive?.enabled ?? false).toBe(false);
+    const bad = runCli(['adapt', '--name', 'adapt', '--min', '3', '--max', '1']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--min 3 is above --max 1');
+    expect(runCli(['adapt', '--name', 'adapt', '--min', '1', '--max', '1']).code).toBe(0);
+    expect(status('adapt').adaptive?.enabled).toBe(true);
+    expect(runCli(['scale', '1', '--name', 'adapt'], {}, 120_000).code).toBe(0);
+    expect(status('adapt').adaptive?.enabled).toBe(false);
+  });
+});
