@@ -92,4 +92,30 @@ describe('adaptive scaling', () => {
     expect(runCli(['scale', '1', '--name', 'adapt'], {}, 120_000).code).toBe(0);
     expect(status('adapt').adaptive?.enabled).toBe(false);
   });
+
+  it('a bursty on/off load starts no more than max workers in all (gaps shorter than wait_count × interval)', async () => {
+    // The bound: 3 worker processes in all, the maximum. Scale-down needs wait_count (3)
+    // consecutive recommendations one interval (1 s) apart, so idle gaps of ~1.5 s never
+    // retire a worker, and no burst has to start one again.
+    const file = writeHostsYaml(tmp('burst.yaml'), { ...info, hosts: four }, { env, name: 'adapt' });
+    expect(runCli(['up', file, '--detach', '--adapt', '--min', '0', '--max', '3'], {}, 120_000).code).toBe(0);
+    const started = new Set<string>();
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const st = JSON.parse(runCli(['status', '--name', 'adapt', '--json']).stdout) as { workers: { name: string; pid: number | null }[] };
+        for (const w of st.workers) if (w.pid !== null) started.add(`${w.name}:${w.pid}`);
+        await sleep(300);
+      }
+    })();
+    const out = await client(
+      status('adapt').schedulerAddress,
+      'total = 0\nfor burst in range(3):\n    total += sum(c.gather(c.map(lambda x: (time.sleep(1), x)[1], range(burst * 10, burst * 10 + 10))))\n    time.sleep(1.5)\nprint(total)',
+    );
+    sampling = false;
+    await sampler;
+    expect(Number(out.trim())).toBe(435);
+    expect(started.size).toBeGreaterThanOrEqual(1);
+    expect(started.size).toBeLessThanOrEqual(3);
+  });
 });
