@@ -2,11 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { runAdapt, type AdaptParams } from '../app/adapt-command.js';
 import type { AppContext } from '../app/context.js';
 import { parseBytes } from '../config/durations.js';
-import { positiveInt, seconds } from './options.js';
-
-function count(value: string): number {
-  return value === '0' ? 0 : positiveInt(value);
-}
+import { positiveInt, seconds, wholeNumber } from './options.js';
 
 function bytes(value: string): number {
   try {
@@ -36,13 +32,13 @@ export function adaptCommand(ctx: AppContext, done: (code: number) => void): Com
   return new Command('adapt')
     .description("make a running cluster adaptive: workers follow the scheduler's load within bounds (Dask's Adaptive)")
     .option('--name <name>', 'which cluster (default: the only one running)')
-    .option('--min <n>', 'minimum workers (default 0)', count)
-    .option('--max <n>', 'maximum workers (default: no bound but the hosts\' max_workers)', count)
+    .option('--min <n>', 'minimum workers (default 0)', wholeNumber)
+    .option('--max <n>', 'maximum workers (default: no bound but the hosts\' max_workers)', wholeNumber)
     .option('--interval <duration>', 'time between adaptive steps (default 1s)', seconds)
     .option('--wait-count <n>', 'consecutive scale-down recommendations before a worker is retired (default 3)', positiveInt)
     .option('--target-duration <duration>', 'how long the scheduler aims to take for the queued work (default 5s; set at scheduler start)', seconds)
-    .option('--minimum-cores <n>', 'at least this many threads in all', count)
-    .option('--maximum-cores <n>', 'at most this many threads in all', count)
+    .option('--minimum-cores <n>', 'at least this many threads in all', wholeNumber)
+    .option('--maximum-cores <n>', 'at most this many threads in all', wholeNumber)
     .option('--minimum-memory <size>', 'at least this much worker memory in all', bytes)
     .option('--maximum-memory <size>', 'at most this much worker memory in all', bytes)
     .option('--off', 'back to a fixed size (the current one)', false)

@@ -3,13 +3,9 @@ import { Command } from 'commander';
 import { runAttach, runList, runLogs, runScale, runStatus } from '../app/cluster-commands.js';
 import type { AppContext } from '../app/context.js';
 import { runDown } from '../app/down.js';
-import { positiveInt, seconds } from './options.js';
+import { seconds, wholeNumber } from './options.js';
 
 type Done = (code: number) => void;
-
-function wholeNumber(value: string): number {
-  return value === '0' ? 0 : positiveInt(value);
-}
 
 export function listCommand(ctx: AppContext, done: Done): Command {
   return new Command('list')

@@ -7,6 +7,12 @@ export function positiveInt(value: string): number {
   return n;
 }
 
+export function wholeNumber(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError(`expected a whole number ≥ 0, got "${value}"`);
+  return n;
+}
+
 export function seconds(value: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
   if (!m) throw new InvalidArgumentError(`expected a duration like 60s, 2m or 500ms, got "${value}"`);

@@ -4,7 +4,7 @@ import { DETACHED_ORPHAN_GRACE_S, runDetached } from '../app/detach.js';
 import { runUp } from '../app/up.js';
 import { UsageError } from '../errors.js';
 import type { ClusterEvent } from '../events/types.js';
-import { positiveInt, seconds } from './options.js';
+import { positiveInt, seconds, wholeNumber } from './options.js';
 
 interface UpFlags {
   fanout: number;
@@ -29,8 +29,8 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
     .option('--detach', 'return once the cluster is up, leaving a background controller', false)
     .option('--name <name>', 'cluster name (default: the host file name, or "local")')
     .option('--adapt', 'adaptive from the start (like sshcluster adapt); begins at --min workers', false)
-    .option('--min <n>', 'with --adapt: minimum workers (default 0)', (v: string) => (v === '0' ? 0 : positiveInt(v)))
-    .option('--max <n>', 'with --adapt: maximum workers', (v: string) => (v === '0' ? 0 : positiveInt(v)))
+    .option('--min <n>', 'with --adapt: minimum workers (default 0)', wholeNumber)
+    .option('--max <n>', 'with --adapt: maximum workers', wholeNumber)
     .option('--no-tui', 'plain prefixed log lines (currently the only output mode)')
     .option('--json', 'write events as NDJSON instead of plain lines', false)
     .option('--python <path>', 'local cluster only: the Python interpreter that has distributed')
