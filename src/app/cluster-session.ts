@@ -44,7 +44,7 @@ export type { Tracked };
 export class ClusterSession {
   readonly spec: ClusterSpec;
   readonly address: string;
-  readonly dashboard: string;
+  dashboard: string;
   readonly startedAt: number;
   readonly health = new HostHealth();
   readonly supervisor = new RestartSupervisor();
@@ -197,6 +197,14 @@ export class ClusterSession {
     this.desiredWorkers = p.workers;
     await this.tick();
     return { desired: p.workers.length, message: explainShortfall(n, p, hosts) };
+  }
+
+  /** Stop one worker (retired through the scheduler first); the next tick starts it again. */
+  async restartWorker(name: string): Promise<void> {
+    if (!this.desiredWorkers.some((w) => w.name === name)) throw new ExpectedError(`restart: no worker named "${name}" in this cluster`);
+    await this.table.retireAndStop(name);
+    this.supervisor.reset(name);
+    await this.tick();
   }
 
   failHost(host: string, reason: string, detail?: string[]): void {

@@ -3,7 +3,8 @@
 import { SCHEDULER_NAME } from '../cluster/plan.js';
 import { describeExit } from '../dask/diagnose.js';
 import { SchedulerClient } from '../dask/scheduler-client.js';
-import { dashboardForward } from './addresses.js';
+import { parseSchedulerLine } from '../dask/log-lines.js';
+import { dashboardForward, dashboardUrl } from './addresses.js';
 import type { ClusterSession } from './cluster-session.js';
 import { waitForScheduler } from './readiness.js';
 
@@ -13,6 +14,18 @@ export async function confirmReady(s: ClusterSession): Promise<void> {
   const runner = s.links.runners.get(spec.schedulerHost.name);
   if (!sched || !runner) throw await s.fatal('scheduler did not start');
   const fwd = dashboardForward(spec);
+  // Dask moves the dashboard to another port when the configured one is taken (with a
+  // warning only); its "dashboard at:" line says where it really is.
+  const dashboardSeen = (line: string) => {
+    const p = parseSchedulerLine(line);
+    if (p?.kind === 'dashboard' && p.port !== fwd.port) {
+      fwd.port = p.port;
+      s.dashboard = dashboardUrl({ ...spec, schedulerOptions: { ...spec.schedulerOptions, dashboardAddress: `${p.host ?? ''}:${p.port}` } });
+      s.bus.emit({ kind: 'notice', level: 'warning', message: `the dashboard port was taken; the scheduler serves it on ${p.port}` });
+    }
+  };
+  sched.tail.toArray().forEach(dashboardSeen);
+  sched.proc.onLine((_stream, line) => dashboardSeen(line));
   s.client = new SchedulerClient(() => runner.forwardOut(fwd.host, fwd.port), { timeoutMs: 5_000 });
   const expected = () =>
     new Set(s.table.all().filter((t) => t.desired.role === 'worker' && !t.exit).map((t) => t.desired.name));

@@ -7,15 +7,17 @@ import path from 'node:path';
 import { loadHostFile } from '../config/load.js';
 import { localClusterSpec } from '../config/local.js';
 import type { ClusterSpec, HostSpec } from '../config/spec.js';
-import { ndjsonSink, plainSink } from '../events/plain-sink.js';
 import { EventBus, type ClusterEvent } from '../events/types.js';
 import { HostConnection } from '../ssh/host-connection.js';
 import { ClusterSession } from './cluster-session.js';
+import { sessionActions } from './dashboard-actions.js';
+import { upOutput } from './up-output.js';
 import type { AppContext } from './context.js';
 import { mergeAdaptive } from './adapt-command.js';
 import { Controller, pathsFor, startAdaptive } from './controller.js';
 import { UsageError } from '../errors.js';
 import { refuseIfRunning } from './find-cluster.js';
+import { withFreeLocalPorts } from './local-ports.js';
 import { LocalShell } from './local-shell.js';
 import { findLocalPython } from './local-python.js';
 import { secretProvider } from './secrets.js';
@@ -36,6 +38,8 @@ export interface UpOptions {
   report?: (e: ClusterEvent) => void;
   /** Seconds our processes outlive this controller, waiting for a new one (0: none). */
   orphanGraceS?: number;
+  /** false with --no-tui; the dashboard also needs a terminal (dashboardWanted). */
+  tui?: boolean;
 }
 
 export function loadSpec(ctx: AppContext, file: string | undefined, python?: string): ClusterSpec {
@@ -63,14 +67,15 @@ export function shellOpener(ctx: AppContext, spec: ClusterSpec): (h: HostSpec) =
 }
 
 export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
-  const loaded = loadSpec(ctx, opts.file, opts.python);
+  const given = loadSpec(ctx, opts.file, opts.python);
+  const loaded = given.local ? await withFreeLocalPorts(given) : given;
   const spec = withAdaptive(opts.name ? { ...loaded, name: opts.name } : loaded, opts.adapt);
   const paths = pathsFor(ctx, spec.name);
   // A dead controller's processes keep its cluster id: adopting them needs it.
   const previous = await refuseIfRunning(paths, spec.name);
   const clusterId = previous?.clusterId ?? randomBytes(8).toString('hex');
   const bus = new EventBus();
-  bus.on(opts.json ? ndjsonSink((t) => ctx.stdout.write(t)) : plainSink((t) => ctx.stdout.write(t)));
+  const out = upOutput(ctx, bus, spec.name, { json: opts.json, tui: opts.tui, detachedChild: opts.report !== undefined });
   if (opts.report) bus.on(opts.report);
   if (spec.local) bus.emit({ kind: 'notice', level: 'info', message: `Local cluster on this machine (${spec.workerHosts[0]?.workerOptions.nworkers ?? 0} workers, python ${spec.schedulerHost.remotePython})` });
 
@@ -100,15 +105,17 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   // A dead controller's file stays as it is until its processes are adopted.
   if (!previous) await controller.save();
   else bus.emit({ kind: 'notice', level: 'info', message: `the controller of "${spec.name}" (pid ${previous.controller?.pid ?? '?'}) is gone; adopting what it left running` });
-  const off = ctx.onSignal((sig) => {
+  const onStopSignal = (sig: 'SIGINT' | 'SIGTERM') => {
     if (stopReason === undefined) {
-      if (sig === 'SIGINT') ctx.stderr.write('\nStopping gracefully; press Ctrl-C again to force.\n');
+      if (sig === 'SIGINT') out.say('Stopping gracefully; press Ctrl-C again to force.');
       void requestStop(sig === 'SIGINT' ? 'Ctrl-C' : sig);
     } else {
-      ctx.stderr.write('\nForcing: killing every process of this cluster now.\n');
+      out.say('Forcing: killing every process of this cluster now.');
       session.force();
     }
-  });
+  };
+  const off = ctx.onSignal(onStopSignal);
+  out.open(sessionActions(session, { clusterId, pid: ctx.pid, teardown: () => requestStop('q in the dashboard'), interrupt: () => onStopSignal('SIGINT') }));
 
   let result: TeardownResult | undefined;
   try {
@@ -138,6 +145,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     throw err;
   } finally {
     off();
+    out.close();
     await controller.close(result !== undefined && result.leftover.length === 0);
   }
 }
