@@ -9,7 +9,8 @@ import { RestartSupervisor } from '../cluster/supervisor.js';
 import type { SchedulerClient } from '../dask/scheduler-client.js';
 import { ExpectedError } from '../errors.js';
 import type { EventBus } from '../events/types.js';
-import { dashboardUrl, schedulerAddress } from './addresses.js';
+import { dashboardForward, dashboardUrl, schedulerAddress } from './addresses.js';
+import { startDashboardForward, type Forward } from './dashboard-forward.js';
 import { connectLimiter } from './fan-out.js';
 import { quotePath } from '../dask/remote-command.js';
 import type { AdaptiveLoop } from './adaptive-loop.js';
@@ -104,6 +105,7 @@ export class ClusterSession {
       throw await this.fatal(`--require-all: ${this.failedHosts.size} host(s) failed: ${[...this.failedHosts.keys()].join(', ')}`);
     }
     this.started = true;
+    await this.forwardDashboard();
     this.bus.emit({
       kind: 'cluster-up',
       schedulerAddress: this.address,
@@ -113,6 +115,26 @@ export class ClusterSession {
     });
     this.timer = setInterval(() => void this.tick(), this.o.tickMs ?? 2_000);
     this.timer.unref();
+  }
+
+  private dashboardForward?: Forward;
+
+  /** A dashboard on the scheduler host's loopback is forwarded here (see dashboard-forward.ts). */
+  private async forwardDashboard(): Promise<void> {
+    const fwd = dashboardForward(this.spec);
+    if (this.spec.local || fwd.host !== '127.0.0.1') return;
+    const port = Number(new URL(this.dashboard).port) || fwd.port;
+    const connect = async () => {
+      const runner = this.links.runners.get(this.spec.schedulerHost.name);
+      if (!runner) throw new Error('the scheduler host is not connected');
+      return runner.forwardOut('127.0.0.1', port);
+    };
+    try {
+      this.dashboardForward = await startDashboardForward(connect, port);
+      this.dashboard = `http://127.0.0.1:${this.dashboardForward.port}/status`;
+    } catch (err) {
+      this.bus.emit({ kind: 'notice', level: 'warning', message: `could not forward the dashboard to this machine: ${String(err)}` });
+    }
   }
 
   /** One reconcile at a time; a request during a tick schedules one follow-up. */
@@ -221,6 +243,7 @@ export class ClusterSession {
   /** Idempotent: a second call gets the first call's result. */
   teardown(opts: Omit<TeardownOptions, 'session' | 'bus' | 'clusterId'>): Promise<TeardownResult> {
     if (this.timer) clearInterval(this.timer);
+    this.dashboardForward?.close();
     this.stopping ??= teardown({ ...opts, session: this, bus: this.bus, clusterId: this.o.clusterId });
     return this.stopping;
   }

@@ -2,7 +2,7 @@
 // has one that makes sense without knowing the remote machine.
 import type { AdaptiveSpec, SchedulerOptions, WorkerOptions } from './spec.js';
 
-export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = { port: 8786, dashboardAddress: ':8787' };
+export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = { port: 8786, dashboardAddress: '127.0.0.1:8787' };
 
 /**
  * `dask worker` would use all cores in one process, but the core count of a remote

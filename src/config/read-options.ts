@@ -39,7 +39,8 @@ export function readConnectOptions(c: Cursor | undefined): RawConnectOptions {
 export function readSchedulerOptions(c: Cursor | undefined): RawSchedulerOptions {
   const f = section(c, SCHEDULER_KEYS);
   return dropUndefined({
-    port: opt(f, 'port', (v) => v.int(0, 65535)),
+    // Workers get the scheduler's address before it starts, so it cannot be "any free port".
+    port: opt(f, 'port', (v) => v.int(1, 65535)),
     dashboard_address: opt(f, 'dashboard_address', (v) => {
       const raw = v.text('expected an address like ":8787" or "127.0.0.1:8787"');
       return /^[0-9]+$/.test(raw) ? `:${raw}` : raw;

@@ -30,7 +30,7 @@ describe('parseHostFile: defaults', () => {
   });
 
   it('fills Dask-like scheduler and worker defaults', () => {
-    expect(spec.schedulerOptions).toEqual({ port: 8786, dashboardAddress: ':8787' });
+    expect(spec.schedulerOptions).toEqual({ port: 8786, dashboardAddress: '127.0.0.1:8787' });
     const h = spec.workerHosts[1]!;
     expect(h.workerOptions).toEqual({ nthreads: 2, nworkers: 1, memoryLimit: 'auto', resources: {}, nanny: true, deathTimeoutS: 60 });
     expect([h.remotePython, h.env, h.setup, h.maxWorkers]).toEqual(['python3', {}, [], 1]);
@@ -45,13 +45,13 @@ name: lab2
 remote_python: /opt/py/bin/python
 env: {OMP_NUM_THREADS: 1, FLAG: true}
 setup: source ~/venv/bin/activate
-scheduler_options: {port: 0, dashboard_address: 8790, host: 10.0.0.1, interface: eth0}
+scheduler_options: {port: 9786, dashboard_address: 8790, host: 10.0.0.1, interface: eth0}
 worker_options: {nthreads: 4, nworkers: 2, memory_limit: 4 GiB, resources: {GPU: 1}, nanny: no, death_timeout: 2m, interface: ib0}
 connect_options: {connect_timeout: 500ms, strict_host_key_checking: accept-new, known_hosts: ./kh}
 hosts: [a, b]
 `, 'dir/x.yml', makeCtx());
     expect(spec.name).toBe('lab2');
-    expect(spec.schedulerOptions).toEqual({ port: 0, dashboardAddress: ':8790', host: '10.0.0.1', interface: 'eth0' });
+    expect(spec.schedulerOptions).toEqual({ port: 9786, dashboardAddress: ':8790', host: '10.0.0.1', interface: 'eth0' });
     const b = spec.workerHosts[0]!;
     expect(b.remotePython).toBe('/opt/py/bin/python');
     expect(b.env).toEqual({ OMP_NUM_THREADS: '1', FLAG: 'true' });

@@ -25,7 +25,7 @@ describe('localClusterSpec', () => {
     expect(spec.source).toBeUndefined();
     expect(spec.schedulerHost.name).toBe('localhost');
     expect(spec.workerHosts.map((h) => h.name)).toEqual(['localhost']);
-    expect(spec.schedulerOptions).toEqual({ port: 8786, dashboardAddress: ':8787', host: '127.0.0.1' });
+    expect(spec.schedulerOptions).toEqual({ port: 8786, dashboardAddress: '127.0.0.1:8787', host: '127.0.0.1' });
     expect(spec.adaptive).toBeUndefined();
   });
 
