@@ -84,7 +84,10 @@ export function step(state: AdaptiveState, input: AdaptiveInput, spec: AdaptiveS
     return reset(decision, `start ${decision.add}: target ${t.target} > ${current}${t.bound ? `, clipped to ${t.boundReason}` : ''}`);
   }
 
-  const picked = downCandidates(input.workers, current - t.target, input.schedulerRecommends);
+  // Load-driven scale-down leaves busy workers alone; a plan above the maximum bound
+  // (the user tightened it) is brought down even if that means retiring busy workers.
+  const overMaximum = t.bound === 'maximum';
+  const picked = downCandidates(input.workers, current - t.target, input.schedulerRecommends, { allowBusy: overMaximum });
   const counts = new Map<string, number>();
   const firm: string[] = [];
   const waiting: { name: string; count: number }[] = [];

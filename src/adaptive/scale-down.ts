@@ -32,7 +32,12 @@ export interface DownCandidates {
  * which adds the whole workers_to_close list, at most `needed` names are taken, so a
  * list asked for without a target (memory_ratio mode) cannot over-shrink.
  */
-export function downCandidates(workers: readonly AdaptiveWorker[], needed: number, recommends?: readonly string[]): DownCandidates {
+export function downCandidates(
+  workers: readonly AdaptiveWorker[],
+  needed: number,
+  recommends?: readonly string[],
+  opts: { allowBusy?: boolean } = {},
+): DownCandidates {
   const newestFirst = [...workers].reverse();
   const unarrived = [...newestFirst.filter((w) => !w.registered && !w.starting), ...newestFirst.filter((w) => !w.registered && w.starting)];
   const names = unarrived.slice(0, Math.max(0, needed)).map((w) => w.name);
@@ -51,6 +56,15 @@ export function downCandidates(workers: readonly AdaptiveWorker[], needed: numbe
 
   const taken = new Set(names);
   const busy = workers.filter((w) => w.registered && w.busy && !taken.has(w.name)).map((w) => w.name);
+  if (opts.allowBusy) {
+    // Over the maximum: Dask's retire_workers moves their data and the scheduler
+    // reschedules their running tasks, so a busy worker may go too (least busy first
+    // when the scheduler's order is known).
+    const order = pool.filter((w) => w.busy).map((w) => w.name);
+    const rest = [...order, ...busy.filter((n) => !order.includes(n))];
+    names.push(...rest.slice(0, short));
+    if (needed - names.length <= 0) return { names, notArrived };
+  }
   const blocked = busy.length > 0
     ? `worker busy: ${listNames(busy)}`
     : recommends

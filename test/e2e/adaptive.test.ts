@@ -118,4 +118,30 @@ describe('adaptive scaling', () => {
     expect(started.size).toBeGreaterThanOrEqual(1);
     expect(started.size).toBeLessThanOrEqual(3);
   });
+
+  it('scaling down while tasks still run loses no result', async () => {
+    const file = writeHostsYaml(tmp('shrink.yaml'), { ...info, hosts: four }, { env, name: 'adapt' });
+    expect(runCli(['up', file, '--detach', '--adapt', '--min', '0', '--max', '3'], {}, 120_000).code).toBe(0);
+    const work = client(status('adapt').schedulerAddress, 'print(sum(c.gather(c.map(lambda x: (time.sleep(1), x)[1], range(60)))))');
+    const t0 = Date.now();
+    while (runningCount(status('adapt')) < 3 && Date.now() - t0 < 60_000) await sleep(300);
+    expect(runningCount(status('adapt'))).toBe(3);
+    // Tighten the bound mid-run: two workers are retired (their data moved) while tasks run.
+    const shrink = runCli(['adapt', '--name', 'adapt', '--min', '0', '--max', '1']);
+    expect(shrink.code, shrink.stderr).toBe(0);
+    let done = false;
+    const finished = work.then((out) => ((done = true), out));
+    // The bound is enforced while the work is still running, not only once it is idle.
+    let shrunkWhileBusy = false;
+    const t1 = Date.now();
+    while (!done && Date.now() - t1 < 60_000) {
+      if (runningCount(status('adapt')) <= 1) {
+        shrunkWhileBusy = !done;
+        break;
+      }
+      await sleep(300);
+    }
+    expect(Number((await finished).trim())).toBe(1770);
+    expect(shrunkWhileBusy).toBe(true);
+  });
 });

@@ -176,6 +176,14 @@ describe('step: why it did not scale down', () => {
     expect(r.decision).toEqual({ kind: 'none', reason: 'worker busy: a, b' });
     expect(r.state.closeCounts.size).toBe(0);
   });
+  it('brings a plan above the maximum down even when every worker is busy (after wait_count)', () => {
+    const plan = [w('a', 'registered', { busy: true }), w('b', 'registered', { busy: true }), w('c', 'registered', { busy: true })];
+    const inp = input(9, plan, { schedulerRecommends: ['c', 'b', 'a'] });
+    const [r1, r2, r3] = run(spec({ maximum: 1 }), [inp, inp, inp]);
+    expect(r1!.decision).toEqual({ kind: 'none', reason: 'waiting 1/3 to retire c, b; clipped to maximum (1 worker)' });
+    expect(r2!.decision.kind).toBe('none');
+    expect(r3!.decision).toEqual({ kind: 'down', retire: ['c', 'b'] });
+  });
   it('reports when the scheduler recommends fewer workers than the target asks for', () => {
     const r = step(initialAdaptiveState, input(0, reg('a', 'b'), { schedulerRecommends: [] }), spec());
     expect(r.decision).toEqual({ kind: 'none', reason: 'scheduler recommends 0 of 2 to close' });
