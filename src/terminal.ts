@@ -27,6 +27,7 @@ export function processContext(): AppContext {
         process.off('SIGTERM', term);
       };
     },
+    ...(process.stdout.isTTY && process.stdin.isTTY ? { tty: { stdout: process.stdout, stdin: process.stdin } } : {}),
     promptSecret,
   };
 }

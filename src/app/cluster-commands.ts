@@ -6,6 +6,8 @@ import { connectControl } from '../control/client.js';
 import { ExpectedError } from '../errors.js';
 import { plainSink } from '../events/plain-sink.js';
 import type { AppContext } from './context.js';
+import { attachDashboard } from './attach-dashboard.js';
+import { dashboardWanted } from './dashboard.js';
 import { findCluster } from './find-cluster.js';
 import { statusText, type StatusJson } from './status.js';
 
@@ -82,8 +84,9 @@ export async function runLogs(ctx: AppContext, o: { name?: string; target?: stri
   return 0;
 }
 
-export async function runAttach(ctx: AppContext, o: { name?: string }): Promise<number> {
+export async function runAttach(ctx: AppContext, o: { name?: string; tui?: boolean }): Promise<number> {
   const { client, name } = await findCluster(ctx, o.name, true);
+  if (dashboardWanted(ctx, o)) return attachDashboard(ctx, client!, name);
   const sink = plainSink((t) => ctx.stdout.write(t));
   ctx.stderr.write(`Attached to ${name}; Ctrl-C detaches (the cluster keeps running).\n`);
   const off = ctx.onSignal(() => client!.close());

@@ -17,6 +17,8 @@ export interface AppContext {
   stderr: Output;
   /** Registers a handler for SIGINT/SIGTERM; returns an unregister function. */
   onSignal(handler: (signal: 'SIGINT' | 'SIGTERM') => void): () => void;
+  /** The terminal's streams, for the dashboard; absent when stdin or stdout is not a TTY. */
+  tty?: { stdout: NodeJS.WriteStream; stdin: NodeJS.ReadStream };
   /** Reads a line from the terminal without echo (password prompts). */
   promptSecret(question: string): Promise<string>;
 }

@@ -11,6 +11,7 @@ import { AdaptiveLoop } from './adaptive-loop.js';
 import type { ClusterSession } from './cluster-session.js';
 import type { AppContext } from './context.js';
 import { statusOf } from './status.js';
+import { statusWithMetrics } from './status-metrics.js';
 import type { TeardownResult } from './teardown.js';
 
 export interface ControllerOptions {
@@ -43,7 +44,7 @@ export class Controller {
     await this.ensureDir();
     this.logs = new LogStore(this.paths.logsDir);
     this.server = await startControlServer(this.socket, {
-      status: async () => statusOf(session, this.o.clusterId, this.o.pid),
+      status: async () => statusWithMetrics(session, this.o.clusterId, this.o.pid),
       scale: async (params) => {
         const n = workerCount(params);
         // A fixed size and an adaptive loop would fight: scale turns adaptive off.
@@ -51,6 +52,10 @@ export class Controller {
         return session.scale(n);
       },
       adapt: async (params) => adapt(session, params as AdaptParams),
+      restart: async (params) => {
+        await session.restartWorker(workerName(params));
+        return { restarted: workerName(params) };
+      },
       down: async () => this.o.requestStop('sshcluster down'),
       subscribe: async (_params, conn) => {
         conn.subscribe();
@@ -126,7 +131,7 @@ export class Controller {
   }
 }
 
-async function adapt(session: ClusterSession, p: AdaptParams): Promise<AdaptReply> {
+export async function adapt(session: ClusterSession, p: AdaptParams): Promise<AdaptReply> {
   if (p.off) {
     session.adaptive?.stop();
     return { enabled: false };
@@ -156,4 +161,10 @@ function workerCount(params: unknown): number {
   const n = (params as { n?: unknown } | undefined)?.n;
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new UsageError(`scale: expected a whole number ≥ 0, got ${JSON.stringify(n)}`);
   return n;
+}
+
+function workerName(params: unknown): string {
+  const name = (params as { name?: unknown } | undefined)?.name;
+  if (typeof name !== 'string' || !name) throw new UsageError(`restart: expected a worker name, got ${JSON.stringify(name)}`);
+  return name;
 }

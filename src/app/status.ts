@@ -25,6 +25,14 @@ export interface StatusJson {
     address: string | null;
     nthreads: number;
     memoryLimit: string;
+    /** Optional, from the scheduler (status-metrics.ts): percent of one core. */
+    cpu?: number;
+    /** Optional: the worker process's RSS in bytes. */
+    memoryBytes?: number;
+    /** Optional: the scheduler's memory limit of this worker in bytes (absent: none). */
+    memoryLimitBytes?: number;
+    /** Optional: tasks executing now. */
+    executing?: number;
   }[];
   /** null while the cluster has never been adaptive. */
   adaptive: AdaptiveStatus | null;

@@ -51,7 +51,8 @@ export function logsCommand(ctx: AppContext, done: Done): Command {
 
 export function attachCommand(ctx: AppContext, done: Done): Command {
   return new Command('attach')
-    .description('follow a running (e.g. detached) cluster: its status, then its events and logs')
+    .description('the dashboard of a running (e.g. detached) cluster; off a terminal, its status, then its events and logs')
     .option('--name <name>', 'which cluster (default: the only one running)')
-    .action(async (o: { name?: string }) => done(await runAttach(ctx, o)));
+    .option('--no-tui', 'plain status and log lines instead of the dashboard')
+    .action(async (o: { name?: string; tui: boolean }) => done(await runAttach(ctx, o)));
 }

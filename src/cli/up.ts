@@ -18,6 +18,7 @@ interface UpFlags {
   adapt: boolean;
   min?: number;
   max?: number;
+  tui: boolean;
 }
 
 export function upCommand(ctx: AppContext, done: (code: number) => void): Command {
@@ -31,7 +32,7 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
     .option('--adapt', 'adaptive from the start (like sshcluster adapt); begins at --min workers', false)
     .option('--min <n>', 'with --adapt: minimum workers (default 0)', wholeNumber)
     .option('--max <n>', 'with --adapt: maximum workers', wholeNumber)
-    .option('--no-tui', 'plain prefixed log lines (currently the only output mode)')
+    .option('--no-tui', 'plain prefixed log lines instead of the dashboard (the default off a terminal)')
     .option('--json', 'write events as NDJSON instead of plain lines', false)
     .option('--python <path>', 'local cluster only: the Python interpreter that has distributed')
     .option('--ready-timeout <duration>', 'how long to wait for the scheduler and workers to register', seconds, 120)
@@ -46,7 +47,7 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
       const report = o.controllerChild && process.send ? reporter() : undefined;
       // Only a background controller's processes wait for adoption when it dies.
       const orphanGraceS = o.controllerChild ? DETACHED_ORPHAN_GRACE_S : 0;
-      done(await runUp(ctx, { file, fanout: o.fanout, requireAll: o.requireAll, json: o.json, python: o.python, name: o.name, readyTimeoutMs: o.readyTimeout * 1000, report, adapt: adaptFlags(o), orphanGraceS }));
+      done(await runUp(ctx, { file, fanout: o.fanout, requireAll: o.requireAll, json: o.json, python: o.python, name: o.name, readyTimeoutMs: o.readyTimeout * 1000, report, adapt: adaptFlags(o), orphanGraceS, tui: o.tui }));
     });
 }
 

@@ -1,0 +1,102 @@
+// The dashboard: header, start-up or hosts (or one host's workers), logs, a footer
+// line; help and the quit prompt over the top half. Reads the store only; every
+// cluster action goes through the DashboardActions port.
+import { Box, Text } from 'ink';
+import type { DashboardActions } from './actions.js';
+import { Header } from './Header.js';
+import { HelpOverlay } from './HelpOverlay.js';
+import { HostsTable } from './HostsTable.js';
+import { LogPane } from './LogPane.js';
+import { selectedHost, type ViewModel } from './model.js';
+import { QuitPrompt } from './QuitPrompt.js';
+import { StartupList } from './StartupList.js';
+import type { DashboardStore } from './store.js';
+import { ColorContext, useColor } from './use-color.js';
+import { useClock } from './use-clock.js';
+import { useDashboardKeys } from './use-dashboard-keys.js';
+import { useStatusPoll } from './use-status-poll.js';
+import { useStoreFrame } from './use-store-frame.js';
+import { useTerminalSize } from './use-terminal-size.js';
+import { WorkersTable } from './WorkersTable.js';
+
+export interface AppProps {
+  store: DashboardStore;
+  actions: DashboardActions;
+  /** false under NO_COLOR. */
+  color?: boolean;
+  /** Fixed size and clock for tests; otherwise the terminal's and Date.now. */
+  size?: { width: number; height: number };
+  now?: number;
+  pollMs?: number;
+  fps?: number;
+}
+
+export const MIN_WIDTH = 40;
+export const MIN_HEIGHT = 10;
+
+export function App(p: AppProps) {
+  return (
+    <ColorContext.Provider value={p.color ?? true}>
+      <Dashboard {...p} />
+    </ColorContext.Provider>
+  );
+}
+
+function Dashboard({ store, actions, size, now: fixedNow, pollMs = 1_000, fps = 15 }: AppProps) {
+  const m = useStoreFrame(store, fps);
+  const now = useClock(250, fixedNow);
+  const { width, height: rows } = useTerminalSize(size);
+  // One row short of the screen: a frame as tall as the terminal makes Ink clear it every time.
+  const height = Math.max(1, rows - 1);
+  const refresh = useStatusPoll(store, actions, pollMs);
+  const body = height - 4;
+  const topRows = m.overlay === 'help' ? body : m.logsFull && m.overlay === 'none' ? 0 : Math.max(3, Math.min(topWanted(m), Math.floor(body * 0.45)));
+  const logRows = Math.max(1, body - topRows);
+  useDashboardKeys(store, actions, Math.max(1, logRows - 2), refresh);
+  if (width < MIN_WIDTH || height < MIN_HEIGHT) {
+    return (
+      <Box flexDirection="column" width={width}>
+        <Text wrap="truncate">sshcluster {m.name}: {m.phase}</Text>
+        <Text wrap="truncate">terminal too small ({width}x{rows}); needs {MIN_WIDTH}x{MIN_HEIGHT + 1}</Text>
+      </Box>
+    );
+  }
+  return (
+    <Box flexDirection="column" width={width} height={height} overflow="hidden">
+      <Header m={m} now={now} />
+      <Box flexDirection="column" height={topRows} overflow="hidden">
+        {top(m, now, topRows, actions)}
+      </Box>
+      {m.overlay === 'help' ? null : <LogPane m={m} height={logRows} width={width} focused={m.focus === 'logs' || m.logsFull} />}
+      <Footer m={m} />
+    </Box>
+  );
+}
+
+function topWanted(m: ViewModel): number {
+  if (m.overlay === 'quit') return 5;
+  const h = selectedHost(m);
+  if (m.detail && h) return m.workers.filter((w) => w.host === h.name).length + 3;
+  return m.hosts.length + 1 + (m.phase === 'starting' ? 1 : 0);
+}
+
+function top(m: ViewModel, now: number, rows: number, actions: DashboardActions) {
+  if (m.overlay === 'help') return <HelpOverlay mode={actions.mode} />;
+  if (m.overlay === 'quit') return <QuitPrompt />;
+  if (m.logsFull) return null;
+  const h = selectedHost(m);
+  if (m.detail && h) return <WorkersTable m={m} host={h} height={rows} />;
+  if (m.phase === 'starting') return <StartupList hosts={m.hosts} now={now} height={rows} />;
+  return <HostsTable m={m} height={rows} focused={m.focus === 'hosts'} />;
+}
+
+function Footer({ m }: { m: ViewModel }) {
+  const c = useColor();
+  const color = m.message?.level === 'error' ? 'red' : m.message?.level === 'warning' ? 'yellow' : undefined;
+  return (
+    <Text wrap="truncate">
+      <Text inverse>{' ? help  q quit  + - scale  a adaptive  tab focus  enter host  r restart  l logs  / filter '}</Text>
+      {m.message ? <Text color={color ? c(color) : undefined}> {m.message.text}</Text> : null}
+    </Text>
+  );
+}

@@ -1,0 +1,30 @@
+// Cluster name, addresses, uptime, workers running / target, adaptive state.
+import { Box, Text } from 'ink';
+import type { ViewModel } from './model.js';
+import { duration } from './format.js';
+import { useColor } from './use-color.js';
+
+export function Header({ m, now }: { m: ViewModel; now: number }) {
+  const c = useColor();
+  const running = m.workers.filter((w) => w.state === 'running').length;
+  const phase = m.phase === 'up' ? null : m.phase === 'stopping' ? `stopping (${m.phaseReason ?? ''})` : m.phase;
+  const a = m.adaptive;
+  const adaptive = !a
+    ? 'off'
+    : `${a.enabled ? 'on' : 'off'} ${a.minimum}..${a.maximum ?? '∞'}, target ${a.target ?? '-'}` +
+      (a.lastDecision ? `; last: ${a.lastDecision.decision} (${a.lastDecision.reason})` : '');
+  return (
+    <Box flexDirection="column">
+      <Text wrap="truncate">
+        <Text bold color={c('cyan')}>sshcluster</Text> <Text bold>{m.name || '…'}</Text>
+        {'  up '}{m.startedAt === null ? '-' : duration(now - m.startedAt)}
+        {'  workers '}<Text bold>{running}</Text>/{m.desiredWorkers ?? '-'}
+        {phase ? <Text color={c('yellow')}>{'  ' + phase}</Text> : null}
+      </Text>
+      <Text wrap="truncate">
+        {'scheduler '}{m.schedulerAddress || '-'}{'  dashboard '}{m.dashboardUrl || '-'}
+      </Text>
+      <Text wrap="truncate">{'adaptive '}{adaptive}</Text>
+    </Box>
+  );
+}

@@ -1,0 +1,80 @@
+// The dashboard's view model: everything a frame shows, derived from ClusterEvents and
+// status snapshots (reduce-event.ts) and from keys (reduce-ui.ts).
+import { LogRing } from './log-ring.js';
+import type { AdaptiveSnapshot, WorkerSnapshot } from './status-snapshot.js';
+
+export type Phase = 'starting' | 'up' | 'stopping' | 'stopped';
+export type StepState = 'connecting' | 'starting' | 'registered' | 'failed';
+export type Focus = 'hosts' | 'logs';
+export type Overlay = 'none' | 'help' | 'quit';
+
+export interface HostView {
+  name: string;
+  roles: string[];
+  /** The status document's host state, or the last host-state event's. */
+  state: string;
+  reason: string | null;
+  /** Start-up progress, with the time this step began (ms). */
+  step: StepState;
+  stepSince: number;
+}
+
+export interface ViewModel {
+  name: string;
+  schedulerAddress: string;
+  dashboardUrl: string;
+  /** ms since the epoch; null until the first status snapshot. */
+  startedAt: number | null;
+  desiredWorkers: number | null;
+  phase: Phase;
+  phaseReason: string | null;
+  hosts: HostView[];
+  workers: WorkerSnapshot[];
+  adaptive: AdaptiveSnapshot | null;
+  /** Mutable and bounded; logVersion changes whenever it does. */
+  logs: LogRing;
+  logVersion: number;
+  filter: string;
+  editingFilter: boolean;
+  follow: boolean;
+  /** seq of the bottom line while not following. */
+  anchor: number | null;
+  focus: Focus;
+  selectedHost: number;
+  /** enter on a host: its workers and only its logs. */
+  detail: boolean;
+  selectedWorker: number;
+  logsFull: boolean;
+  overlay: Overlay;
+  message: { text: string; level: 'info' | 'warning' | 'error' } | null;
+}
+
+export function initialModel(name = '', logs = new LogRing()): ViewModel {
+  return {
+    name, schedulerAddress: '', dashboardUrl: '', startedAt: null, desiredWorkers: null,
+    phase: 'starting', phaseReason: null, hosts: [], workers: [], adaptive: null,
+    logs, logVersion: 0, filter: '', editingFilter: false, follow: true, anchor: null,
+    focus: 'hosts', selectedHost: 0, detail: false, selectedWorker: 0, logsFull: false,
+    overlay: 'none', message: null,
+  };
+}
+
+export function selectedHost(m: ViewModel): HostView | undefined {
+  return m.hosts[m.selectedHost];
+}
+
+export function workersOf(m: ViewModel, host: string): WorkerSnapshot[] {
+  return m.workers.filter((w) => w.host === host && w.state !== 'stopped');
+}
+
+export function selectedWorker(m: ViewModel): WorkerSnapshot | undefined {
+  const h = selectedHost(m);
+  return h && m.detail ? workersOf(m, h.name)[m.selectedWorker] : undefined;
+}
+
+/** The log lines shown: the filter, and in a host's detail view only that host's. */
+export function logMatcher(m: ViewModel): (l: { host: string; source: string }) => boolean {
+  const host = m.detail ? selectedHost(m)?.name : undefined;
+  const f = m.filter.toLowerCase();
+  return (l) => (host === undefined || l.host === host) && (!f || l.host.toLowerCase().includes(f) || l.source.toLowerCase().includes(f));
+}

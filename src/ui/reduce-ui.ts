@@ -1,0 +1,78 @@
+// Keys → view-model changes that need no cluster action (focus, selection, scrolling,
+// filter, overlays). Pure.
+import { logMatcher, workersOf, type ViewModel } from './model.js';
+
+export type UiCommand =
+  | { kind: 'move'; delta: number }
+  | { kind: 'enter' }
+  | { kind: 'back' }
+  | { kind: 'focus-next' }
+  | { kind: 'follow' }
+  | { kind: 'logs-full' }
+  | { kind: 'help' }
+  | { kind: 'filter-start' }
+  | { kind: 'filter-input'; text: string }
+  | { kind: 'filter-backspace' }
+  | { kind: 'filter-done' }
+  | { kind: 'filter-cancel' }
+  | { kind: 'quit-prompt'; open: boolean }
+  | { kind: 'message'; text: string; level: 'info' | 'warning' | 'error' };
+
+export function reduceUi(m: ViewModel, c: UiCommand): ViewModel {
+  switch (c.kind) {
+    case 'move':
+      return m.focus === 'logs' || m.logsFull ? scroll(m, c.delta) : select(m, c.delta);
+    case 'enter':
+      if (m.focus !== 'hosts' || !m.hosts.length) return m;
+      return { ...m, detail: !m.detail, selectedWorker: 0, follow: true, anchor: null };
+    case 'back':
+      if (m.overlay !== 'none') return { ...m, overlay: 'none' };
+      if (m.logsFull) return { ...m, logsFull: false };
+      return m.detail ? { ...m, detail: false, follow: true, anchor: null } : m;
+    case 'focus-next':
+      return { ...m, focus: m.focus === 'hosts' ? 'logs' : 'hosts' };
+    case 'follow':
+      return m.follow ? { ...m, follow: false, anchor: m.logs.newest } : { ...m, follow: true, anchor: null };
+    case 'logs-full':
+      return { ...m, logsFull: !m.logsFull };
+    case 'help':
+      return { ...m, overlay: m.overlay === 'help' ? 'none' : 'help' };
+    case 'filter-start':
+      return { ...m, editingFilter: true };
+    case 'filter-input':
+      return { ...m, filter: m.filter + c.text, follow: true, anchor: null };
+    case 'filter-backspace':
+      return { ...m, filter: m.filter.slice(0, -1) };
+    case 'filter-done':
+      return { ...m, editingFilter: false };
+    case 'filter-cancel':
+      return { ...m, editingFilter: false, filter: '' };
+    case 'quit-prompt':
+      return { ...m, overlay: c.open ? 'quit' : 'none' };
+    case 'message':
+      return { ...m, message: { text: c.text, level: c.level } };
+  }
+}
+
+function select(m: ViewModel, delta: number): ViewModel {
+  if (m.detail) {
+    const h = m.hosts[m.selectedHost];
+    const n = h ? workersOf(m, h.name).length : 0;
+    return { ...m, selectedWorker: clamp(m.selectedWorker + delta, n) };
+  }
+  return { ...m, selectedHost: clamp(m.selectedHost + delta, m.hosts.length) };
+}
+
+/** Up stops following and pins the view; scrolling back to the newest line follows again. */
+function scroll(m: ViewModel, delta: number): ViewModel {
+  const match = logMatcher(m);
+  const from = m.follow || m.anchor === null ? m.logs.window(1, match, null)[0]?.seq ?? m.logs.newest : m.anchor;
+  const to = m.logs.step(from, delta, match);
+  const newest = m.logs.window(1, match, null)[0]?.seq ?? m.logs.newest;
+  if (delta > 0 && to >= newest) return { ...m, follow: true, anchor: null };
+  return { ...m, follow: false, anchor: to };
+}
+
+function clamp(i: number, n: number): number {
+  return Math.max(0, Math.min(i, n - 1));
+}

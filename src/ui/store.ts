@@ -1,0 +1,52 @@
+// The dashboard's store: applies events, status snapshots and UI commands to the view
+// model and tells subscribers. Events can arrive thousands of times a second; frames
+// are coalesced by the subscriber (use-store-frame.ts), keys ask for one at once.
+import type { ClusterEvent } from '../events/types.js';
+import { LogRing } from './log-ring.js';
+import { initialModel, type Phase, type ViewModel } from './model.js';
+import { reduceEvent, reduceStatus } from './reduce-event.js';
+import { reduceUi, type UiCommand } from './reduce-ui.js';
+import type { StatusSnapshot } from './status-snapshot.js';
+
+export type StoreListener = (urgent: boolean) => void;
+
+export class DashboardStore {
+  private m: ViewModel;
+  private readonly listeners = new Set<StoreListener>();
+
+  constructor(
+    name = '',
+    private readonly now: () => number = Date.now,
+    capacity?: number,
+    /** 'up' for attach: a controller that answers is past start-up. */
+    phase: Phase = 'starting',
+  ) {
+    this.m = { ...initialModel(name, new LogRing(capacity)), phase };
+  }
+
+  get model(): ViewModel {
+    return this.m;
+  }
+
+  apply(e: ClusterEvent): void {
+    this.set(reduceEvent(this.m, e, this.now()), false);
+  }
+
+  setStatus(st: StatusSnapshot): void {
+    this.set(reduceStatus(this.m, st, this.now()), false);
+  }
+
+  dispatch(c: UiCommand): void {
+    this.set(reduceUi(this.m, c), true);
+  }
+
+  subscribe(l: StoreListener): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
+  private set(next: ViewModel, urgent: boolean): void {
+    this.m = next;
+    for (const l of this.listeners) l(urgent);
+  }
+}

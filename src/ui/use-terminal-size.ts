@@ -1,0 +1,16 @@
+// Columns and rows of the terminal, re-read on resize.
+import { useStdout } from 'ink';
+import { useEffect, useState } from 'react';
+
+export function useTerminalSize(fixed?: { width: number; height: number }): { width: number; height: number } {
+  const { stdout } = useStdout();
+  const read = () => ({ width: stdout.columns || 100, height: stdout.rows || 30 });
+  const [size, setSize] = useState(read);
+  useEffect(() => {
+    if (fixed) return;
+    const on = () => setSize(read());
+    stdout.on('resize', on);
+    return () => void stdout.off('resize', on);
+  }, [stdout, fixed]);
+  return fixed ?? size;
+}

@@ -1,0 +1,83 @@
+// The dashboard in a real terminal: tmux runs `sshcluster up hosts.yaml` against the
+// namespace hosts; capture-pane reads the screen, send-keys types.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { daskClient, sleep, STATE_HOME } from './cli-driver.js';
+import { getTestHosts } from './harness/context.js';
+import { daskProcessesIn, writeHostsYaml } from './harness/netns-hosts.js';
+
+const info = getTestHosts();
+const three = info.hosts.slice(0, 3);
+const BIN = path.resolve(import.meta.dirname, '../../bin/sshcluster');
+// A private tmux server: its own socket, killed by that socket at the end.
+const SOCKET = `sshc-tui-${process.pid}`;
+const tmux = (...args: string[]) => spawnSync('tmux', ['-L', SOCKET, ...args], { encoding: 'utf8' });
+const screen = () => tmux('capture-pane', '-p', '-t', 'tui').stdout ?? '';
+
+async function waitScreen(test: (s: string) => boolean, what: string, timeoutMs = 120_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const s = screen();
+    if (test(s)) return s;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; screen:\n${s}`);
+    await sleep(250);
+  }
+}
+
+const daskLeft = () => info.hosts.flatMap((h) => daskProcessesIn(h).map((p) => `${h.name}:${p.pid}`));
+const hostRow = (s: string, ip: string) => s.split('\n').find((l) => l.slice(2).startsWith(ip + ' ')) ?? '';
+
+afterAll(async () => {
+  tmux('kill-server');
+  const deadline = Date.now() + 30_000;
+  while (daskLeft().length && Date.now() < deadline) await sleep(250);
+});
+
+describe('the dashboard under tmux', () => {
+  it('shows every host running and log lines; + adds a worker; r restarts one; q, t tears down and leaves no dask process', async () => {
+    const [sched, ...workers] = three as [typeof three[0], ...typeof three];
+    // Each worker host starts one worker and has room for a second: + has somewhere to go.
+    const hosts = three.map((h, i) => ({ host: h.ip, ...(i > 0 ? { max_workers: 2 } : {}), ...(h.port === 22 ? {} : { connect_options: { port: h.port } }) }));
+    const file = writeHostsYaml(path.join(info.dir, 'tui.yaml'), info, { name: 'tui', hosts, env: { DASK_TEMPORARY_DIRECTORY: path.join(info.dir, 'dask-scratch') } });
+    const env = `NO_COLOR=1 XDG_STATE_HOME=${STATE_HOME}`;
+    const r = tmux('new-session', '-d', '-s', 'tui', '-x', '160', '-y', '48', `env ${env} ${process.execPath} ${BIN} up ${file}; echo EXIT=$?; sleep 600`);
+    expect(r.status, r.stderr).toBe(0);
+
+    const up = await waitScreen(
+      (s) => /workers 2\/2/.test(s) && workers.every((w) => /1\/1 .* up\s*$/.test(hostRow(s, w.ip))) && /scheduler │ .*distributed\./.test(s),
+      'every host up with its worker and log lines',
+    );
+    expect(hostRow(up, sched.ip)).toMatch(/\bup\s*$/);
+    expect(up).toContain(`scheduler tcp://${sched.ip}:8786`);
+    expect(up).toMatch(new RegExp(`${workers[0]!.ip}-0 │ .*distributed\\.`));
+    await sleep(2_500); // one status poll later: memory and CPU are in the table
+    const shot = screen();
+    if (process.env.DASHBOARD_CAPTURE) fs.writeFileSync(process.env.DASHBOARD_CAPTURE, shot.replace(/\s+$/, '') + '\n');
+
+    tmux('send-keys', '-t', 'tui', '+');
+    const grown = await waitScreen((s) => /workers 3\/3/.test(s), 'a third worker in the table');
+    expect(workers.some((w) => /2\/2/.test(hostRow(grown, w.ip)))).toBe(true);
+    const seen = daskClient(`tcp://${sched.ip}:8786`, 'print(len(c.scheduler_info()["workers"]))');
+    expect(Number(seen.trim())).toBe(3);
+
+    // Down to the first worker host, enter: its workers; r restarts the selected one.
+    const w0 = `${workers[0]!.ip}-0`;
+    const pidRow = new RegExp(`▸ ${w0.replace(/\./g, '\\.')}\\s+running\\s+(\\d+)`);
+    tmux('send-keys', '-t', 'tui', 'Down');
+    tmux('send-keys', '-t', 'tui', 'Enter');
+    const before = Number(pidRow.exec(await waitScreen((s) => pidRow.test(s), `${w0} selected`))![1]);
+    tmux('send-keys', '-t', 'tui', 'r');
+    await waitScreen((s) => { const m = pidRow.exec(s); return m !== null && Number(m[1]) !== before; }, `${w0} running again with a new pid`);
+    tmux('send-keys', '-t', 'tui', 'Escape');
+
+    tmux('send-keys', '-t', 'tui', 'q');
+    await waitScreen((s) => s.includes('tear the cluster down'), 'the quit prompt');
+    tmux('send-keys', '-t', 'tui', 't');
+    const end = await waitScreen((s) => /EXIT=\d+/.test(s), 'up to exit', 90_000);
+    expect(end).toContain('verified: no process of this cluster is left on any host');
+    expect(end).toContain('EXIT=0');
+    expect(daskLeft()).toEqual([]);
+  });
+});
