@@ -75,7 +75,9 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   const previous = await refuseIfRunning(paths, spec.name);
   const clusterId = previous?.clusterId ?? randomBytes(8).toString('hex');
   const bus = new EventBus();
-  const out = upOutput(ctx, bus, spec.name, { json: opts.json, tui: opts.tui, detachedChild: opts.report !== undefined });
+  // A password or passphrase prompt needs the terminal the dashboard would take.
+  const tui = opts.tui !== false && !needsPrompt(spec);
+  const out = upOutput(ctx, bus, spec.name, { json: opts.json, tui, detachedChild: opts.report !== undefined });
   if (opts.report) bus.on(opts.report);
   if (spec.local) bus.emit({ kind: 'notice', level: 'info', message: `Local cluster on this machine (${spec.workerHosts[0]?.workerOptions.nworkers ?? 0} workers, python ${spec.schedulerHost.remotePython})` });
 
@@ -156,4 +158,9 @@ function withAdaptive(spec: ClusterSpec, flags: UpOptions['adapt']): ClusterSpec
   const adaptive = mergeAdaptive(spec.adaptive, flags ?? {});
   if (adaptive.minimum > adaptive.maximum) throw new UsageError(`--min ${adaptive.minimum} is above --max ${adaptive.maximum}`);
   return { ...spec, adaptive };
+}
+
+function needsPrompt(spec: ClusterSpec): boolean {
+  const hosts = [spec.schedulerHost, ...spec.workerHosts];
+  return hosts.some((h) => [h.connect, ...h.connect.proxyJump].some((c) => c.password?.kind === 'prompt' || c.passphrase?.kind === 'prompt'));
 }
