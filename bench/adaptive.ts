@@ -15,6 +15,7 @@
 // `c.map(lambda x: (time.sleep(1), x)[1], range(60))`, (a) the first worker registered,
 // (b) 3 workers registered, (c) all results back; then (d) from the last result until
 // back to 0 workers. See bench/README.md for what each figure means.
+import { children, closedWithin, killAndWait, killChildren, sleep, start, type Proc } from './proc.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -84,7 +85,6 @@ function parseArgs(argv: string[]): { rounds: number; timeoutMs: number } {
 
 // ---------------------------------------------------------------- small helpers
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const fmt = (ms: number | undefined) => (ms === undefined ? '-' : `${(ms / 1000).toFixed(2)}s`);
 const tail = (s: string, n = 25) => s.trimEnd().split('\n').slice(-n).map((l) => `    ${l}`).join('\n');
 const alive = (pid: number) => {
@@ -98,15 +98,6 @@ const alive = (pid: number) => {
 
 class BenchAbort extends Error {}
 
-/** Every child we start, so an interrupted bench does not leave them running. */
-const children = new Set<ChildProcess>();
-function killChildren(): void {
-  for (const c of children) {
-    if (c.pid !== undefined && c.exitCode === null && c.signalCode === null) {
-      try { process.kill(c.pid, 'SIGKILL'); } catch { /* already gone */ }
-    }
-  }
-}
 
 /** State directory of the bench's own sshcluster clusters (XDG_STATE_HOME). */
 let stateHome = '';
@@ -138,73 +129,6 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
 }
 process.on('exit', killChildren);
 
-interface Proc {
-  child: ChildProcess;
-  t0: number;
-  out: () => string;
-  /** Resolves with the time (performance.now()) the first match arrived. */
-  waitFor(re: RegExp, timeoutMs: number): Promise<{ m: RegExpExecArray; at: number } | 'timeout' | 'exited'>;
-  closed: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
-}
-
-/** Spawns and stamps the time just before spawn; stdout+stderr are kept (bounded). */
-function start(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env, stdin: 'ignore' | 'pipe' = 'ignore'): Proc {
-  const t0 = performance.now();
-  const child = spawn(cmd, args, { env, stdio: [stdin, 'pipe', 'pipe'] });
-  children.add(child);
-  let out = '';
-  const listeners = new Set<() => void>();
-  const onData = (d: Buffer) => {
-    out += process.env.BENCH_DEBUG ? d.toString('utf8').replace(/^(?=.)/gm, `[+${((performance.now() - t0) / 1000).toFixed(2)}s] `) : d.toString('utf8');
-    if (out.length > 1_000_000) out = out.slice(-500_000);
-    for (const l of [...listeners]) l();
-  };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
-  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) => {
-    child.on('error', (err) => { out += `\nspawn error: ${String(err)}\n`; });
-    child.on('close', (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal, at: performance.now() });
-    });
-  });
-  let done = false;
-  void closed.then(() => { done = true; for (const l of [...listeners]) l(); });
-  return {
-    child,
-    t0,
-    out: () => out,
-    closed,
-    waitFor(re, timeoutMs) {
-      return new Promise((resolve) => {
-        const finish = (v: { m: RegExpExecArray; at: number } | 'timeout' | 'exited') => {
-          listeners.delete(check);
-          clearTimeout(timer);
-          resolve(v);
-        };
-        const check = () => {
-          const m = re.exec(out);
-          if (m) finish({ m, at: performance.now() });
-          else if (done) finish('exited');
-        };
-        const timer = setTimeout(() => finish('timeout'), timeoutMs);
-        listeners.add(check);
-        check();
-      });
-    },
-  };
-}
-
-async function closedWithin(p: Proc, ms: number) {
-  return Promise.race([p.closed, sleep(ms).then(() => undefined)]);
-}
-
-async function killAndWait(p: Proc, sig: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-  if (p.child.pid !== undefined && p.child.exitCode === null && p.child.signalCode === null) {
-    try { process.kill(p.child.pid, sig); } catch { /* gone */ }
-  }
-  await closedWithin(p, 10_000);
-}
 
 function runSync(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env, timeout = 60_000): { ok: boolean; code: number | null; stdout: string; out: string } {
   const r = spawnSync(cmd, args, { encoding: 'utf8', timeout, env });

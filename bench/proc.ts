@@ -1,0 +1,84 @@
+// What the benchmarks share: starting a child with its output kept (bounded) and a
+// way to wait for a line in it, and killing every child by PID on the way out.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Every child we start, so an interrupted bench does not leave them running. */
+export const children = new Set<ChildProcess>();
+export function killChildren(): void {
+  for (const c of children) {
+    if (c.pid !== undefined && c.exitCode === null && c.signalCode === null) {
+      try { process.kill(c.pid, 'SIGKILL'); } catch { /* already gone */ }
+    }
+  }
+}
+
+export interface Proc {
+  child: ChildProcess;
+  t0: number;
+  out: () => string;
+  /** Resolves with the time (performance.now()) the first match arrived. */
+  waitFor(re: RegExp, timeoutMs: number): Promise<{ m: RegExpExecArray; at: number } | 'timeout' | 'exited'>;
+  closed: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
+}
+
+/** Spawns and stamps the time just before spawn; stdout+stderr are kept (bounded). */
+export function start(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env, stdin: 'ignore' | 'pipe' = 'ignore'): Proc {
+  const t0 = performance.now();
+  const child = spawn(cmd, args, { env, stdio: [stdin, 'pipe', 'pipe'] });
+  children.add(child);
+  let out = '';
+  const listeners = new Set<() => void>();
+  const onData = (d: Buffer) => {
+    out += process.env.BENCH_DEBUG ? d.toString('utf8').replace(/^(?=.)/gm, `[+${((performance.now() - t0) / 1000).toFixed(2)}s] `) : d.toString('utf8');
+    if (out.length > 1_000_000) out = out.slice(-500_000);
+    for (const l of [...listeners]) l();
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) => {
+    child.on('error', (err) => { out += `\nspawn error: ${String(err)}\n`; });
+    child.on('close', (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal, at: performance.now() });
+    });
+  });
+  let done = false;
+  void closed.then(() => { done = true; for (const l of [...listeners]) l(); });
+  return {
+    child,
+    t0,
+    out: () => out,
+    closed,
+    waitFor(re, timeoutMs) {
+      return new Promise((resolve) => {
+        const finish = (v: { m: RegExpExecArray; at: number } | 'timeout' | 'exited') => {
+          listeners.delete(check);
+          clearTimeout(timer);
+          resolve(v);
+        };
+        const check = () => {
+          const m = re.exec(out);
+          if (m) finish({ m, at: performance.now() });
+          else if (done) finish('exited');
+        };
+        const timer = setTimeout(() => finish('timeout'), timeoutMs);
+        listeners.add(check);
+        check();
+      });
+    },
+  };
+}
+
+export async function closedWithin(p: Proc, ms: number) {
+  return Promise.race([p.closed, sleep(ms).then(() => undefined)]);
+}
+
+export async function killAndWait(p: Proc, sig: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+  if (p.child.pid !== undefined && p.child.exitCode === null && p.child.signalCode === null) {
+    try { process.kill(p.child.pid, sig); } catch { /* gone */ }
+  }
+  await closedWithin(p, 10_000);
+}
