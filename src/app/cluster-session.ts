@@ -213,7 +213,7 @@ export class ClusterSession {
   private version?: Promise<string>;
 
   async scale(n: number): Promise<{ desired: number; message?: string }> {
-    const hosts = this.spec.workerHosts.map((h) => ({ name: h.name, maxWorkers: h.maxWorkers, healthy: this.links.usable(h.name) }));
+    const hosts = this.spec.workerHosts.map((h) => ({ name: h.name, maxWorkers: h.maxWorkers, healthy: this.placeable(h.name) }));
     const p = placeWorkers(n, hosts, this.desiredWorkers);
     for (const w of [...p.added, ...p.removed]) this.supervisor.reset(w.name);
     this.desiredWorkers = p.workers;
@@ -227,6 +227,17 @@ export class ClusterSession {
     await this.table.retireAndStop(name);
     this.supervisor.reset(name);
     await this.tick();
+  }
+
+  /**
+   * New workers go to connected hosts whose workers are not failing: a host with a
+   * crash-looping worker (degraded) or one waiting out a restart back-off gets none,
+   * so growth uses the other hosts.
+   */
+  placeable(host: string): boolean {
+    if (!this.links.usable(host) || this.health.state(host)?.kind === 'degraded') return false;
+    const failing = (name: string) => ['restarting', 'crash-looping'].includes(this.supervisor.status(name).state);
+    return !this.desiredWorkers.some((w) => w.host === host && failing(w.name));
   }
 
   failHost(host: string, reason: string, detail?: string[]): void {

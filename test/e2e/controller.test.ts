@@ -210,4 +210,20 @@ describe('controller', () => {
     expect(daskIn([b0, b1]).sort()).toEqual(betaPids);
     expect(running(status('beta')).length).toBe(1);
   });
+
+  it('places new workers away from a host whose worker keeps failing', async () => {
+    const [s0, bad, good] = four as [typeof four[0], typeof four[0], typeof four[0]];
+    const file = writeHostsYaml(tmp('place.yaml'), { ...info, hosts: [s0, bad, good] }, {
+      env,
+      hosts: [s0.ip, { host: bad.ip, remote_python: '/opt/no/python3', max_workers: 2 }, { host: good.ip, max_workers: 2 }],
+    });
+    const r = runCli(['up', file, '--detach'], {}, 120_000);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`\\[${bad.ip.replace(/\./g, '\\.')}\\] failed: .*python not found`));
+    // Without the back-off rule the tie (one worker each) would go to the first host.
+    expect(runCli(['scale', '3', '--name', 'place', '--timeout', '20s'], {}, 60_000).code).toBe(1);
+    const st = status('place');
+    expect(st.workers.map((w) => w.name).sort()).toEqual([`${bad.ip}-0`, `${good.ip}-0`, `${good.ip}-1`].sort());
+    expect(running(st).map((w) => w.host)).toEqual([good.ip, good.ip]);
+  });
 });
