@@ -69,6 +69,9 @@ export class AdaptiveLoop {
       .map((w) => w.name);
     const r = step(this.state, { now: this.s.now(), rawTarget, daskVersion, workers, schedulerRecommends: recommends, newWorker: this.newWorker() }, this.spec);
     if (dryRun) return { target: r.log.target, decision: r.decision, reason: r.log.reason };
+    // Stopped (scale N, adapt --off, new bounds) while this step waited on the scheduler:
+    // its decision belongs to a loop that no longer runs.
+    if (!this.enabled) return { target: r.log.target, decision: { kind: 'none', reason: 'adaptive stopped' }, reason: 'adaptive stopped' };
     this.state = r.state;
     this.lastTarget = r.log.target;
     this.log.push(r.log);

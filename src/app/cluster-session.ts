@@ -171,7 +171,11 @@ export class ClusterSession {
       // The scheduler is started once; after start-up its death ends the cluster.
       (a) => a.kind === 'stop' || ((a.process.role === 'worker' || !this.started) && this.supervisor.mayStart(a.process.name, now)),
     );
-    await Promise.all(actions.map((a) => (a.kind === 'start' ? this.table.start(a.process) : this.table.retireAndStop(a.name))));
+    // Retiring can take as long as moving the worker's data: it must not hold up the
+    // next tick (restarts, reconnects, growth). retireAndStop marks the process
+    // `stopping` at once, so the next plan does not stop it twice.
+    for (const a of actions) if (a.kind === 'stop') void this.table.retireAndStop(a.name);
+    await Promise.all(actions.flatMap((a) => (a.kind === 'start' ? [this.table.start(a.process)] : [])));
   }
 
   private async observeScheduler(): Promise<void> {
@@ -212,7 +216,15 @@ export class ClusterSession {
 
   private version?: Promise<string>;
 
-  async scale(n: number): Promise<{ desired: number; message?: string }> {
+  async scale(n: number, opts: { retryCrashed?: boolean } = {}): Promise<{ desired: number; message?: string }> {
+    // A user's "scale again to retry": a crash-looping worker gets a fresh start, and its
+    // host is no longer held back. Adaptive steps do not do this, or a crash loop would
+    // be retried every interval.
+    for (const w of opts.retryCrashed ? this.desiredWorkers : []) {
+      if (this.supervisor.status(w.name).state !== 'crash-looping') continue;
+      this.supervisor.reset(w.name);
+      this.health.clearDegraded(w.host);
+    }
     const hosts = this.spec.workerHosts.map((h) => ({ name: h.name, maxWorkers: h.maxWorkers, healthy: this.placeable(h.name) }));
     const p = placeWorkers(n, hosts, this.desiredWorkers);
     for (const w of [...p.added, ...p.removed]) this.supervisor.reset(w.name);

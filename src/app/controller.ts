@@ -49,7 +49,7 @@ export class Controller {
         const n = workerCount(params);
         // A fixed size and an adaptive loop would fight: scale turns adaptive off.
         session.adaptive?.stop();
-        return session.scale(n);
+        return session.scale(n, { retryCrashed: true });
       },
       adapt: async (params) => adapt(session, params as AdaptParams),
       restart: async (params) => {

@@ -17,7 +17,7 @@ export function sessionActions(
     scale: (n) => {
       // A fixed size and an adaptive loop would fight: like `scale`, this turns it off.
       session.adaptive?.stop();
-      return session.scale(n);
+      return session.scale(n, { retryCrashed: true });
     },
     setAdaptive: async (on) => void (await adapt(session, on ? { dryRun: false, spec: {} } : { off: true })),
     restartWorker: (name) => session.restartWorker(name),

@@ -3,6 +3,7 @@
 import fs from 'node:fs/promises';
 import type { ClusterState } from '../control/state-file.js';
 import { ExpectedError } from '../errors.js';
+import { leftoverLine } from '../events/plain-sink.js';
 import type { AppContext } from './context.js';
 import { findCluster } from './find-cluster.js';
 import { ShellHostRunner } from './host-runner.js';
@@ -24,7 +25,7 @@ export async function runDown(ctx: AppContext, o: { name?: string; json: boolean
   if (o.json) ctx.stdout.write(JSON.stringify({ name: found.name, ...result }) + '\n');
   else {
     if (result.forced.length) ctx.stdout.write(`  killed by force: ${result.forced.join(', ')}\n`);
-    for (const l of result.leftover) ctx.stdout.write(`  STILL RUNNING on ${l.host}: pids ${l.pids.join(' ')}\n`);
+    for (const l of result.leftover) ctx.stdout.write(leftoverLine(l) + '\n');
     if (!result.leftover.length) ctx.stdout.write(`Cluster ${found.name} stopped; verified: no process of it is left on any host.\n`);
   }
   return result.leftover.length ? 1 : 0;

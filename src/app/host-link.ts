@@ -36,16 +36,19 @@ export class HostLink {
     const reconnect = this.s.health.state(host) !== undefined;
     this.s.health.markConnecting(host, this.s.now());
     bus.emit({ kind: 'host-state', host, state: 'connecting' });
+    let shell: import('./shell-port.js').ShellPort | undefined;
     try {
-      const shell = await this.s.o.openShell(spec);
+      shell = await this.s.o.openShell(spec);
       const runner = new ShellHostRunner({ host, clusterId: this.s.o.clusterId, setup: spec.setup, shell, orphanGraceS: this.s.o.orphanGraceS });
       if (reconnect) await this.stopStale(runner);
       this.runners.set(host, runner);
       this.s.health.markUp(host, this.s.now());
       this.s.failedHosts.delete(host);
       shell.onClose((err) => this.dropped(host, runner, err));
+      shell = undefined; // owned by the runner from here on
       bus.emit({ kind: 'host-state', host, state: reconnect ? 'running' : 'starting' });
     } catch (err) {
+      shell?.close(); // a connection that failed its clean-up step is not kept
       // SSH errors already start with the host's name; the event carries it too.
       const text = errorText(err);
       const reason = text.startsWith(`${host}: `) ? text.slice(host.length + 2) : text;
@@ -55,8 +58,10 @@ export class HostLink {
     }
   }
 
+  private closing = false;
+
   private dropped(host: string, runner: ShellHostRunner, err?: Error): void {
-    if (this.runners.get(host) !== runner) return;
+    if (this.closing || this.runners.get(host) !== runner) return;
     this.runners.delete(host);
     const reason = err ? errorText(err) : 'connection closed';
     const retryAt = this.s.health.markDown(host, this.s.now(), reason);
@@ -75,6 +80,8 @@ export class HostLink {
   }
 
   closeAll(): void {
+    // Our own close is not a host dropping: no "unreachable" reports at teardown.
+    this.closing = true;
     for (const r of this.runners.values()) r.close();
     this.runners.clear();
   }

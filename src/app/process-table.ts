@@ -18,7 +18,9 @@ export interface Tracked {
 }
 
 const STOP_GRACE_MS = 10_000;
-const RETIRE_TIMEOUT_MS = 20_000;
+// Scale-down waits for the scheduler to move the worker's data off, however long that
+// takes within reason (teardown, which the user asked for, waits much less).
+const RETIRE_TIMEOUT_MS = 600_000;
 
 export class ProcessTable {
   private readonly procs = new Map<string, Tracked>();

@@ -8,6 +8,7 @@
 // that the reconcile that follows starts each missing process exactly once.
 // Without a live scheduler the workers are of no use (they do not re-register with a
 // new one): everything tagged is stopped and the cluster starts afresh.
+import { placeWorkers } from '../cluster/placement.js';
 import type { ClusterSession } from './cluster-session.js';
 import type { ShellHostRunner, TaggedProcess } from './host-runner.js';
 
@@ -22,6 +23,8 @@ export interface PreviousProcess {
 export interface PreviousCluster {
   schedulerAddress: string;
   processes: PreviousProcess[];
+  /** How many workers the dead controller was keeping (after scale or adaptive steps). */
+  desiredWorkers?: number;
 }
 
 /** Adopts what is still alive; returns how many processes were adopted. */
@@ -41,6 +44,7 @@ export async function readopt(s: ClusterSession, previous: PreviousCluster): Pro
   const adopted = live.filter((_, i) => ok[i]);
   const n = await kill(s, tagged, (host, p, all) => !belongsTo(p, all, adopted.filter((a) => a.host === host).map((a) => a.pid!)));
   if (n) s.bus.emit({ kind: 'notice', level: 'info', message: `stopped ${n} stray process(es) of this cluster that the state file did not record` });
+  keepPreviousSize(s, previous, adopted);
   return adopted.length;
 }
 
@@ -95,4 +99,16 @@ async function stop(runner: ShellHostRunner, clusterId: string, pids: number[]):
     pids = pids.filter((p) => left.has(p));
   }
   await runner.killPids(pids);
+}
+
+/**
+ * The cluster keeps the size its dead controller was keeping, not the host file's: a
+ * `scale 10` (or an adaptive minimum) must survive a controller restart, and adopted
+ * workers keep their names.
+ */
+function keepPreviousSize(s: ClusterSession, previous: PreviousCluster, adopted: PreviousProcess[]): void {
+  if (previous.desiredWorkers === undefined) return;
+  const current = adopted.filter((p) => p.role === 'worker').map(({ name, host }) => ({ name, host }));
+  const hosts = s.spec.workerHosts.map((h) => ({ name: h.name, maxWorkers: h.maxWorkers, healthy: s.placeable(h.name) }));
+  s.desiredWorkers = placeWorkers(previous.desiredWorkers, hosts, current).workers;
 }

@@ -26,6 +26,8 @@ export async function teardown(o: TeardownOptions): Promise<TeardownResult> {
   const grace = o.force ? 0 : (o.graceMs ?? 10_000);
   const alive = (role: 'scheduler' | 'worker') => s.table.all().filter((t) => t.desired.role === role && !t.exit);
 
+  // Hosts that ran something of ours: each must be checked, connected or not.
+  const ranOn = new Set(s.table.all().map((t) => t.desired.host));
   const workers = alive('worker');
   if (!o.force && s.client && workers.length) {
     const names = new Set(workers.map((t) => t.desired.name));
@@ -51,6 +53,12 @@ export async function teardown(o: TeardownOptions): Promise<TeardownResult> {
   await stopAll(alive('scheduler'));
 
   const leftover: { host: string; pids: number[] }[] = [];
+  for (const host of ranOn) {
+    if (s.links.runners.has(host)) continue;
+    // Not connected now: nothing can be verified there, so nothing is claimed.
+    leftover.push({ host, pids: [] });
+    bus.emit({ kind: 'notice', level: 'warning', message: `${host}: not connected, so not checked; \`sshcluster down\` can check it later` });
+  }
   await Promise.all(
     [...s.links.runners.values()].map(async (r) => {
       try {

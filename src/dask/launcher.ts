@@ -70,7 +70,7 @@ started = []
 finished = threading.Event()
 ready = []
 requested = []
-state = {"orphaned": False, "deadline": None, "to_log": False, "expired": False}
+state = {"orphaned": False, "adopted": False, "deadline": None, "to_log": False, "expired": False}
 ${LAUNCHER_RELAY}
 def send(sig):
     try:
@@ -97,14 +97,19 @@ def on_signal(*_):
     else:
         requested.append(1)
 def on_adopted(*_):
+    state["adopted"] = True
     state["deadline"] = None
 def on_orphaned_again(*_):
     if state["orphaned"]:
+        state["adopted"] = False
         state["deadline"] = time.time() + orphan_grace
 def wait_for_adoption():
     state["to_log"] = True
     state["orphaned"] = True
-    state["deadline"] = time.time() + orphan_grace
+    # Adopted before the old channel closed (a stale session sshd kept open): the
+    # keeper now watches over it, so that late EOF must not start a countdown.
+    if not state["adopted"]:
+        state["deadline"] = time.time() + orphan_grace
     while not finished.is_set():
         deadline = state["deadline"]
         if deadline is not None and time.time() >= deadline:

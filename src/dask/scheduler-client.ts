@@ -20,6 +20,11 @@ export type Connector = () => Promise<Duplex> | Duplex;
 export interface SchedulerClientOptions {
   /** Per request, connect included. */
   timeoutMs: number;
+  /**
+   * For retire_workers, which answers only once the workers' data has moved: far longer
+   * than a status request may take. Default 10 minutes.
+   */
+  retireTimeoutMs?: number;
 }
 
 interface Response {
@@ -82,15 +87,15 @@ export class SchedulerClient {
 
   private async retire(payload: object): Promise<string[]> {
     const req = { method: 'POST', path: '/api/v1/retire_workers' };
-    const body = await this.json(req, JSON.stringify(payload));
+    const body = await this.json(req, JSON.stringify(payload), this.opts.retireTimeoutMs ?? 600_000);
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new SchedulerResponseError(req, 'expected an object keyed by worker address');
     }
     return Object.keys(body);
   }
 
-  private async json(req: RequestInfo, payload?: string): Promise<unknown> {
-    const res = await this.send(req, payload);
+  private async json(req: RequestInfo, payload?: string, timeoutMs = this.opts.timeoutMs): Promise<unknown> {
+    const res = await this.send(req, payload, timeoutMs);
     if (res.status === 404 && req.path.startsWith('/api/v1')) {
       throw new SchedulerApiDisabledError(req, res.body);
     }
@@ -102,7 +107,7 @@ export class SchedulerClient {
     }
   }
 
-  private send(req: RequestInfo, payload?: string): Promise<Response> {
+  private send(req: RequestInfo, payload?: string, timeoutMs = this.opts.timeoutMs): Promise<Response> {
     return new Promise<Response>((resolve, reject) => {
       let settled = false;
       const finish = (err: Error | undefined, res?: Response): void => {
@@ -130,9 +135,9 @@ export class SchedulerClient {
         },
       });
       const timer = setTimeout(() => {
-        finish(new SchedulerTimeoutError(req, this.opts.timeoutMs));
+        finish(new SchedulerTimeoutError(req, timeoutMs));
         r.destroy();
-      }, this.opts.timeoutMs);
+      }, timeoutMs);
       r.on('error', (err) => finish(new SchedulerConnectionError(req, err)));
       r.on('response', (res) => {
         const chunks: Buffer[] = [];

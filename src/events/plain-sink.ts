@@ -33,7 +33,7 @@ export function plainLine(e: ClusterEvent): string | undefined {
     case 'teardown-done': {
       const lines = ['Cluster stopped.'];
       if (e.forced.length) lines.push(`  killed by force: ${e.forced.join(', ')}`);
-      for (const l of e.leftover) lines.push(`  STILL RUNNING on ${l.host}: pids ${l.pids.join(' ')}`);
+      for (const l of e.leftover) lines.push(leftoverLine(l));
       if (!e.leftover.length) lines.push('  verified: no process of this cluster is left on any host');
       return lines.join('\n');
     }
@@ -51,4 +51,9 @@ export function plainSink(write: Write): (e: ClusterEvent) => void {
 
 export function ndjsonSink(write: Write): (e: ClusterEvent) => void {
   return (e) => write(JSON.stringify({ time: new Date().toISOString(), ...e }) + '\n');
+}
+
+/** A host with pids still runs something of ours; one without could not be checked. */
+export function leftoverLine(l: { host: string; pids: number[] }): string {
+  return l.pids.length ? `  STILL RUNNING on ${l.host}: pids ${l.pids.join(' ')}` : `  NOT CHECKED: ${l.host} (not connected; run sshcluster down again when it is back)`;
 }

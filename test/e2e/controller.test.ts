@@ -165,6 +165,22 @@ describe('controller', () => {
     expect(daskIn(three)).toEqual([]);
   });
 
+  it('re-adoption keeps the size the dead controller was keeping, not the host file size', async () => {
+    const three = four.slice(0, 3);
+    const file = writeHostsYaml(tmp('resize.yaml'), { ...info, hosts: three }, { env, name: 'resize', hosts: three.map((h, i) => (i === 0 ? h.ip : { host: h.ip, max_workers: 2 })) });
+    expect(runCli(['up', file, '--detach'], {}, 120_000).code).toBe(0);
+    expect(runCli(['scale', '4', '--name', 'resize'], {}, 120_000).code).toBe(0);
+    const before = running(status('resize')).map((w) => `${w.name}=${w.pid}`).sort();
+    expect(before.length).toBe(4);
+    process.kill(readStateFile('resize').controller.pid, 'SIGKILL');
+    await sleep(1500);
+    const again = runCli(['up', file, '--detach'], {}, 120_000);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout).toContain('re-adopted 5 process(es) from the state file, started 0');
+    await sleep(3000); // a few reconcile ticks: nothing may be retired
+    expect(running(status('resize')).map((w) => `${w.name}=${w.pid}`).sort()).toEqual(before);
+  });
+
   it('re-adopting after a worker died meanwhile starts only that worker; without the scheduler it starts afresh', async () => {
     const three = four.slice(0, 3);
     upDetached('readopt', three);

@@ -63,6 +63,18 @@ describe('launcher orphan grace', () => {
     expect(isDead(pid)).toBe(true);
   });
 
+  it('adopted while its old channel is still open, it survives that channel closing later', async () => {
+    const { l } = orphanable(['sleep', '30'], 0.5);
+    const pid = await l.pid;
+    l.proc.kill('SIGUSR1');
+    await sleep(200);
+    l.proc.stdin.end();
+    await sleep(1200);
+    expect(isDead(pid)).toBe(false);
+    l.proc.kill('SIGUSR2');
+    expect((await l.exit).code).toBe(143);
+  });
+
   it('ignores SIGUSR2 while its channel is still open', async () => {
     const { l } = orphanable(['sleep', '30'], 0.5);
     const pid = await l.pid;

@@ -27,3 +27,11 @@ describe('plain sink', () => {
     expect(JSON.parse(out[0]!)).toMatchObject({ kind: 'notice', message: 'hi' });
   });
 });
+
+describe('leftover lines', () => {
+  it('tells a host still running something from one that could not be checked', async () => {
+    const { leftoverLine } = await import('../../src/events/plain-sink.js');
+    expect(leftoverLine({ host: 'n1', pids: [7] })).toBe('  STILL RUNNING on n1: pids 7');
+    expect(leftoverLine({ host: 'n2', pids: [] })).toContain('NOT CHECKED: n2 (not connected');
+  });
+});
