@@ -15,7 +15,7 @@
 // `c.map(lambda x: (time.sleep(1), x)[1], range(60))`, (a) the first worker registered,
 // (b) 3 workers registered, (c) all results back; then (d) from the last result until
 // back to 0 workers. See bench/README.md for what each figure means.
-import { children, closedWithin, killAndWait, killChildren, sleep, start, type Proc } from './proc.js';
+import { BenchAbort, children, closedWithin, fmt, killAndWait, killChildren, parseBenchArgs, sleep, start, tail, type Proc } from './proc.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -43,50 +43,15 @@ const NAME = 'bench-adapt';
 
 // ---------------------------------------------------------------- arguments
 
-function usage(code: number): never {
-  (code === 0 ? console.log : console.error)(
+const parseArgs = (argv: string[]) =>
+  parseBenchArgs(argv, { rounds: 3, timeoutS: 180 },
     'usage: npx tsx bench/adaptive.ts [--rounds N] [--timeout SECONDS]\n' +
       '  --rounds N         rounds of (sshcluster, Dask Adaptive), alternating which goes first; default 3\n' +
       '  --timeout SECONDS  per-run limit from the submit until back to 0 workers, default 180\n' +
-      'Needs root (network namespaces), sshd, iproute2, python3-distributed.',
-  );
-  process.exit(code);
-}
-
-function parseArgs(argv: string[]): { rounds: number; timeoutMs: number } {
-  let rounds = 3;
-  let timeoutS = 180;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
-    const value = () => {
-      const v = inline ?? argv[++i];
-      if (v === undefined) usage(2);
-      return v;
-    };
-    if (flag === '--rounds') rounds = Number(value());
-    else if (flag === '--timeout') timeoutS = Number(value());
-    else if (flag === '-h' || flag === '--help') usage(0);
-    else {
-      console.error(`bench: unknown argument ${a}`);
-      usage(2);
-    }
-  }
-  if (!Number.isInteger(rounds) || rounds < 1) {
-    console.error('bench: --rounds expects a positive integer');
-    usage(2);
-  }
-  if (!(timeoutS > 0)) {
-    console.error('bench: --timeout expects a positive number of seconds');
-    usage(2);
-  }
-  return { rounds, timeoutMs: timeoutS * 1000 };
-}
+      'Needs root (network namespaces), sshd, iproute2, python3-distributed.');
 
 // ---------------------------------------------------------------- small helpers
 
-const fmt = (ms: number | undefined) => (ms === undefined ? '-' : `${(ms / 1000).toFixed(2)}s`);
-const tail = (s: string, n = 25) => s.trimEnd().split('\n').slice(-n).map((l) => `    ${l}`).join('\n');
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -96,7 +61,6 @@ const alive = (pid: number) => {
   }
 };
 
-class BenchAbort extends Error {}
 
 
 /** State directory of the bench's own sshcluster clusters (XDG_STATE_HOME). */

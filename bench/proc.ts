@@ -82,3 +82,39 @@ export async function killAndWait(p: Proc, sig: NodeJS.Signals = 'SIGKILL'): Pro
   }
   await closedWithin(p, 10_000);
 }
+
+/** A bench run that must stop (a leak, no namespaces); reported, not thrown past main. */
+export class BenchAbort extends Error {}
+
+export const fmt = (ms: number | undefined) => (ms === undefined ? '-' : `${(ms / 1000).toFixed(2)}s`);
+export const tail = (s: string, n = 25) => s.trimEnd().split('\n').slice(-n).map((l) => `    ${l}`).join('\n');
+
+/** `--rounds N --timeout SECONDS` (or `--flag=value`), `-h`; bad input prints usage and exits 2. */
+export function parseBenchArgs(argv: string[], defaults: { rounds: number; timeoutS: number }, usageText: string): { rounds: number; timeoutMs: number } {
+  const usage = (code: number): never => {
+    (code === 0 ? console.log : console.error)(usageText);
+    process.exit(code);
+  };
+  let { rounds, timeoutS } = defaults;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
+    const value = () => inline ?? argv[++i] ?? usage(2);
+    if (flag === '--rounds') rounds = Number(value());
+    else if (flag === '--timeout') timeoutS = Number(value());
+    else if (flag === '-h' || flag === '--help') usage(0);
+    else {
+      console.error(`bench: unknown argument ${a}`);
+      usage(2);
+    }
+  }
+  if (!Number.isInteger(rounds) || rounds < 1) {
+    console.error('bench: --rounds expects a positive integer');
+    usage(2);
+  }
+  if (!(timeoutS > 0)) {
+    console.error('bench: --timeout expects a positive number of seconds');
+    usage(2);
+  }
+  return { rounds, timeoutMs: timeoutS * 1000 };
+}

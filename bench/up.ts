@@ -8,7 +8,7 @@
 //   2. Dask's own `distributed.SSHCluster(...)` + `client.wait_for_workers(3)`, then close;
 //   3. `pdsh -R ssh -w <4 hosts> true`: the bare cost of reaching 4 hosts over SSH once.
 // See bench/README.md for what each figure means.
-import { children, closedWithin, killAndWait, killChildren, sleep, start, type Proc } from './proc.js';
+import { BenchAbort, children, closedWithin, fmt, killAndWait, killChildren, parseBenchArgs, sleep, start, tail, type Proc } from './proc.js';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -34,52 +34,16 @@ const NTHREADS = 2;
 
 // ---------------------------------------------------------------- arguments
 
-function usage(code: number): never {
-  (code === 0 ? console.log : console.error)(
+const parseArgs = (argv: string[]) =>
+  parseBenchArgs(argv, { rounds: 5, timeoutS: 120 },
     'usage: npx tsx bench/up.ts [--rounds N] [--timeout SECONDS]\n' +
       '  --rounds N         rounds of (sshcluster, SSHCluster, pdsh), default 5\n' +
       '  --timeout SECONDS  per-run limit for reaching 3 workers, default 120\n' +
-      'Needs root (network namespaces), sshd, pdsh, python3-distributed, python3-asyncssh.',
-  );
-  process.exit(code);
-}
-
-function parseArgs(argv: string[]): { rounds: number; timeoutMs: number } {
-  let rounds = 5;
-  let timeoutS = 120;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
-    const value = () => {
-      const v = inline ?? argv[++i];
-      if (v === undefined) usage(2);
-      return v;
-    };
-    if (flag === '--rounds') rounds = Number(value());
-    else if (flag === '--timeout') timeoutS = Number(value());
-    else if (flag === '-h' || flag === '--help') usage(0);
-    else {
-      console.error(`bench: unknown argument ${a}`);
-      usage(2);
-    }
-  }
-  if (!Number.isInteger(rounds) || rounds < 1) {
-    console.error('bench: --rounds expects a positive integer');
-    usage(2);
-  }
-  if (!(timeoutS > 0)) {
-    console.error('bench: --timeout expects a positive number of seconds');
-    usage(2);
-  }
-  return { rounds, timeoutMs: timeoutS * 1000 };
-}
+      'Needs root (network namespaces), sshd, pdsh, python3-distributed, python3-asyncssh.');
 
 // ---------------------------------------------------------------- small helpers
 
-const fmt = (ms: number | undefined) => (ms === undefined ? '-' : `${(ms / 1000).toFixed(2)}s`);
-const tail = (s: string, n = 25) => s.trimEnd().split('\n').slice(-n).map((l) => `    ${l}`).join('\n');
 
-class BenchAbort extends Error {}
 
 // Registered before the harness's hooks: on a signal we kill our children by PID and
 // exit, and the harness's 'exit' hook then removes the hosts.
