@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { runAdapt, type AdaptParams } from '../app/adapt-command.js';
+import { runAdapt, type AdaptParams } from '../app/commands/adapt.js';
 import type { AppContext } from '../app/context.js';
 import { parseBytes } from '../config/durations.js';
 import { positiveInt, seconds, wholeNumber } from './options.js';

@@ -10,7 +10,7 @@ export function checkCommand(ctx: AppContext, done: (code: number) => void): Com
     .option('--timeout <duration>', 'per-host time limit for the probe', seconds, 30)
     .option('--json', 'one JSON document: rows and a summary', false)
     .action(async (file: string, o: { fanout: number; timeout: number; json: boolean }) => {
-      const { runCheck } = await import('../app/check.js');
+      const { runCheck } = await import('../app/commands/check.js');
       done(await runCheck(ctx, { file, fanout: o.fanout, json: o.json, timeoutMs: o.timeout * 1000 }));
     });
 }

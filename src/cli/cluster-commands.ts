@@ -1,8 +1,8 @@
 // Commands that act on a running cluster: found by --name, or the only one running.
 import { Command } from 'commander';
-import { runAttach, runList, runLogs, runScale, runStatus } from '../app/cluster-commands.js';
+import { runAttach, runList, runLogs, runScale, runStatus } from '../app/commands/cluster-commands.js';
 import type { AppContext } from '../app/context.js';
-import { runDown } from '../app/down.js';
+import { runDown } from '../app/commands/down.js';
 import { seconds, wholeNumber } from './options.js';
 
 type Done = (code: number) => void;

@@ -15,7 +15,7 @@ export function execCommand(ctx: AppContext, done: (code: number) => void): Comm
     .option('--json', 'one JSON document: per host status, exit code and output', false)
     .action(async (file: string, command: string[], o: { hosts?: string; fanout: number; timeout: number; fold: boolean; json: boolean }) => {
       // Loaded on use: exec is often run for `true`-sized commands, start-up time counts.
-      const { runExec } = await import('../app/exec.js');
+      const { runExec } = await import('../app/commands/exec.js');
       done(await runExec(ctx, { file, command, hosts: o.hosts, fanout: o.fanout, timeoutMs: o.timeout * 1000, fold: o.fold, json: o.json }));
     });
 }

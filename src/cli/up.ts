@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import type { AppContext } from '../app/context.js';
-import { DETACHED_ORPHAN_GRACE_S, runDetached } from '../app/detach.js';
-import { runUp } from '../app/up.js';
+import { DETACHED_ORPHAN_GRACE_S, runDetached } from '../app/commands/detach.js';
+import { runUp } from '../app/commands/up.js';
 import { UsageError } from '../errors.js';
 import type { ClusterEvent } from '../events/types.js';
 import { positiveInt, seconds, wholeNumber } from './options.js';

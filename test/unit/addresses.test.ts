@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dashboardForward, dashboardUrl, parseDashboardAddress, schedulerAddress } from '../../src/app/addresses.js';
+import { dashboardForward, dashboardUrl, parseDashboardAddress, schedulerAddress } from '../../src/app/controller/addresses.js';
 import { testSpec } from './spec-fixture.js';
 
 describe('addresses', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateCheck, type HostObservation } from '../../src/app/check-evaluate.js';
-import { renderCheck, checkJson } from '../../src/app/check-format.js';
-import type { ProbeResult } from '../../src/app/check-probe.js';
+import { evaluateCheck, type HostObservation } from '../../src/app/check/check-evaluate.js';
+import { renderCheck, checkJson } from '../../src/app/check/check-format.js';
+import type { ProbeResult } from '../../src/app/check/check-probe.js';
 
 const probe = (over: Partial<ProbeResult> = {}): ProbeResult => ({
   cores: 8,

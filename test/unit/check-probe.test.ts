@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parsePortsLine, parseProbe, probeScript } from '../../src/app/check-probe.js';
+import { parsePortsLine, parseProbe, probeScript } from '../../src/app/check/check-probe.js';
 import { testHost } from './spec-fixture.js';
 
 describe('probeScript', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { clusterHosts, matchHosts } from '../../src/app/host-pattern.js';
+import { clusterHosts, matchHosts } from '../../src/app/hosts/host-pattern.js';
 import { UsageError } from '../../src/errors.js';
-import { connectLimiter } from '../../src/app/fan-out.js';
-import { exitStatus } from '../../src/app/exec-host.js';
+import { connectLimiter } from '../../src/app/remote/fan-out.js';
+import { exitStatus } from '../../src/app/exec/exec-host.js';
 
 const hosts = ['node01', 'node02', 'node03', 'node10', 'gpu1', 'gpu2'].map((name) => ({ name }));
 const names = (p: string) => matchHosts(hosts, p).map((h) => h.name);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compressHosts } from '../../src/app/compress-hosts.js';
-import { foldResults, renderFolds, worstCode, type HostResult } from '../../src/app/fold-output.js';
+import { compressHosts } from '../../src/app/hosts/compress-hosts.js';
+import { foldResults, renderFolds, worstCode, type HostResult } from '../../src/app/exec/fold-output.js';
 
 const ok = (host: string, output = ''): HostResult => ({ host, status: { kind: 'exit', code: 0 }, output, truncated: false });
 

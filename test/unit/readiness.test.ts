@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { waitForScheduler } from '../../src/app/readiness.js';
+import { waitForScheduler } from '../../src/app/controller/readiness.js';
 import type { SchedulerClient } from '../../src/dask/scheduler-client.js';
 
 // A fake at the port: answers from a script of states, one per poll.

@@ -1,0 +1,188 @@
+// The remote side of `sshcluster check`: one probe script per host (sh for what needs
+// no python, then python for versions and the reachability test) and, on the scheduler
+// host, a short-lived listener that is both the port test and the target of the workers'
+// reachability test. Output lines start with "@sshc " so setup noise is ignored.
+import type { HostSpec } from '../../config/spec.js';
+import { quotePath, quoteWord } from '../../dask/remote-command.js';
+import { hostScript } from '../remote/remote-script.js';
+
+const PROBE_PY = `
+import json, platform, socket, sys
+r = {"version": platform.python_version()}
+for m in ("dask", "distributed"):
+    try:
+        r[m] = str(__import__(m).__version__)
+    except BaseException as e:
+        r[m + "_error"] = "%s: %s" % (type(e).__name__, e)
+print("@sshc py " + json.dumps(r), flush=True)
+t = sys.stdin.readline().split()
+if len(t) == 2:
+    try:
+        socket.create_connection((t[0], int(t[1])), timeout=5).close()
+        print("@sshc reach " + json.dumps({"ok": True}))
+    except OSError as e:
+        print("@sshc reach " + json.dumps({"ok": False, "error": str(e)}))
+`;
+
+const LISTENER_PY = `
+import json, os, socket, sys, threading
+host, port, dhost, dport, life = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
+def bind(h, p, listen):
+    s = socket.socket(socket.AF_INET6 if ":" in h else socket.AF_INET)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        s.bind((h, p))
+        if listen:
+            s.listen(128)
+            return s, None
+    except OSError as e:
+        s.close()
+        return None, e.strerror or str(e)
+    s.close()
+    return None, None
+srv, err = bind(host, port, True)
+_, derr = bind(dhost, dport, False)
+print("@sshc ports " + json.dumps({"pid": os.getpid(), "scheduler": err, "dashboard": derr}), flush=True)
+if srv is None:
+    sys.exit(0)
+def stdin_closed():
+    sys.stdin.read()
+    os._exit(0)
+threading.Thread(target=stdin_closed, daemon=True).start()
+threading.Timer(life, lambda: os._exit(0)).start()
+while True:
+    c, _ = srv.accept()
+    # Let the worker close first, so TIME_WAIT stays on its side, not on the scheduler port.
+    c.settimeout(1)
+    try:
+        c.recv(1)
+    except OSError:
+        pass
+    c.close()
+`;
+
+export function probeScript(h: HostSpec): string {
+  const py = quotePath(h.remotePython);
+  const body = [
+    `echo "@sshc cores $(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null)"`,
+    `echo "@sshc memkb $(awk '/^MemTotal:/ {print $2}' /proc/meminfo 2>/dev/null)"`,
+    `if command -v nvidia-smi >/dev/null 2>&1; then nvidia-smi -L 2>/dev/null | sed 's/^/@sshc gpu /'; fi`,
+    `P=$(command -v ${py} 2>/dev/null)`,
+    `echo "@sshc python $P"`,
+    `if [ -n "$P" ]; then "$P" -c ${quoteWord(PROBE_PY)}; echo "@sshc pyexit $?"; fi`,
+  ].join('\n');
+  // The date comes first, before setup, so it is read soon after the command is sent.
+  return `echo "@sshc date $(date +%s.%N 2>/dev/null)"\n${hostScript(h, body)}`;
+}
+
+export interface ListenSpec {
+  host: string;
+  port: number;
+  dashboardHost: string;
+  dashboardPort: number;
+  lifetimeS: number;
+}
+
+export function listenerScript(h: HostSpec, l: ListenSpec): string {
+  const args = [l.host, String(l.port), l.dashboardHost, String(l.dashboardPort), String(l.lifetimeS)].map(quoteWord);
+  return hostScript(h, `exec ${quotePath(h.remotePython)} -c ${quoteWord(LISTENER_PY)} ${args.join(' ')}`);
+}
+
+export interface ProbeResult {
+  remoteTime?: number;
+  cores?: number;
+  memoryBytes?: number;
+  gpus: string[];
+  /** `command -v` of remote_python; undefined when not found. */
+  pythonPath?: string;
+  pythonVersion?: string;
+  dask?: string;
+  daskError?: string;
+  distributed?: string;
+  distributedError?: string;
+  /** python was found but the probe did not finish. */
+  pythonFailed?: string;
+  reach?: { ok: boolean; error?: string };
+}
+
+export function parseProbe(stdout: string, stderr: string): ProbeResult {
+  const r: ProbeResult = { gpus: [] };
+  let pyExit: number | undefined;
+  let sawPy = false;
+  for (const line of stdout.split('\n')) {
+    const m = /^@sshc (\w+) ?(.*)$/.exec(line.trimEnd());
+    if (!m) continue;
+    const [, key, value = ''] = m;
+    if (key === 'date') r.remoteTime = parseDate(value);
+    else if (key === 'cores') r.cores = positive(value);
+    else if (key === 'memkb') r.memoryBytes = mul(positive(value), 1024);
+    else if (key === 'gpu' && value) r.gpus.push(value);
+    else if (key === 'python' && value) r.pythonPath = value;
+    else if (key === 'pyexit') pyExit = Number(value);
+    else if (key === 'py') {
+      sawPy = true;
+      Object.assign(r, pyFields(value));
+    } else if (key === 'reach') r.reach = jsonOf(value) as ProbeResult['reach'];
+  }
+  if (r.pythonPath && !sawPy) {
+    const last = stderr.trim().split('\n').slice(-1)[0] ?? '';
+    r.pythonFailed = `exit ${pyExit ?? '?'}${last ? `: ${last}` : ''}`;
+  }
+  return r;
+}
+
+function pyFields(text: string): Partial<ProbeResult> {
+  const j = (jsonOf(text) ?? {}) as Record<string, unknown>;
+  const str = (k: string): string | undefined => (typeof j[k] === 'string' ? (j[k] as string) : undefined);
+  const out: Partial<ProbeResult> = {};
+  const set = (k: keyof ProbeResult, v: string | undefined): void => {
+    if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  };
+  set('pythonVersion', str('version'));
+  set('dask', str('dask'));
+  set('daskError', str('dask_error'));
+  set('distributed', str('distributed'));
+  set('distributedError', str('distributed_error'));
+  return out;
+}
+
+function jsonOf(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function parseDate(v: string): number | undefined {
+  // busybox date has no %N and prints it literally.
+  const m = /^(\d+)(?:\.(\d+))?/.exec(v);
+  if (!m) return undefined;
+  return Number(m[1]) + (m[2] ? Number(`0.${m[2]}`) : 0);
+}
+
+function positive(v: string): number | undefined {
+  const n = Number(v.trim());
+  return v.trim() !== '' && Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+function mul(n: number | undefined, k: number): number | undefined {
+  return n === undefined ? undefined : n * k;
+}
+
+export interface PortsResult {
+  pid: number;
+  /** undefined: free; else why it could not be bound. */
+  scheduler?: string;
+  dashboard?: string;
+}
+
+export function parsePortsLine(line: string): PortsResult | undefined {
+  const m = /^@sshc ports (.*)$/.exec(line.trim());
+  const j = m ? (jsonOf(m[1]!) as Record<string, unknown> | undefined) : undefined;
+  if (!j || typeof j.pid !== 'number') return undefined;
+  const r: PortsResult = { pid: j.pid };
+  if (typeof j.scheduler === 'string') r.scheduler = j.scheduler;
+  if (typeof j.dashboard === 'string') r.dashboard = j.dashboard;
+  return r;
+}

@@ -1,0 +1,49 @@
+// `sshcluster adapt`: switch a running cluster to adaptive scaling (or off, or ask what
+// one step would do with --dry-run).
+import type { AdaptiveSpec } from '../../config/spec.js';
+import type { AppContext } from '../context.js';
+import { findCluster } from './find-cluster.js';
+
+/** What the flags say; unset keys keep the host file's `adaptive:` or Dask's defaults. */
+export type AdaptParams = { off: true } | { off?: false; dryRun: boolean; spec: Partial<Record<keyof AdaptiveSpec, number | null>> };
+
+export interface AdaptReply {
+  enabled: boolean;
+  spec?: AdaptiveSpec;
+  dryRun?: { target: number; decision: string; reason: string };
+}
+
+export async function runAdapt(ctx: AppContext, o: { name?: string; params: AdaptParams; json: boolean }): Promise<number> {
+  const { client, name } = await findCluster(ctx, o.name, true);
+  try {
+    const r = await client!.call<AdaptReply>('adapt', o.params, { timeoutMs: 60_000 });
+    if (o.json) ctx.stdout.write(JSON.stringify(r, null, 2) + '\n');
+    else if (r.dryRun) ctx.stdout.write(`${name}: would ${r.dryRun.decision} (target ${r.dryRun.target}): ${r.dryRun.reason}\n`);
+    else if (!r.enabled) ctx.stdout.write(`${name}: adaptive scaling off; the worker count stays where it is\n`);
+    else {
+      const s = r.spec!;
+      ctx.stdout.write(`${name}: adaptive between ${s.minimum} and ${Number.isFinite(s.maximum) ? s.maximum : 'unbounded'} workers, every ${s.intervalMs / 1000}s, scale down after ${s.waitCount} recommendations\n`);
+    }
+    return 0;
+  } finally {
+    client!.close();
+  }
+}
+
+/** Dask's defaults (distributed.yaml `adaptive:`): interval 1s, wait-count 3, target-duration 5s. */
+export const DASK_ADAPTIVE_DEFAULTS: AdaptiveSpec = {
+  minimum: 0,
+  maximum: Infinity,
+  intervalMs: 1_000,
+  waitCount: 3,
+  targetDurationMs: 5_000,
+};
+
+export function mergeAdaptive(base: AdaptiveSpec | undefined, over: Partial<Record<keyof AdaptiveSpec, number | null>>): AdaptiveSpec {
+  const out: AdaptiveSpec = { ...DASK_ADAPTIVE_DEFAULTS, ...(base ?? {}) };
+  for (const [k, v] of Object.entries(over) as [keyof AdaptiveSpec, number | null | undefined][]) {
+    if (v === undefined) continue;
+    (out as unknown as Record<string, number | undefined>)[k] = v === null ? (k === 'maximum' ? Infinity : undefined) : v;
+  }
+  return out;
+}

@@ -1,0 +1,143 @@
+// Composition root of `sshcluster check`: connect to every host as `up` would (same
+// connection layer, bounded fan-out with jitter), probe each, test the scheduler's
+// ports with a short-lived listener that the workers then try to reach.
+import fs from 'node:fs';
+import type { ClusterSpec, ConnectSpec, HostSpec } from '../../config/spec.js';
+import { HostConnection } from '../../ssh/host-connection.js';
+import { knownKeyTypes } from '../../ssh/known-hosts.js';
+import { SshError } from '../../ssh/ssh-error.js';
+import { parseDashboardAddress } from '../controller/addresses.js';
+import { evaluateCheck, type HostKeyStatus, type HostObservation, type ReachObservation, type Role } from '../check/check-evaluate.js';
+import { checkJson, renderCheck } from '../check/check-format.js';
+import { probeHost, startListener, type Listener } from '../check/check-host.js';
+import type { AppContext } from '../context.js';
+import { connectLimiter } from '../remote/fan-out.js';
+import { clusterHosts } from '../hosts/host-pattern.js';
+import type { ShellPort } from '../remote/shell-port.js';
+import { loadSpec, shellOpener } from './up.js';
+
+export interface CheckOptions {
+  file: string;
+  fanout: number;
+  json: boolean;
+  timeoutMs: number;
+}
+
+type Target = { address?: string; why?: string };
+
+export async function runCheck(ctx: AppContext, o: CheckOptions): Promise<number> {
+  const spec = loadSpec(ctx, o.file);
+  const open = shellOpener(ctx, spec);
+  const limit = connectLimiter({ fanout: o.fanout });
+  const sched = spec.schedulerHost;
+  let listener: Listener | undefined;
+  let setTarget: (t: Target) => void = () => {};
+  const target = new Promise<Target>((r) => (setTarget = r));
+
+  const checkHost = async (h: HostSpec): Promise<HostObservation> => {
+    const role = roleOf(spec, h);
+    const base = { host: h.name, role, remotePython: h.remotePython };
+    const hostKey = hostKeyBefore(h.connect);
+    let shell: ShellPort;
+    try {
+      shell = await limit(() => open(h));
+    } catch (err) {
+      if (role !== 'worker') setTarget({ why: 'scheduler host not reachable' });
+      return { ...base, connect: failure(h, err) };
+    }
+    try {
+      const authMethod = shell instanceof HostConnection ? shell.authMethod : 'local';
+      const obs: HostObservation = { ...base, connect: { ok: true, authMethod, hostKey } };
+      if (role !== 'worker') {
+        listener = await startListener(h, shell, listenSpec(spec, o.timeoutMs), o.timeoutMs).catch((err: unknown) => failedListener(err));
+        obs.ports = listener.ports;
+        setTarget(listener.listening ? { address: `${schedulerHostname(spec)} ${spec.schedulerOptions.port}` } : { why: whyUntested(listener) });
+      }
+      const reachTarget = role === 'worker' ? target.then((t) => t.address) : Promise.resolve(undefined);
+      const r = await probeHost(h, shell, reachTarget, o.timeoutMs).catch((err: unknown) => ({ error: errorText(err) }) as const);
+      if ('probe' in r && r.probe) obs.probe = r.probe;
+      if (r.error !== undefined) obs.probeError = r.error;
+      if ('clockOffsetS' in r && r.clockOffsetS !== undefined) obs.clockOffsetS = r.clockOffsetS;
+      if (role === 'worker') obs.reach = reachOf(await target, obs.probe?.reach, spec);
+      return obs;
+    } finally {
+      if (role !== 'worker') {
+        await workersDone;
+        await listener?.stop();
+      }
+      shell.close();
+    }
+  };
+
+  // The scheduler host's listener lives until every worker has tried to reach it.
+  let workersProbed: () => void = () => {};
+  const workersDone = new Promise<void>((r) => (workersProbed = r));
+  const hosts = clusterHosts(spec);
+  const pending = hosts.map((h) => checkHost(h));
+  void Promise.all(pending.filter((_, i) => hosts[i]!.name !== sched.name)).then(() => workersProbed());
+  const observations = await Promise.all(pending);
+
+  const report = evaluateCheck(observations);
+  ctx.stdout.write(o.json ? checkJson(report) : renderCheck(report));
+  return report.launchable ? 0 : 1;
+}
+
+function roleOf(spec: ClusterSpec, h: HostSpec): Role {
+  if (h.name !== spec.schedulerHost.name) return 'worker';
+  return spec.workerHosts.some((w) => w.name === h.name) ? 'scheduler+worker' : 'scheduler';
+}
+
+function schedulerHostname(spec: ClusterSpec): string {
+  return spec.schedulerOptions.host ?? spec.schedulerHost.connect.hostname;
+}
+
+function listenSpec(spec: ClusterSpec, timeoutMs: number) {
+  const dash = parseDashboardAddress(spec.schedulerOptions.dashboardAddress);
+  const any = (host: string | undefined): string => (!host || host === '0.0.0.0' || host === '*' ? '' : host);
+  return {
+    host: any(spec.schedulerOptions.host),
+    port: spec.schedulerOptions.port,
+    dashboardHost: any(dash.host),
+    dashboardPort: dash.port,
+    lifetimeS: Math.ceil(timeoutMs / 1000) + 30,
+  };
+}
+
+function whyUntested(l: Listener): string {
+  return l.ports.kind === 'untested' ? 'no port test' : 'port taken';
+}
+
+function failedListener(err: unknown): Listener {
+  return { ports: { kind: 'untested', why: errorText(err) }, listening: false, stop: async () => {} };
+}
+
+function reachOf(t: Target, probe: { ok: boolean; error?: string } | undefined, spec: ClusterSpec): ReachObservation {
+  const where = `${schedulerHostname(spec)}:${spec.schedulerOptions.port}`;
+  if (t.address === undefined) return { kind: 'untested', why: t.why ?? 'no listener' };
+  if (!probe) return { kind: 'untested', why: 'needs a working remote_python' };
+  return probe.ok ? { kind: 'ok', target: where } : { kind: 'failed', target: where, error: probe.error ?? 'failed' };
+}
+
+/** What known_hosts says before connecting; a connection that then succeeds confirms it. */
+function hostKeyBefore(c: ConnectSpec): HostKeyStatus {
+  if (c.strictHostKeyChecking === 'no') return 'not checked';
+  let text = '';
+  try {
+    text = fs.readFileSync(c.knownHosts, 'utf8');
+  } catch {
+    // missing: every key is new
+  }
+  return knownKeyTypes(text, c.hostname, c.port).length > 0 ? 'known' : 'added';
+}
+
+function failure(h: HostSpec, err: unknown): HostObservation['connect'] {
+  const text = errorText(err);
+  const message = text.startsWith(`${h.name}: `) ? text.slice(h.name.length + 2) : text;
+  if (err instanceof SshError) return { ok: false, reason: err.reason, message, ...(err.hint ? { hint: err.hint } : {}) };
+  const hint = err instanceof Error && 'hint' in err && typeof err.hint === 'string' ? err.hint : undefined;
+  return { ok: false, reason: 'error', message, ...(hint ? { hint } : {}) };
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

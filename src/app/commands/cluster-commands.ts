@@ -1,0 +1,99 @@
+// list, status, scale, logs, attach: thin clients of a running controller.
+import { LogStore } from '../../control/log-store.js';
+import { listClusters } from '../../control/state-file.js';
+import { stateRoot } from '../../control/paths.js';
+import { connectControl } from '../../control/client.js';
+import { ExpectedError } from '../../errors.js';
+import { plainSink } from '../../events/plain-sink.js';
+import type { AppContext } from '../context.js';
+import { attachDashboard } from '../dashboard/attach-dashboard.js';
+import { dashboardWanted } from '../dashboard/dashboard.js';
+import { findCluster } from './find-cluster.js';
+import { statusText, type StatusJson } from '../controller/status.js';
+
+export async function runList(ctx: AppContext, o: { json: boolean }): Promise<number> {
+  const rows = [];
+  for (const c of await listClusters(stateRoot(ctx.env, ctx.homedir))) {
+    let live = false;
+    if (c.state?.controller) {
+      try {
+        (await connectControl(c.state.controller.socket, { timeoutMs: 1_000 })).close();
+        live = true;
+      } catch {
+        live = false;
+      }
+    }
+    rows.push({ name: c.name, controller: live ? 'running' : c.state ? 'gone' : 'unreadable', pid: c.state?.controller?.pid ?? null, schedulerAddress: c.state?.schedulerAddress ?? null, source: c.state?.source ?? null, error: c.error ?? null });
+  }
+  if (o.json) ctx.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+  else if (!rows.length) ctx.stdout.write('no clusters on this machine\n');
+  else for (const r of rows) ctx.stdout.write(`${r.name.padEnd(20)} ${r.controller.padEnd(10)} ${r.schedulerAddress ?? ''}${r.error ? `  (${r.error})` : ''}\n`);
+  return 0;
+}
+
+export async function runStatus(ctx: AppContext, o: { name?: string; json: boolean }): Promise<number> {
+  const { client } = await findCluster(ctx, o.name, true);
+  try {
+    const st = await client!.call<StatusJson>('status');
+    ctx.stdout.write(o.json ? JSON.stringify(st, null, 2) + '\n' : statusText(st));
+    return 0;
+  } finally {
+    client!.close();
+  }
+}
+
+export async function runScale(ctx: AppContext, o: { name?: string; n: number; timeoutMs: number }): Promise<number> {
+  const { client, name } = await findCluster(ctx, o.name, true);
+  try {
+    const r = await client!.call<{ desired: number; message?: string }>('scale', { n: o.n }, { timeoutMs: 0 });
+    if (r.message) ctx.stderr.write(`warning: ${r.message}\n`);
+    const deadline = Date.now() + o.timeoutMs;
+    for (;;) {
+      const st = await client!.call<StatusJson>('status');
+      const running = st.workers.filter((w) => w.state === 'running').length;
+      const settled = running === r.desired && st.workers.every((w) => w.state === 'running' || w.state === 'stopped');
+      if (settled) {
+        ctx.stdout.write(`${name}: ${running} worker(s) running\n`);
+        return r.desired === o.n ? 0 : 1;
+      }
+      if (Date.now() > deadline) {
+        throw new ExpectedError(`${name}: ${running} of ${r.desired} worker(s) running after ${o.timeoutMs / 1000}s`, { hint: 'sshcluster status shows which workers are not running and why' });
+      }
+      await new Promise((res) => setTimeout(res, 500));
+    }
+  } finally {
+    client!.close();
+  }
+}
+
+export async function runLogs(ctx: AppContext, o: { name?: string; target?: string; follow: boolean; tail: number }): Promise<number> {
+  const found = await findCluster(ctx, o.name, o.follow);
+  const hostOf = new Map(found.state.processes.map((p) => [p.name, p.host]));
+  const store = new LogStore(found.paths.logsDir);
+  const match = (n: string) => !o.target || n === o.target || hostOf.get(n) === o.target || n.startsWith(`${o.target}-`);
+  const names = store.names().filter(match);
+  if (!names.length && !o.follow) throw new ExpectedError(`no recorded logs${o.target ? ` for "${o.target}"` : ''} in cluster ${found.name}`, { hint: `recorded: ${store.names().join(', ') || 'none'}` });
+  for (const n of names) for (const line of await store.tail(n, o.tail)) ctx.stdout.write(`${n} │ ${line}\n`);
+  if (!o.follow) {
+    found.client?.close();
+    return 0;
+  }
+  await found.client!.subscribe((e) => {
+    if (e.kind === 'process-line' && match(e.name)) ctx.stdout.write(`${e.name} │ ${e.line}\n`);
+  });
+  return 0;
+}
+
+export async function runAttach(ctx: AppContext, o: { name?: string; tui?: boolean }): Promise<number> {
+  const { client, name } = await findCluster(ctx, o.name, true);
+  if (dashboardWanted(ctx, o)) return attachDashboard(ctx, client!, name);
+  const sink = plainSink((t) => ctx.stdout.write(t));
+  ctx.stderr.write(`Attached to ${name}; Ctrl-C detaches (the cluster keeps running).\n`);
+  const off = ctx.onSignal(() => client!.close());
+  try {
+    await client!.subscribe(sink, { onSubscribed: (st) => ctx.stdout.write(statusText(st as StatusJson)) }).catch(() => undefined);
+  } finally {
+    off();
+  }
+  return 0;
+}

@@ -1,0 +1,98 @@
+// Which cluster a command means: `--name`, or the only one with a live controller.
+import fs from 'node:fs';
+import { connectControl, type ControlClient } from '../../control/client.js';
+import { clusterPaths, stateRoot, type ClusterPaths } from '../../control/paths.js';
+import { listClusters, readState, type ClusterState } from '../../control/state-file.js';
+import { ExpectedError, UsageError } from '../../errors.js';
+import type { AppContext } from '../context.js';
+
+export interface FoundCluster {
+  name: string;
+  paths: ClusterPaths;
+  state: ClusterState;
+  /** Connected when a controller answers; undefined when it is gone. */
+  client?: ControlClient;
+}
+
+async function tryConnect(state: ClusterState): Promise<ControlClient | undefined> {
+  if (!state.controller) return undefined;
+  try {
+    return await connectControl(state.controller.socket, { timeoutMs: 2_000, cluster: state.name });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Refuses when a controller of `name` answers. Returns the state file a dead one left
+ * (its processes may still be running, waiting to be adopted), else undefined.
+ */
+export async function refuseIfRunning(paths: ClusterPaths, name: string): Promise<ClusterState | undefined> {
+  const state = await readState(paths.stateFile, { name });
+  if (!state) return undefined;
+  const client = await tryConnect(state);
+  client?.close();
+  if (client) {
+    throw new ExpectedError(`a cluster named "${name}" is already running (controller pid ${state.controller?.pid})`, {
+      hint: `use sshcluster status/scale/down --name ${name}, or start this one under another name with --name`,
+    });
+  }
+  // Adopting the processes of a controller that is alive but slow to answer would put
+  // them under two controllers.
+  const pid = state.controller?.pid;
+  if (pid !== undefined && isSshclusterProcess(pid)) {
+    throw new ExpectedError(`the controller of "${name}" (pid ${pid}) is running but does not answer on its control socket`, {
+      hint: `try again, or stop it (kill ${pid}) to let this up adopt its processes`,
+    });
+  }
+  return state;
+}
+
+/** Linux only (elsewhere: assume gone); the command line guards against a reused PID. */
+function isSshclusterProcess(pid: number): boolean {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sshcluster');
+  } catch {
+    return false;
+  }
+}
+
+/** `requireController`: status/scale/attach need one; down and logs work without. */
+export async function findCluster(ctx: AppContext, name: string | undefined, requireController: boolean): Promise<FoundCluster> {
+  const root = stateRoot(ctx.env, ctx.homedir);
+  if (name !== undefined) {
+    const paths = clusterPaths(root, name);
+    const state = await readState(paths.stateFile, { name });
+    if (!state) throw new ExpectedError(`no cluster named "${name}" on this machine`, { hint: 'sshcluster list shows the clusters' });
+    const client = await tryConnect(state);
+    if (!client && requireController) throw noController(name);
+    return { name, paths, state, client };
+  }
+  const listed = (await listClusters(root)).filter((c) => c.state);
+  if (requireController && listed.length && !(await Promise.all(listed.map((c) => tryConnect(c.state!).then((cl) => (cl?.close(), cl !== undefined))))).some(Boolean)) {
+    const names = listed.map((c) => c.name).join(', ');
+    throw new ExpectedError(`no controller is running (state left by: ${names})`, {
+      hint: `sshcluster down --name ${listed[0]!.name} stops what is left of it on its hosts`,
+    });
+  }
+  const found: FoundCluster[] = [];
+  for (const c of listed) {
+    const client = await tryConnect(c.state!);
+    if (client || !requireController) found.push({ name: c.name, paths: clusterPaths(root, c.name), state: c.state!, client });
+  }
+  const live = found.filter((f) => f.client);
+  const pick = live.length === 1 ? live : found;
+  if (pick.length === 1) {
+    for (const f of found) if (f !== pick[0]) f.client?.close();
+    return pick[0]!;
+  }
+  for (const f of found) f.client?.close();
+  if (pick.length === 0) throw new ExpectedError('no cluster is running on this machine', { hint: 'start one with sshcluster up [HOSTS.yaml]' });
+  throw new UsageError(`${pick.length} clusters: ${pick.map((f) => f.name).join(', ')}; say which with --name`);
+}
+
+function noController(name: string): ExpectedError {
+  return new ExpectedError(`no controller is running for cluster "${name}"`, {
+    hint: `sshcluster down --name ${name} still stops what is left of it on its hosts`,
+  });
+}

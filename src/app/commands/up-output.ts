@@ -1,0 +1,48 @@
+// Where `up` shows what happens: the dashboard on a terminal, else plain lines or
+// NDJSON. With the dashboard, the teardown summary and errors are printed again after
+// it closes, so the terminal keeps a record of how the cluster ended.
+import { ndjsonSink, plainLine, plainSink } from '../../events/plain-sink.js';
+import type { ClusterEvent, EventBus } from '../../events/types.js';
+import type { DashboardActions } from '../../ui/actions.js';
+import { DashboardStore } from '../../ui/store.js';
+import type { AppContext } from '../context.js';
+import { dashboardWanted, openDashboard, type Dashboard } from '../dashboard/dashboard.js';
+
+export interface UpOutput {
+  readonly tui: boolean;
+  /** A message for the user (e.g. "press Ctrl-C again to force"). */
+  say(text: string): void;
+  /** Opens the dashboard (when this output is one) with these actions. */
+  open(actions: DashboardActions): void;
+  close(): void;
+}
+
+const KEEP = 20;
+
+export function upOutput(ctx: AppContext, bus: EventBus, name: string, o: { json: boolean; tui?: boolean; detachedChild: boolean }): UpOutput {
+  if (o.detachedChild || !dashboardWanted(ctx, o)) {
+    bus.on(o.json ? ndjsonSink((t) => ctx.stdout.write(t)) : plainSink((t) => ctx.stdout.write(t)));
+    return { tui: false, say: (t) => ctx.stderr.write(`\n${t}\n`), open: () => undefined, close: () => undefined };
+  }
+  const store = new DashboardStore(name);
+  const ending: ClusterEvent[] = [];
+  bus.on((e) => {
+    store.apply(e);
+    if (e.kind === 'teardown-started' || e.kind === 'teardown-done' || (e.kind === 'notice' && e.level === 'error')) {
+      ending.push(e);
+      if (ending.length > KEEP) ending.shift();
+    }
+  });
+  let dash: Dashboard | undefined;
+  return {
+    tui: true,
+    say: (text) => store.dispatch({ kind: 'message', text, level: 'warning' }),
+    open: (actions) => void (dash ??= openDashboard(ctx, store, actions)),
+    close() {
+      dash?.close();
+      dash = undefined;
+      for (const e of ending) ctx.stdout.write(plainLine(e) + '\n');
+      ending.length = 0;
+    },
+  };
+}

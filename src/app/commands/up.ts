@@ -1,0 +1,166 @@
+// Composition root of `sshcluster up`: builds the spec and the real adapters, owns the
+// signal handling, serves the control socket, and keeps the cluster until Ctrl-C,
+// SIGTERM, `sshcluster down` or a fatal failure.
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { loadHostFile } from '../../config/load.js';
+import { localClusterSpec } from '../../config/local.js';
+import type { ClusterSpec, HostSpec } from '../../config/spec.js';
+import { EventBus, type ClusterEvent } from '../../events/types.js';
+import { HostConnection } from '../../ssh/host-connection.js';
+import { ClusterSession } from '../controller/cluster-session.js';
+import { sessionActions } from '../controller/dashboard-actions.js';
+import { upOutput } from './up-output.js';
+import type { AppContext } from '../context.js';
+import { mergeAdaptive } from './adapt.js';
+import { Controller, pathsFor, startAdaptive } from '../controller/controller.js';
+import { UsageError } from '../../errors.js';
+import { refuseIfRunning } from './find-cluster.js';
+import { withFreeLocalPorts } from './local-ports.js';
+import { LocalShell } from '../remote/local-shell.js';
+import { findLocalPython } from './local-python.js';
+import { secretProvider } from '../remote/secrets.js';
+import type { ShellPort } from '../remote/shell-port.js';
+import type { TeardownResult } from '../controller/teardown.js';
+
+export interface UpOptions {
+  file?: string;
+  fanout: number;
+  requireAll: boolean;
+  json: boolean;
+  python?: string;
+  name?: string;
+  readyTimeoutMs: number;
+  /** `--adapt [--min N --max N]`: adaptive from the start (a host file's `adaptive:` does the same). */
+  adapt?: { minimum?: number; maximum?: number };
+  /** Set in the background controller of `up --detach`: events also go to the parent. */
+  report?: (e: ClusterEvent) => void;
+  /** Seconds our processes outlive this controller, waiting for a new one (0: none). */
+  orphanGraceS?: number;
+  /** false with --no-tui; the dashboard also needs a terminal (dashboardWanted). */
+  tui?: boolean;
+}
+
+export function loadSpec(ctx: AppContext, file: string | undefined, python?: string): ClusterSpec {
+  if (!file) {
+    return localClusterSpec({ cores: ctx.cores, memoryBytes: ctx.memoryBytes, python: findLocalPython(ctx.env, python) });
+  }
+  return loadHostFile(path.resolve(ctx.cwd, file), {
+    readFile: (p: string) => fs.readFileSync(p, 'utf8'),
+    env: ctx.env,
+    homedir: ctx.homedir,
+    cwd: ctx.cwd,
+    username: ctx.username,
+  });
+}
+
+export function shellOpener(ctx: AppContext, spec: ClusterSpec): (h: HostSpec) => Promise<ShellPort> {
+  if (spec.local) return async () => new LocalShell(ctx.env);
+  const secrets = secretProvider(ctx);
+  return (h) =>
+    HostConnection.open(h.connect, {
+      readFile: (p: string) => fs.readFileSync(p),
+      appendFile: (p: string, text: string) => fs.appendFileSync(p, text, { mode: 0o600 }),
+      secrets,
+    });
+}
+
+export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
+  const given = loadSpec(ctx, opts.file, opts.python);
+  const loaded = given.local ? await withFreeLocalPorts(given) : given;
+  const spec = withAdaptive(opts.name ? { ...loaded, name: opts.name } : loaded, opts.adapt);
+  const paths = pathsFor(ctx, spec.name);
+  // A dead controller's processes keep its cluster id: adopting them needs it.
+  const previous = await refuseIfRunning(paths, spec.name);
+  const clusterId = previous?.clusterId ?? randomBytes(8).toString('hex');
+  const bus = new EventBus();
+  // A password or passphrase prompt needs the terminal the dashboard would take.
+  const tui = opts.tui !== false && !needsPrompt(spec);
+  const out = upOutput(ctx, bus, spec.name, { json: opts.json, tui, detachedChild: opts.report !== undefined });
+  if (opts.report) bus.on(opts.report);
+  if (spec.local) bus.emit({ kind: 'notice', level: 'info', message: `Local cluster on this machine (${spec.workerHosts[0]?.workerOptions.nworkers ?? 0} workers, python ${spec.schedulerHost.remotePython})` });
+
+  const session = new ClusterSession({
+    spec,
+    clusterId,
+    bus,
+    fanout: opts.fanout,
+    requireAll: opts.requireAll,
+    readyTimeoutMs: opts.readyTimeoutMs,
+    initialWorkers: spec.adaptive && !previous ? spec.adaptive.minimum : undefined,
+    openShell: shellOpener(ctx, spec),
+    orphanGraceS: opts.orphanGraceS,
+    previous,
+  });
+
+  let stopReason: string | undefined;
+  let signalled!: () => void;
+  const stopRequested = new Promise<void>((r) => (signalled = r));
+  const requestStop = (reason: string): Promise<TeardownResult> => {
+    stopReason ??= reason;
+    signalled();
+    return session.teardown({ reason: stopReason, force: false });
+  };
+  const controller = new Controller(paths, { session, clusterId, pid: ctx.pid, requestStop });
+  // The state file exists before any process does, so `down` can always find them.
+  // A dead controller's file stays as it is until its processes are adopted.
+  if (!previous) await controller.save();
+  else bus.emit({ kind: 'notice', level: 'info', message: `the controller of "${spec.name}" (pid ${previous.controller?.pid ?? '?'}) is gone; adopting what it left running` });
+  const onStopSignal = (sig: 'SIGINT' | 'SIGTERM') => {
+    if (stopReason === undefined) {
+      if (sig === 'SIGINT') out.say('Stopping gracefully; press Ctrl-C again to force.');
+      void requestStop(sig === 'SIGINT' ? 'Ctrl-C' : sig);
+    } else {
+      out.say('Forcing: killing every process of this cluster now.');
+      session.force();
+    }
+  };
+  const off = ctx.onSignal(onStopSignal);
+  out.open(sessionActions(session, { clusterId, pid: ctx.pid, teardown: () => requestStop('q in the dashboard'), interrupt: () => onStopSignal('SIGINT') }));
+
+  let result: TeardownResult | undefined;
+  try {
+    const started = session.start();
+    const first = await Promise.race([started.then(() => 'up' as const), stopRequested.then(() => 'stop' as const)]);
+    if (first === 'stop') {
+      result = await session.teardown({ reason: stopReason ?? 'stop', force: false });
+      await started.catch(() => undefined);
+      return 130;
+    }
+    await controller.start();
+    if (spec.adaptive) startAdaptive(session, spec.adaptive);
+    const schedulerDied = session.schedulerExit().then(() => 'scheduler-died' as const);
+    const why = await Promise.race([stopRequested.then(() => 'stop' as const), schedulerDied]);
+    if (why === 'scheduler-died') {
+      // Workers do not reconnect to a new scheduler (they close when its connection
+      // breaks), and the tasks' state died with it: fail loudly rather than pretend.
+      bus.emit({ kind: 'notice', level: 'error', message: 'the scheduler exited; stopping the cluster' });
+      result = await session.teardown({ reason: 'scheduler exited', force: false });
+      return 1;
+    }
+    result = await session.teardown({ reason: stopReason ?? 'stop', force: false });
+    return result.leftover.length ? 1 : 0;
+  } catch (err) {
+    result = await session.teardown({ reason: 'failure', force: false });
+    if (stopReason !== undefined) return 130;
+    throw err;
+  } finally {
+    off();
+    out.close();
+    await controller.close(result !== undefined && result.leftover.length === 0);
+  }
+}
+
+/** The cluster is adaptive from the start with --adapt or an `adaptive:` section. */
+function withAdaptive(spec: ClusterSpec, flags: UpOptions['adapt']): ClusterSpec {
+  if (!flags && !spec.adaptive) return spec;
+  const adaptive = mergeAdaptive(spec.adaptive, flags ?? {});
+  if (adaptive.minimum > adaptive.maximum) throw new UsageError(`--min ${adaptive.minimum} is above --max ${adaptive.maximum}`);
+  return { ...spec, adaptive };
+}
+
+function needsPrompt(spec: ClusterSpec): boolean {
+  const hosts = [spec.schedulerHost, ...spec.workerHosts];
+  return hosts.some((h) => [h.connect, ...h.connect.proxyJump].some((c) => c.password?.kind === 'prompt' || c.passphrase?.kind === 'prompt'));
+}

@@ -1,0 +1,170 @@
+// What makes a running `up` a controller other commands can talk to: the control
+// socket (status, scale, down, subscribe), the state file `down` falls back on, and the
+// per-process log files `logs` reads.
+import { clusterPaths, ensureClusterDir, socketPathFor, stateRoot, type ClusterPaths } from '../../control/paths.js';
+import { LogStore } from '../../control/log-store.js';
+import { startControlServer, type ControlServer } from '../../control/server.js';
+import { writeState, type ClusterState } from '../../control/state-file.js';
+import { UsageError } from '../../errors.js';
+import { mergeAdaptive, type AdaptParams, type AdaptReply } from '../commands/adapt.js';
+import { AdaptiveLoop } from './adaptive-loop.js';
+import type { ClusterSession } from './cluster-session.js';
+import type { AppContext } from '../context.js';
+import { statusOf } from './status.js';
+import { statusWithMetrics } from './status-metrics.js';
+import type { TeardownResult } from './teardown.js';
+
+export interface ControllerOptions {
+  session: ClusterSession;
+  clusterId: string;
+  pid: number;
+  /** Starts the same graceful stop as Ctrl-C and resolves with its result. */
+  requestStop(reason: string): Promise<TeardownResult>;
+}
+
+export function pathsFor(ctx: AppContext, name: string): ClusterPaths {
+  return clusterPaths(stateRoot(ctx.env, ctx.homedir), name);
+}
+
+export class Controller {
+  private server?: ControlServer;
+  private logs?: LogStore;
+  private stateTimer?: NodeJS.Timeout;
+  readonly socket: string;
+
+  constructor(
+    readonly paths: ClusterPaths,
+    private readonly o: ControllerOptions,
+  ) {
+    this.socket = socketPathFor(paths);
+  }
+
+  async start(): Promise<void> {
+    const { session } = this.o;
+    await this.ensureDir();
+    this.logs = new LogStore(this.paths.logsDir);
+    this.server = await startControlServer(this.socket, {
+      status: async () => statusWithMetrics(session, this.o.clusterId, this.o.pid),
+      scale: async (params) => {
+        const n = workerCount(params);
+        // A fixed size and an adaptive loop would fight: scale turns adaptive off.
+        session.adaptive?.stop();
+        return session.scale(n, { retryCrashed: true });
+      },
+      adapt: async (params) => adapt(session, params as AdaptParams),
+      restart: async (params) => {
+        await session.restartWorker(workerName(params));
+        return { restarted: workerName(params) };
+      },
+      down: async () => this.o.requestStop('sshcluster down'),
+      subscribe: async (_params, conn) => {
+        conn.subscribe();
+        return statusOf(session, this.o.clusterId, this.o.pid);
+      },
+    });
+    session.bus.on((e) => {
+      if (e.kind === 'process-line') this.logs?.append(e.name, e.line);
+      this.server?.broadcast(e);
+      if (e.kind === 'process-started' || e.kind === 'process-exit' || e.kind === 'cluster-up') this.saveSoon();
+    });
+    await this.save();
+  }
+
+  state(): ClusterState {
+    const s = this.o.session;
+    return {
+      version: 1,
+      name: s.spec.name,
+      clusterId: this.o.clusterId,
+      source: s.spec.source,
+      spec: s.spec,
+      controller: { pid: this.o.pid, socket: this.socket, startedAt: new Date(s.startedAt).toISOString() },
+      schedulerAddress: s.address,
+      dashboardUrl: s.dashboard,
+      processes: s.table
+        .all()
+        .filter((t) => !t.exit)
+        .map((t) => ({ name: t.desired.name, host: t.desired.host, role: t.desired.role, ...(t.pid ? { pid: t.pid } : {}) })),
+      desiredWorkers: s.desiredWorkers.length,
+      updatedAt: new Date().toISOString(),
+    };
+  }
+
+  private saveSoon(): void {
+    this.stateTimer ??= setTimeout(() => {
+      this.stateTimer = undefined;
+      void this.save();
+    }, 200);
+  }
+
+  private dirReady = false;
+  private async ensureDir(): Promise<void> {
+    if (!this.dirReady) await ensureClusterDir(this.paths);
+    this.dirReady = true;
+  }
+
+  private saving: Promise<void> = Promise.resolve();
+
+  /** Saves are chained so an older state is never renamed in after a newer one. */
+  save(): Promise<void> {
+    this.saving = this.saving.then(async () => {
+      try {
+        await this.ensureDir();
+        await writeState(this.paths.stateFile, this.state());
+      } catch (err) {
+        this.o.session.bus.emit({ kind: 'notice', level: 'warning', message: `could not write the state file: ${String(err)}` });
+      }
+    });
+    return this.saving;
+  }
+
+  /** After a clean teardown the state goes; after an unclean one it stays for `down`. */
+  async close(clean: boolean): Promise<void> {
+    if (this.stateTimer) clearTimeout(this.stateTimer);
+    // A `down` request resolves with the same teardown: let its reply be queued first.
+    await new Promise((r) => setImmediate(r));
+    await this.server?.close();
+    await this.logs?.close();
+    const fs = await import('node:fs/promises');
+    if (clean) await fs.rm(this.paths.stateFile, { force: true });
+    else await this.save();
+  }
+}
+
+export async function adapt(session: ClusterSession, p: AdaptParams): Promise<AdaptReply> {
+  if (p.off) {
+    session.adaptive?.stop();
+    return { enabled: false };
+  }
+  const spec = mergeAdaptive(session.adaptive?.spec ?? session.spec.adaptive, p.spec);
+  if (spec.minimum > spec.maximum) throw new UsageError(`adapt: --min ${spec.minimum} is above --max ${spec.maximum}`);
+  const loop = new AdaptiveLoop(session, spec, () => session.daskVersion());
+  if (p.dryRun) {
+    const r = await loop.stepOnce(true);
+    const detail = r.decision.kind === 'up' ? `up by ${r.decision.add}` : r.decision.kind === 'down' ? `down: retire ${r.decision.retire.join(', ')}` : 'none';
+    return { enabled: session.adaptive?.enabled ?? false, dryRun: { target: r.target, decision: detail, reason: r.reason } };
+  }
+  if (p.spec.targetDurationMs !== undefined && p.spec.targetDurationMs !== session.spec.adaptive?.targetDurationMs) {
+    session.bus.emit({ kind: 'notice', level: 'warning', message: 'target_duration is read by the scheduler when it starts: the running scheduler keeps its value until the next up' });
+  }
+  startAdaptive(session, spec);
+  return { enabled: true, spec };
+}
+
+export function startAdaptive(session: ClusterSession, spec: import('../../config/spec.js').AdaptiveSpec): void {
+  session.adaptive?.stop();
+  session.adaptive = new AdaptiveLoop(session, spec, () => session.daskVersion());
+  session.adaptive.start();
+}
+
+function workerCount(params: unknown): number {
+  const n = (params as { n?: unknown } | undefined)?.n;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new UsageError(`scale: expected a whole number ≥ 0, got ${JSON.stringify(n)}`);
+  return n;
+}
+
+function workerName(params: unknown): string {
+  const name = (params as { name?: unknown } | undefined)?.name;
+  if (typeof name !== 'string' || !name) throw new UsageError(`restart: expected a worker name, got ${JSON.stringify(name)}`);
+  return name;
+}

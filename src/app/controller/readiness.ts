@@ -1,0 +1,49 @@
+// Readiness comes from the scheduler itself (/health, then its worker list), not from
+// INFO log lines: a scheduler run at log level WARN prints none and would never look ready.
+import type { SchedulerClient } from '../../dask/scheduler-client.js';
+
+export interface ReadyWaitOptions {
+  client: SchedulerClient;
+  /** Names we expect to register; the set may shrink as processes die. */
+  expected: () => Set<string>;
+  /** Resolves (with a reason) if the scheduler process is gone: stop waiting. */
+  schedulerGone: Promise<string>;
+  timeoutMs: number;
+  pollMs?: number;
+  now?: () => number;
+}
+
+export type ReadyResult =
+  | { kind: 'ready'; workers: { name: string; address: string }[] }
+  | { kind: 'partial'; workers: { name: string; address: string }[]; missing: string[] }
+  | { kind: 'scheduler-failed'; reason: string };
+
+export async function waitForScheduler(o: ReadyWaitOptions): Promise<ReadyResult> {
+  const now = o.now ?? Date.now;
+  const pollMs = o.pollMs ?? 250;
+  const deadline = now() + o.timeoutMs;
+  let gone: string | undefined;
+  void o.schedulerGone.then((r) => (gone = r));
+
+  let healthy = false;
+  let workers: { name: string; address: string }[] = [];
+  while (now() < deadline) {
+    if (gone !== undefined) return { kind: 'scheduler-failed', reason: gone };
+    try {
+      if (!healthy) healthy = await o.client.health();
+      if (healthy) {
+        workers = await o.client.workers();
+        const names = new Set(workers.map((w) => w.name));
+        const missing = [...o.expected()].filter((n) => !names.has(n));
+        if (missing.length === 0) return { kind: 'ready', workers };
+      }
+    } catch {
+      // Not listening yet: workers and the scheduler come up concurrently.
+    }
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+  if (gone !== undefined) return { kind: 'scheduler-failed', reason: gone };
+  if (!healthy) return { kind: 'scheduler-failed', reason: `scheduler did not answer /health within ${o.timeoutMs / 1000}s` };
+  const names = new Set(workers.map((w) => w.name));
+  return { kind: 'partial', workers, missing: [...o.expected()].filter((n) => !names.has(n)) };
+}

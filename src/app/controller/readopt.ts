@@ -1,0 +1,114 @@
+// `up` after the controller of the same cluster died (e.g. kill -9 of a detached one):
+// its processes are still running, waiting out their orphan grace. Take them over
+// instead of starting duplicates. A recorded PID counts only if, on its host, it is
+// still alive, carries this cluster's tags and leads its own process group (as every
+// launcher child does), so a recycled PID is never mistaken for ours. Anything else
+// tagged that is neither an adopted process, its group nor its launcher is a stray
+// (e.g. started just before the controller died, never recorded) and is stopped, so
+// that the reconcile that follows starts each missing process exactly once.
+// Without a live scheduler the workers are of no use (they do not re-register with a
+// new one): everything tagged is stopped and the cluster starts afresh.
+import { placeWorkers } from '../../cluster/placement.js';
+import type { ClusterSession } from './cluster-session.js';
+import type { ShellHostRunner, TaggedProcess } from '../remote/host-runner.js';
+
+export interface PreviousProcess {
+  name: string;
+  host: string;
+  role: 'scheduler' | 'worker';
+  pid?: number;
+}
+
+/** What a dead controller's state file says was running. */
+export interface PreviousCluster {
+  schedulerAddress: string;
+  processes: PreviousProcess[];
+  /** How many workers the dead controller was keeping (after scale or adaptive steps). */
+  desiredWorkers?: number;
+}
+
+/** Adopts what is still alive; returns how many processes were adopted. */
+export async function readopt(s: ClusterSession, previous: PreviousCluster): Promise<number> {
+  const tagged = await listTagged(s);
+  const isLive = (p: PreviousProcess) => p.pid !== undefined && s.hostSpec(p.host) !== undefined && leads(tagged.get(p.host), p.pid);
+  const sched = previous.processes.find((p) => p.role === 'scheduler');
+  const schedulerLive = sched !== undefined && sched.host === s.spec.schedulerHost.name && previous.schedulerAddress === s.address && isLive(sched);
+  if (!schedulerLive) {
+    const n = await kill(s, tagged, () => true);
+    const left = n ? `; stopped ${n} process(es) it left` : '';
+    s.bus.emit({ kind: 'notice', level: 'warning', message: `the previous controller's scheduler is gone${left}: starting the cluster afresh` });
+    return 0;
+  }
+  const live = previous.processes.filter(isLive);
+  const ok = await Promise.all(live.map((p) => s.table.adopt({ name: p.name, host: p.host, role: p.role }, p.pid!)));
+  const adopted = live.filter((_, i) => ok[i]);
+  const n = await kill(s, tagged, (host, p, all) => !belongsTo(p, all, adopted.filter((a) => a.host === host).map((a) => a.pid!)));
+  if (n) s.bus.emit({ kind: 'notice', level: 'info', message: `stopped ${n} stray process(es) of this cluster that the state file did not record` });
+  keepPreviousSize(s, previous, adopted);
+  return adopted.length;
+}
+
+function leads(procs: TaggedProcess[] | undefined, pid: number): boolean {
+  return procs?.some((p) => p.pid === pid && p.pgid === pid) ?? false;
+}
+
+/** p is one of the adopted processes' groups (nanny + worker), or a launcher of one. */
+function belongsTo(p: TaggedProcess, all: TaggedProcess[], adopted: number[]): boolean {
+  if (adopted.includes(p.pgid)) return true;
+  return all.some((child) => adopted.includes(child.pid) && child.ppid === p.pid);
+}
+
+async function listTagged(s: ClusterSession): Promise<Map<string, TaggedProcess[]>> {
+  const out = new Map<string, TaggedProcess[]>();
+  await Promise.all(
+    [...s.links.runners.values()].map(async (r) => {
+      try {
+        out.set(r.host, await r.listTaggedProcesses(s.o.clusterId));
+      } catch (err) {
+        s.bus.emit({ kind: 'notice', level: 'warning', message: `${r.host}: could not list the processes left running (${String(err)})` });
+      }
+    }),
+  );
+  return out;
+}
+
+type Pick = (host: string, p: TaggedProcess, all: TaggedProcess[]) => boolean;
+
+/** Stops the picked processes; returns how many there were. */
+async function kill(s: ClusterSession, tagged: Map<string, TaggedProcess[]>, pick: Pick): Promise<number> {
+  let n = 0;
+  await Promise.all(
+    [...tagged].map(async ([host, all]) => {
+      const pids = all.filter((p) => pick(host, p, all)).map((p) => p.pid);
+      const runner = s.links.runners.get(host);
+      n += pids.length;
+      if (runner && pids.length) await stop(runner, s.o.clusterId, pids).catch(() => undefined);
+    }),
+  );
+  return n;
+}
+
+const STOP_WAIT_MS = 5_000;
+
+/** TERM first: a launcher then stops its group and removes its orphan log; KILL what stays. */
+async function stop(runner: ShellHostRunner, clusterId: string, pids: number[]): Promise<void> {
+  await runner.signalPids('TERM', pids);
+  for (const end = Date.now() + STOP_WAIT_MS; pids.length && Date.now() < end; ) {
+    await new Promise((r) => setTimeout(r, 250));
+    const left = new Set(await runner.listTagged(clusterId));
+    pids = pids.filter((p) => left.has(p));
+  }
+  await runner.killPids(pids);
+}
+
+/**
+ * The cluster keeps the size its dead controller was keeping, not the host file's: a
+ * `scale 10` (or an adaptive minimum) must survive a controller restart, and adopted
+ * workers keep their names.
+ */
+function keepPreviousSize(s: ClusterSession, previous: PreviousCluster, adopted: PreviousProcess[]): void {
+  if (previous.desiredWorkers === undefined) return;
+  const current = adopted.filter((p) => p.role === 'worker').map(({ name, host }) => ({ name, host }));
+  const hosts = s.spec.workerHosts.map((h) => ({ name: h.name, maxWorkers: h.maxWorkers, healthy: s.placeable(h.name) }));
+  s.desiredWorkers = placeWorkers(previous.desiredWorkers, hosts, current).workers;
+}

@@ -1,0 +1,116 @@
+// One host of `sshcluster exec`: run the command under the host's setup and env, keep
+// its interleaved output (bounded), and on timeout stop its process group by PID:
+// closing an SSH channel does not signal the remote command on OpenSSH.
+import { constants } from 'node:os';
+import type { HostSpec } from '../../config/spec.js';
+import type { HostResult, HostStatus } from './fold-output.js';
+import { hostScript } from '../remote/remote-script.js';
+import type { ShellPort } from '../remote/shell-port.js';
+
+/** Per host; the tail is kept when a command prints more. */
+export const MAX_OUTPUT_BYTES = 1024 * 1024;
+const CONTROL_TIMEOUT_MS = 10_000;
+
+export interface ExecHostOptions {
+  command: string;
+  timeoutMs: number;
+  /** Called per complete output line as it arrives (--no-fold). */
+  onLine?: (line: string) => void;
+}
+
+export async function execOnHost(h: HostSpec, shell: ShellPort, o: ExecHostOptions): Promise<HostResult> {
+  // `$$` is the session leader sshd made for this command: its PID is its process group.
+  const handle = await shell.exec(hostScript(h, `echo $$\n${o.command}`));
+  handle.closeStdin();
+  const out = new OutputTail(MAX_OUTPUT_BYTES, o.onLine);
+  let pid: number | undefined;
+  let first = '';
+  handle.stdout.setEncoding('utf8');
+  handle.stderr.setEncoding('utf8');
+  handle.stdout.on('data', (chunk: string) => {
+    if (pid !== undefined) return out.push(chunk, 'out');
+    first += chunk;
+    const nl = first.indexOf('\n');
+    if (nl < 0) return;
+    pid = Number(first.slice(0, nl)) || 0;
+    out.push(first.slice(nl + 1), 'out');
+  });
+  handle.stderr.on('data', (chunk: string) => out.push(chunk, 'err'));
+  const drained = Promise.all([ended(handle.stdout), ended(handle.stderr)]);
+  const done = Promise.all([handle.exit, drained]).then(([e]) => e);
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), o.timeoutMs)));
+  const outcome = await Promise.race([done, timedOut]);
+  clearTimeout(timer);
+  let status: HostStatus;
+  if (outcome === 'timeout') {
+    if (pid) await stopGroup(shell, pid);
+    handle.close();
+    status = { kind: 'timeout', afterS: o.timeoutMs / 1000, code: 124 };
+  } else {
+    status = exitStatus(outcome.code, outcome.signal);
+  }
+  out.flush();
+  return { host: h.name, status, output: out.text(), truncated: out.truncated };
+}
+
+async function stopGroup(shell: ShellPort, pid: number): Promise<void> {
+  const cmd =
+    `kill -TERM -- -${pid} 2>/dev/null || kill -TERM ${pid} 2>/dev/null; ` +
+    `(sleep 2; kill -KILL -- -${pid} 2>/dev/null) >/dev/null 2>&1 </dev/null & true`;
+  await shell.run(cmd, { timeoutMs: CONTROL_TIMEOUT_MS }).catch(() => undefined);
+}
+
+export function exitStatus(code: number | null, signal: string | null): HostStatus {
+  if (code !== null) return { kind: 'exit', code };
+  if (signal) {
+    const name = signal.startsWith('SIG') ? signal : `SIG${signal}`;
+    const n = (constants.signals as Record<string, number | undefined>)[name];
+    return { kind: 'signal', signal: name, code: n !== undefined ? 128 + n : 255 };
+  }
+  // The channel closed without an exit status: the connection dropped.
+  return { kind: 'failed', reason: 'dropped', message: 'the connection closed before the command reported an exit status', code: 255 };
+}
+
+function ended(stream: NodeJS.ReadableStream): Promise<void> {
+  return new Promise((resolve) => {
+    stream.once('end', resolve);
+    stream.once('close', resolve);
+    stream.once('error', () => resolve());
+  });
+}
+
+/** Interleaved output, keeping the last `max` characters; optionally split into lines. */
+class OutputTail {
+  private buf = '';
+  truncated = false;
+  private pending = { out: '', err: '' };
+  constructor(
+    private readonly max: number,
+    private readonly onLine?: (line: string) => void,
+  ) {}
+
+  push(text: string, stream: 'out' | 'err'): void {
+    if (text === '') return;
+    this.buf += text;
+    if (this.buf.length > this.max) {
+      this.buf = this.buf.slice(-this.max);
+      this.truncated = true;
+    }
+    if (!this.onLine) return;
+    const lines = (this.pending[stream] + text).split('\n');
+    this.pending[stream] = lines.pop() ?? '';
+    for (const l of lines) this.onLine(l);
+  }
+
+  flush(): void {
+    for (const s of ['out', 'err'] as const) {
+      if (this.pending[s] !== '') this.onLine?.(this.pending[s]);
+      this.pending[s] = '';
+    }
+  }
+
+  text(): string {
+    return this.truncated ? `[… output cut to the last ${this.max} characters]\n${this.buf}` : this.buf;
+  }
+}

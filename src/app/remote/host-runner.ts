@@ -1,0 +1,106 @@
+// HostRunner over any ShellPort: every process is started through the Python launcher
+// (its own process group, PID reported on the first stdout line, stopped when the
+// session's stdin closes, or after the orphan grace) and tagged with SSHCLUSTER_ID so
+// we only ever touch ours. A process a dead controller left is adopted through the
+// keeper, which speaks the same protocol.
+import type { Duplex } from 'node:stream';
+import type { HostRunner, ProcessSpec, RunningProcess } from '../../cluster/ports.js';
+import { buildRemoteCommand } from '../../dask/argv.js';
+import { buildKeeperCommand, CLUSTER_ID_ENV, PROCESS_NAME_ENV, quoteWord } from '../../dask/remote-command.js';
+import { ShellProcess } from './shell-process.js';
+import type { ShellPort } from './shell-port.js';
+
+const CONTROL_TIMEOUT_MS = 15_000;
+/** Names the host a process was started for, next to the cluster id. */
+export const HOST_TAG = 'SSHCLUSTER_HOST';
+
+export interface HostRunnerOptions {
+  host: string;
+  clusterId: string;
+  setup: string[];
+  shell: ShellPort;
+  /** Seconds a process outlives this controller waiting to be adopted (0: not at all). */
+  orphanGraceS?: number;
+}
+
+/** A tagged process: its parent (a launcher's child has the launcher) and its group. */
+export interface TaggedProcess {
+  pid: number;
+  ppid: number;
+  pgid: number;
+}
+
+export class ShellHostRunner implements HostRunner {
+  readonly host: string;
+  constructor(private readonly o: HostRunnerOptions) {
+    this.host = o.host;
+  }
+
+  async start(spec: ProcessSpec): Promise<RunningProcess> {
+    const env = { ...spec.env, [HOST_TAG]: this.host, [PROCESS_NAME_ENV]: spec.name };
+    const { setup, clusterId, orphanGraceS } = this.o;
+    const command = buildRemoteCommand({ setup, env, argv: spec.argv, clusterId, orphanGraceS });
+    const handle = await this.o.shell.exec(command);
+    return new ShellProcess(spec, handle, this.o.shell);
+  }
+
+  /** Takes over `pid`, a process a previous controller started as `spec`. */
+  async adopt(spec: ProcessSpec, pid: number): Promise<RunningProcess> {
+    const python = spec.argv[0];
+    if (python === undefined) throw new Error('adopt: empty argv');
+    const command = buildKeeperCommand({ setup: this.o.setup, env: spec.env, python, clusterId: this.o.clusterId, name: spec.name, pid });
+    const handle = await this.o.shell.exec(command);
+    return new ShellProcess(spec, handle, this.o.shell);
+  }
+
+  async listTagged(clusterId: string): Promise<number[]> {
+    return (await this.listTaggedProcesses(clusterId)).map((p) => p.pid);
+  }
+
+  async listTaggedProcesses(clusterId: string): Promise<TaggedProcess[]> {
+    // environ is NUL-separated; `tr` makes each variable a whole line so ids never match
+    // by prefix. Both the cluster id and this host's name must match: hosts that share
+    // a kernel (containers, namespaces) must not see each other's processes as theirs.
+    const id = quoteWord(`${CLUSTER_ID_ENV}=${clusterId}`);
+    const host = quoteWord(`${HOST_TAG}=${this.host}`);
+    const cmd =
+      `for p in /proc/[0-9]*; do n=$(tr '\\0' '\\n' < "$p/environ" 2>/dev/null | grep -cxF -e ${id} -e ${host}); ` +
+      `[ "$n" = 2 ] && cat "$p/stat" 2>/dev/null; done; true`;
+    const r = await this.o.shell.run(cmd, { timeoutMs: CONTROL_TIMEOUT_MS });
+    return r.stdout.split('\n').flatMap((line) => {
+      const p = parseStat(line);
+      return p && p.pid > 1 ? [p] : [];
+    });
+  }
+
+  async killPids(pids: number[]): Promise<void> {
+    await this.signalPids('KILL', pids);
+  }
+
+  async signalPids(signal: 'TERM' | 'KILL', pids: number[]): Promise<void> {
+    if (!pids.length) return;
+    await this.o.shell.run(`kill -${signal} ${pids.join(' ')} 2>/dev/null; true`, { timeoutMs: CONTROL_TIMEOUT_MS });
+  }
+
+  /** A short command on the host (version probes); bounded in time. */
+  run(command: string, timeoutMs = CONTROL_TIMEOUT_MS): Promise<{ code: number | null; stdout: string; stderr: string }> {
+    return this.o.shell.run(command, { timeoutMs });
+  }
+
+  forwardOut(host: string, port: number): Promise<Duplex> {
+    return this.o.shell.forwardOut(host, port);
+  }
+
+  close(): void {
+    this.o.shell.close();
+  }
+}
+
+/** `/proc/<pid>/stat`: "pid (comm) state ppid pgrp …"; comm may hold spaces and ")". */
+export function parseStat(line: string): TaggedProcess | undefined {
+  const close = line.lastIndexOf(')');
+  const pid = Number(line.slice(0, line.indexOf(' ')));
+  const [, ppid, pgid] = line.slice(close + 2).split(' ').map(Number);
+  if (close < 0 || !Number.isInteger(pid) || !Number.isInteger(ppid) || !Number.isInteger(pgid)) return undefined;
+  return { pid, ppid: ppid!, pgid: pgid! };
+}
