@@ -15,27 +15,20 @@
 // `c.map(lambda x: (time.sleep(1), x)[1], range(60))`, (a) the first worker registered,
 // (b) 3 workers registered, (c) all results back; then (d) from the last result until
 // back to 0 workers. See bench/README.md for what each figure means.
-import { BenchAbort, children, closedWithin, fmt, killAndWait, killChildren, parseBenchArgs, sleep, start, tail, type Proc } from './proc.js';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { BenchAbort, closedWithin, fmt, killAndWait, killChildren, median, min, parseBenchArgs, runMain, sleep, start, tail } from './lib/proc.js';
+import { BIN, DASH_PORT, ensureClean, machineLines, onSignals, preflight, PY, runSync, SCHED_PORT } from './lib/hosts.js';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
   createTestHosts,
   daskProcessesIn,
-  processesIn,
-  runIn,
   writeHostsYaml,
-  type TestHost,
   type TestHosts,
 } from '../test/e2e/harness/netns-hosts.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const BIN = path.join(ROOT, 'bin/sshcluster');
-const PY = '/usr/bin/python3';
-const SCHED_PORT = 8786;
-const DASH_PORT = 8787;
 const NTHREADS = 2;
 const MAX = 3;
 const NTASKS = 60;
@@ -81,23 +74,9 @@ function emergencyDown(): void {
   }
 }
 
-// Registered before the harness's hooks: on a signal we down the cluster, kill our
-// children by PID and exit, and the harness's 'exit' hook then removes the hosts.
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  process.on(sig, () => {
-    console.error(`\nbench: ${sig}, stopping the cluster and children and removing the test hosts`);
-    killChildren();
-    emergencyDown();
-    process.exit(sig === 'SIGINT' ? 130 : 143);
-  });
-}
-process.on('exit', killChildren);
+onSignals(emergencyDown);
 
 
-function runSync(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env, timeout = 60_000): { ok: boolean; code: number | null; stdout: string; out: string } {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout, env });
-  return { ok: r.status === 0, code: r.status, stdout: r.stdout ?? '', out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}`.trim() };
-}
 
 /** Runs the CLI without blocking the event loop (so the bench's own polls go on). */
 async function cli(args: string[], timeoutMs = 120_000): Promise<{ code: number | null; out: string; stdout: string; ms: number }> {
@@ -112,89 +91,15 @@ async function cli(args: string[], timeoutMs = 120_000): Promise<{ code: number 
 
 // ---------------------------------------------------------------- pre-flight
 
-function preflight(): void {
+const ownProblems = (): string[] => {
   const problems: string[] = [];
-  if (process.getuid?.() !== 0) problems.push('must run as root (the test hosts are network namespaces + sshd)');
-  if (!existsSync(path.join(ROOT, 'dist/main.js'))) problems.push('sshcluster is not built: cd /work/main && npx tsc -p tsconfig.json');
-  if (!existsSync(PY)) problems.push(`${PY} not found`);
-  else if (!runSync(PY, ['-c', 'import distributed, psutil']).ok) problems.push(`${PY} has no distributed: apt-get install -y python3-distributed`);
-  if (!existsSync('/usr/sbin/sshd')) problems.push('sshd not found: apt-get install -y openssh-server');
+  if (!runSync(PY, ['-c', 'import distributed, psutil']).ok) problems.push(`${PY} has no distributed: apt-get install -y python3-distributed`);
   if (!runSync('ip', ['-V']).ok) problems.push('ip not found: apt-get install -y iproute2');
-  if (problems.length) {
-    console.error(`bench: cannot run:\n  ${problems.join('\n  ')}`);
-    process.exit(2);
-  }
-}
+  return problems;
+};
 
-function machine(): string[] {
-  const py = runSync(PY, ['-W', 'ignore', '-c',
-    'import sys, dask, distributed, tornado; print(sys.version.split()[0], dask.__version__, distributed.__version__, tornado.version)']);
-  const [pyv, daskv, distv, tornadov] = py.out.split('\n').pop()!.split(' ');
-  const cpu = os.cpus()[0]?.model ?? '?';
-  const nproc = runSync('nproc', []).out;
-  const ssh = runSync('ssh', ['-V']).out.split(',')[0];
-  let commit = '?';
-  const g = runSync('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD']);
-  if (g.ok) commit = g.out + (runSync('git', ['-C', ROOT, 'status', '--porcelain', '--', 'src']).out ? ' (+ local changes in src/)' : '');
-  return [
-    `machine: nproc ${nproc}, ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Linux ${os.release()}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
-    `software: node ${process.version}, python ${pyv}, dask ${daskv}, distributed ${distv}, tornado ${tornadov}, ${ssh}`,
-    `sshcluster: ${commit}, dist/ built ${statSync(path.join(ROOT, 'dist/main.js')).mtime.toISOString()}`,
-  ];
-}
 
 // ---------------------------------------------------------------- processes
-
-interface Leftover { host: string; pid: number; cmdline: string }
-
-/** Every process in the namespaces except the sshd listeners themselves. */
-function leftovers(hosts: TestHost[]): Leftover[] {
-  const out: Leftover[] = [];
-  for (const h of hosts) {
-    for (const p of processesIn(h)) {
-      if (p.pid === h.sshdPid) continue;
-      out.push({ host: h.ip, pid: p.pid, cmdline: p.cmdline.slice(0, 160) });
-    }
-  }
-  return out;
-}
-
-/** Local ports in LISTEN state inside the host's namespace (/proc/net is per namespace). */
-function listening(h: TestHost, ports: number[]): number[] {
-  const r = runIn(h, ['cat', '/proc/net/tcp', '/proc/net/tcp6'], 10_000);
-  const found = new Set<number>();
-  for (const line of r.stdout.split('\n').slice(1)) {
-    const f = line.trim().split(/\s+/);
-    if (f.length < 4 || f[3] !== '0A') continue; // 0A = LISTEN
-    const port = parseInt(f[1]!.split(':').pop()!, 16);
-    if (ports.includes(port)) found.add(port);
-  }
-  return [...found];
-}
-
-/**
- * Waits until no process but sshd is left in any namespace and the scheduler ports are
- * free. A leak is fatal for the benchmark: it is reported, killed by PID, and aborts.
- */
-async function ensureClean(hosts: TestHost[], after: string, timeoutMs = 30_000): Promise<number> {
-  const t0 = performance.now();
-  let left = leftovers(hosts);
-  let ports = listening(hosts[0]!, [SCHED_PORT, DASH_PORT]);
-  while ((left.length || ports.length) && performance.now() - t0 < timeoutMs) {
-    await sleep(100);
-    left = leftovers(hosts);
-    ports = listening(hosts[0]!, [SCHED_PORT, DASH_PORT]);
-  }
-  const waited = performance.now() - t0;
-  if (!left.length && !ports.length) return waited;
-  const lines = left.map((l) => `${l.host} pid ${l.pid}: ${l.cmdline}`);
-  if (ports.length) lines.push(`${hosts[0]!.ip}: port(s) ${ports.join(', ')} still listening`);
-  console.error(`\n!!! LEAK after ${after}: still there ${(waited / 1000).toFixed(0)}s later:\n  ${lines.join('\n  ')}`);
-  for (const l of left) {
-    try { process.kill(l.pid, 'SIGKILL'); } catch { /* gone */ }
-  }
-  throw new BenchAbort(`processes left behind after ${after} (${left.length}); killed them by PID`);
-}
 
 interface LocalProc { pid: number; ppid: number; cmdline: string }
 
@@ -482,12 +387,6 @@ async function runDaskAdaptive(localPy: string, clientPy: string, scratch: strin
 
 // ---------------------------------------------------------------- report
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length === 0 ? undefined : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-const min = (xs: number[]) => (xs.length ? Math.min(...xs) : undefined);
 
 const TOOLS = ['sshcluster', 'Dask Adaptive'] as const;
 const MEASURES: { key: string; label: string }[] = [
@@ -550,8 +449,8 @@ function line(round: number, rounds: number, tool: string, r: Result): string {
 
 async function main(): Promise<number> {
   const { rounds, timeoutMs } = parseArgs(process.argv.slice(2));
-  preflight();
-  const header = machine();
+  preflight(ownProblems);
+  const header = machineLines(['dask', 'distributed', 'tornado'], [['ssh', '-V']]);
   header.push(`workload: ${NTASKS} one-second tasks from one client; adaptive min 0 max ${MAX}, interval 1s, wait_count 3, target_duration 5s; workers ${NTHREADS} threads + nanny`);
   header.push(`sshcluster: 4 OpenSSH hosts in network namespaces (host 0 scheduler, hosts 1-3 at most one worker each); Dask Adaptive: LocalCluster on this machine`);
   header.push(`${rounds} round(s), alternating which goes first; per-run timeout ${timeoutMs / 1000}s`);
@@ -605,10 +504,4 @@ async function main(): Promise<number> {
   return report(results, header, rounds, aborted) ? 0 : 1;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

@@ -19,6 +19,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { median } from './lib/proc.js';
 import { createTestHosts, writeHostsYaml, type TestHosts } from '../test/e2e/harness/netns-hosts.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
@@ -80,11 +81,6 @@ function timed(argv: string[], env: Record<string, string> = {}): Promise<Sample
   });
 }
 
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
@@ -123,7 +119,7 @@ async function main(): Promise<void> {
 }
 
 function report(args: Args, samples: Record<string, Sample[]>, note: string): void {
-  const med = (n: string, k: keyof Sample): number => median(samples[n]!.map((s) => s[k]));
+  const med = (n: string, k: keyof Sample): number => median(samples[n]!.map((s) => s[k])) ?? NaN;
   const base = { wall: med('sshcluster', 'wallS'), cpu: med('sshcluster', 'cpuS'), rss: med('sshcluster', 'rssMB') };
   console.log(`\nexec -- true on ${args.hosts} hosts, median of ${args.rounds} rounds, ${os.cpus().length} cores, ${note}\n`);
   console.log('| tool | wall | CPU (user+sys) | peak RSS | wall ratio | CPU ratio |');

@@ -8,28 +8,18 @@
 //   2. Dask's own `distributed.SSHCluster(...)` + `client.wait_for_workers(3)`, then close;
 //   3. `pdsh -R ssh -w <4 hosts> true`: the bare cost of reaching 4 hosts over SSH once.
 // See bench/README.md for what each figure means.
-import { BenchAbort, children, closedWithin, fmt, killAndWait, killChildren, parseBenchArgs, sleep, start, tail, type Proc } from './proc.js';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { BenchAbort, closedWithin, fmt, killAndWait, killChildren, median, min, parseBenchArgs, runMain, start, tail } from './lib/proc.js';
+import { BIN, DASH_PORT, ensureClean, machineLines, onSignals, preflight, PY, runSync, SCHED_PORT, type Leftover } from './lib/hosts.js';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
   createTestHosts,
-  daskProcessesIn,
   daskRole,
-  processesIn,
-  runIn,
   writeHostsYaml,
-  type TestHost,
   type TestHosts,
 } from '../test/e2e/harness/netns-hosts.js';
 
-const ROOT = path.resolve(import.meta.dirname, '..');
-const BIN = path.join(ROOT, 'bin/sshcluster');
-const PY = '/usr/bin/python3';
-const SCHED_PORT = 8786;
-const DASH_PORT = 8787;
 const NTHREADS = 2;
 
 // ---------------------------------------------------------------- arguments
@@ -45,120 +35,26 @@ const parseArgs = (argv: string[]) =>
 
 
 
-// Registered before the harness's hooks: on a signal we kill our children by PID and
-// exit, and the harness's 'exit' hook then removes the hosts.
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
-  process.on(sig, () => {
-    console.error(`\nbench: ${sig}, stopping children and removing the test hosts`);
-    killChildren();
-    process.exit(sig === 'SIGINT' ? 130 : 143);
-  });
-}
-process.on('exit', killChildren);
-
-
-function runSync(cmd: string, args: string[]): { ok: boolean; out: string } {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', timeout: 60_000 });
-  return { ok: r.status === 0, out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}`.trim() };
-}
-
 // ---------------------------------------------------------------- pre-flight
 
-function preflight(): void {
+onSignals();
+
+const ownProblems = (): string[] => {
   const problems: string[] = [];
-  if (process.getuid?.() !== 0) problems.push('must run as root (the test hosts are network namespaces + sshd)');
-  if (!existsSync(path.join(ROOT, 'dist/main.js'))) problems.push('sshcluster is not built: cd /work/main && npx tsc -p tsconfig.json');
-  if (!existsSync(PY)) problems.push(`${PY} not found`);
-  else {
-    if (!runSync(PY, ['-c', 'import distributed']).ok) problems.push(`${PY} has no distributed: apt-get install -y python3-distributed`);
-    if (!runSync(PY, ['-W', 'ignore', '-c', 'import asyncssh']).ok) {
-      problems.push(`${PY} has no asyncssh, which Dask's SSHCluster needs: apt-get update && apt-get install -y python3-asyncssh`);
-    }
+  if (!runSync(PY, ['-c', 'import distributed']).ok) problems.push(`${PY} has no distributed: apt-get install -y python3-distributed`);
+  if (!runSync(PY, ['-W', 'ignore', '-c', 'import asyncssh']).ok) {
+    problems.push(`${PY} has no asyncssh, which Dask's SSHCluster needs: apt-get update && apt-get install -y python3-asyncssh`);
   }
   if (!runSync('pdsh', ['-V']).ok) problems.push('pdsh not found: apt-get install -y pdsh');
-  if (!existsSync('/usr/sbin/sshd')) problems.push('sshd not found: apt-get install -y openssh-server');
-  if (problems.length) {
-    console.error(`bench: cannot run:\n  ${problems.join('\n  ')}`);
-    process.exit(2);
-  }
-}
+  return problems;
+};
 
-function machine(): string[] {
-  const py = runSync(PY, ['-W', 'ignore', '-c',
-    'import sys, dask, distributed, asyncssh; print(sys.version.split()[0], dask.__version__, distributed.__version__, asyncssh.__version__)']);
-  const [pyv, daskv, distv, asv] = py.out.split('\n').pop()!.split(' ');
-  const cpu = os.cpus()[0]?.model ?? '?';
-  const nproc = runSync('nproc', []).out;
-  const ssh = runSync('ssh', ['-V']).out.split(',')[0];
-  const pdsh = runSync('pdsh', ['-V']).out.split('\n')[0];
-  let commit = '?';
-  const g = runSync('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD']);
-  if (g.ok) commit = g.out + (runSync('git', ['-C', ROOT, 'status', '--porcelain', '--', 'src']).out ? ' (+ local changes in src/)' : '');
-  return [
-    `machine: nproc ${nproc}, ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Linux ${os.release()}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
-    `software: node ${process.version}, python ${pyv}, dask ${daskv}, distributed ${distv}, asyncssh ${asv}, ${ssh}, ${pdsh}`,
-    `sshcluster: ${commit}, dist/ built ${statSync(path.join(ROOT, 'dist/main.js')).mtime.toISOString()}`,
-  ];
-}
 
 // ---------------------------------------------------------------- clean state between runs
 
-interface Leftover { host: string; pid: number; cmdline: string; dask: boolean }
-
 /** Dask's SSHCluster runs `python -m distributed.cli.dask_spec`, which daskRole does not name. */
-const daskLike = (argv: string[], cmdline: string) =>
-  daskRole(argv) !== undefined || /distributed\.cli\.dask_spec|multiprocessing\.spawn|from multiprocessing/.test(cmdline);
-
-/** Every process in the namespaces except the sshd listeners themselves. */
-function leftovers(hosts: TestHost[]): Leftover[] {
-  const out: Leftover[] = [];
-  for (const h of hosts) {
-    const daskPids = new Set(daskProcessesIn(h).map((p) => p.pid));
-    for (const p of processesIn(h)) {
-      if (p.pid === h.sshdPid) continue;
-      out.push({ host: h.ip, pid: p.pid, cmdline: p.cmdline.slice(0, 160), dask: daskPids.has(p.pid) || daskLike(p.argv, p.cmdline) });
-    }
-  }
-  return out;
-}
-
-/** Local ports in LISTEN state inside the host's namespace (/proc/net is per namespace). */
-function listening(h: TestHost, ports: number[]): number[] {
-  const r = runIn(h, ['cat', '/proc/net/tcp', '/proc/net/tcp6'], 10_000);
-  const found = new Set<number>();
-  for (const line of r.stdout.split('\n').slice(1)) {
-    const f = line.trim().split(/\s+/);
-    if (f.length < 4 || f[3] !== '0A') continue; // 0A = LISTEN
-    const port = parseInt(f[1]!.split(':').pop()!, 16);
-    if (ports.includes(port)) found.add(port);
-  }
-  return [...found];
-}
-
-/**
- * Waits until no process but sshd is left in any namespace and the scheduler ports are
- * free. A leak is fatal for the benchmark: it is reported, killed by PID, and aborts.
- */
-async function ensureClean(hosts: TestHost[], after: string, timeoutMs = 30_000): Promise<{ waited: number; at: number }> {
-  const t0 = performance.now();
-  let left = leftovers(hosts);
-  let ports = listening(hosts[0]!, [SCHED_PORT, DASH_PORT]);
-  while ((left.length || ports.length) && performance.now() - t0 < timeoutMs) {
-    await sleep(100);
-    left = leftovers(hosts);
-    ports = listening(hosts[0]!, [SCHED_PORT, DASH_PORT]);
-  }
-  const at = performance.now();
-  const waited = at - t0;
-  if (!left.length && !ports.length) return { waited, at };
-  const lines = left.map((l) => `${l.host} pid ${l.pid}${l.dask ? ' [dask]' : ''}: ${l.cmdline}`);
-  if (ports.length) lines.push(`${hosts[0]!.ip}: port(s) ${ports.join(', ')} still listening`);
-  console.error(`\n!!! LEAK after ${after}: still there ${(waited / 1000).toFixed(0)}s later:\n  ${lines.join('\n  ')}`);
-  for (const l of left) {
-    try { process.kill(l.pid, 'SIGKILL'); } catch { /* gone */ }
-  }
-  throw new BenchAbort(`processes left behind after ${after} (${left.filter((l) => l.dask).length} dask, ${left.length} total); killed them by PID`);
-}
+const isDask = (l: Leftover) =>
+  daskRole(l.argv) !== undefined || /distributed\.cli\.dask_spec|multiprocessing\.spawn|from multiprocessing/.test(l.cmdline);
 
 // ---------------------------------------------------------------- the three contenders
 
@@ -296,12 +192,6 @@ async function runPdsh(info: TestHosts, timeoutMs: number): Promise<Result> {
 
 // ---------------------------------------------------------------- report
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length === 0 ? undefined : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
-const min = (xs: number[]) => (xs.length ? Math.min(...xs) : undefined);
 
 interface Series { label: string; tool: string; key: string }
 const SERIES: Series[] = [
@@ -365,8 +255,8 @@ function report(results: Record<string, Result[]>, header: string[], rounds: num
 
 async function main(): Promise<number> {
   const { rounds, timeoutMs } = parseArgs(process.argv.slice(2));
-  preflight();
-  const header = machine();
+  preflight(ownProblems);
+  const header = machineLines(['dask', 'distributed', 'asyncssh'], [['ssh', '-V'], ['pdsh', '-V']]);
   header.push(`setup: 4 OpenSSH hosts in network namespaces (host 0 scheduler, hosts 1-3 one worker each, nthreads ${NTHREADS}, nanny), ${rounds} round(s), per-run timeout ${timeoutMs / 1000}s`);
   for (const l of header) console.log(l);
 
@@ -391,25 +281,25 @@ async function main(): Promise<number> {
     writeFileSync(script, SSHCLUSTER_PY);
     if (process.env.BENCH_DEBUG) console.log(readFileSync(yaml, 'utf8'));
 
-    await ensureClean(hosts, 'host creation');
+    await ensureClean(hosts, 'host creation', isDask);
     for (let round = 1; round <= rounds; round++) {
       const r1 = await runSshcluster(info, yaml, timeoutMs);
       results.sshcluster!.push(r1);
-      const w1 = await ensureClean(hosts, `sshcluster round ${round}`);
+      const w1 = await ensureClean(hosts, `sshcluster round ${round}`, isDask);
       if (r1.ok && r1.stopAt !== undefined) r1.t.clean = w1.at - r1.stopAt;
       console.log(`round ${round}/${rounds} sshcluster  ${r1.ok ? 'ok     ' : r1.timeout ? 'TIMEOUT' : 'FAILED '} up ${fmt(r1.t.up)}  teardown ${fmt(r1.t.teardown)}` +
         `${r1.note ? `  (${r1.note})` : ''}  [hosts clean ${fmt(w1.waited)} after exit]${r1.error ? `\n  ${r1.error}` : ''}`);
 
       const r2 = await runDaskSSHCluster(info, script, scratchB, timeoutMs);
       results.SSHCluster!.push(r2);
-      const w2 = await ensureClean(hosts, `SSHCluster round ${round}`);
+      const w2 = await ensureClean(hosts, `SSHCluster round ${round}`, isDask);
       if (r2.ok && r2.stopAt !== undefined) r2.t.clean = w2.at - r2.stopAt;
       console.log(`round ${round}/${rounds} SSHCluster  ${r2.ok ? 'ok     ' : r2.timeout ? 'TIMEOUT' : 'FAILED '} up ${fmt(r2.t.upProcess)} (in script ${fmt(r2.t.upScript)})  close ${fmt(r2.t.closeScript)} (to exit ${fmt(r2.t.closeProcess)})` +
         `${r2.note ? `  (${r2.note})` : ''}  [hosts clean ${fmt(w2.waited)} after exit]${r2.error ? `\n  ${r2.error}` : ''}`);
 
       const r3 = await runPdsh(info, timeoutMs);
       results.pdsh!.push(r3);
-      const w3 = await ensureClean(hosts, `pdsh round ${round}`);
+      const w3 = await ensureClean(hosts, `pdsh round ${round}`, isDask);
       console.log(`round ${round}/${rounds} pdsh        ${r3.ok ? 'ok     ' : r3.timeout ? 'TIMEOUT' : 'FAILED '} ${fmt(r3.t.run)}  [hosts clean ${fmt(w3.waited)} after exit]${r3.error ? `\n  ${r3.error}` : ''}`);
     }
   } catch (err) {
@@ -422,10 +312,4 @@ async function main(): Promise<number> {
   return report(results, header, rounds, aborted) ? 0 : 1;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runMain(main);

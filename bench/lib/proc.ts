@@ -118,3 +118,21 @@ export function parseBenchArgs(argv: string[], defaults: { rounds: number; timeo
   }
   return { rounds, timeoutMs: timeoutS * 1000 };
 }
+
+export const median = (xs: number[]): number | undefined => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length === 0 ? undefined : s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+export const min = (xs: number[]) => (xs.length ? Math.min(...xs) : undefined);
+
+/** Runs a bench's main and exits with its code; an unexpected error is printed with its stack. */
+export function runMain(main: () => Promise<number>): void {
+  main().then(
+    (code) => process.exit(code),
+    (err) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
