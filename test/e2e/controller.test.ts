@@ -203,7 +203,9 @@ describe('controller', () => {
     runIn(three[0]!, ['kill', '-KILL', '--', `-${schedulerPid(next)}`]);
     await sleep(1000);
     const fresh = upDetached('readopt', three);
-    expect(fresh.stdout).toMatch(/the previous controller's scheduler is gone; stopped \d+ process\(es\) it left: starting the cluster afresh/);
+    // Workers close by themselves once their scheduler's connection breaks (Dask removed
+    // worker reconnection in 2022), so how many are left to stop depends on timing.
+    expect(fresh.stdout).toMatch(/the previous controller's scheduler is gone(; stopped \d+ process\(es\) it left)?: starting the cluster afresh/);
     expect(running(status('readopt')).length).toBe(2);
     expect(daskPerHost(three).map((pids) => pids.length)).toEqual(counts);
     expect(runCli(['down', '--name', 'readopt'], {}, 120_000).code).toBe(0);
