@@ -14,6 +14,7 @@ import {
   type RequestInfo,
 } from './scheduler-errors.js';
 import { parseIdentity, parseWorkerList, type SchedulerIdentity, type WorkerRef } from './scheduler-json.js';
+import { DEMAND_ROUTE, parseDemand, type SchedulerDemand } from './demand-json.js';
 
 export type Connector = () => Promise<Duplex> | Duplex;
 
@@ -83,6 +84,20 @@ export class SchedulerClient {
       throw new SchedulerResponseError(req, 'no numeric "workers" or "desired_workers"');
     }
     return target;
+  }
+
+  /**
+   * Pending work by resource restriction set, from sshcluster's scheduler preload;
+   * undefined when the route is absent (a scheduler started without the preload).
+   */
+  async demand(): Promise<SchedulerDemand | undefined> {
+    const req = { method: 'GET', path: DEMAND_ROUTE };
+    try {
+      return parseDemand(req, await this.json(req));
+    } catch (err) {
+      if (err instanceof SchedulerApiDisabledError) return undefined;
+      throw err;
+    }
   }
 
   private async retire(payload: object): Promise<string[]> {

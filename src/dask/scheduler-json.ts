@@ -47,7 +47,8 @@ function nameOf(v: unknown, fallback: string): string {
   return typeof v === 'string' || typeof v === 'number' ? String(v) : fallback;
 }
 
-function numberRecord(v: unknown): Record<string, number> {
+/** The numeric entries of an object (resources, services); anything else is dropped. */
+export function numberRecord(v: unknown): Record<string, number> {
   const out: Record<string, number> = {};
   if (!isObj(v)) return out;
   for (const [k, x] of Object.entries(v)) {

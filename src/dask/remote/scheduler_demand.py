@@ -1,0 +1,145 @@
+"""sshcluster's scheduler preload: pending work by Worker Resources, over HTTP.
+
+Dask's /api/v1/adaptive_target ignores resources: tasks that need GPU=1 and have no
+worker that declares GPU sit in `unrunnable` and add nothing to the target. This
+preload adds GET /api/v1/sshcluster/demand to the scheduler's own HTTP server so the
+controller can see that work. Loaded with `dask scheduler --preload PATH` (or the
+text of this file). Written for distributed 2022.12 (Debian bookworm) and 2024.12
+(Debian trixie), Python 3.8 and later; only attributes both versions have are read.
+
+Answer (JSON):
+  version       1, bumped when a field changes meaning
+  distributed   distributed.__version__
+  groups        one entry per distinct resource restriction set with pending work:
+    resources     the set, e.g. {"GPU": 1}
+    unrunnable    tasks no current worker can run (no worker declares enough)
+    waiting       tasks assigned to a worker but waiting there for its resources
+    running       tasks assigned that the worker's resources let run now
+    duration      expected seconds of the unrunnable + waiting tasks, from the
+                  scheduler's own per-prefix estimates
+    unknown       how many of those had no estimate (counted at unknown-task-duration)
+  workers       every worker: name, address, nthreads, declared resources, used
+
+Restricted tasks are never queued (is_rootish() is False for them in both versions),
+so `scheduler.queued` is not scanned.
+"""
+
+import json
+import logging
+import math
+
+ROUTE = "/api/v1/sshcluster/demand"
+VERSION = 1
+
+logger = logging.getLogger("distributed.sshcluster.demand")
+
+
+def _key(restrictions):
+    return tuple(sorted((str(k), float(v)) for k, v in restrictions.items()))
+
+
+def _duration(scheduler, ts):
+    # prefix.duration_average is -1 until a task of that prefix has finished, unless
+    # distributed.scheduler.default-task-durations names it. get_task_duration() is not
+    # called: it records the task in unknown_durations, scheduler state we must not touch.
+    d = ts.prefix.duration_average
+    if d is None or d < 0:
+        return scheduler.UNKNOWN_TASK_DURATION, True
+    return d, False
+
+
+def _group(groups, key):
+    g = groups.get(key)
+    if g is None:
+        g = {"resources": dict(key), "unrunnable": 0, "waiting": 0, "running": 0, "duration": 0.0, "unknown": 0}
+        groups[key] = g
+    return g
+
+
+def _add_pending(scheduler, g, tasks):
+    for ts in tasks:
+        d, unknown = _duration(scheduler, ts)
+        g["duration"] += d
+        g["unknown"] += int(unknown)
+
+
+def _slots(ws, key):
+    """Tasks of this restriction set the worker can run at once."""
+    slots = ws.nthreads
+    for name, need in key:
+        if need > 0:
+            slots = min(slots, math.floor(ws.resources.get(name, 0) / need))
+    return max(0, slots)
+
+
+def _worker_tasks(scheduler, groups, ws):
+    by_key = {}
+    for ts in ws.processing:
+        if ts.resource_restrictions:
+            by_key.setdefault(_key(ts.resource_restrictions), []).append(ts)
+    for key, tasks in by_key.items():
+        g = _group(groups, key)
+        running = min(len(tasks), _slots(ws, key))
+        g["running"] += running
+        g["waiting"] += len(tasks) - running
+        # Which of them runs is the worker's choice; the newest wait, as a worker
+        # takes tasks roughly in the order they were assigned.
+        _add_pending(scheduler, g, tasks[running:])
+
+
+def demand(scheduler):
+    import distributed
+
+    groups = {}
+    for ts in scheduler.unrunnable:  # a set in 2022.12, a dict in 2024.12
+        if ts.resource_restrictions:
+            g = _group(groups, _key(ts.resource_restrictions))
+            g["unrunnable"] += 1
+            _add_pending(scheduler, g, [ts])
+    workers = []
+    for ws in scheduler.workers.values():
+        # Only a worker that declares resources can hold a restricted task.
+        if ws.resources:
+            _worker_tasks(scheduler, groups, ws)
+        workers.append({
+            "name": str(ws.name),
+            "address": ws.address,
+            "nthreads": ws.nthreads,
+            "resources": dict(ws.resources),
+            "used": dict(ws.used_resources),
+        })
+    return {
+        "version": VERSION,
+        "distributed": distributed.__version__,
+        "groups": list(groups.values()),
+        "workers": workers,
+    }
+
+
+def _handler_class():
+    from distributed.http.utils import RequestHandler
+
+    class DemandHandler(RequestHandler):
+        def get(self):
+            self.set_header("Content-Type", "application/json")
+            try:
+                body = demand(self.server)
+            except Exception as e:  # a bug here must not take the scheduler down
+                logger.exception("sshcluster demand failed")
+                self.set_status(500)
+                self.write(json.dumps({"error": type(e).__name__}))
+                return
+            self.write(json.dumps(body))
+
+    return DemandHandler
+
+
+def dask_setup(scheduler):
+    app = getattr(scheduler, "http_application", None)
+    if app is None:
+        logger.warning("sshcluster demand: the scheduler has no HTTP server; %s not added", ROUTE)
+        return
+    # A host pattern of its own: tornado tries each host rule in turn, so the
+    # scheduler's routes and Bokeh's applications keep answering everything else.
+    app.add_handlers(r".*$", [(ROUTE, _handler_class(), {"dask_server": scheduler})])
+    logger.info("sshcluster demand route at %s", ROUTE)
