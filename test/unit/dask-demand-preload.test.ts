@@ -18,7 +18,7 @@ let ports: { http: number; text: number; bare: number };
 const client = (port: number): SchedulerClient => new SchedulerClient(tcpConnector('127.0.0.1', port), { timeoutMs: 15_000 });
 
 beforeAll(async () => {
-  proc = spawn(PYTHON, [HARNESS, SCHEDULER_DEMAND_PRELOAD_PATH], { env: { PATH: '/usr/bin:/bin', HOME: '/tmp' } });
+  proc = spawn(PYTHON, [HARNESS, SCHEDULER_DEMAND_PRELOAD_PATH], { env: { PATH: '/usr/bin:/bin', HOME: '/tmp', PYTHONDONTWRITEBYTECODE: '1' } });
   proc.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
   const exited = new Promise<never>((_, reject) => proc.on('exit', (code) => reject(new Error(`harness exited ${code}:\n${stderr}`))));
   const first = new Promise<string>((resolve) => createInterface({ input: proc.stdout }).once('line', resolve));
