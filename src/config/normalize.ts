@@ -5,7 +5,7 @@ import {
   DEFAULT_ADAPTIVE, DEFAULT_REMOTE_PYTHON, DEFAULT_SCHEDULER_OPTIONS, DEFAULT_WORKER_OPTIONS,
 } from './defaults.js';
 import type { Layout, PlacedHost } from './layout.js';
-import { capacity } from './rules.js';
+import { adaptiveGroups, capacity } from './rules.js';
 import type { RawHostFile, RawWorkerOptions } from './schema.js';
 import type { AdaptiveSpec, ClusterSpec, HostSpec, SchedulerOptions, WorkerOptions } from './spec.js';
 
@@ -84,5 +84,6 @@ function adaptive(raw: RawHostFile, layout: Layout): AdaptiveSpec {
   if (a.maximum_cores !== undefined) out.maximumCores = a.maximum_cores;
   if (a.minimum_memory !== undefined) out.minimumMemory = a.minimum_memory;
   if (a.maximum_memory !== undefined) out.maximumMemory = a.maximum_memory;
+  if (a.groups && a.groups.length > 0) out.groups = adaptiveGroups(raw, layout);
   return out;
 }

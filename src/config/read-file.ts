@@ -1,4 +1,5 @@
 // Top level and host entries of the host file: YAML document → RawHostFile.
+import { readAdaptiveGroups } from './adaptive-groups.js';
 import { expandHostPattern } from './host-ranges.js';
 import { parseHostAddress } from './host-address.js';
 import {
@@ -98,6 +99,7 @@ function readAdaptive(c: Cursor): RawAdaptive {
     maximum_cores: opt(f, 'maximum_cores', (v) => v.int(0)),
     minimum_memory: opt(f, 'minimum_memory', bytes),
     maximum_memory: opt(f, 'maximum_memory', bytes),
+    groups: opt(f, 'groups', readAdaptiveGroups),
   });
   if (out.minimum !== undefined) out.minimumWhere = f.get('minimum')?.where();
   for (const [lo, hi] of [['minimum', 'maximum'], ['minimum_cores', 'maximum_cores'], ['minimum_memory', 'maximum_memory']] as const) {

@@ -1,8 +1,10 @@
 // Checks that need more than one key: unique worker hosts, at least one worker host,
 // per-host bounds, adaptive bounds against capacity.
+import { resolveAdaptiveGroups } from './adaptive-groups.js';
 import { DEFAULT_WORKER_OPTIONS } from './defaults.js';
 import type { Layout, PlacedHost } from './layout.js';
 import type { RawHostFile } from './schema.js';
+import type { AdaptiveGroupSpec } from './spec.js';
 import { configError } from './yaml-cursor.js';
 
 export function checkRules(raw: RawHostFile, layout: Layout): void {
@@ -15,6 +17,13 @@ export function checkRules(raw: RawHostFile, layout: Layout): void {
   }
   for (const w of layout.workers) checkMaxWorkers(raw, w);
   checkAdaptiveCapacity(raw, layout.workers);
+  if (raw.adaptive?.groups) adaptiveGroups(raw, layout);
+}
+
+/** Resolved (and checked) adaptive.groups; the cluster maximum defaults to all slots. */
+export function adaptiveGroups(raw: RawHostFile, layout: Layout): AdaptiveGroupSpec[] {
+  const maximum = raw.adaptive?.maximum ?? capacity(raw, layout.workers);
+  return resolveAdaptiveGroups(raw.adaptive?.groups ?? [], layout, (w) => w.entry.max_workers ?? nworkersOf(raw, w), maximum);
 }
 
 function checkDuplicates(workers: PlacedHost[]): void {

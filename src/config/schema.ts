@@ -22,8 +22,9 @@ export const HOST_KEYS = [
 ] as const;
 export const ADAPTIVE_KEYS = [
   'minimum', 'maximum', 'interval', 'wait_count', 'target_duration',
-  'minimum_cores', 'maximum_cores', 'minimum_memory', 'maximum_memory',
+  'minimum_cores', 'maximum_cores', 'minimum_memory', 'maximum_memory', 'groups',
 ] as const;
+export const GROUP_KEYS = ['hosts', 'minimum', 'maximum'] as const;
 
 /** Lets "port: 22" written on a host say it belongs under connect_options. */
 export const SECTIONS: Record<string, readonly string[]> = {
@@ -102,7 +103,20 @@ export interface RawAdaptive {
   maximum_cores?: number;
   minimum_memory?: number;
   maximum_memory?: number;
+  groups?: RawAdaptiveGroup[];
   minimumWhere?: Where;
+}
+
+/** adaptive.groups.<name> as written; `patterns` are matched once the layout is known. */
+export interface RawAdaptiveGroup {
+  name: string;
+  patterns: string[];
+  minimum?: number;
+  maximum?: number;
+  where: Where;
+  hostsWhere: Where;
+  minimumWhere?: Where;
+  maximumWhere?: Where;
 }
 
 export interface RawHostFile extends RawHostSettings {

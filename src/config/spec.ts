@@ -57,6 +57,17 @@ export interface AdaptiveSpec {
   maximumCores?: number;
   minimumMemory?: number;
   maximumMemory?: number;
+  /** adaptive.groups: bounds on the workers of some hosts, within minimum/maximum. */
+  groups?: AdaptiveGroupSpec[];
+}
+
+export interface AdaptiveGroupSpec {
+  name: string;
+  /** Worker host names the group's pattern matched, in host-file order. */
+  hosts: string[];
+  minimum: number;
+  /** Default: the group's slots (sum of its hosts' max_workers). */
+  maximum: number;
 }
 
 export interface HostSpec {

@@ -36,6 +36,7 @@ describe('config.example.yaml', () => {
     expect(spec.adaptive).toEqual({
       minimum: 0, maximum: 10, intervalMs: 1000, waitCount: 3, targetDurationMs: 5000,
       minimumCores: 0, maximumCores: 64, minimumMemory: 0, maximumMemory: 256 * 2 ** 30,
+      groups: [{ name: 'gpu', hosts: ['gpu1', 'gpu2'], minimum: 0, maximum: 2 }],
     });
   });
 });
