@@ -98,8 +98,8 @@ describe('renderCheck', () => {
     const r = evaluateCheck([sched(), worker('n1', { probe: missing }), worker('n2', { probe: missing })]);
     const text = renderCheck(r);
     const lines = text.split('\n');
-    expect(lines[0]).toMatch(/^HOST\s+ROLE\s+SSH\s+AUTH\s+HOST KEY\s+PYTHON\s+DASK\s+DISTRIBUTED\s+CORES\s+MEMORY\s+GPUS\s+NETWORK\s+CLOCK$/);
-    expect(lines[1]).toMatch(/^n0\s+scheduler\s+ok\s+key id_ed25519\s+known\s+\/usr\/bin\/python3 3\.11\.2\s+2024\.1\.0\s+2024\.1\.0\s+8\s+16\.0G\s+0\s+:8786 free, :8787 free\s+\+0\.01s$/);
+    expect(lines[0]).toMatch(/^HOST\s+ROLE\s+SSH\s+AUTH\s+HOST KEY\s+PYTHON\s+DASK\s+DISTRIBUTED\s+CORES\s+MEMORY\s+GPUS\s+RESOURCES\s+NETWORK\s+CLOCK$/);
+    expect(lines[1]).toMatch(/^n0\s+scheduler\s+ok\s+key id_ed25519\s+known\s+\/usr\/bin\/python3 3\.11\.2\s+2024\.1\.0\s+2024\.1\.0\s+8\s+16\.0G\s+0\s+-\s+:8786 free, :8787 free\s+\+0\.01s$/);
     expect(lines[2]).toContain('→ n0:8786 ok');
     expect(text).toContain('ERROR n[1-2]: dask cannot be imported by /usr/bin/python3: ModuleNotFoundError: x\n        fix: install it');
     expect(text).toContain('Not launchable: 2 error(s) on 2 host(s).');

@@ -1,6 +1,7 @@
 // `sshcluster check`, the pure part: what was observed per host → one row per host and
 // the problems, each with a one-line fix. Versions are compared with the scheduler host's.
 import type { ProbeResult } from './check-probe.js';
+import { resourceProblems } from './check-resources.js';
 
 export type Role = 'scheduler' | 'worker' | 'scheduler+worker';
 export type HostKeyStatus = 'known' | 'added' | 'not checked' | 'unknown' | 'mismatch' | 'revoked';
@@ -23,6 +24,8 @@ export interface HostObservation {
   host: string;
   role: Role;
   remotePython: string;
+  /** worker_options.resources of a host that runs workers (undefined: scheduler only). */
+  resources?: Record<string, number>;
   connect: ConnectObservation;
   probe?: ProbeResult;
   probeError?: string;
@@ -71,6 +74,7 @@ function hostProblems(o: HostObservation, sched: ProbeResult | undefined): Probl
   }
   pythonProblems(o, o.probe, sched, add);
   portProblems(o, add);
+  resourceProblems(o.resources, o.probe, add);
   if (o.clockOffsetS !== undefined && Math.abs(o.clockOffsetS) > MAX_CLOCK_SKEW_S) {
     const how = o.clockOffsetS > 0 ? 'ahead of' : 'behind';
     add('warning', `clock is ${Math.abs(o.clockOffsetS).toFixed(1)}s ${how} this machine`, 'run NTP on the hosts (chrony or systemd-timesyncd); Dask timeouts and logs assume close clocks');

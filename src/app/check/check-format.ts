@@ -3,8 +3,9 @@
 import path from 'node:path';
 import { compressHosts } from '../hosts/compress-hosts.js';
 import type { CheckReport, CheckRow, Problem } from './check-evaluate.js';
+import { resourcesCell } from './check-resources.js';
 
-const COLUMNS = ['HOST', 'ROLE', 'SSH', 'AUTH', 'HOST KEY', 'PYTHON', 'DASK', 'DISTRIBUTED', 'CORES', 'MEMORY', 'GPUS', 'NETWORK', 'CLOCK'];
+const COLUMNS = ['HOST', 'ROLE', 'SSH', 'AUTH', 'HOST KEY', 'PYTHON', 'DASK', 'DISTRIBUTED', 'CORES', 'MEMORY', 'GPUS', 'RESOURCES', 'NETWORK', 'CLOCK'];
 
 export function renderCheck(report: CheckReport): string {
   const cells = [COLUMNS, ...report.rows.map(rowCells)];
@@ -50,7 +51,7 @@ function rowCells(r: CheckRow): string[] {
   const c = r.connect;
   if (!c.ok) {
     const key = c.reason === 'host-key' ? (/mismatch/.test(c.message) ? 'mismatch' : /revoked/.test(c.message) ? 'revoked' : 'unknown') : '-';
-    return [r.host, r.role, c.reason, '-', key, '-', '-', '-', '-', '-', '-', '-', '-'];
+    return [r.host, r.role, c.reason, '-', key, '-', '-', '-', '-', '-', '-', resourcesCell(r.resources), '-', '-'];
   }
   const p = r.probe;
   const python = !p ? '?' : p.pythonPath ? `${p.pythonPath} ${p.pythonVersion ?? '(failed)'}` : 'not found';
@@ -67,6 +68,7 @@ function rowCells(r: CheckRow): string[] {
     p?.cores !== undefined ? String(p.cores) : '-',
     p?.memoryBytes !== undefined ? `${(p.memoryBytes / 2 ** 30).toFixed(1)}G` : '-',
     p ? String(p.gpus.length) : '-',
+    resourcesCell(r.resources),
     network(r),
     r.clockOffsetS !== undefined ? `${r.clockOffsetS >= 0 ? '+' : ''}${r.clockOffsetS.toFixed(2)}s` : '-',
   ];
