@@ -1,15 +1,20 @@
 // The scheduler preload (src/dask/remote/scheduler_demand.py) in a REAL Dask scheduler
 // (distributed under /usr/bin/python3, in-process with two workers: one declaring
 // GPU=2, one plain), read through SchedulerClient.demand() like the controller will.
+// SSHCLUSTER_TEST_PYTHON=<interpreter> runs it under another Dask (e.g. the e2e
+// harness's Debian trixie wrapper, which sees only /tmp: both files are copied there).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchedulerClient, tcpConnector } from '../../src/dask/scheduler-client.js';
 import { SCHEDULER_DEMAND_PRELOAD_PATH } from '../../src/dask/scheduler-preload.js';
 
-const PYTHON = '/usr/bin/python3';
+const PYTHON = process.env['SSHCLUSTER_TEST_PYTHON'] || '/usr/bin/python3';
 const HARNESS = fileURLToPath(new URL('./fixtures/dask/demand_cluster.py', import.meta.url));
+const dir = mkdtempSync('/tmp/sshcluster-demand-');
 
 let proc: ChildProcessWithoutNullStreams;
 let stderr = '';
@@ -18,7 +23,10 @@ let ports: { http: number; text: number; bare: number };
 const client = (port: number): SchedulerClient => new SchedulerClient(tcpConnector('127.0.0.1', port), { timeoutMs: 15_000 });
 
 beforeAll(async () => {
-  proc = spawn(PYTHON, [HARNESS, SCHEDULER_DEMAND_PRELOAD_PATH], { env: { PATH: '/usr/bin:/bin', HOME: '/tmp', PYTHONDONTWRITEBYTECODE: '1' } });
+  const [harness, preload] = [join(dir, 'demand_cluster.py'), join(dir, 'scheduler_demand.py')];
+  copyFileSync(HARNESS, harness);
+  copyFileSync(SCHEDULER_DEMAND_PRELOAD_PATH, preload);
+  proc = spawn(PYTHON, [harness, preload], { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/tmp', PYTHONDONTWRITEBYTECODE: '1' } });
   proc.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
   const exited = new Promise<never>((_, reject) => proc.on('exit', (code) => reject(new Error(`harness exited ${code}:\n${stderr}`))));
   const first = new Promise<string>((resolve) => createInterface({ input: proc.stdout }).once('line', resolve));
@@ -27,6 +35,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('GET /api/v1/sshcluster/demand', () => {
