@@ -5,6 +5,7 @@ import { stateRoot } from '../control/paths.js';
 import { connectControl } from '../control/client.js';
 import { ExpectedError } from '../errors.js';
 import { plainSink } from '../events/plain-sink.js';
+import { jsonText, safeLine } from '../events/terminal-text.js';
 import type { AppContext } from './context.js';
 import { attachDashboard } from './attach-dashboard.js';
 import { dashboardWanted } from './dashboard.js';
@@ -35,7 +36,7 @@ export async function runStatus(ctx: AppContext, o: { name?: string; json: boole
   const { client } = await findCluster(ctx, o.name, true);
   try {
     const st = await client!.call<StatusJson>('status');
-    ctx.stdout.write(o.json ? JSON.stringify(st, null, 2) + '\n' : statusText(st));
+    ctx.stdout.write(o.json ? jsonText(st, 2) + '\n' : statusText(st));
     return 0;
   } finally {
     client!.close();
@@ -73,13 +74,13 @@ export async function runLogs(ctx: AppContext, o: { name?: string; target?: stri
   const match = (n: string) => !o.target || n === o.target || hostOf.get(n) === o.target || n.startsWith(`${o.target}-`);
   const names = store.names().filter(match);
   if (!names.length && !o.follow) throw new ExpectedError(`no recorded logs${o.target ? ` for "${o.target}"` : ''} in cluster ${found.name}`, { hint: `recorded: ${store.names().join(', ') || 'none'}` });
-  for (const n of names) for (const line of await store.tail(n, o.tail)) ctx.stdout.write(`${n} │ ${line}\n`);
+  for (const n of names) for (const line of await store.tail(n, o.tail)) ctx.stdout.write(`${safeLine(n)} │ ${safeLine(line)}\n`);
   if (!o.follow) {
     found.client?.close();
     return 0;
   }
   await found.client!.subscribe((e) => {
-    if (e.kind === 'process-line' && match(e.name)) ctx.stdout.write(`${e.name} │ ${e.line}\n`);
+    if (e.kind === 'process-line' && match(e.name)) ctx.stdout.write(`${safeLine(e.name)} │ ${safeLine(e.line)}\n`);
   });
   return 0;
 }
