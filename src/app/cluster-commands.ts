@@ -1,7 +1,7 @@
 // list, status, scale, logs, attach: thin clients of a running controller.
 import { LogStore } from '../control/log-store.js';
 import { listClusters } from '../control/state-file.js';
-import { stateRoot } from '../control/paths.js';
+import { checkClusterDirs, checkStateRoot, clusterPaths, stateRoot } from '../control/paths.js';
 import { connectControl } from '../control/client.js';
 import { ExpectedError } from '../errors.js';
 import { plainSink } from '../events/plain-sink.js';
@@ -14,9 +14,14 @@ import { statusText, type StatusJson } from './status.js';
 
 export async function runList(ctx: AppContext, o: { json: boolean }): Promise<number> {
   const rows = [];
-  for (const c of await listClusters(stateRoot(ctx.env, ctx.homedir))) {
+  const root = stateRoot(ctx.env, ctx.homedir);
+  await checkStateRoot(root);
+  for (const c of await listClusters(root)) {
     let live = false;
-    if (c.state?.controller) {
+    // Not connected to when its dir is not ours: the socket could be someone else's.
+    const unsafe = await checkClusterDirs(clusterPaths(root, c.name)).then(() => undefined, (err: Error) => err.message);
+    if (unsafe) c.error = unsafe;
+    else if (c.state?.controller) {
       try {
         (await connectControl(c.state.controller.socket, { timeoutMs: 1_000 })).close();
         live = true;
@@ -24,11 +29,16 @@ export async function runList(ctx: AppContext, o: { json: boolean }): Promise<nu
         live = false;
       }
     }
-    rows.push({ name: c.name, controller: live ? 'running' : c.state ? 'gone' : 'unreadable', pid: c.state?.controller?.pid ?? null, schedulerAddress: c.state?.schedulerAddress ?? null, source: c.state?.source ?? null, error: c.error ?? null });
+    const controller = unsafe ? 'refused' : live ? 'running' : c.state ? 'gone' : 'unreadable';
+    rows.push({ name: c.name, controller, pid: c.state?.controller?.pid ?? null, schedulerAddress: c.state?.schedulerAddress ?? null, source: c.state?.source ?? null, error: c.error ?? null });
   }
-  if (o.json) ctx.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+  if (o.json) ctx.stdout.write(jsonText(rows, 2) + '\n');
+  // The same words whether or not the state dir exists yet.
   else if (!rows.length) ctx.stdout.write('no clusters on this machine\n');
-  else for (const r of rows) ctx.stdout.write(`${r.name.padEnd(20)} ${r.controller.padEnd(10)} ${r.schedulerAddress ?? ''}${r.error ? `  (${r.error})` : ''}\n`);
+  else {
+    ctx.stdout.write(`${'NAME'.padEnd(20)} ${'CONTROLLER'.padEnd(10)} SCHEDULER\n`);
+    for (const r of rows) ctx.stdout.write(safeLine(`${r.name.padEnd(20)} ${r.controller.padEnd(10)} ${r.schedulerAddress ?? '-'}${r.error ? `  (${r.error})` : ''}`) + '\n');
+  }
   return 0;
 }
 
