@@ -3,6 +3,7 @@
 import { CommanderError } from 'commander';
 import { buildProgram } from './cli/program.js';
 import { ExpectedError } from './errors.js';
+import { safeText } from './events/terminal-text.js';
 import { processContext } from './terminal.js';
 
 const ctx = processContext();
@@ -21,8 +22,9 @@ function report(err: unknown): number {
     return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : 2;
   }
   if (err instanceof ExpectedError) {
-    ctx.stderr.write(`sshcluster: ${err.message}\n`);
-    if (err.hint) ctx.stderr.write(`  hint: ${err.hint}\n`);
+    // Messages can quote what a host said (stderr lines, remote errors).
+    ctx.stderr.write(safeText(`sshcluster: ${err.message}\n`));
+    if (err.hint) ctx.stderr.write(safeText(`  hint: ${err.hint}\n`));
     return err.exitCode;
   }
   ctx.stderr.write(`sshcluster: unexpected error (a bug; please report it):\n${err instanceof Error ? err.stack : String(err)}\n`);

@@ -2,7 +2,7 @@ import { Command, InvalidArgumentError } from 'commander';
 import { runAdapt, type AdaptParams } from '../app/commands/adapt.js';
 import type { AppContext } from '../app/context.js';
 import { parseBytes } from '../config/durations.js';
-import { positiveInt, seconds, wholeNumber } from './options.js';
+import { clusterName, positiveInt, seconds, wholeNumber } from './options.js';
 
 function bytes(value: string): number {
   try {
@@ -31,7 +31,7 @@ interface Flags {
 export function adaptCommand(ctx: AppContext, done: (code: number) => void): Command {
   return new Command('adapt')
     .description("make a running cluster adaptive: workers follow the scheduler's load within bounds (Dask's Adaptive)")
-    .option('--name <name>', 'which cluster (default: the only one running)')
+    .option('--name <name>', 'which cluster (default: the only one running)', clusterName)
     .option('--min <n>', 'minimum workers (default 0)', wholeNumber)
     .option('--max <n>', 'maximum workers (default: no bound but the hosts\' max_workers)', wholeNumber)
     .option('--interval <duration>', 'time between adaptive steps (default 1s)', seconds)

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { runAttach, runList, runLogs, runScale, runStatus } from '../app/commands/cluster-commands.js';
 import type { AppContext } from '../app/context.js';
 import { runDown } from '../app/commands/down.js';
-import { seconds, wholeNumber } from './options.js';
+import { clusterName, seconds, wholeNumber } from './options.js';
 
 type Done = (code: number) => void;
 
@@ -17,7 +17,7 @@ export function listCommand(ctx: AppContext, done: Done): Command {
 export function statusCommand(ctx: AppContext, done: Done): Command {
   return new Command('status')
     .description('scheduler address, dashboard, hosts and workers of a running cluster')
-    .option('--name <name>', 'which cluster (default: the only one running)')
+    .option('--name <name>', 'which cluster (default: the only one running)', clusterName)
     .option('--json', 'the status document as JSON (fields: see README)', false)
     .action(async (o: { name?: string; json: boolean }) => done(await runStatus(ctx, o)));
 }
@@ -26,7 +26,7 @@ export function scaleCommand(ctx: AppContext, done: Done): Command {
   return new Command('scale')
     .description('start or retire workers until N are running')
     .argument('<n>', 'number of workers', wholeNumber)
-    .option('--name <name>', 'which cluster (default: the only one running)')
+    .option('--name <name>', 'which cluster (default: the only one running)', clusterName)
     .option('--timeout <duration>', 'how long to wait for the workers to be running', seconds, 120)
     .action(async (n: number, o: { name?: string; timeout: number }) => done(await runScale(ctx, { name: o.name, n, timeoutMs: o.timeout * 1000 })));
 }
@@ -34,7 +34,7 @@ export function scaleCommand(ctx: AppContext, done: Done): Command {
 export function downCommand(ctx: AppContext, done: Done): Command {
   return new Command('down')
     .description('stop a cluster gracefully and check that nothing of it is left on any host (works without its controller too)')
-    .option('--name <name>', 'which cluster (default: the only one)')
+    .option('--name <name>', 'which cluster (default: the only one)', clusterName)
     .option('--json', 'the result as JSON', false)
     .action(async (o: { name?: string; json: boolean }) => done(await runDown(ctx, o)));
 }
@@ -43,7 +43,7 @@ export function logsCommand(ctx: AppContext, done: Done): Command {
   return new Command('logs')
     .description('recorded logs of the scheduler and workers; -f follows them live')
     .argument('[target]', 'a process name (scheduler, <host>-<i>) or a host')
-    .option('--name <name>', 'which cluster (default: the only one)')
+    .option('--name <name>', 'which cluster (default: the only one)', clusterName)
     .option('-f, --follow', 'keep printing new lines', false)
     .option('--tail <n>', 'lines per process from the recorded log', wholeNumber, 50)
     .action(async (target: string | undefined, o: { name?: string; follow: boolean; tail: number }) => done(await runLogs(ctx, { ...o, target })));
@@ -52,7 +52,7 @@ export function logsCommand(ctx: AppContext, done: Done): Command {
 export function attachCommand(ctx: AppContext, done: Done): Command {
   return new Command('attach')
     .description('the dashboard of a running (e.g. detached) cluster; off a terminal, its status, then its events and logs')
-    .option('--name <name>', 'which cluster (default: the only one running)')
+    .option('--name <name>', 'which cluster (default: the only one running)', clusterName)
     .option('--no-tui', 'plain status and log lines instead of the dashboard')
     .action(async (o: { name?: string; tui: boolean }) => done(await runAttach(ctx, o)));
 }

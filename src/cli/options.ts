@@ -1,5 +1,12 @@
 // Option parsers shared by commands: a bad value is a usage error (exit 2).
 import { InvalidArgumentError } from 'commander';
+import { CLUSTER_NAME } from '../config/names.js';
+
+/** --name: the same rule as the host file's `name:`, so it is safe as a directory name. */
+export function clusterName(value: string): string {
+  if (!CLUSTER_NAME.re.test(value)) throw new InvalidArgumentError(`${CLUSTER_NAME.expected}, got ${JSON.stringify(value)}`);
+  return value;
+}
 
 export function positiveInt(value: string): number {
   const n = Number(value);

@@ -4,7 +4,7 @@ import { DETACHED_ORPHAN_GRACE_S, runDetached } from '../app/commands/detach.js'
 import { runUp } from '../app/commands/up.js';
 import { UsageError } from '../errors.js';
 import type { ClusterEvent } from '../events/types.js';
-import { positiveInt, seconds, wholeNumber } from './options.js';
+import { clusterName, positiveInt, seconds, wholeNumber } from './options.js';
 
 interface UpFlags {
   fanout: number;
@@ -28,7 +28,7 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
     .option('--fanout <n>', 'SSH connections opened at once', positiveInt, 32)
     .option('--require-all', 'fail (exit 1) if any host fails to start', false)
     .option('--detach', 'return once the cluster is up, leaving a background controller', false)
-    .option('--name <name>', 'cluster name (default: the host file name, or "local")')
+    .option('--name <name>', 'cluster name (default: the host file name, or "local")', clusterName)
     .option('--adapt', 'adaptive from the start (like sshcluster adapt); begins at --min workers', false)
     .option('--min <n>', 'with --adapt: minimum workers (default 0)', wholeNumber)
     .option('--max <n>', 'with --adapt: maximum workers', wholeNumber)

@@ -9,11 +9,12 @@ import { readHostFile } from './read-file.js';
 import { checkRules } from './rules.js';
 import type { ClusterSpec } from './spec.js';
 import { createSshResolver, type SshResolver } from './ssh-config.js';
+import { decodeUtf8 } from './utf8.js';
 import type { Source } from './yaml-cursor.js';
 
 export interface LoadContext {
-  /** Throws when the file is missing. */
-  readFile(path: string): string;
+  /** Throws when the file is missing. Bytes are checked as UTF-8 (host file only). */
+  readFile(path: string): string | Uint8Array;
   env: Record<string, string | undefined>;
   homedir: string;
   cwd: string;
@@ -22,13 +23,14 @@ export interface LoadContext {
 }
 
 export function loadHostFile(path: string, ctx: LoadContext): ClusterSpec {
-  let text: string;
+  let data: string | Uint8Array;
   try {
-    text = ctx.readFile(resolve(ctx.cwd, path));
+    data = ctx.readFile(resolve(ctx.cwd, path));
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     throw new ConfigError({ file: path }, `cannot read the host file: ${(err as Error).message}`);
   }
-  return parseHostFile(text, path, ctx);
+  return parseHostFile(typeof data === 'string' ? data : decodeUtf8(data, path), path, ctx);
 }
 
 export function parseHostFile(text: string, fileLabel: string, ctx: LoadContext): ClusterSpec {
@@ -64,7 +66,8 @@ function sshResolver(ctx: LoadContext): SshResolver {
   const path = resolve(ctx.homedir, '.ssh', 'config');
   let text: string | undefined;
   try {
-    text = ctx.readFile(path);
+    const data = ctx.readFile(path);
+    text = typeof data === 'string' ? data : Buffer.from(data).toString('utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code !== undefined && code !== 'ENOENT' && code !== 'ENOTDIR') {

@@ -2,6 +2,7 @@
 import { readAdaptiveGroups } from './adaptive-groups.js';
 import { expandHostPattern } from './host-ranges.js';
 import { parseHostAddress } from './host-address.js';
+import { CLUSTER_NAME } from './names.js';
 import {
   ADAPTIVE_KEYS, HOST_KEYS, SECTIONS, TOP_KEYS,
   type RawAdaptive, type RawHostEntry, type RawHostFile, type RawHostSettings,
@@ -48,7 +49,7 @@ function readSettings(f: Map<string, Cursor>): RawHostSettings {
 
 function clusterName(c: Cursor): string {
   const name = c.text();
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) c.fail('expected a name of letters, digits, ".", "_" or "-"');
+  if (!CLUSTER_NAME.re.test(name)) c.fail(CLUSTER_NAME.expected);
   return name;
 }
 

@@ -1,6 +1,7 @@
 // Readers for the option sections shared by the top level and host entries.
 import { BYTES_EXPECTED, parseBytes, parseDuration } from './durations.js';
 import { parseJumpList } from './host-address.js';
+import { RESOURCE_NAME } from './names.js';
 import {
   CONNECT_KEYS, SCHEDULER_KEYS, SECTIONS, WORKER_KEYS,
   type HostAddress, type RawConnectOptions, type RawSchedulerOptions, type RawWorkerOptions,
@@ -141,9 +142,9 @@ function bytesOrFraction(c: Cursor, v: number): string {
 
 function resources(c: Cursor): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [key, v] of c.entries('any')) {
+  for (const [key, v] of c.entries('any', { keyPattern: RESOURCE_NAME })) {
     const n = v.number('expected a number');
-    if (n < 0) v.fail('expected a number >= 0');
+    if (n < 0 || !Number.isFinite(n)) v.fail('expected a number >= 0');
     out[key] = n;
   }
   return out;

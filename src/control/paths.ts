@@ -6,6 +6,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ExpectedError } from '../errors.js';
+import { checkStateDirs } from './state-dirs.js';
 
 export interface ClusterPaths {
   dir: string;
@@ -63,15 +64,29 @@ export function socketPathFor(paths: ClusterPaths, opts: SocketDirOptions = {}):
   return path.join(shortSocketDir(opts), `${hash}.sock`);
 }
 
-/** Creates the cluster dir (0700), its logs dir (0700) and, when needed, the short socket dir. */
+/**
+ * Creates the cluster dir (0700), its logs dir (0700) and, when needed, the short socket
+ * dir; refuses dirs another user owns or can write to (checked after mkdir, which
+ * leaves an existing dir as it is).
+ */
 export async function ensureClusterDir(paths: ClusterPaths, opts: SocketDirOptions = {}): Promise<void> {
-  await fs.mkdir(paths.dir, { recursive: true, mode: 0o700 });
-  // mkdir's mode is filtered through the umask and ignored for existing dirs.
-  await fs.chmod(paths.dir, 0o700);
   await fs.mkdir(paths.logsDir, { recursive: true, mode: 0o700 });
-  await fs.chmod(paths.logsDir, 0o700);
   const socket = socketPathFor(paths, opts);
   if (socket !== paths.socket) await ensurePrivateDir(path.dirname(socket), uidOf(opts));
+  await checkClusterDirs(paths, opts);
+  // mkdir's mode is filtered through the umask and ignored for existing dirs.
+  await fs.chmod(paths.dir, 0o700);
+  await fs.chmod(paths.logsDir, 0o700);
+}
+
+/** Before using a cluster's state or socket: its dirs are ours (state-dirs.ts). */
+export async function checkClusterDirs(paths: ClusterPaths, opts: SocketDirOptions = {}): Promise<void> {
+  await checkStateDirs(path.dirname(paths.dir), [paths.dir, paths.logsDir], uidOf(opts));
+}
+
+/** Before listing the clusters under root. */
+export async function checkStateRoot(root: string, opts: SocketDirOptions = {}): Promise<void> {
+  await checkStateDirs(root, [], uidOf(opts));
 }
 
 function shortSocketDir(opts: SocketDirOptions): string {

@@ -1,5 +1,7 @@
 // Off a TTY (or with --no-tui): one plain line per event, process output prefixed
-// with `host/name │`. --json writes the events themselves as NDJSON.
+// with `host/name │`. --json writes the events themselves as NDJSON. Both escape
+// control characters (terminal-text.ts): remote output never reaches a terminal raw.
+import { jsonText, safeText } from './terminal-text.js';
 import type { ClusterEvent } from './types.js';
 
 export type Write = (text: string) => void;
@@ -45,12 +47,12 @@ export function plainLine(e: ClusterEvent): string | undefined {
 export function plainSink(write: Write): (e: ClusterEvent) => void {
   return (e) => {
     const line = plainLine(e);
-    if (line !== undefined) write(line + '\n');
+    if (line !== undefined) write(safeText(line) + '\n');
   };
 }
 
 export function ndjsonSink(write: Write): (e: ClusterEvent) => void {
-  return (e) => write(JSON.stringify({ time: new Date().toISOString(), ...e }) + '\n');
+  return (e) => write(jsonText({ time: new Date().toISOString(), ...e }) + '\n');
 }
 
 /** A host with pids still runs something of ours; one without could not be checked. */

@@ -1,6 +1,9 @@
 // The dashboard's store: applies events, status snapshots and UI commands to the view
 // model and tells subscribers. Events can arrive thousands of times a second; frames
 // are coalesced by the subscriber (use-store-frame.ts), keys ask for one at once.
+// Events and snapshots carry remote text: control characters are escaped on the way in,
+// so no component can draw them raw.
+import { safeDeep, safeLine } from '../events/terminal-text.js';
 import type { ClusterEvent } from '../events/types.js';
 import { LogRing } from './log-ring.js';
 import { initialModel, type Phase, type ViewModel } from './model.js';
@@ -21,7 +24,7 @@ export class DashboardStore {
     /** 'up' for attach: a controller that answers is past start-up. */
     phase: Phase = 'starting',
   ) {
-    this.m = { ...initialModel(name, new LogRing(capacity)), phase };
+    this.m = { ...initialModel(safeLine(name), new LogRing(capacity)), phase };
   }
 
   get model(): ViewModel {
@@ -29,15 +32,15 @@ export class DashboardStore {
   }
 
   apply(e: ClusterEvent): void {
-    this.set(reduceEvent(this.m, e, this.now()), false);
+    this.set(reduceEvent(this.m, safeDeep(e), this.now()), false);
   }
 
   setStatus(st: StatusSnapshot): void {
-    this.set(reduceStatus(this.m, st, this.now()), false);
+    this.set(reduceStatus(this.m, safeDeep(st), this.now()), false);
   }
 
   dispatch(c: UiCommand): void {
-    this.set(reduceUi(this.m, c), true);
+    this.set(reduceUi(this.m, c.kind === 'message' ? safeDeep(c) : c), true);
   }
 
   subscribe(l: StoreListener): () => void {

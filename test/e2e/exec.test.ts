@@ -43,6 +43,22 @@ describe('sshcluster exec', () => {
     expect(none.stderr).toContain('no host in the host file matches');
   });
 
+  it('shows escape sequences a host prints as visible \\x escapes, folded and with --no-fold; --json keeps them as JSON escapes', () => {
+    // Set the terminal title, clear the screen, C1 CSI (issue 12, finding 4).
+    const cmd = `printf '\\033]0;HACKED\\007\\033[2J\\302\\233m|\\n'`;
+    const shown = '\\x1b]0;HACKED\\x07\\x1b[2J\\x9bm|';
+    const raw = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/;
+    const folded = runCli(['exec', file, '--hosts', h1.ip, '--', cmd]);
+    expect(folded.stdout).not.toMatch(raw);
+    expect(folded.stdout).toContain(`\n${shown}\n`);
+    const lines = runCli(['exec', file, '--hosts', h1.ip, '--no-fold', '--', cmd]);
+    expect(lines.stdout).not.toMatch(raw);
+    expect(lines.stdout).toContain(`${h1.ip}: ${shown}\n`);
+    const json = runCli(['exec', file, '--hosts', h1.ip, '--json', '--', cmd]);
+    expect(json.stdout).not.toMatch(raw);
+    expect(JSON.parse(json.stdout).hosts[0].output).toBe('\x1b]0;HACKED\x07\x1b[2J\x9bm|\n');
+  });
+
   it('stops a command past --timeout on the host (exit 124) and leaves nothing running', () => {
     const t0 = Date.now();
     const r = runCli(['exec', file, '--hosts', h1.ip, '--timeout', '1s', '--', 'echo started; sleep 77; echo never']);

@@ -1,6 +1,7 @@
 // `sshcluster check` output: an aligned table, one row per host, then the problems with
 // their fixes and a verdict; or one JSON document.
 import path from 'node:path';
+import { jsonText } from '../../events/terminal-text.js';
 import { compressHosts } from '../hosts/compress-hosts.js';
 import type { CheckReport, CheckRow, Problem } from './check-evaluate.js';
 import { resourcesCell } from './check-resources.js';
@@ -99,5 +100,5 @@ export function checkJson(report: CheckReport): string {
     errors: report.problems.filter((p) => p.severity === 'error').length,
     warnings: report.problems.filter((p) => p.severity === 'warning').length,
   };
-  return JSON.stringify({ rows: report.rows, summary }, null, 2) + '\n';
+  return jsonText({ rows: report.rows, summary }, 2) + '\n';
 }

@@ -10,6 +10,7 @@ import { parseDashboardAddress } from '../controller/addresses.js';
 import { evaluateCheck, type HostKeyStatus, type HostObservation, type ReachObservation, type Role } from '../check/check-evaluate.js';
 import { checkJson, renderCheck } from '../check/check-format.js';
 import { probeHost, startListener, type Listener } from '../check/check-host.js';
+import { safeText } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';
 import { connectLimiter } from '../remote/fan-out.js';
 import { clusterHosts } from '../hosts/host-pattern.js';
@@ -78,7 +79,7 @@ export async function runCheck(ctx: AppContext, o: CheckOptions): Promise<number
   const observations = await Promise.all(pending);
 
   const report = evaluateCheck(observations);
-  ctx.stdout.write(o.json ? checkJson(report) : renderCheck(report));
+  ctx.stdout.write(o.json ? checkJson(report) : safeText(renderCheck(report)));
   return report.launchable ? 0 : 1;
 }
 

@@ -1,10 +1,11 @@
 // list, status, scale, logs, attach: thin clients of a running controller.
 import { LogStore } from '../../control/log-store.js';
 import { listClusters } from '../../control/state-file.js';
-import { stateRoot } from '../../control/paths.js';
+import { checkClusterDirs, checkStateRoot, clusterPaths, stateRoot } from '../../control/paths.js';
 import { connectControl } from '../../control/client.js';
 import { ExpectedError } from '../../errors.js';
 import { plainSink } from '../../events/plain-sink.js';
+import { jsonText, safeLine } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';
 import { attachDashboard } from '../dashboard/attach-dashboard.js';
 import { dashboardWanted } from '../dashboard/dashboard.js';
@@ -13,9 +14,14 @@ import { statusText, type StatusJson } from '../controller/status.js';
 
 export async function runList(ctx: AppContext, o: { json: boolean }): Promise<number> {
   const rows = [];
-  for (const c of await listClusters(stateRoot(ctx.env, ctx.homedir))) {
+  const root = stateRoot(ctx.env, ctx.homedir);
+  await checkStateRoot(root);
+  for (const c of await listClusters(root)) {
     let live = false;
-    if (c.state?.controller) {
+    // Not connected to when its dir is not ours: the socket could be someone else's.
+    const unsafe = await checkClusterDirs(clusterPaths(root, c.name)).then(() => undefined, (err: Error) => err.message);
+    if (unsafe) c.error = unsafe;
+    else if (c.state?.controller) {
       try {
         (await connectControl(c.state.controller.socket, { timeoutMs: 1_000 })).close();
         live = true;
@@ -23,11 +29,16 @@ export async function runList(ctx: AppContext, o: { json: boolean }): Promise<nu
         live = false;
       }
     }
-    rows.push({ name: c.name, controller: live ? 'running' : c.state ? 'gone' : 'unreadable', pid: c.state?.controller?.pid ?? null, schedulerAddress: c.state?.schedulerAddress ?? null, source: c.state?.source ?? null, error: c.error ?? null });
+    const controller = unsafe ? 'refused' : live ? 'running' : c.state ? 'gone' : 'unreadable';
+    rows.push({ name: c.name, controller, pid: c.state?.controller?.pid ?? null, schedulerAddress: c.state?.schedulerAddress ?? null, source: c.state?.source ?? null, error: c.error ?? null });
   }
-  if (o.json) ctx.stdout.write(JSON.stringify(rows, null, 2) + '\n');
+  if (o.json) ctx.stdout.write(jsonText(rows, 2) + '\n');
+  // The same words whether or not the state dir exists yet.
   else if (!rows.length) ctx.stdout.write('no clusters on this machine\n');
-  else for (const r of rows) ctx.stdout.write(`${r.name.padEnd(20)} ${r.controller.padEnd(10)} ${r.schedulerAddress ?? ''}${r.error ? `  (${r.error})` : ''}\n`);
+  else {
+    ctx.stdout.write(`${'NAME'.padEnd(20)} ${'CONTROLLER'.padEnd(10)} SCHEDULER\n`);
+    for (const r of rows) ctx.stdout.write(safeLine(`${r.name.padEnd(20)} ${r.controller.padEnd(10)} ${r.schedulerAddress ?? '-'}${r.error ? `  (${r.error})` : ''}`) + '\n');
+  }
   return 0;
 }
 
@@ -35,7 +46,7 @@ export async function runStatus(ctx: AppContext, o: { name?: string; json: boole
   const { client } = await findCluster(ctx, o.name, true);
   try {
     const st = await client!.call<StatusJson>('status');
-    ctx.stdout.write(o.json ? JSON.stringify(st, null, 2) + '\n' : statusText(st));
+    ctx.stdout.write(o.json ? jsonText(st, 2) + '\n' : statusText(st));
     return 0;
   } finally {
     client!.close();
@@ -73,13 +84,13 @@ export async function runLogs(ctx: AppContext, o: { name?: string; target?: stri
   const match = (n: string) => !o.target || n === o.target || hostOf.get(n) === o.target || n.startsWith(`${o.target}-`);
   const names = store.names().filter(match);
   if (!names.length && !o.follow) throw new ExpectedError(`no recorded logs${o.target ? ` for "${o.target}"` : ''} in cluster ${found.name}`, { hint: `recorded: ${store.names().join(', ') || 'none'}` });
-  for (const n of names) for (const line of await store.tail(n, o.tail)) ctx.stdout.write(`${n} │ ${line}\n`);
+  for (const n of names) for (const line of await store.tail(n, o.tail)) ctx.stdout.write(`${safeLine(n)} │ ${safeLine(line)}\n`);
   if (!o.follow) {
     found.client?.close();
     return 0;
   }
   await found.client!.subscribe((e) => {
-    if (e.kind === 'process-line' && match(e.name)) ctx.stdout.write(`${e.name} │ ${e.line}\n`);
+    if (e.kind === 'process-line' && match(e.name)) ctx.stdout.write(`${safeLine(e.name)} │ ${safeLine(e.line)}\n`);
   });
   return 0;
 }

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { ensureClusterDir } from '../../control/paths.js';
 import { ExpectedError } from '../../errors.js';
 import { plainSink } from '../../events/plain-sink.js';
+import { safeText } from '../../events/terminal-text.js';
 import type { ClusterEvent } from '../../events/types.js';
 import type { AppContext } from '../context.js';
 import { pathsFor } from '../controller/controller.js';
@@ -49,7 +50,7 @@ export async function runDetached(ctx: AppContext, o: { file?: string; name?: st
     });
     child.on('exit', (code) => {
       const tail = fs.existsSync(paths.controllerLog) ? fs.readFileSync(paths.controllerLog, 'utf8').trim().split('\n').slice(-8) : [];
-      ctx.stderr.write(new ExpectedError(`the background controller exited (code ${code}) before the cluster was up`).message + '\n' + tail.map((l) => `  ${l}`).join('\n') + '\n');
+      ctx.stderr.write(new ExpectedError(`the background controller exited (code ${code}) before the cluster was up`).message + '\n' + safeText(tail.map((l) => `  ${l}`).join('\n')) + '\n');
       resolve(code === 2 ? 2 : 1);
     });
   });

@@ -4,6 +4,7 @@ import fs from 'node:fs/promises';
 import type { ClusterState } from '../../control/state-file.js';
 import { ExpectedError } from '../../errors.js';
 import { leftoverLine } from '../../events/plain-sink.js';
+import { safeLine } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';
 import { findCluster } from './find-cluster.js';
 import { ShellHostRunner } from '../remote/host-runner.js';
@@ -44,7 +45,7 @@ async function downFromState(ctx: AppContext, state: ClusterState): Promise<Tear
       try {
         runner = new ShellHostRunner({ host: h.name, clusterId: state.clusterId, setup: [], shell: await open(h) });
       } catch (err) {
-        ctx.stderr.write(`  ${h.name}: cannot connect to check it: ${err instanceof ExpectedError ? err.message : String(err)}\n`);
+        ctx.stderr.write(`  ${h.name}: cannot connect to check it: ${safeLine(err instanceof ExpectedError ? err.message : String(err))}\n`);
         leftover.push({ host: h.name, pids: [] });
         return;
       }

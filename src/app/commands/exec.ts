@@ -2,6 +2,7 @@
 // with jitter), the command on every selected host at once, output folded or prefixed.
 import type { HostSpec } from '../../config/spec.js';
 import { UsageError } from '../../errors.js';
+import { jsonText, safeLine, safeText } from '../../events/terminal-text.js';
 import { SshError } from '../../ssh/ssh-error.js';
 import type { AppContext } from '../context.js';
 import { execOnHost } from '../exec/exec-host.js';
@@ -30,7 +31,7 @@ export async function runExec(ctx: AppContext, o: ExecOptions): Promise<number> 
   const hosts = o.hosts === undefined ? all : matchHosts(all, o.hosts);
   const open = shellOpener(ctx, spec);
   const limit = connectLimiter({ fanout: o.fanout });
-  const onLine = !o.fold && !o.json ? (host: string) => (line: string) => ctx.stdout.write(`${host}: ${line}\n`) : () => undefined;
+  const onLine = !o.fold && !o.json ? (host: string) => (line: string) => ctx.stdout.write(`${host}: ${safeLine(line)}\n`) : () => undefined;
   const results = await Promise.all(
     hosts.map((h) => limit(() => openHost(open, h)).then((s) => (s instanceof Error ? failed(h, s) : runOn(h, s)))),
   );
@@ -45,7 +46,7 @@ export async function runExec(ctx: AppContext, o: ExecOptions): Promise<number> 
     }
   }
 
-  if (o.json) ctx.stdout.write(JSON.stringify(jsonReport(results, command), null, 2) + '\n');
+  if (o.json) ctx.stdout.write(jsonText(jsonReport(results, command), 2) + '\n');
   else if (o.fold) ctx.stdout.write(renderFolds(foldResults(results), results.length));
   else writeFailures(ctx, results);
   const resets = results.filter((r) => r.status.kind === 'failed' && r.status.reason === 'reset').length;
@@ -74,8 +75,8 @@ function failed(h: HostSpec, err: unknown): HostResult {
 function writeFailures(ctx: AppContext, results: HostResult[]): void {
   for (const r of results) {
     if (r.status.kind === 'failed') {
-      ctx.stdout.write(`${r.host}: sshcluster: ${r.status.message}\n`);
-      if (r.status.hint) ctx.stdout.write(`${r.host}: sshcluster:   hint: ${r.status.hint}\n`);
+      ctx.stdout.write(safeText(`${r.host}: sshcluster: ${r.status.message}\n`));
+      if (r.status.hint) ctx.stdout.write(safeText(`${r.host}: sshcluster:   hint: ${r.status.hint}\n`));
     }
   }
   ctx.stdout.write(summaryLine(foldResults(results), results.length) + '\n');

@@ -1,7 +1,7 @@
 // Which cluster a command means: `--name`, or the only one with a live controller.
 import fs from 'node:fs';
 import { connectControl, type ControlClient } from '../../control/client.js';
-import { clusterPaths, stateRoot, type ClusterPaths } from '../../control/paths.js';
+import { checkClusterDirs, checkStateRoot, clusterPaths, stateRoot, type ClusterPaths } from '../../control/paths.js';
 import { listClusters, readState, type ClusterState } from '../../control/state-file.js';
 import { ExpectedError, UsageError } from '../../errors.js';
 import type { AppContext } from '../context.js';
@@ -28,6 +28,7 @@ async function tryConnect(state: ClusterState): Promise<ControlClient | undefine
  * (its processes may still be running, waiting to be adopted), else undefined.
  */
 export async function refuseIfRunning(paths: ClusterPaths, name: string): Promise<ClusterState | undefined> {
+  await checkClusterDirs(paths);
   const state = await readState(paths.stateFile, { name });
   if (!state) return undefined;
   const client = await tryConnect(state);
@@ -62,13 +63,17 @@ export async function findCluster(ctx: AppContext, name: string | undefined, req
   const root = stateRoot(ctx.env, ctx.homedir);
   if (name !== undefined) {
     const paths = clusterPaths(root, name);
+    // A socket in a dir someone else controls could be their listener.
+    await checkClusterDirs(paths);
     const state = await readState(paths.stateFile, { name });
     if (!state) throw new ExpectedError(`no cluster named "${name}" on this machine`, { hint: 'sshcluster list shows the clusters' });
     const client = await tryConnect(state);
     if (!client && requireController) throw noController(name);
     return { name, paths, state, client };
   }
+  await checkStateRoot(root);
   const listed = (await listClusters(root)).filter((c) => c.state);
+  for (const c of listed) await checkClusterDirs(clusterPaths(root, c.name));
   if (requireController && listed.length && !(await Promise.all(listed.map((c) => tryConnect(c.state!).then((cl) => (cl?.close(), cl !== undefined))))).some(Boolean)) {
     const names = listed.map((c) => c.name).join(', ');
     throw new ExpectedError(`no controller is running (state left by: ${names})`, {

@@ -2,6 +2,7 @@
 // NDJSON. With the dashboard, the teardown summary and errors are printed again after
 // it closes, so the terminal keeps a record of how the cluster ended.
 import { ndjsonSink, plainLine, plainSink } from '../../events/plain-sink.js';
+import { safeText } from '../../events/terminal-text.js';
 import type { ClusterEvent, EventBus } from '../../events/types.js';
 import type { DashboardActions } from '../../ui/actions.js';
 import { DashboardStore } from '../../ui/store.js';
@@ -41,7 +42,7 @@ export function upOutput(ctx: AppContext, bus: EventBus, name: string, o: { json
     close() {
       dash?.close();
       dash = undefined;
-      for (const e of ending) ctx.stdout.write(plainLine(e) + '\n');
+      for (const e of ending) ctx.stdout.write(safeText(plainLine(e) ?? '') + '\n');
       ending.length = 0;
     },
   };

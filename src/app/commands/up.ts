@@ -19,6 +19,7 @@ import { UsageError } from '../../errors.js';
 import { refuseIfRunning } from './find-cluster.js';
 import { withFreeLocalPorts } from './local-ports.js';
 import { LocalShell } from '../remote/local-shell.js';
+import { readHostFileBytes } from '../read-host-file.js';
 import { findLocalPython } from './local-python.js';
 import { secretProvider } from '../remote/secrets.js';
 import type { ShellPort } from '../remote/shell-port.js';
@@ -46,8 +47,10 @@ export function loadSpec(ctx: AppContext, file: string | undefined, python?: str
   if (!file) {
     return localClusterSpec({ cores: ctx.cores, memoryBytes: ctx.memoryBytes, python: findLocalPython(ctx.env, python) });
   }
-  return loadHostFile(path.resolve(ctx.cwd, file), {
-    readFile: (p: string) => fs.readFileSync(p, 'utf8'),
+  const hostFile = path.resolve(ctx.cwd, file);
+  return loadHostFile(hostFile, {
+    // The host file through the bounded reader; ~/.ssh/config as it is.
+    readFile: (p: string) => (p === hostFile ? readHostFileBytes(p) : fs.readFileSync(p, 'utf8')),
     env: ctx.env,
     homedir: ctx.homedir,
     cwd: ctx.cwd,

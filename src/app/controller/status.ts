@@ -1,4 +1,5 @@
 // The `status --json` document: the contract scripts rely on (documented in README).
+import { safeDeep } from '../../events/terminal-text.js';
 import type { AdaptiveStatus } from './adaptive-loop.js';
 import type { ClusterSession } from './cluster-session.js';
 
@@ -94,7 +95,9 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
   };
 }
 
-export function statusText(st: StatusJson): string {
+/** For a terminal: names, errors and addresses can hold what a host said, so escaped. */
+export function statusText(raw: StatusJson): string {
+  const st = safeDeep(raw);
   const lines = [
     `cluster ${st.name}  up ${st.uptimeS}s  workers ${st.workers.filter((w) => w.state === 'running').length}/${st.desiredWorkers}`,
     `  scheduler: ${st.schedulerAddress}`,

@@ -1,6 +1,7 @@
 // `attach` on a terminal: the dashboard over the control socket. q or Ctrl-C detaches;
 // the cluster keeps running. When the controller goes away, the dashboard closes.
 import type { ControlClient } from '../../control/client.js';
+import { safeLine } from '../../events/terminal-text.js';
 import { DashboardStore } from '../../ui/store.js';
 import type { AppContext } from '../context.js';
 import { openDashboard } from './dashboard.js';
@@ -26,6 +27,6 @@ export async function attachDashboard(ctx: AppContext, client: ControlClient, na
     dash.close();
   }
   if (detached) ctx.stdout.write(`Detached from ${name}; it keeps running (sshcluster attach to come back, sshcluster down to stop it).\n`);
-  else ctx.stdout.write(`The controller of ${name} closed the connection${ended ? `: ${ended}` : ''}.\n`);
+  else ctx.stdout.write(`The controller of ${safeLine(name)} closed the connection${ended ? `: ${safeLine(ended)}` : ''}.\n`);
   return 0;
 }

@@ -1,5 +1,6 @@
 // clush -b: hosts whose output and exit are identical are printed once, under the
 // folded list of their names.
+import { safeText } from '../../events/terminal-text.js';
 import { compressHosts } from '../hosts/compress-hosts.js';
 
 export type HostStatus =
@@ -50,7 +51,10 @@ function failureText(s: HostStatus): string {
   return s.kind === 'failed' ? `${s.message}\0${s.hint ?? ''}` : '';
 }
 
-/** The folded report: one block per distinct (status, output), then a summary line. */
+/**
+ * The folded report: one block per distinct (status, output), then a summary line. For a
+ * terminal: what the hosts printed is escaped (terminal-text.ts).
+ */
 export function renderFolds(folds: readonly Fold[], total: number): string {
   const out: string[] = [];
   for (const f of folds) {
@@ -65,7 +69,7 @@ export function renderFolds(folds: readonly Fold[], total: number): string {
     }
   }
   out.push(summaryLine(folds, total));
-  return out.join('\n') + '\n';
+  return safeText(out.join('\n')) + '\n';
 }
 
 export function summaryLine(folds: readonly Fold[], total: number): string {
