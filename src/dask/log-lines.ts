@@ -1,7 +1,6 @@
 // Pure parsers over single stderr lines of `dask scheduler` / `dask worker` (format
 // pinned by DASK_LOG_FORMAT: "2026-01-01 12:00:00,000 - distributed.worker - INFO - …").
 // Patterns come from lines captured from distributed 2022.12 (test/unit/fixtures/dask).
-import { LAUNCHER_PID_PREFIX } from './launcher.js';
 
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARNING' | 'ERROR' | 'CRITICAL';
 
@@ -60,6 +59,9 @@ export function parseRecord(line: string): LogRecord | undefined {
 export function parseLevel(line: string): LogLevel | undefined {
   return parseRecord(line)?.level;
 }
+
+/** Prefix of the first stdout line of the launcher and the keeper (remote/*.py). */
+export const LAUNCHER_PID_PREFIX = '__SSHCLUSTER_PID__';
 
 /** `__SSHCLUSTER_PID__ 1234` → 1234. */
 export function parseLauncherPid(line: string): number | undefined {
@@ -161,4 +163,10 @@ function parseCommon(line: string): CommonLine | undefined {
 export function dashboardUrl(line: { host: string | undefined; port: number }, host: string): string {
   const h = line.host && line.host !== '0.0.0.0' ? line.host : host;
   return `http://${h.includes(':') && !h.startsWith('[') ? `[${h}]` : h}:${line.port}/status`;
+}
+
+/** The keeper's refusal of a planted orphan-log directory (keeper.py), without its prefix. */
+export function parseKeeperRefusal(line: string): string | undefined {
+  const m = /^sshcluster-keeper: (not our directory: .*)$/.exec(line.trimEnd());
+  return m?.[1];
 }

@@ -1,47 +1,31 @@
-// The one command string that starts a Dask process on a host: setup lines, exported
-// env (with the cluster tag), then the launcher exec'd in place of the shell so the
-// PID the launcher reports is the one we tag and stop. And the command that adopts a
-// running one through the keeper.
-import { KEEPER } from './keeper.js';
-import { LAUNCHER, LAUNCHER_GRACE_ENV, ORPHAN_GRACE_ENV } from './launcher.js';
-import { LOG_DIR_PREFIX, safePathPart } from './launcher-relay.js';
+// The one command that starts a Dask process on a host: setup lines, the env (with the
+// cluster tag) from stdin, then the launcher (launcher.py, through boot.py) exec'd in
+// place of the shell so the PID the launcher reports is the one we tag and stop. And
+// the command that adopts a running one through the keeper (keeper.py).
+import { remoteProgram, programCommand } from './remote-programs.js';
+import { envInput, quotePath, quoteWord, shellScript, type RemoteInvocation } from './remote-shell.js';
+
+export { quoteWord, quotePath, shellQuote, viaSh, envInput, shellScript } from './remote-shell.js';
+export type { RemoteInvocation } from './remote-shell.js';
 
 /** Exported into every process we start; how leftovers are found at teardown. */
 export const CLUSTER_ID_ENV = 'SSHCLUSTER_ID';
-/** The process's name; the launcher names its orphan log file after it. */
+/** The process's name, also in the launcher's argv (ps) and its orphan log's name. */
 export const PROCESS_NAME_ENV = 'SSHCLUSTER_NAME';
-
-const SAFE_WORD = /^[A-Za-z0-9_\-+.,/:@%]+$/;
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/** POSIX sh quoting of one word: bare when harmless, else single-quoted. */
-export function quoteWord(word: string): string {
-  if (SAFE_WORD.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
-
-/** Like quoteWord, but a leading `~/` still expands (remote_python: ~/venv/bin/python). */
-export function quotePath(path: string): string {
-  if (path === '~') return '"$HOME"';
-  if (path.startsWith('~/')) return `"$HOME"/${quoteWord(path.slice(2))}`;
-  return quoteWord(path);
-}
-
-export function shellQuote(args: readonly string[]): string {
-  return args.map(quoteWord).join(' ');
-}
+/** Seconds between SIGTERM and SIGKILL when the launcher stops its group (default 10). */
+export const LAUNCHER_GRACE_ENV = 'SSHCLUSTER_GRACE';
+/** Seconds an orphaned process waits for a new controller (default 0: stop at once). */
+export const ORPHAN_GRACE_ENV = 'SSHCLUSTER_ORPHAN_GRACE';
 
 export interface RemoteCommand {
   /** Shell lines run first, as written (`source venv/bin/activate`, `module load …`). */
   setup: readonly string[];
   env: Readonly<Record<string, string>>;
+  /** The process's name: the launcher's first argument. */
+  name: string;
   /** The Dask command; argv[0] is the python (see schedulerArgv / workerArgv). */
   argv: readonly string[];
   clusterId: string;
-  /** The launcher program; default LAUNCHER. */
-  launcher?: string;
-  /** Python that runs the launcher; default argv[0]. */
-  launcherPython?: string;
   /** Seconds between SIGTERM and SIGKILL when the launcher stops its group. */
   graceS?: number;
   /** Seconds the process waits for a new controller after its channel closes (default 0). */
@@ -51,19 +35,19 @@ export interface RemoteCommand {
 /**
  * A POSIX sh script (newline-separated, so multi-line setup entries stay intact) to
  * run with `sh -c SCRIPT` locally, or as an SSH exec command when the login shell is
- * POSIX-like; wrap it with viaSh() when it may not be. The launcher reads its stdin:
- * keep the channel's stdin open for as long as the process should live.
+ * POSIX-like (wrap it with viaSh() when it may not be), and its stdin's first bytes.
+ * The launcher then reads its stdin: keep it open for as long as the process should live.
  */
-export function buildRemoteCommand(cmd: RemoteCommand): string {
+export function buildRemoteCommand(cmd: RemoteCommand): RemoteInvocation {
   const [program, ...args] = cmd.argv;
   if (program === undefined) throw new Error('buildRemoteCommand: empty argv');
   const env: Record<string, string> = { ...cmd.env, [CLUSTER_ID_ENV]: cmd.clusterId };
   if (cmd.graceS !== undefined) env[LAUNCHER_GRACE_ENV] = String(cmd.graceS);
   if (cmd.orphanGraceS) env[ORPHAN_GRACE_ENV] = String(cmd.orphanGraceS);
-  const python = quotePath(cmd.launcherPython ?? program);
-  const launcher = quoteWord(cmd.launcher ?? LAUNCHER);
-  const exec = `exec ${python} -c ${launcher} ${[quotePath(program), ...args.map(quoteWord)].join(' ')}`;
-  return [...cmd.setup, ...exportLines(env), exec].join('\n');
+  const launcher = remoteProgram('launcher');
+  const words = [quoteWord(cmd.name), quotePath(program), ...args.map(quoteWord)];
+  const exec = `exec ${programCommand(quotePath(program), launcher, true, words)}`;
+  return { command: shellScript(cmd.setup, exec), input: envInput(env) + launcher.source };
 }
 
 export interface KeeperCommand {
@@ -76,25 +60,10 @@ export interface KeeperCommand {
   pid: number;
 }
 
-/** Runs the keeper (keeper.ts) on the process `pid` the launcher started as `name`. */
-export function buildKeeperCommand(cmd: KeeperCommand): string {
-  const exec = `exec ${quotePath(cmd.python)} -c ${quoteWord(KEEPER)} ${cmd.pid} ${orphanLogPath(cmd.clusterId, cmd.name)}`;
-  return [...cmd.setup, ...exportLines(cmd.env), exec].join('\n');
-}
-
-/** The launcher's orphan log, as a double-quoted sh word (it computes the same path). */
-export function orphanLogPath(clusterId: string, name: string): string {
-  return `"\${TMPDIR:-/tmp}/${LOG_DIR_PREFIX}$(id -u)/${safePathPart(clusterId)}/${safePathPart(name)}.log"`;
-}
-
-function exportLines(env: Readonly<Record<string, string>>): string[] {
-  return Object.entries(env).map(([name, value]) => {
-    if (!ENV_NAME.test(name)) throw new Error(`not a valid environment variable name: ${name}`);
-    return `export ${name}=${quoteWord(value)}`;
-  });
-}
-
-/** `exec sh -c '<script>'`: the script runs under sh whatever the login shell is. */
-export function viaSh(script: string): string {
-  return `exec sh -c ${quoteWord(script)}`;
+/** Runs the keeper on the process `pid` the launcher started as `name`. */
+export function buildKeeperCommand(cmd: KeeperCommand): RemoteInvocation {
+  const keeper = remoteProgram('keeper');
+  const exec = `exec ${programCommand(quotePath(cmd.python), keeper, true, [quoteWord(cmd.name), String(cmd.pid)])}`;
+  const env = { ...cmd.env, [CLUSTER_ID_ENV]: cmd.clusterId };
+  return { command: shellScript(cmd.setup, exec), input: envInput(env) + keeper.source };
 }

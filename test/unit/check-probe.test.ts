@@ -1,14 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { parsePortsLine, parseProbe, probeScript } from '../../src/app/check/check-probe.js';
+import { remoteProgram } from '../../src/dask/remote-programs.js';
 import { testHost } from './spec-fixture.js';
 
 describe('probeScript', () => {
-  it('prints the date before the host\'s setup, then runs remote_python found by command -v', () => {
+  it('prints the date before the host\'s setup, then runs remote_python found by command -v; env only on stdin', () => {
     const h = { ...testHost('n1'), setup: ['. ~/venv/bin/activate'], env: { A: 'b c' }, remotePython: '~/venv/bin/python' };
-    const s = probeScript(h);
-    expect(s.indexOf('@sshc date')).toBeLessThan(s.indexOf('. ~/venv/bin/activate'));
-    expect(s).toContain("export A='b c'");
-    expect(s).toContain('P=$(command -v "$HOME"/venv/bin/python 2>/dev/null)');
+    const { command, input } = probeScript(h);
+    expect(command.indexOf('@sshc date')).toBeLessThan(command.indexOf('. ~/venv/bin/activate'));
+    expect(command).not.toContain('b c');
+    expect(input.startsWith("export A='b c'\n\n")).toBe(true);
+    // The probe program follows the env block on stdin, run inline by the interpreter found.
+    expect(input.endsWith(remoteProgram('check-probe').source)).toBe(true);
+    expect(command).toContain('P=$(command -v "$HOME"/venv/bin/python 2>/dev/null)');
+    expect(command).toMatch(/"\$P" -c '[^']+' sshcluster-probe \d+ -; echo "@sshc pyexit \$\?"/);
   });
 });
 

@@ -1,13 +1,12 @@
 // The keeper for real: it adopts a launcher's orphaned child it did not start, tails
-// the orphan log, and hands the process back to the orphan timer on stdin EOF.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+// the orphan log, and hands the process back to the orphan timer on stdin EOF. It reads
+// the log only from directories that are ours (mode 0700, no symlink), as the launcher
+// writes it; a planted one is refused with "not our directory" and never read.
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { KEEPER } from '../../src/dask/keeper.js';
-import { orphanLogPath } from '../../src/dask/remote-command.js';
-import { isDead, killStarted, launch, runProgram, sleep, until } from './launcher-harness.js';
+import { isDead, killStarted, launch, programPath, runProgram, sleep, stat, until } from './launcher-harness.js';
 
 let tmp = '';
 afterEach(() => {
@@ -16,23 +15,26 @@ afterEach(() => {
 });
 
 const TICKING = ['sh', '-c', 'echo early; i=0; while sleep 0.1; do i=$((i+1)); echo tick $i; done'];
+const KEEPER = programPath('keeper.py');
+const uid = os.userInfo().uid;
 
 function orphaned(orphanGraceS: number) {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'sshc-keeper-'));
-  const l = launch(TICKING, 1, { SSHCLUSTER_ORPHAN_GRACE: String(orphanGraceS), TMPDIR: tmp, SSHCLUSTER_ID: 'c1', SSHCLUSTER_NAME: 'w-0' });
-  // The controller computes the log path in sh on the host, as the launcher does in Python.
-  const r = spawnSync('/bin/sh', ['-c', `echo ${orphanLogPath('c1', 'w-0')}`], { env: { PATH: '/usr/bin:/bin', TMPDIR: tmp }, encoding: 'utf8' });
-  return { l, log: r.stdout.trim() };
+  const env = { SSHCLUSTER_ORPHAN_GRACE: String(orphanGraceS), TMPDIR: tmp, SSHCLUSTER_ID: 'c1' };
+  return launch(TICKING, 1, env, 'w-0');
 }
+
+/** The keeper as the controller runs it: the process's name and PID, the cluster id and TMPDIR in its env. */
+const keep = (pid: number | string) => runProgram(KEEPER, ['w-0', String(pid)], { TMPDIR: tmp, SSHCLUSTER_ID: 'c1' });
 
 describe('keeper', () => {
   it('adopts an orphaned launcher child, tails its log from the start, and re-orphans it on stdin EOF', async () => {
-    const { l, log } = orphaned(1.5);
+    const l = orphaned(1.5);
     const pid = await l.pid;
     expect(await l.nextLine()).toBe('early');
     l.proc.stdin.end();
     await sleep(500);
-    const k = runProgram(KEEPER, [String(pid), log], {});
+    const k = keep(pid);
     expect(await k.pid).toBe(pid);
     // Lines written while no controller was there come first, then new ones follow.
     const first = await k.nextLine();
@@ -48,13 +50,14 @@ describe('keeper', () => {
     expect((await l.exit).code).toBe(143);
     expect(Date.now() - t0).toBeGreaterThanOrEqual(1300);
     expect(isDead(pid)).toBe(true);
+    expect(k.stderr()).toBe('');
   });
 
   it('exits 0 when the adopted process ends', async () => {
-    const { l, log } = orphaned(30);
+    const l = orphaned(30);
     const pid = await l.pid;
     l.proc.stdin.end();
-    const k = runProgram(KEEPER, [String(pid), log], {});
+    const k = keep(pid);
     expect(await k.pid).toBe(pid);
     process.kill(-pid, 'SIGTERM');
     expect((await k.exit).code).toBe(0);
@@ -62,20 +65,22 @@ describe('keeper', () => {
   });
 
   it('refuses a PID that is not running', async () => {
-    const k = runProgram(KEEPER, ['999999999', '/nonexistent.log'], {});
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'sshc-keeper-'));
+    const k = keep(999999999);
     expect((await k.exit).code).toBe(3);
     expect(k.stderr()).toContain('process 999999999 is not running');
   });
 
   it('never signals a parent that is not a launcher', async () => {
-    // setsid makes `sleep` lead its own group, as a launcher child would, under a plain sh.
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'sshc-keeper-'));
+    // setsid makes `sleep` lead its own group, as a launcher child would, under a plain python.
     const parent = runProgram(`import subprocess, sys
 p = subprocess.Popen(["setsid", "sleep", "30"])
 print("__SSHCLUSTER_PID__ %d" % p.pid, flush=True)
 p.wait()`, [], {});
     const pid = await parent.pid;
     expect(await until(() => !isDead(pid) && isLeader(pid), 2000)).toBe(true);
-    const k = runProgram(KEEPER, [String(pid), '/nonexistent.log'], {});
+    const k = keep(pid);
     expect(await k.pid).toBe(pid);
     await until(() => k.stderr().includes('launcher'), 2000);
     expect(k.stderr()).toContain(`the launcher of ${pid} is gone`);
@@ -86,10 +91,49 @@ p.wait()`, [], {});
   });
 });
 
-function isLeader(pid: number): boolean {
-  try {
-    return spawnSync('ps', ['-o', 'pgid=', '-p', String(pid)], { encoding: 'utf8' }).stdout.trim() === String(pid);
-  } catch {
-    return false;
+describe('keeper on a planted log directory', () => {
+  // Another user's directory holding what looks like our log (escape sequences and all).
+  const plant = (): string => {
+    const theirs = path.join(tmp, 'theirs');
+    mkdirSync(path.join(theirs, 'c1'), { recursive: true });
+    writeFileSync(path.join(theirs, 'c1', 'w-0.log'), 'PLANTED \x1b]0;HACKED\x07\n');
+    return theirs;
+  };
+  const base = () => path.join(tmp, `sshcluster-${uid}`);
+  const cases: [string, () => string, RegExp][] = [
+    ['the user directory as a symlink', () => (symlinkSync(plant(), base()), base()), /a symlink or not a directory/],
+    ['the cluster directory as a symlink', () => (mkdirSync(base(), { mode: 0o700 }), symlinkSync(path.join(plant(), 'c1'), path.join(base(), 'c1')), path.join(base(), 'c1')), /a symlink/],
+    ['a directory writable by others', () => (plantInPlace(base(), 0o777), base()), /mode 0777, writable by others/],
+    // Needs root to give the directory away, as CI and the e2e suite run.
+    ['a directory of another owner', () => (plantInPlace(base(), 0o700), chownSync(base(), 65534, 65534), base()), /owned by uid 65534/],
+  ];
+
+  function plantInPlace(dir: string, mode: number): void {
+    mkdirSync(path.join(dir, 'c1'), { recursive: true, mode: 0o700 });
+    writeFileSync(path.join(dir, 'c1', 'w-0.log'), 'PLANTED \x1b]0;HACKED\x07\n');
+    chmodSync(dir, mode);
   }
-}
+
+  for (const [what, make, why] of cases) {
+    it(`refuses ${what}: "not our directory", nothing read, the process still adopted`, async () => {
+      tmp = mkdtempSync(path.join(os.tmpdir(), 'sshc-keeper-'));
+      const dir = make();
+      // A live process of ours with nothing to say: the launcher itself writes no log here.
+      const l = launch(['sleep', '30'], 1, { SSHCLUSTER_ORPHAN_GRACE: '30', TMPDIR: tmp, SSHCLUSTER_ID: 'c1' }, 'w-0');
+      const pid = await l.pid;
+      const k = keep(pid);
+      expect(await k.pid).toBe(pid);
+      expect(await until(() => k.stderr().includes('not our directory'), 3000)).toBe(true);
+      expect(k.stderr()).toContain(`sshcluster-keeper: not our directory: ${dir} (`);
+      expect(k.stderr()).toMatch(why);
+      await sleep(600); // a few tail rounds
+      expect(k.lines.join('\n')).not.toContain('PLANTED');
+      process.kill(-pid, 'SIGTERM');
+      expect((await k.exit).code).toBe(0);
+      expect(k.lines.join('\n')).not.toContain('PLANTED');
+      expect(k.stderr().match(/not our directory/g)).toHaveLength(1);
+    });
+  }
+});
+
+const isLeader = (pid: number): boolean => stat(pid)?.pgrp === pid;

@@ -15,9 +15,9 @@ afterEach(() => {
 /** An orphanable launcher whose log goes under a fresh TMPDIR. */
 function orphanable(argv: string[], orphanGraceS: number) {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'sshc-orphan-'));
-  const env = { SSHCLUSTER_ORPHAN_GRACE: String(orphanGraceS), TMPDIR: tmp, SSHCLUSTER_ID: 'c1', SSHCLUSTER_NAME: 'w/0' };
+  const env = { SSHCLUSTER_ORPHAN_GRACE: String(orphanGraceS), TMPDIR: tmp, SSHCLUSTER_ID: 'c1' };
   const log = path.join(tmp, `sshcluster-${os.userInfo().uid}`, 'c1', 'w_0.log');
-  return { l: launch(argv, 1, env), log };
+  return { l: launch(argv, 1, env, 'w/0'), log };
 }
 
 const TICKING = ['sh', '-c', 'echo hello; echo oops >&2; i=0; while sleep 0.1; do i=$((i+1)); echo tick $i; done'];

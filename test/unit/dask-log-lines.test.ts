@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   dashboardUrl,
+  parseKeeperRefusal,
   parseLauncherPid,
   parseLevel,
   parseRecord,
@@ -44,6 +45,15 @@ describe('parseLauncherPid', () => {
     expect(parseLauncherPid('__SSHCLUSTER_PID__ 4242\r')).toBe(4242);
     expect(parseLauncherPid('x __SSHCLUSTER_PID__ 4242')).toBeUndefined();
     expect(parseLauncherPid('__SSHCLUSTER_PID__ abc')).toBeUndefined();
+  });
+});
+
+describe('parseKeeperRefusal', () => {
+  it('reads the keeper\'s refusal of a planted log directory, and nothing else', () => {
+    const line = 'sshcluster-keeper: not our directory: /tmp/sshcluster-0/abc (a symlink or not a directory); the output written while no controller watched is not shown';
+    expect(parseKeeperRefusal(line)).toBe(line.slice('sshcluster-keeper: '.length));
+    expect(parseKeeperRefusal('sshcluster-keeper: the launcher of 42 is gone; its output cannot be shown')).toBeUndefined();
+    expect(parseKeeperRefusal('worker says sshcluster-keeper: not our directory: x')).toBeUndefined();
   });
 });
 

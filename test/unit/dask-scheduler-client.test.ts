@@ -2,7 +2,10 @@
 // /usr/bin/python3), started the way the app starts it: buildRemoteCommand → sh -c →
 // launcher → python -m distributed.cli.dask_scheduler, with schedulerEnv().
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -17,7 +20,9 @@ import { SchedulerClient, tcpConnector } from '../../src/dask/scheduler-client.j
 import { SchedulerApiDisabledError } from '../../src/dask/scheduler-errors.js';
 
 const PYTHON = '/usr/bin/python3';
-const BASE_ENV = { PATH: '/usr/bin:/bin', HOME: '/tmp' };
+// TMPDIR: where boot.py installs the launcher (as on a host), removed afterwards.
+const TMP = mkdtempSync(path.join(os.tmpdir(), 'sshc-client-'));
+const BASE_ENV = { PATH: '/usr/bin:/bin', HOME: '/tmp', TMPDIR: TMP };
 
 interface Proc {
   proc: ChildProcessWithoutNullStreams;
@@ -31,8 +36,9 @@ interface Proc {
 const procs: Proc[] = [];
 
 function start(argv: string[], env: Record<string, string>): Proc {
-  const script = buildRemoteCommand({ setup: [], env, argv, clusterId: 'unit-test', graceS: 3 });
-  const proc = spawn('sh', ['-c', script], { env: BASE_ENV });
+  const { command, input } = buildRemoteCommand({ setup: [], env, name: `p-${procs.length}`, argv, clusterId: 'unit-test', graceS: 3 });
+  const proc = spawn('sh', ['-c', command], { env: BASE_ENV });
+  proc.stdin.write(input);
   const lines: string[] = [];
   const listeners = new Set<(l: string) => void>();
   createInterface({ input: proc.stderr }).on('line', (l) => {
@@ -111,6 +117,7 @@ afterAll(async () => {
       }
     }
   }
+  rmSync(TMP, { recursive: true, force: true });
 }, 10_000);
 
 const WORKER = { nthreads: 2, nworkers: 4, memoryLimit: '1GiB', resources: { GPU: 2 }, deathTimeoutS: 10 };

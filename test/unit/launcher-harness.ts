@@ -1,9 +1,11 @@
-// Runs the launcher (and the keeper) for real under /usr/bin/python3, for the unit
-// tests of both; every PID seen is killed after each test.
+// Runs the launcher (and the keeper) for real under /usr/bin/python3, from their files
+// in src/dask/remote/, for the unit tests of both; every PID seen is killed after each test.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { LAUNCHER } from '../../src/dask/launcher.js';
+import { fileURLToPath } from 'node:url';
 import { parseLauncherPid } from '../../src/dask/log-lines.js';
 
 export const PYTHON = '/usr/bin/python3';
@@ -18,9 +20,13 @@ export interface Launched {
   nextLine: () => Promise<string>;
 }
 
-/** `python -c PROGRAM args…` with the PID-line protocol on its stdout. */
+/** A program of src/dask/remote/ by its file name. */
+export const programPath = (file: string): string => fileURLToPath(new URL(`../../src/dask/remote/${file}`, import.meta.url));
+
+/** `python PROGRAM args…` with the PID-line protocol on its stdout; PROGRAM is a path or `-c` source. */
 export function runProgram(program: string, args: string[], env: Record<string, string>): Launched {
-  const proc = spawn(PYTHON, ['-c', program, ...args], { env: { PATH: '/usr/bin:/bin', ...env } });
+  const head = program.includes('\n') ? ['-c', program] : [program];
+  const proc = spawn(PYTHON, [...head, ...args], { env: { PATH: '/usr/bin:/bin', ...env } });
   started.push(proc.pid!);
   let err = '';
   proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
@@ -48,8 +54,20 @@ export function runProgram(program: string, args: string[], env: Record<string, 
   return { proc, lines, stderr: () => err, exit, pid, nextLine };
 }
 
-export function launch(argv: string[], graceS = 1, env: Record<string, string> = {}): Launched {
-  return runProgram(LAUNCHER, argv, { SSHCLUSTER_GRACE: String(graceS), ...env });
+// As boot.py installs it on a host: under its program name, which the keeper looks for.
+let installedLauncher = '';
+function launcherPath(): string {
+  if (!installedLauncher) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sshc-programs-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    installedLauncher = path.join(dir, 'sshcluster-launcher');
+    copyFileSync(programPath('launcher.py'), installedLauncher);
+  }
+  return installedLauncher;
+}
+
+export function launch(argv: string[], graceS = 1, env: Record<string, string> = {}, name = 'test-0'): Launched {
+  return runProgram(launcherPath(), [name, ...argv], { SSHCLUSTER_GRACE: String(graceS), ...env });
 }
 
 /** pgrp and session of a live process, from /proc/<pid>/stat; undefined once gone. */

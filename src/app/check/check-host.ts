@@ -4,6 +4,7 @@
 import type { HostSpec } from '../../config/spec.js';
 import { listenerScript, parsePortsLine, parseProbe, probeScript, type ListenSpec, type ProbeResult } from './check-probe.js';
 import type { PortsObservation } from './check-evaluate.js';
+import { startRemote } from '../remote/remote-script.js';
 import type { ExecHandle, ShellPort } from '../remote/shell-port.js';
 
 export interface ProbeOutcome {
@@ -14,7 +15,7 @@ export interface ProbeOutcome {
 
 /** `target` resolves to "host port" for the reachability test, or undefined to skip it. */
 export async function probeHost(h: HostSpec, shell: ShellPort, target: Promise<string | undefined>, timeoutMs: number): Promise<ProbeOutcome> {
-  const handle = await shell.exec(probeScript(h));
+  const handle = await startRemote(shell, probeScript(h));
   let arrived: number | undefined;
   let stdout = '';
   let stderr = '';
@@ -53,7 +54,7 @@ export interface Listener {
 
 /** Binds the scheduler port (and tries the dashboard port) on the scheduler host. */
 export async function startListener(h: HostSpec, shell: ShellPort, l: ListenSpec, timeoutMs: number): Promise<Listener> {
-  const handle = await shell.exec(listenerScript(h, l));
+  const handle = await startRemote(shell, listenerScript(h, l));
   let stdout = '';
   let stderr = '';
   let gotLine: (line: string | undefined) => void = () => {};

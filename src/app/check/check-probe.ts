@@ -1,78 +1,26 @@
 // The remote side of `sshcluster check`: one probe script per host (sh for what needs
-// no python, then python for versions and the reachability test) and, on the scheduler
-// host, a short-lived listener that is both the port test and the target of the workers'
-// reachability test. Output lines start with "@sshc " so setup noise is ignored.
+// no python, then dask/remote/check-probe.py for versions and the reachability test)
+// and, on the scheduler host, a short-lived listener (check-listener.py) that is both
+// the port test and the target of the workers' reachability test. Output lines start
+// with "@sshc " so setup noise is ignored.
 import type { HostSpec } from '../../config/spec.js';
-import { quotePath, quoteWord } from '../../dask/remote-command.js';
+import { quotePath, quoteWord, type RemoteInvocation } from '../../dask/remote-command.js';
+import { programCommand, remoteProgram } from '../../dask/remote-programs.js';
 import { hostScript } from '../remote/remote-script.js';
 
-const PROBE_PY = `
-import json, platform, socket, sys
-r = {"version": platform.python_version()}
-for m in ("dask", "distributed"):
-    try:
-        r[m] = str(__import__(m).__version__)
-    except BaseException as e:
-        r[m + "_error"] = "%s: %s" % (type(e).__name__, e)
-print("@sshc py " + json.dumps(r), flush=True)
-t = sys.stdin.readline().split()
-if len(t) == 2:
-    try:
-        socket.create_connection((t[0], int(t[1])), timeout=5).close()
-        print("@sshc reach " + json.dumps({"ok": True}))
-    except OSError as e:
-        print("@sshc reach " + json.dumps({"ok": False, "error": str(e)}))
-`;
-
-const LISTENER_PY = `
-import json, os, socket, sys, threading
-host, port, dhost, dport, life = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
-def bind(h, p, listen):
-    s = socket.socket(socket.AF_INET6 if ":" in h else socket.AF_INET)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        s.bind((h, p))
-        if listen:
-            s.listen(128)
-            return s, None
-    except OSError as e:
-        s.close()
-        return None, e.strerror or str(e)
-    s.close()
-    return None, None
-srv, err = bind(host, port, True)
-_, derr = bind(dhost, dport, False)
-print("@sshc ports " + json.dumps({"pid": os.getpid(), "scheduler": err, "dashboard": derr}), flush=True)
-if srv is None:
-    sys.exit(0)
-def stdin_closed():
-    sys.stdin.read()
-    os._exit(0)
-threading.Thread(target=stdin_closed, daemon=True).start()
-threading.Timer(life, lambda: os._exit(0)).start()
-while True:
-    c, _ = srv.accept()
-    # Let the worker close first, so TIME_WAIT stays on its side, not on the scheduler port.
-    c.settimeout(1)
-    try:
-        c.recv(1)
-    except OSError:
-        pass
-    c.close()
-`;
-
-export function probeScript(h: HostSpec): string {
-  const py = quotePath(h.remotePython);
+export function probeScript(h: HostSpec): RemoteInvocation {
+  const probe = remoteProgram('check-probe');
   const body = [
     `echo "@sshc cores $(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null)"`,
     `echo "@sshc memkb $(awk '/^MemTotal:/ {print $2}' /proc/meminfo 2>/dev/null)"`,
     `if command -v nvidia-smi >/dev/null 2>&1; then nvidia-smi -L 2>/dev/null | sed 's/^/@sshc gpu /'; fi`,
-    `P=$(command -v ${py} 2>/dev/null)`,
+    `P=$(command -v ${quotePath(h.remotePython)} 2>/dev/null)`,
     `echo "@sshc python $P"`,
-    `if [ -n "$P" ]; then "$P" -c ${quoteWord(PROBE_PY)}; echo "@sshc pyexit $?"; fi`,
+    `if [ -n "$P" ]; then ${programCommand('"$P"', probe, false, [])}; echo "@sshc pyexit $?"; fi`,
   ].join('\n');
   // The date comes first, before setup, so it is read soon after the command is sent.
-  return `echo "@sshc date $(date +%s.%N 2>/dev/null)"\n${hostScript(h, body)}`;
+  const inv = hostScript(h, body, probe.source);
+  return { ...inv, command: `echo "@sshc date $(date +%s.%N 2>/dev/null)"\n${inv.command}` };
 }
 
 export interface ListenSpec {
@@ -83,9 +31,10 @@ export interface ListenSpec {
   lifetimeS: number;
 }
 
-export function listenerScript(h: HostSpec, l: ListenSpec): string {
+export function listenerScript(h: HostSpec, l: ListenSpec): RemoteInvocation {
+  const listener = remoteProgram('check-listener');
   const args = [l.host, String(l.port), l.dashboardHost, String(l.dashboardPort), String(l.lifetimeS)].map(quoteWord);
-  return hostScript(h, `exec ${quotePath(h.remotePython)} -c ${quoteWord(LISTENER_PY)} ${args.join(' ')}`);
+  return hostScript(h, `exec ${programCommand(quotePath(h.remotePython), listener, false, args)}`, listener.source);
 }
 
 export interface ProbeResult {

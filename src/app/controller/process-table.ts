@@ -3,6 +3,7 @@
 import type { DesiredProcess, ObservedProcess } from '../../cluster/plan.js';
 import type { ExitInfo, ProcessSpec, RunningProcess } from '../../cluster/ports.js';
 import { schedulerArgv, schedulerEnv, workerArgv, workerEnv } from '../../dask/argv.js';
+import { parseKeeperRefusal } from '../../dask/log-lines.js';
 import type { ClusterSession } from './cluster-session.js';
 import { errorText } from './cluster-session.js';
 import { Ring } from '../remote/line-splitter.js';
@@ -65,12 +66,21 @@ export class ProcessTable {
     if (!runner || !spec) return false;
     try {
       // Known already: status shows it before the keeper's PID line comes back.
-      this.track(d, await runner.adopt(spec, pid)).pid = pid;
+      const t = this.track(d, await runner.adopt(spec, pid));
+      t.pid = pid;
+      t.proc.onLine((stream, line) => this.keeperRefused(d, stream === 'stderr' ? parseKeeperRefusal(line) : undefined));
       return true;
     } catch (err) {
       this.s.bus.emit({ kind: 'notice', level: 'warning', message: `${d.host}: could not adopt ${d.name} (pid ${pid}): ${errorText(err)}` });
       return false;
     }
+  }
+
+  /** A planted orphan-log directory: said in status (the host's lastError) and as a notice. */
+  private keeperRefused(d: DesiredProcess, why: string | undefined): void {
+    if (why === undefined) return;
+    this.s.health.markDegraded(d.host, `${d.name}: ${why}`);
+    this.s.bus.emit({ kind: 'notice', level: 'warning', message: `${d.host}: ${d.name}: ${why}` });
   }
 
   private processSpec(d: DesiredProcess): ProcessSpec | undefined {

@@ -74,7 +74,7 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
   const hosts = hostNames.map((name) => {
     const h = s.health.state(name);
     const state: HostStatusState = !h ? 'connecting' : h.kind;
-    const lastError = !h ? (s.failedHosts.get(name) ?? null) : h.kind === 'unreachable' ? h.error : (h.lastError ?? null);
+    const lastError = !h ? (s.failedHosts.get(name) ?? null) : h.kind === 'unreachable' ? h.error : h.kind === 'degraded' ? h.reason : (h.lastError ?? null);
     const roles: ('scheduler' | 'worker')[] = [];
     if (name === s.spec.schedulerHost.name) roles.push('scheduler');
     if (s.spec.workerHosts.some((w) => w.name === name)) roles.push('worker');

@@ -4,7 +4,7 @@
 import { constants } from 'node:os';
 import type { HostSpec } from '../../config/spec.js';
 import type { HostResult, HostStatus } from './fold-output.js';
-import { hostScript } from '../remote/remote-script.js';
+import { hostScript, startRemote } from '../remote/remote-script.js';
 import type { ShellPort } from '../remote/shell-port.js';
 
 /** Per host; the tail is kept when a command prints more. */
@@ -20,7 +20,7 @@ export interface ExecHostOptions {
 
 export async function execOnHost(h: HostSpec, shell: ShellPort, o: ExecHostOptions): Promise<HostResult> {
   // `$$` is the session leader sshd made for this command: its PID is its process group.
-  const handle = await shell.exec(hostScript(h, `echo $$\n${o.command}`));
+  const handle = await startRemote(shell, hostScript(h, `echo $$\n${o.command}`));
   handle.closeStdin();
   const out = new OutputTail(MAX_OUTPUT_BYTES, o.onLine);
   let pid: number | undefined;

@@ -5,8 +5,8 @@
 // keeper, which speaks the same protocol.
 import type { Duplex } from 'node:stream';
 import type { HostRunner, ProcessSpec, RunningProcess } from '../../cluster/ports.js';
-import { buildRemoteCommand } from '../../dask/argv.js';
-import { buildKeeperCommand, CLUSTER_ID_ENV, PROCESS_NAME_ENV, quoteWord } from '../../dask/remote-command.js';
+import { buildKeeperCommand, buildRemoteCommand, CLUSTER_ID_ENV, PROCESS_NAME_ENV, quoteWord } from '../../dask/remote-command.js';
+import { startRemote } from './remote-script.js';
 import { ShellProcess } from './shell-process.js';
 import type { ShellPort } from './shell-port.js';
 
@@ -39,8 +39,8 @@ export class ShellHostRunner implements HostRunner {
   async start(spec: ProcessSpec): Promise<RunningProcess> {
     const env = { ...spec.env, [HOST_TAG]: this.host, [PROCESS_NAME_ENV]: spec.name };
     const { setup, clusterId, orphanGraceS } = this.o;
-    const command = buildRemoteCommand({ setup, env, argv: spec.argv, clusterId, orphanGraceS });
-    const handle = await this.o.shell.exec(command);
+    const command = buildRemoteCommand({ setup, env, name: spec.name, argv: spec.argv, clusterId, orphanGraceS });
+    const handle = await startRemote(this.o.shell, command);
     return new ShellProcess(spec, handle, this.o.shell);
   }
 
@@ -49,7 +49,7 @@ export class ShellHostRunner implements HostRunner {
     const python = spec.argv[0];
     if (python === undefined) throw new Error('adopt: empty argv');
     const command = buildKeeperCommand({ setup: this.o.setup, env: spec.env, python, clusterId: this.o.clusterId, name: spec.name, pid });
-    const handle = await this.o.shell.exec(command);
+    const handle = await startRemote(this.o.shell, command);
     return new ShellProcess(spec, handle, this.o.shell);
   }
 

@@ -18,6 +18,7 @@ export class LocalShell implements ShellPort {
     return {
       stdout: child.stdout,
       stderr: child.stderr,
+      stdin: child.stdin,
       closeStdin: () => child.stdin.end(),
       exit,
       close: () => child.stdin.destroy(),

@@ -1,16 +1,21 @@
-// A shell script for one host as `up` runs its processes: the host's setup lines, its
-// env exported, then the body. Runs under the remote login shell (POSIX-like, as for up).
+// A host's command as `up` runs its processes: the host's setup lines, its env (sent
+// on stdin, never on a command line: dask/remote-shell.ts), then the body. Runs under
+// the remote login shell (POSIX-like, as for up).
 import type { HostSpec } from '../../config/spec.js';
-import { quoteWord } from '../../dask/remote-command.js';
+import { envInput, shellScript, type RemoteInvocation } from '../../dask/remote-command.js';
+import type { ExecHandle, ShellPort } from './shell-port.js';
 
-const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export function hostScript(h: Pick<HostSpec, 'setup' | 'env'>, body: string, input = ''): RemoteInvocation {
+  return { command: shellScript(h.setup, body), input: envInput(h.env) + input };
+}
 
-export function hostScript(h: Pick<HostSpec, 'setup' | 'env'>, body: string): string {
-  const lines = [...h.setup];
-  for (const [name, value] of Object.entries(h.env)) {
-    if (!ENV_NAME.test(name)) throw new Error(`not a valid environment variable name: ${name}`);
-    lines.push(`export ${name}=${quoteWord(value)}`);
+/** Runs the command and writes its input at once; stdin stays open. */
+export async function startRemote(shell: ShellPort, inv: RemoteInvocation): Promise<ExecHandle> {
+  const handle = await shell.exec(inv.command);
+  if (!handle.stdin) {
+    handle.close();
+    throw new Error('this transport cannot write to a command\'s stdin, where its environment goes');
   }
-  lines.push(body);
-  return lines.join('\n');
+  handle.stdin.write(inv.input);
+  return handle;
 }

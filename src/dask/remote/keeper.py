@@ -1,0 +1,199 @@
+# sshcluster-keeper NAME PID: run by a new controller over SSH for each process it
+# adopts from a dead controller's state file (SSHCLUSTER_ID in the environment names
+# the cluster).
+#
+# It stands in for the launcher's lost channel: it tells the launcher (the parent of
+# PID) it is adopted (SIGUSR1: stop the orphan timer), speaks the launcher's PID-line
+# protocol so the controller handles it like a process it started, and tails the log
+# file the launcher writes while orphaned (launcher.py), from its start. EOF on its
+# stdin means this controller is gone too: SIGUSR2 restarts the launcher's orphan
+# timer, so a process never outlives its last controller by more than that grace.
+# It exits 0 once PID is gone, after the launcher has flushed its last lines.
+#
+# The launcher is only signalled when its command line names our launcher program (a
+# default SIGUSR1 would kill an unrelated process, or an older launcher without the
+# handler). The log is only read from directories the launcher would have written:
+# ours, mode 0700, no symlink (private_dir, the same check as the launcher's). Anything
+# else was planted: "sshcluster-keeper: not our directory: ..." on stderr, nothing read.
+# Python 3.7 compatible, stdlib only.
+import errno, os, re, signal, stat, sys, threading, time
+
+PID_PREFIX = "__SSHCLUSTER_PID__"
+LAUNCHER = b"sshcluster-launcher"
+
+
+class NotOurs(OSError):
+    pass
+
+
+def private_dir(path, shown, at=None, create=True):
+    # Opened without following a symlink and checked on the open descriptor, so the
+    # directory cannot be swapped between the check and its use.
+    if create:
+        try:
+            os.mkdir(path, 0o700, dir_fd=at)
+        except FileExistsError:
+            pass
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=at)
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise NotOurs("not our directory: %s (a symlink or not a directory)" % shown)
+        raise
+    st = os.fstat(fd)
+    why = None
+    if st.st_uid != os.getuid():
+        why = "owned by uid %d" % st.st_uid
+    elif st.st_mode & 0o022:
+        why = "mode %04o, writable by others" % stat.S_IMODE(st.st_mode)
+    if why is not None:
+        os.close(fd)
+        raise NotOurs("not our directory: %s (%s)" % (shown, why))
+    if create and stat.S_IMODE(st.st_mode) != 0o700:
+        os.fchmod(fd, 0o700)
+    return fd
+
+
+def safe(text):
+    return re.sub("[^A-Za-z0-9._-]", "_", text) or "_"
+
+
+def fields(pid):
+    try:
+        with open("/proc/%d/stat" % pid, "rb") as f:
+            text = f.read()
+    except OSError:
+        return None
+    return text[text.rindex(b")") + 2:].split()
+
+
+def alive(pid):
+    f = fields(pid)
+    return f is not None and f[0] != b"Z"
+
+
+def is_launcher(args):
+    # Installed: python /.../sshcluster-launcher NAME ...; run inline when it could not
+    # be installed: python -c BOOT sshcluster-launcher SIZE KEY NAME ... (boot.py).
+    if len(args) > 1 and os.path.basename(args[1]) == LAUNCHER:
+        return True
+    return len(args) > 3 and args[1] == b"-c" and args[3] == LAUNCHER
+
+
+def launcher_of(pid):
+    f = fields(pid)
+    if f is None:
+        return None
+    ppid = int(f[1])
+    try:
+        with open("/proc/%d/cmdline" % ppid, "rb") as f:
+            args = f.read().split(b"\0")
+    except OSError:
+        return None
+    return ppid if ppid > 1 and is_launcher(args) else None
+
+
+try:
+    name, child = sys.argv[1], int(sys.argv[2])
+except (IndexError, ValueError):
+    sys.stderr.write("usage: sshcluster-keeper NAME PID\n")
+    sys.exit(2)
+f = fields(child)
+if f is None or f[0] == b"Z" or int(f[2]) != child:
+    sys.stderr.write("sshcluster-keeper: process %d is not running\n" % child)
+    sys.exit(3)
+launcher = launcher_of(child)
+
+
+def tell(sig):
+    if launcher is not None:
+        try:
+            os.kill(launcher, sig)
+        except OSError:
+            pass
+
+
+def orphaned_again():
+    tell(signal.SIGUSR2)
+    os._exit(0)
+
+
+def say(text):
+    sys.stderr.write("sshcluster-keeper: %s\n" % text)
+    sys.stderr.flush()
+
+
+tell(signal.SIGUSR1)
+sys.stdout.write("%s %d\n" % (PID_PREFIX, child))
+sys.stdout.flush()
+if launcher is None:
+    say("the launcher of %d is gone; its output cannot be shown" % child)
+
+
+def watch_stdin():
+    try:
+        while os.read(0, 65536):
+            pass
+    except OSError:
+        pass
+    orphaned_again()
+
+
+threading.Thread(target=watch_stdin, daemon=True).start()
+tail = {"fd": None, "pos": 0, "refused": False}
+
+
+def open_log():
+    # The launcher creates the directories only once it has something to write, so a
+    # missing one is tried again on the next round; a planted one never is.
+    shown = os.path.join(os.environ.get("TMPDIR") or "/tmp", "sshcluster-%d" % os.getuid())
+    cluster = safe(os.environ.get("SSHCLUSTER_ID") or "none")
+    try:
+        base = private_dir(shown, shown, create=False)
+        try:
+            d = private_dir(cluster, os.path.join(shown, cluster), at=base, create=False)
+        finally:
+            os.close(base)
+        try:
+            return os.open(safe(name) + ".log", os.O_RDONLY | os.O_NOFOLLOW, dir_fd=d)
+        finally:
+            os.close(d)
+    except NotOurs as e:
+        tail["refused"] = True
+        say("%s; the output written while no controller watched is not shown" % e)
+    except OSError:
+        pass
+    return None
+
+
+def drain():
+    try:
+        if tail["fd"] is None and not tail["refused"]:
+            tail["fd"] = open_log()
+        if tail["fd"] is None:
+            return
+        if os.fstat(tail["fd"]).st_size < tail["pos"]:
+            tail["pos"] = 0
+        while True:
+            data = os.pread(tail["fd"], 65536, tail["pos"])
+            if not data:
+                return
+            tail["pos"] += len(data)
+            try:
+                while data:
+                    data = data[os.write(1, data):]
+            except OSError:
+                orphaned_again()
+    except OSError:
+        pass
+
+
+while alive(child):
+    drain()
+    time.sleep(0.25)
+end = time.time() + 5
+while launcher is not None and alive(launcher) and time.time() < end:
+    drain()
+    time.sleep(0.05)
+drain()
+os._exit(0)

@@ -1,0 +1,338 @@
+# sshcluster-launcher NAME COMMAND [ARG...]: the parent of every remote Dask process.
+#
+# Why a launcher at all: OpenSSH does not reliably deliver channel signals, and a
+# dropped SSH session does not kill a daemonised process tree. So the child runs in
+# its own session/process group (one killpg reaches the nanny and its worker), its
+# PID is reported on stdout before anything else, and EOF on our stdin (the SSH
+# channel closed or the controller died) stops the whole group: SIGTERM, then SIGKILL
+# after SSHCLUSTER_GRACE seconds. The exit code is the child's (128+N if signalled).
+#
+# Orphaning: with SSHCLUSTER_ORPHAN_GRACE > 0 (the detached controller sets it), stdin
+# EOF does not stop the group at once: the process waits that long for a new
+# controller. SIGUSR1 ("adopted", sent by the keeper) cancels the wait for good until
+# SIGUSR2 ("orphaned again") restarts it; when it runs out the group is stopped.
+#
+# The PID line is always the first line on stdout: it is printed once the child has
+# its own process group and before the child may exec (and write). An exec failure
+# comes back over a close-on-exec pipe: message on stderr, exit 127. A signal that
+# arrives before the group exists is held until it does.
+#
+# Output relay. Why relay instead of letting the child inherit the SSH channel: once
+# the channel is gone (the controller died) the output of an orphaned process would be
+# lost, and a controller that adopts it later has nothing to show. So the child writes
+# into pipes; per stream one thread reads lines into a bounded buffer (the child never
+# waits on us) and one writes them out: to the channel while it lives, and after stdin
+# EOF or a failed write, when orphaning is enabled, appended to a per-process log file
+# that the keeper (keeper.py) tails: ${TMPDIR:-/tmp}/sshcluster-<uid>/<SSHCLUSTER_ID>/
+# <NAME>.log, in directories we own with mode 0700 (anything else is refused and
+# nothing is written). A full buffer drops lines and says how many bytes it dropped.
+# The log is truncated to 0 when it would pass LOG_CAP, and removed at exit unless the
+# orphan timer ran out (then it is the only record of what happened).
+#
+# NAME is the process's name (ps shows "sshcluster-launcher NAME dask ..."; the keeper
+# recognises a launcher by its program name). Python 3.7 compatible, stdlib only.
+import collections, errno, os, re, signal, stat, sys, threading, time
+
+PID_PREFIX = "__SSHCLUSTER_PID__"
+LOG_CAP = 8 << 20
+BUFFER_CAP = 4 << 20
+
+
+class NotOurs(OSError):
+    pass
+
+
+def private_dir(path, shown, at=None, create=True):
+    # Opened without following a symlink and checked on the open descriptor, so the
+    # directory cannot be swapped between the check and its use.
+    if create:
+        try:
+            os.mkdir(path, 0o700, dir_fd=at)
+        except FileExistsError:
+            pass
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=at)
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise NotOurs("not our directory: %s (a symlink or not a directory)" % shown)
+        raise
+    st = os.fstat(fd)
+    why = None
+    if st.st_uid != os.getuid():
+        why = "owned by uid %d" % st.st_uid
+    elif st.st_mode & 0o022:
+        why = "mode %04o, writable by others" % stat.S_IMODE(st.st_mode)
+    if why is not None:
+        os.close(fd)
+        raise NotOurs("not our directory: %s (%s)" % (shown, why))
+    if create and stat.S_IMODE(st.st_mode) != 0o700:
+        os.fchmod(fd, 0o700)
+    return fd
+
+
+def seconds(name, default):
+    try:
+        return float(os.environ.get(name) or default)
+    except ValueError:
+        return float(default)
+
+
+def safe(text):
+    return re.sub("[^A-Za-z0-9._-]", "_", text) or "_"
+
+
+if len(sys.argv) < 3:
+    sys.stderr.write("usage: sshcluster-launcher NAME COMMAND [ARG...]\n")
+    sys.exit(2)
+name, argv = sys.argv[1], sys.argv[2:]
+grace = seconds("SSHCLUSTER_GRACE", 10)
+orphan_grace = seconds("SSHCLUSTER_ORPHAN_GRACE", 0)
+r, w = os.pipe()
+go_r, go_w = os.pipe()
+out_r, out_w = os.pipe()
+err_r, err_w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    try:
+        for fd in (r, go_w, out_r, err_r):
+            os.close(fd)
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        for s in (signal.SIGPIPE, signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(s, signal.SIG_DFL)
+        os.write(w, b"+")
+        os.read(go_r, 1)
+        os.execvp(argv[0], argv)
+    except BaseException as e:
+        os.write(w, ("%s: %s" % (argv[0], e)).encode("utf-8", "replace"))
+    os._exit(127)
+for fd in (w, go_r, out_w, err_w):
+    os.close(fd)
+lock = threading.Lock()
+started = []
+finished = threading.Event()
+ready = []
+requested = []
+state = {"orphaned": False, "adopted": False, "deadline": None, "to_log": False, "expired": False}
+log = {"fd": None, "dir": None, "file": None}
+log_lock = threading.Lock()
+
+
+def open_log():
+    shown = os.path.join(os.environ.get("TMPDIR") or "/tmp", "sshcluster-%d" % os.getuid())
+    base = private_dir(shown, shown)
+    try:
+        cluster = safe(os.environ.get("SSHCLUSTER_ID") or "none")
+        d = private_dir(cluster, os.path.join(shown, cluster), at=base)
+    finally:
+        os.close(base)
+    log["dir"], log["file"], log["base"], log["cluster"] = d, safe(name) + ".log", shown, cluster
+    return os.open(log["file"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_NOFOLLOW, 0o600, dir_fd=d)
+
+
+def write_all(fd, data):
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def to_log(data):
+    with log_lock:
+        try:
+            if log["fd"] is None:
+                log["fd"] = open_log()
+            if os.fstat(log["fd"]).st_size + len(data) > LOG_CAP:
+                os.ftruncate(log["fd"], 0)
+            write_all(log["fd"], data)
+        except OSError:
+            pass
+
+
+def emit(fd, data):
+    if not state["to_log"]:
+        try:
+            write_all(fd, data)
+            return
+        except OSError:
+            if orphan_grace <= 0:
+                return
+            state["to_log"] = True
+    to_log(data)
+
+
+def relay(src, dst):
+    chunks = collections.deque()
+    st = {"size": 0, "dropped": 0, "eof": False}
+    cond = threading.Condition()
+
+    def pump():
+        f = os.fdopen(src, "rb")
+        while True:
+            try:
+                line = f.readline(65536)
+            except OSError:
+                line = b""
+            with cond:
+                if not line:
+                    st["eof"] = True
+                elif st["size"] + len(line) > BUFFER_CAP:
+                    st["dropped"] += len(line)
+                else:
+                    chunks.append(line)
+                    st["size"] += len(line)
+                cond.notify()
+            if not line:
+                return
+
+    def drain():
+        while True:
+            with cond:
+                while not chunks and not st["eof"] and not st["dropped"]:
+                    cond.wait()
+                data = b"".join(chunks)
+                chunks.clear()
+                st["size"] = 0
+                dropped, st["dropped"] = st["dropped"], 0
+                eof = st["eof"]
+            if data:
+                emit(dst, data)
+            if dropped:
+                emit(dst, b"sshcluster-launcher: output came faster than it could be sent; dropped %d bytes\n" % dropped)
+            if eof and not data and not dropped:
+                return
+
+    threading.Thread(target=pump, daemon=True).start()
+    t = threading.Thread(target=drain, daemon=True)
+    t.start()
+    return t
+
+
+def close_log():
+    with log_lock:
+        if log["fd"] is None:
+            return
+        os.close(log["fd"])
+        try:
+            if not state["expired"]:
+                os.unlink(log["file"], dir_fd=log["dir"])
+                os.rmdir(os.path.join(log["base"], log["cluster"]))
+        except OSError:
+            pass
+        os.close(log["dir"])
+
+
+def send(sig):
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def stop():
+    with lock:
+        if started:
+            return
+        started.append(1)
+    if send(signal.SIGTERM):
+        deadline = time.time() + grace
+        while time.time() < deadline and send(0):
+            time.sleep(0.05)
+        send(signal.SIGKILL)
+    finished.set()
+
+
+def stop_async():
+    threading.Thread(target=stop, daemon=True).start()
+
+
+def on_signal(*_):
+    if ready:
+        stop_async()
+    else:
+        requested.append(1)
+
+
+def on_adopted(*_):
+    state["adopted"] = True
+    state["deadline"] = None
+
+
+def on_orphaned_again(*_):
+    if state["orphaned"]:
+        state["adopted"] = False
+        state["deadline"] = time.time() + orphan_grace
+
+
+def wait_for_adoption():
+    state["to_log"] = True
+    state["orphaned"] = True
+    # Adopted before the old channel closed (a stale session sshd kept open): the
+    # keeper now watches over it, so that late EOF must not start a countdown.
+    if not state["adopted"]:
+        state["deadline"] = time.time() + orphan_grace
+    while not finished.is_set():
+        deadline = state["deadline"]
+        if deadline is not None and time.time() >= deadline:
+            state["expired"] = True
+            to_log(b"sshcluster-launcher: no controller adopted this process within %g s; stopping it\n" % orphan_grace)
+            stop()
+            return
+        time.sleep(0.1)
+
+
+def watch_stdin():
+    try:
+        while os.read(0, 65536):
+            pass
+    except OSError:
+        pass
+    if orphan_grace > 0:
+        wait_for_adoption()
+    else:
+        stop()
+
+
+for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+    signal.signal(s, on_signal)
+signal.signal(signal.SIGUSR1, on_adopted)
+signal.signal(signal.SIGUSR2, on_orphaned_again)
+relays = []
+failure = os.read(r, 1)
+if failure == b"+":
+    failure = b""
+    sys.stdout.write("%s %d\n" % (PID_PREFIX, pid))
+    sys.stdout.flush()
+    ready.append(1)
+    relays = [relay(out_r, 1), relay(err_r, 2)]
+    threading.Thread(target=watch_stdin, daemon=True).start()
+    if requested:
+        stop_async()
+os.close(go_w)
+while True:
+    chunk = os.read(r, 4096)
+    if not chunk:
+        break
+    failure += chunk
+os.close(r)
+if failure:
+    emit(2, b"sshcluster-launcher: cannot run " + failure + b"\n")
+while True:
+    try:
+        _, status = os.waitpid(pid, 0)
+        break
+    except ChildProcessError:
+        status = 127 << 8
+        break
+if os.WIFSIGNALED(status):
+    code = 128 + os.WTERMSIG(status)
+else:
+    code = os.WEXITSTATUS(status)
+stop()
+finished.wait()
+for t in relays:
+    t.join(5)
+close_log()
+os._exit(code)
