@@ -40,7 +40,7 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
     .action(async (file: string | undefined, o: UpFlags) => {
       if (o.detach && !o.controllerChild) {
         const args = process.argv.slice(2).filter((a) => a !== '--detach');
-        done(await runDetached(ctx, { file, name: o.name, python: o.python, mainScript: process.argv[1]!, childArgs: args }));
+        done(await runDetached(ctx, { file, name: o.name, python: o.python, json: o.json, mainScript: process.argv[1]!, childArgs: args }));
         return;
       }
       // In the background controller, start-up events also go to the waiting parent.
