@@ -35,7 +35,7 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
     .option('--no-tui', 'plain prefixed log lines instead of the dashboard (the default off a terminal)')
     .option('--json', 'write events as NDJSON instead of plain lines', false)
     .option('--python <path>', 'local cluster only: the Python interpreter that has distributed')
-    .option('--ready-timeout <duration>', 'how long to wait for the scheduler and workers to register', seconds, 120)
+    .addOption(new Option('--ready-timeout <duration>', 'how long to wait for the scheduler and workers to register').argParser(seconds).default(120, '120s'))
     .addOption(new Option('--controller-child').hideHelp().default(false))
     .action(async (file: string | undefined, o: UpFlags) => {
       if (o.detach && !o.controllerChild) {
