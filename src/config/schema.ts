@@ -103,6 +103,7 @@ export interface RawAdaptive {
   minimum_memory?: number;
   maximum_memory?: number;
   minimumWhere?: Where;
+  maximumCoresWhere?: Where;
 }
 
 export interface RawHostFile extends RawHostSettings {
