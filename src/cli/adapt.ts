@@ -1,8 +1,16 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { runAdapt, type AdaptParams } from '../app/commands/adapt.js';
 import type { AppContext } from '../app/context.js';
+import { MIN_INTERVAL_MS } from '../adaptive/limits.js';
 import { parseBytes } from '../config/durations.js';
 import { clusterName, positiveInt, seconds, wholeNumber } from './options.js';
+
+/** Refused early (exit 2) below the floor: a near-zero interval makes the loop spin. */
+function interval(value: string): number {
+  const s = seconds(value);
+  if (s * 1000 < MIN_INTERVAL_MS) throw new InvalidArgumentError(`expected at least ${MIN_INTERVAL_MS}ms (Dask's default is 1s), got "${value}"`);
+  return s;
+}
 
 function bytes(value: string): number {
   try {
@@ -34,7 +42,7 @@ export function adaptCommand(ctx: AppContext, done: (code: number) => void): Com
     .option('--name <name>', 'which cluster (default: the only one running)', clusterName)
     .option('--min <n>', 'minimum workers (default 0)', wholeNumber)
     .option('--max <n>', 'maximum workers (default: no bound but the hosts\' max_workers)', wholeNumber)
-    .option('--interval <duration>', 'time between adaptive steps (default 1s)', seconds)
+    .option('--interval <duration>', `time between adaptive steps (default 1s, at least ${MIN_INTERVAL_MS}ms)`, interval)
     .option('--wait-count <n>', 'consecutive scale-down recommendations before a worker is retired (default 3)', positiveInt)
     .option('--target-duration <duration>', 'how long the scheduler aims to take for the queued work (default 5s; set at scheduler start)', seconds)
     .option('--minimum-cores <n>', 'at least this many threads in all', wholeNumber)

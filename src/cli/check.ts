@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import type { AppContext } from '../app/context.js';
 import { positiveInt, seconds } from './options.js';
 
@@ -7,7 +7,7 @@ export function checkCommand(ctx: AppContext, done: (code: number) => void): Com
     .description('pre-flight: per host reachability, auth, host key, python, dask versions, cores, memory, GPUs, ports, clocks')
     .argument('<hosts>', 'host file (YAML)')
     .option('--fanout <n>', 'SSH connections opened at once', positiveInt, 32)
-    .option('--timeout <duration>', 'per-host time limit for the probe', seconds, 30)
+    .addOption(new Option('--timeout <duration>', 'per-host time limit for the probe').argParser(seconds).default(30, '30s'))
     .option('--json', 'one JSON document: rows and a summary', false)
     .action(async (file: string, o: { fanout: number; timeout: number; json: boolean }) => {
       const { runCheck } = await import('../app/commands/check.js');

@@ -1,5 +1,5 @@
 // Commands that act on a running cluster: found by --name, or the only one running.
-import { Command } from 'commander';
+import { Command, Option } from 'commander';
 import { runAttach, runList, runLogs, runScale, runStatus } from '../app/commands/cluster-commands.js';
 import type { AppContext } from '../app/context.js';
 import { runDown } from '../app/commands/down.js';
@@ -27,7 +27,7 @@ export function scaleCommand(ctx: AppContext, done: Done): Command {
     .description('start or retire workers until N are running')
     .argument('<n>', 'number of workers', wholeNumber)
     .option('--name <name>', 'which cluster (default: the only one running)', clusterName)
-    .option('--timeout <duration>', 'how long to wait for the workers to be running', seconds, 120)
+    .addOption(new Option('--timeout <duration>', 'how long to wait for the workers to be running').argParser(seconds).default(120, '120s'))
     .action(async (n: number, o: { name?: string; timeout: number }) => done(await runScale(ctx, { name: o.name, n, timeoutMs: o.timeout * 1000 })));
 }
 

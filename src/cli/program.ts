@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import type { AppContext } from '../app/context.js';
+import { safeText } from '../events/terminal-text.js';
 import { adaptCommand } from './adapt.js';
 import { checkCommand } from './check.js';
 import { attachCommand, downCommand, listCommand, logsCommand, scaleCommand, statusCommand } from './cluster-commands.js';
@@ -9,15 +10,30 @@ import { upCommand } from './up.js';
 export function buildProgram(ctx: AppContext, done: (code: number) => void): Command {
   const program = new Command('sshcluster')
     .description('Turn SSH-reachable machines into a running Dask cluster')
-    .version('0.1.0')
-    .showHelpAfterError('(add --help for usage)')
-    .exitOverride()
-    .configureOutput({ writeOut: (s) => ctx.stdout.write(s), writeErr: (s) => ctx.stderr.write(s) });
-  program.addCommand(upCommand(ctx, done).exitOverride());
+    .version('0.1.0');
+  program.addCommand(upCommand(ctx, done));
   for (const make of [adaptCommand, statusCommand, scaleCommand, logsCommand, attachCommand, downCommand, listCommand]) {
-    program.addCommand(make(ctx, done).exitOverride());
+    program.addCommand(make(ctx, done));
   }
-  program.addCommand(checkCommand(ctx, done).exitOverride());
-  program.addCommand(execCommand(ctx, done).exitOverride());
+  program.addCommand(checkCommand(ctx, done));
+  program.addCommand(execCommand(ctx, done));
+  // addCommand does not pass settings down: every command gets them here.
+  for (const cmd of [program, ...program.commands]) usageErrors(ctx, cmd);
   return program;
+}
+
+/**
+ * Commander's own errors (unknown option, bad value) look like the tool's
+ * ("sshcluster: …"), go to stderr, and end in a CommanderError that main.ts turns
+ * into exit 2.
+ */
+function usageErrors(ctx: AppContext, cmd: Command): void {
+  cmd
+    .exitOverride()
+    .showHelpAfterError('(add --help for usage)')
+    .configureOutput({
+      writeOut: (s) => ctx.stdout.write(s),
+      writeErr: (s) => ctx.stderr.write(s),
+      outputError: (s, write) => write(safeText(s.replace(/^error: /, 'sshcluster: '))),
+    });
 }

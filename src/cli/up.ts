@@ -35,12 +35,12 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
     .option('--no-tui', 'plain prefixed log lines instead of the dashboard (the default off a terminal)')
     .option('--json', 'write events as NDJSON instead of plain lines', false)
     .option('--python <path>', 'local cluster only: the Python interpreter that has distributed')
-    .option('--ready-timeout <duration>', 'how long to wait for the scheduler and workers to register', seconds, 120)
+    .addOption(new Option('--ready-timeout <duration>', 'how long to wait for the scheduler and workers to register').argParser(seconds).default(120, '120s'))
     .addOption(new Option('--controller-child').hideHelp().default(false))
     .action(async (file: string | undefined, o: UpFlags) => {
       if (o.detach && !o.controllerChild) {
         const args = process.argv.slice(2).filter((a) => a !== '--detach');
-        done(await runDetached(ctx, { file, name: o.name, python: o.python, mainScript: process.argv[1]!, childArgs: args }));
+        done(await runDetached(ctx, { file, name: o.name, python: o.python, json: o.json, mainScript: process.argv[1]!, childArgs: args }));
         return;
       }
       // In the background controller, start-up events also go to the waiting parent.

@@ -2,6 +2,7 @@
 import { readAdaptiveGroups } from './adaptive-groups.js';
 import { expandHostPattern } from './host-ranges.js';
 import { parseHostAddress } from './host-address.js';
+import { MIN_ADAPTIVE_INTERVAL_MS } from './defaults.js';
 import { CLUSTER_NAME } from './names.js';
 import {
   ADAPTIVE_KEYS, HOST_KEYS, SECTIONS, TOP_KEYS,
@@ -93,11 +94,12 @@ function readAdaptive(c: Cursor): RawAdaptive {
   const out: RawAdaptive = dropUndefined({
     minimum: opt(f, 'minimum', (v) => v.int(0)),
     maximum: opt(f, 'maximum', maximum),
-    interval_ms: opt(f, 'interval', durationMs),
+    interval_ms: opt(f, 'interval', adaptiveInterval),
     wait_count: opt(f, 'wait_count', (v) => v.int(1)),
     target_duration_ms: opt(f, 'target_duration', durationMs),
     minimum_cores: opt(f, 'minimum_cores', (v) => v.int(0)),
     maximum_cores: opt(f, 'maximum_cores', (v) => v.int(0)),
+    maximumCoresWhere: f.get('maximum_cores')?.present ? f.get('maximum_cores')!.where() : undefined,
     minimum_memory: opt(f, 'minimum_memory', bytes),
     maximum_memory: opt(f, 'maximum_memory', bytes),
     groups: opt(f, 'groups', readAdaptiveGroups),
@@ -108,6 +110,12 @@ function readAdaptive(c: Cursor): RawAdaptive {
     if (a !== undefined && b !== undefined && a > b) f.get(hi)?.fail(`expected a value >= ${lo} (${a})`);
   }
   return out;
+}
+
+function adaptiveInterval(c: Cursor): number {
+  const ms = durationMs(c);
+  if (ms < MIN_ADAPTIVE_INTERVAL_MS) c.fail(`expected at least ${MIN_ADAPTIVE_INTERVAL_MS}ms (Dask's default is 1s): a shorter interval makes the adaptive loop spin`);
+  return ms;
 }
 
 /** Dask's Adaptive default is math.inf; YAML spells it .inf, people write "inf". */

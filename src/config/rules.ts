@@ -57,6 +57,13 @@ function checkAdaptiveCapacity(raw: RawHostFile, workers: PlacedHost[]): void {
   if (a?.minimum !== undefined && a.minimumWhere && a.minimum > slots) {
     throw configError(a.minimumWhere, `expected at most ${slots}, the number of worker slots (sum of max_workers)`);
   }
+  // The adaptive loop counts cores in workers like the first worker host's.
+  const first = workers[0];
+  const nthreads = first ? (first.entry.worker_options.nthreads ?? raw.worker_options.nthreads ?? DEFAULT_WORKER_OPTIONS.nthreads) : 0;
+  if (a?.maximum_cores !== undefined && a.maximumCoresWhere && a.maximum_cores < nthreads) {
+    throw configError(a.maximumCoresWhere, `expected at least ${nthreads}, one worker's nthreads: a smaller maximum_cores never keeps a worker`,
+      'for no workers at all, use maximum: 0');
+  }
 }
 
 export function capacity(raw: RawHostFile, workers: PlacedHost[]): number {

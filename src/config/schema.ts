@@ -105,6 +105,7 @@ export interface RawAdaptive {
   maximum_memory?: number;
   groups?: RawAdaptiveGroup[];
   minimumWhere?: Where;
+  maximumCoresWhere?: Where;
 }
 
 /** adaptive.groups.<name> as written; `patterns` are matched once the layout is known. */

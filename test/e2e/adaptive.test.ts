@@ -77,7 +77,7 @@ describe('adaptive scaling', () => {
     expect(s.adaptive?.lastDecision?.decision).toMatch(/down|none/);
   });
 
-  it('adapt --dry-run says what it would do; scale N turns adaptive off', async () => {
+  it('adapt --dry-run says what it would do, refuses a maximum below one worker, warns about target_duration; scale N turns adaptive off and says so', async () => {
     const file = writeHostsYaml(tmp('adapt2.yaml'), { ...info, hosts: four.slice(0, 2) }, { env, name: 'adapt' });
     expect(runCli(['up', file, '--detach'], {}, 120_000).code).toBe(0);
     const dry = runCli(['adapt', '--name', 'adapt', '--min', '0', '--max', '1', '--dry-run']);
@@ -87,9 +87,19 @@ describe('adaptive scaling', () => {
     const bad = runCli(['adapt', '--name', 'adapt', '--min', '3', '--max', '1']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--min 3 is above --max 1');
-    expect(runCli(['adapt', '--name', 'adapt', '--min', '1', '--max', '1']).code).toBe(0);
+    // A maximum below one worker (2 threads) is refused by the controller: exit 2 through the socket.
+    const tooFew = runCli(['adapt', '--name', 'adapt', '--max', '2', '--maximum-cores', '1']);
+    expect(tooFew.code).toBe(2);
+    expect(tooFew.stderr).toContain("sshcluster: --maximum-cores 1 is less than one worker's 2 threads");
+    expect(status('adapt').adaptive?.enabled ?? false).toBe(false);
+    // target_duration belongs to the running scheduler: the command says so.
+    const td = runCli(['adapt', '--name', 'adapt', '--min', '1', '--max', '1', '--target-duration', '10s']);
+    expect(td.code, td.stderr).toBe(0);
+    expect(td.stderr).toContain('warning: target_duration is read by the scheduler when it starts: the running scheduler keeps 5s, not 10s');
     expect(status('adapt').adaptive?.enabled).toBe(true);
-    expect(runCli(['scale', '1', '--name', 'adapt'], {}, 120_000).code).toBe(0);
+    const scale = runCli(['scale', '1', '--name', 'adapt'], {}, 120_000);
+    expect(scale.code).toBe(0);
+    expect(scale.stderr).toContain('adapt: adaptive scaling is now off');
     expect(status('adapt').adaptive?.enabled).toBe(false);
   });
 

@@ -11,12 +11,15 @@ export interface AdaptReply {
   enabled: boolean;
   spec?: AdaptiveSpec;
   dryRun?: { target: number; decision: string; reason: string };
+  /** What was asked but does not apply as asked (e.g. target_duration on a running scheduler). */
+  warnings?: string[];
 }
 
 export async function runAdapt(ctx: AppContext, o: { name?: string; params: AdaptParams; json: boolean }): Promise<number> {
   const { client, name } = await findCluster(ctx, o.name, true);
   try {
     const r = await client!.call<AdaptReply>('adapt', o.params, { timeoutMs: 60_000 });
+    for (const w of r.warnings ?? []) ctx.stderr.write(`warning: ${w}\n`);
     if (o.json) ctx.stdout.write(JSON.stringify(r, null, 2) + '\n');
     else if (r.dryRun) ctx.stdout.write(`${name}: would ${r.dryRun.decision} (target ${r.dryRun.target}): ${r.dryRun.reason}\n`);
     else if (!r.enabled) ctx.stdout.write(`${name}: adaptive scaling off; the worker count stays where it is\n`);
@@ -38,6 +41,21 @@ export const DASK_ADAPTIVE_DEFAULTS: AdaptiveSpec = {
   waitCount: 3,
   targetDurationMs: 5_000,
 };
+
+/**
+ * target_duration is the scheduler's configuration, read when it starts: a new value
+ * cannot reach a running scheduler, so the spec keeps the running one (what status
+ * shows is what the scheduler uses) and the caller is told.
+ */
+export function keepTargetDuration(session: { spec: { adaptive?: AdaptiveSpec } }, spec: AdaptiveSpec, asked: number | null | undefined): string[] {
+  const running = session.spec.adaptive?.targetDurationMs ?? DASK_ADAPTIVE_DEFAULTS.targetDurationMs;
+  spec.targetDurationMs = running;
+  if (asked === undefined || asked === null || asked === running) return [];
+  return [
+    `target_duration is read by the scheduler when it starts: the running scheduler keeps ${running / 1000}s, not ${asked / 1000}s; ` +
+      'set adaptive: {target_duration: …} in the host file for the next up',
+  ];
+}
 
 export function mergeAdaptive(base: AdaptiveSpec | undefined, over: Partial<Record<keyof AdaptiveSpec, number | null>>): AdaptiveSpec {
   const out: AdaptiveSpec = { ...DASK_ADAPTIVE_DEFAULTS, ...(base ?? {}) };

@@ -56,7 +56,8 @@ export async function runStatus(ctx: AppContext, o: { name?: string; json: boole
 export async function runScale(ctx: AppContext, o: { name?: string; n: number; timeoutMs: number }): Promise<number> {
   const { client, name } = await findCluster(ctx, o.name, true);
   try {
-    const r = await client!.call<{ desired: number; message?: string }>('scale', { n: o.n }, { timeoutMs: 0 });
+    const r = await client!.call<{ desired: number; message?: string; adaptiveOff?: boolean }>('scale', { n: o.n }, { timeoutMs: 0 });
+    if (r.adaptiveOff) ctx.stderr.write(`${name}: adaptive scaling is now off (scale sets a fixed size; sshcluster adapt turns it back on)\n`);
     if (r.message) ctx.stderr.write(`warning: ${r.message}\n`);
     const deadline = Date.now() + o.timeoutMs;
     for (;;) {

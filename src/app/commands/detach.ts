@@ -5,7 +5,7 @@ import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import { ensureClusterDir } from '../../control/paths.js';
 import { ExpectedError } from '../../errors.js';
-import { plainSink } from '../../events/plain-sink.js';
+import { ndjsonSink, plainSink } from '../../events/plain-sink.js';
 import { safeText } from '../../events/terminal-text.js';
 import type { ClusterEvent } from '../../events/types.js';
 import type { AppContext } from '../context.js';
@@ -19,7 +19,7 @@ import { loadSpec } from './up.js';
  */
 export const DETACHED_ORPHAN_GRACE_S = 300;
 
-export async function runDetached(ctx: AppContext, o: { file?: string; name?: string; python?: string; mainScript: string; childArgs: string[] }): Promise<number> {
+export async function runDetached(ctx: AppContext, o: { file?: string; name?: string; python?: string; json?: boolean; mainScript: string; childArgs: string[] }): Promise<number> {
   // Config errors and a clash with a running cluster show here, before anything starts;
   // a dead controller's cluster is adopted by the child.
   const spec = loadSpec(ctx, o.file, o.python);
@@ -35,14 +35,18 @@ export async function runDetached(ctx: AppContext, o: { file?: string; name?: st
     stdio: ['ignore', log, log, 'ipc'],
   });
   fs.closeSync(log);
-  const show = plainSink((t) => ctx.stdout.write(t));
+  // --json: every line on stdout is an event, the hand-over included.
+  const show = (o.json ? ndjsonSink : plainSink)((t) => ctx.stdout.write(t));
   return await new Promise<number>((resolve) => {
     child.on('message', (e: ClusterEvent) => {
       if (e.kind === 'process-line') return;
       show(e);
       if (e.kind === 'cluster-up') {
-        ctx.stdout.write(`Controller running in the background (pid ${child.pid}); log: ${paths.controllerLog}\n`);
-        ctx.stdout.write(`  sshcluster status --name ${name}    sshcluster down --name ${name}\n`);
+        if (o.json) show({ kind: 'notice', level: 'info', message: `controller running in the background (pid ${child.pid}); log: ${paths.controllerLog}` });
+        else {
+          ctx.stdout.write(`Controller running in the background (pid ${child.pid}); log: ${paths.controllerLog}\n`);
+          ctx.stdout.write(`  sshcluster status --name ${name}    sshcluster down --name ${name}\n`);
+        }
         child.disconnect();
         child.unref();
         resolve(0);

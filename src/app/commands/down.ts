@@ -4,26 +4,37 @@ import fs from 'node:fs/promises';
 import type { ClusterState } from '../../control/state-file.js';
 import { ExpectedError } from '../../errors.js';
 import { leftoverLine } from '../../events/plain-sink.js';
-import { safeLine } from '../../events/terminal-text.js';
-import type { AppContext } from '../context.js';
-import { findCluster } from './find-cluster.js';
+import { jsonText, safeLine } from '../../events/terminal-text.js';
+import type { AppContext, Output } from '../context.js';
+import { findCluster, NoClusterError, type FoundCluster } from './find-cluster.js';
 import { ShellHostRunner } from '../remote/host-runner.js';
 import type { TeardownResult } from '../controller/teardown.js';
 import { shellOpener } from './up.js';
 
 export async function runDown(ctx: AppContext, o: { name?: string; json: boolean }): Promise<number> {
-  const found = await findCluster(ctx, o.name, false);
+  // With --json, stdout is the one JSON document; progress goes to stderr.
+  const progress = o.json ? ctx.stderr : ctx.stdout;
+  let found: FoundCluster;
+  try {
+    found = await findCluster(ctx, o.name, false);
+  } catch (err) {
+    // Nothing to stop is not a failure (as docker compose down): scripts can always run it.
+    if (!(err instanceof NoClusterError)) throw err;
+    ctx.stderr.write(`sshcluster: ${err.message}; nothing to stop\n`);
+    if (o.json) ctx.stdout.write(jsonText({ name: null, forced: [], leftover: [] }) + '\n');
+    return 0;
+  }
   let result: TeardownResult;
   if (found.client) {
-    ctx.stdout.write(`Stopping cluster ${found.name} through its controller (pid ${found.state.controller?.pid}) …\n`);
+    progress.write(`Stopping cluster ${found.name} through its controller (pid ${found.state.controller?.pid}) …\n`);
     result = await found.client.call<TeardownResult>('down', {}, { timeoutMs: 0 });
     found.client.close();
   } else {
-    ctx.stdout.write(`No controller answers for ${found.name}; stopping its processes from the state file …\n`);
-    result = await downFromState(ctx, found.state);
+    progress.write(`No controller answers for ${found.name}; stopping its processes from the state file …\n`);
+    result = await downFromState(ctx, found.state, progress);
     if (result.leftover.length === 0) await fs.rm(found.paths.stateFile, { force: true });
   }
-  if (o.json) ctx.stdout.write(JSON.stringify({ name: found.name, ...result }) + '\n');
+  if (o.json) ctx.stdout.write(jsonText({ name: found.name, ...result }) + '\n');
   else {
     if (result.forced.length) ctx.stdout.write(`  killed by force: ${result.forced.join(', ')}\n`);
     for (const l of result.leftover) ctx.stdout.write(leftoverLine(l) + '\n');
@@ -34,7 +45,7 @@ export async function runDown(ctx: AppContext, o: { name?: string; json: boolean
 
 const GRACE_MS = 10_000;
 
-async function downFromState(ctx: AppContext, state: ClusterState): Promise<TeardownResult> {
+async function downFromState(ctx: AppContext, state: ClusterState, progress: Output): Promise<TeardownResult> {
   const open = shellOpener(ctx, state.spec);
   const hosts = [state.spec.schedulerHost, ...state.spec.workerHosts.filter((h) => h.name !== state.spec.schedulerHost.name)];
   const forced: string[] = [];
@@ -64,7 +75,7 @@ async function downFromState(ctx: AppContext, state: ClusterState): Promise<Tear
           pids = await runner.listTagged(state.clusterId);
         }
         if (pids.length) leftover.push({ host: h.name, pids });
-        ctx.stdout.write(`  ${h.name}: ${pids.length ? `${pids.length} left` : 'clean'}\n`);
+        progress.write(`  ${h.name}: ${pids.length ? `${pids.length} left` : 'clean'}\n`);
       } finally {
         runner.close();
       }

@@ -14,6 +14,9 @@ export interface FoundCluster {
   client?: ControlClient;
 }
 
+/** Nothing by that name, or nothing at all: `down` treats it as done, like `docker compose down`. */
+export class NoClusterError extends ExpectedError {}
+
 async function tryConnect(state: ClusterState): Promise<ControlClient | undefined> {
   if (!state.controller) return undefined;
   try {
@@ -66,7 +69,7 @@ export async function findCluster(ctx: AppContext, name: string | undefined, req
     // A socket in a dir someone else controls could be their listener.
     await checkClusterDirs(paths);
     const state = await readState(paths.stateFile, { name });
-    if (!state) throw new ExpectedError(`no cluster named "${name}" on this machine`, { hint: 'sshcluster list shows the clusters' });
+    if (!state) throw new NoClusterError(`no cluster named "${name}" on this machine`, { hint: 'sshcluster list shows the clusters' });
     const client = await tryConnect(state);
     if (!client && requireController) throw noController(name);
     return { name, paths, state, client };
@@ -92,7 +95,7 @@ export async function findCluster(ctx: AppContext, name: string | undefined, req
     return pick[0]!;
   }
   for (const f of found) f.client?.close();
-  if (pick.length === 0) throw new ExpectedError('no cluster is running on this machine', { hint: 'start one with sshcluster up [HOSTS.yaml]' });
+  if (pick.length === 0) throw new NoClusterError('no cluster is running on this machine', { hint: 'start one with sshcluster up [HOSTS.yaml]' });
   throw new UsageError(`${pick.length} clusters: ${pick.map((f) => f.name).join(', ')}; say which with --name`);
 }
 

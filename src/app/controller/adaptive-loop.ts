@@ -106,7 +106,8 @@ export class AdaptiveLoop {
     };
   }
 
-  private newWorker(): { nthreads: number; memoryBytes: number } {
+  /** Threads and memory limit (0: none) of a worker this loop would start. */
+  newWorker(): { nthreads: number; memoryBytes: number } {
     const h = this.s.spec.workerHosts[0];
     const limit = h?.workerOptions.memoryLimit ?? '0';
     let memoryBytes = 0;

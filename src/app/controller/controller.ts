@@ -6,7 +6,8 @@ import { LogStore } from '../../control/log-store.js';
 import { startControlServer, type ControlServer } from '../../control/server.js';
 import { writeState, type ClusterState } from '../../control/state-file.js';
 import { UsageError } from '../../errors.js';
-import { mergeAdaptive, type AdaptParams, type AdaptReply } from '../commands/adapt.js';
+import { adaptiveRefusal } from '../../adaptive/limits.js';
+import { keepTargetDuration, mergeAdaptive, type AdaptParams, type AdaptReply } from '../commands/adapt.js';
 import { AdaptiveLoop } from './adaptive-loop.js';
 import type { ClusterSession } from './cluster-session.js';
 import type { AppContext } from '../context.js';
@@ -45,12 +46,7 @@ export class Controller {
     this.logs = new LogStore(this.paths.logsDir);
     this.server = await startControlServer(this.socket, {
       status: async () => statusWithMetrics(session, this.o.clusterId, this.o.pid),
-      scale: async (params) => {
-        const n = workerCount(params);
-        // A fixed size and an adaptive loop would fight: scale turns adaptive off.
-        session.adaptive?.stop();
-        return session.scale(n, { retryCrashed: true });
-      },
+      scale: async (params) => scaleFixed(session, workerCount(params)),
       adapt: async (params) => adapt(session, params as AdaptParams),
       restart: async (params) => {
         await session.restartWorker(workerName(params));
@@ -131,6 +127,14 @@ export class Controller {
   }
 }
 
+/** `scale N`: a fixed size and an adaptive loop would fight, so it turns adaptive off, and says so. */
+export async function scaleFixed(session: ClusterSession, n: number): Promise<{ desired: number; message?: string; adaptiveOff?: true }> {
+  const wasAdaptive = session.adaptive?.enabled === true;
+  session.adaptive?.stop();
+  const r = await session.scale(n, { retryCrashed: true });
+  return wasAdaptive ? { ...r, adaptiveOff: true } : r;
+}
+
 export async function adapt(session: ClusterSession, p: AdaptParams): Promise<AdaptReply> {
   if (p.off) {
     session.adaptive?.stop();
@@ -139,16 +143,17 @@ export async function adapt(session: ClusterSession, p: AdaptParams): Promise<Ad
   const spec = mergeAdaptive(session.adaptive?.spec ?? session.spec.adaptive, p.spec);
   if (spec.minimum > spec.maximum) throw new UsageError(`adapt: --min ${spec.minimum} is above --max ${spec.maximum}`);
   const loop = new AdaptiveLoop(session, spec, () => session.daskVersion());
+  const refusal = adaptiveRefusal(spec, loop.newWorker());
+  if (refusal) throw new UsageError(refusal.message, { hint: refusal.hint });
   if (p.dryRun) {
     const r = await loop.stepOnce(true);
     const detail = r.decision.kind === 'up' ? `up by ${r.decision.add}` : r.decision.kind === 'down' ? `down: retire ${r.decision.retire.join(', ')}` : 'none';
     return { enabled: session.adaptive?.enabled ?? false, dryRun: { target: r.target, decision: detail, reason: r.reason } };
   }
-  if (p.spec.targetDurationMs !== undefined && p.spec.targetDurationMs !== session.spec.adaptive?.targetDurationMs) {
-    session.bus.emit({ kind: 'notice', level: 'warning', message: 'target_duration is read by the scheduler when it starts: the running scheduler keeps its value until the next up' });
-  }
+  const warnings = keepTargetDuration(session, spec, p.spec.targetDurationMs);
+  for (const message of warnings) session.bus.emit({ kind: 'notice', level: 'warning', message });
   startAdaptive(session, spec);
-  return { enabled: true, spec };
+  return { enabled: true, spec, ...(warnings.length ? { warnings } : {}) };
 }
 
 export function startAdaptive(session: ClusterSession, spec: import('../../config/spec.js').AdaptiveSpec): void {
