@@ -5,6 +5,7 @@ import { clusterPaths, ensureClusterDir, socketPathFor, stateRoot, type ClusterP
 import { LogStore } from '../control/log-store.js';
 import { startControlServer, type ControlServer } from '../control/server.js';
 import { writeState, type ClusterState } from '../control/state-file.js';
+import { removeCerts } from '../tls/cert-store.js';
 import { UsageError } from '../errors.js';
 import { mergeAdaptive, type AdaptParams, type AdaptReply } from './adapt-command.js';
 import { AdaptiveLoop } from './adaptive-loop.js';
@@ -126,7 +127,8 @@ export class Controller {
     await this.server?.close();
     await this.logs?.close();
     const fs = await import('node:fs/promises');
-    if (clean) await fs.rm(this.paths.stateFile, { force: true });
+    // The certificates go with the state: a cluster that is gone needs neither.
+    if (clean) await Promise.all([fs.rm(this.paths.stateFile, { force: true }), removeCerts(this.paths.dir)]);
     else await this.save();
   }
 }

@@ -3,6 +3,7 @@
 import fs from 'node:fs/promises';
 import type { ClusterState } from '../control/state-file.js';
 import { ExpectedError } from '../errors.js';
+import { removeCerts } from '../tls/cert-store.js';
 import { leftoverLine } from '../events/plain-sink.js';
 import type { AppContext } from './context.js';
 import { findCluster } from './find-cluster.js';
@@ -20,7 +21,7 @@ export async function runDown(ctx: AppContext, o: { name?: string; json: boolean
   } else {
     ctx.stdout.write(`No controller answers for ${found.name}; stopping its processes from the state file …\n`);
     result = await downFromState(ctx, found.state);
-    if (result.leftover.length === 0) await fs.rm(found.paths.stateFile, { force: true });
+    if (result.leftover.length === 0) await Promise.all([fs.rm(found.paths.stateFile, { force: true }), removeCerts(found.paths.dir)]);
   }
   if (o.json) ctx.stdout.write(JSON.stringify({ name: found.name, ...result }) + '\n');
   else {

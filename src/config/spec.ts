@@ -77,13 +77,21 @@ export interface TlsPairFiles {
   key: string;
 }
 
+/** The user's own certificates (`security: {ca_file, …}`). */
+export interface TlsFilesSpec {
+  caFile: string;
+  scheduler: TlsPairFiles;
+  worker: TlsPairFiles;
+  client: TlsPairFiles;
+}
+
 /**
  * How the cluster's processes talk. `tls`: mutual TLS with a CA made for this cluster,
  * or, with `files`, the user's own certificates. `none`: plain TCP, unauthenticated.
  */
 export type SecuritySpec =
   | { kind: 'none' }
-  | { kind: 'tls'; files?: { caFile: string; scheduler: TlsPairFiles; worker: TlsPairFiles; client: TlsPairFiles } };
+  | { kind: 'tls'; files?: TlsFilesSpec };
 
 export interface ClusterSpec {
   name: string;
