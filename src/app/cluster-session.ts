@@ -111,6 +111,7 @@ export class ClusterSession {
     await this.forwardDashboard();
     this.bus.emit({
       kind: 'cluster-up',
+      name: this.spec.name,
       schedulerAddress: this.address,
       dashboardUrl: this.dashboard,
       workers: [...this.registered].map(([name, address]) => ({ name, address })),

@@ -87,7 +87,8 @@ export function orphanLogPath(clusterId: string, name: string): string {
   return `"\${TMPDIR:-/tmp}/${LOG_DIR_PREFIX}$(id -u)/${safePathPart(clusterId)}/${safePathPart(name)}.log"`;
 }
 
-function exportLines(env: Readonly<Record<string, string>>): string[] {
+/** `export NAME=value` lines, values quoted for a POSIX shell. */
+export function exportLines(env: Readonly<Record<string, string>>): string[] {
   return Object.entries(env).map(([name, value]) => {
     if (!ENV_NAME.test(name)) throw new Error(`not a valid environment variable name: ${name}`);
     return `export ${name}=${quoteWord(value)}`;
