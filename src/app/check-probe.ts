@@ -14,6 +14,11 @@ for m in ("dask", "distributed"):
         r[m] = str(__import__(m).__version__)
     except BaseException as e:
         r[m + "_error"] = "%s: %s" % (type(e).__name__, e)
+try:
+    import ssl
+    r["ssl"] = {"openssl": ssl.OPENSSL_VERSION, "tls12": bool(getattr(ssl, "HAS_TLSv1_2", hasattr(ssl, "PROTOCOL_TLSv1_2"))), "tls13": bool(getattr(ssl, "HAS_TLSv1_3", False))}
+except BaseException as e:
+    r["ssl_error"] = "%s: %s" % (type(e).__name__, e)
 print("@sshc py " + json.dumps(r), flush=True)
 t = sys.stdin.readline().split()
 if len(t) == 2:
@@ -100,6 +105,9 @@ export interface ProbeResult {
   daskError?: string;
   distributed?: string;
   distributedError?: string;
+  /** Python's ssl module: what the cluster's TLS needs (1.2 at least, Dask's minimum). */
+  ssl?: { openssl: string; tls12: boolean; tls13: boolean };
+  sslError?: string;
   /** python was found but the probe did not finish. */
   pythonFailed?: string;
   reach?: { ok: boolean; error?: string };
@@ -143,6 +151,9 @@ function pyFields(text: string): Partial<ProbeResult> {
   set('daskError', str('dask_error'));
   set('distributed', str('distributed'));
   set('distributedError', str('distributed_error'));
+  set('sslError', str('ssl_error'));
+  const ssl = j.ssl as Record<string, unknown> | undefined;
+  if (ssl && typeof ssl === 'object') out.ssl = { openssl: String(ssl.openssl ?? '?'), tls12: ssl.tls12 === true, tls13: ssl.tls13 === true };
   return out;
 }
 

@@ -36,7 +36,7 @@ export async function runCheck(ctx: AppContext, o: CheckOptions): Promise<number
 
   const checkHost = async (h: HostSpec): Promise<HostObservation> => {
     const role = roleOf(spec, h);
-    const base = { host: h.name, role, remotePython: h.remotePython };
+    const base = { host: h.name, role, remotePython: h.remotePython, tls: spec.security?.kind === 'tls' };
     const hostKey = hostKeyBefore(h.connect);
     let shell: ShellPort;
     try {
