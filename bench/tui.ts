@@ -66,7 +66,7 @@ const actions: DashboardActions = {
 
 const store = new DashboardStore('bench');
 store.setStatus(status);
-store.apply({ kind: 'cluster-up', schedulerAddress: status.schedulerAddress, dashboardUrl: status.dashboardUrl, workers: [], failedHosts: [] });
+store.apply({ kind: 'cluster-up', name: 'bench', schedulerAddress: status.schedulerAddress, dashboardUrl: status.dashboardUrl, workers: [], failedHosts: [] });
 const stdout = new FakeTty();
 const stdin = new FakeStdin();
 const ink = render(createElement(App, { store, actions, pollMs: 1_000, color: true }), {

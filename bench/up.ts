@@ -79,7 +79,7 @@ async function runSshcluster(info: TestHosts, yaml: string, timeoutMs: number): 
   }
   const tUp = up.at - p.t0;
   const n = Number(up.m[1]);
-  const addrM = await p.waitFor(/export DASK_SCHEDULER_ADDRESS=(\S+)/, 10_000);
+  const addrM = await p.waitFor(/ {2}scheduler: (\S+)\n.*\n {2}eval "\$\(sshcluster env/, 10_000);
   const address = typeof addrM === 'object' ? addrM.m[1]! : `tcp://${info.hosts[0]!.ip}:${SCHED_PORT}`;
   // Not timed: ask the scheduler itself how many workers it has.
   const check = start(PY, ['-W', 'ignore', '-c',

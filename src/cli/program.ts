@@ -3,6 +3,7 @@ import type { AppContext } from '../app/context.js';
 import { safeText } from '../events/terminal-text.js';
 import { adaptCommand } from './adapt.js';
 import { checkCommand } from './check.js';
+import { envCommand } from './env.js';
 import { attachCommand, downCommand, listCommand, logsCommand, scaleCommand, statusCommand } from './cluster-commands.js';
 import { execCommand } from './exec.js';
 import { upCommand } from './up.js';
@@ -12,7 +13,7 @@ export function buildProgram(ctx: AppContext, done: (code: number) => void): Com
     .description('Turn SSH-reachable machines into a running Dask cluster')
     .version('0.1.0');
   program.addCommand(upCommand(ctx, done));
-  for (const make of [adaptCommand, statusCommand, scaleCommand, logsCommand, attachCommand, downCommand, listCommand]) {
+  for (const make of [adaptCommand, statusCommand, scaleCommand, logsCommand, attachCommand, downCommand, listCommand, envCommand]) {
     program.addCommand(make(ctx, done));
   }
   program.addCommand(checkCommand(ctx, done));

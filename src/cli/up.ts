@@ -19,6 +19,7 @@ interface UpFlags {
   min?: number;
   max?: number;
   tui: boolean;
+  security?: 'tls' | 'none';
 }
 
 export function upCommand(ctx: AppContext, done: (code: number) => void): Command {
@@ -35,19 +36,20 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
     .option('--no-tui', 'plain prefixed log lines instead of the dashboard (the default off a terminal)')
     .option('--json', 'write events as NDJSON instead of plain lines', false)
     .option('--python <path>', 'local cluster only: the Python interpreter that has distributed')
+    .addOption(new Option('--security <mode>', "tls or none, instead of the host file's security: (the local cluster is plain TCP unless --security tls)").choices(['tls', 'none']))
     .addOption(new Option('--ready-timeout <duration>', 'how long to wait for the scheduler and workers to register').argParser(seconds).default(120, '120s'))
     .addOption(new Option('--controller-child').hideHelp().default(false))
     .action(async (file: string | undefined, o: UpFlags) => {
       if (o.detach && !o.controllerChild) {
         const args = process.argv.slice(2).filter((a) => a !== '--detach');
-        done(await runDetached(ctx, { file, name: o.name, python: o.python, json: o.json, mainScript: process.argv[1]!, childArgs: args }));
+        done(await runDetached(ctx, { file, name: o.name, python: o.python, json: o.json, security: o.security, mainScript: process.argv[1]!, childArgs: args }));
         return;
       }
       // In the background controller, start-up events also go to the waiting parent.
       const report = o.controllerChild && process.send ? reporter() : undefined;
       // Only a background controller's processes wait for adoption when it dies.
       const orphanGraceS = o.controllerChild ? DETACHED_ORPHAN_GRACE_S : 0;
-      done(await runUp(ctx, { file, fanout: o.fanout, requireAll: o.requireAll, json: o.json, python: o.python, name: o.name, readyTimeoutMs: o.readyTimeout * 1000, report, adapt: adaptFlags(o), orphanGraceS, tui: o.tui }));
+      done(await runUp(ctx, { file, fanout: o.fanout, requireAll: o.requireAll, json: o.json, python: o.python, name: o.name, readyTimeoutMs: o.readyTimeout * 1000, report, adapt: adaptFlags(o), orphanGraceS, tui: o.tui, security: o.security }));
     });
 }
 

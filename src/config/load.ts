@@ -1,11 +1,13 @@
 // Host file → ClusterSpec: read → YAML → schema (read-file) → layout → rules →
-// normalize. Only the two reads go through ctx.readFile; everything after is pure.
+// normalize. Only the reads (the host file, ~/.ssh/config, the user's own TLS files)
+// go through ctx.readFile; everything else is pure.
 import { basename, dirname, extname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { layoutHosts } from './layout.js';
 import { buildClusterSpec } from './normalize.js';
 import { readHostFile } from './read-file.js';
+import { buildSecurity } from './read-security.js';
 import { checkRules } from './rules.js';
 import type { ClusterSpec } from './spec.js';
 import { createSshResolver, type SshResolver } from './ssh-config.js';
@@ -46,7 +48,8 @@ export function parseHostFile(text: string, fileLabel: string, ctx: LoadContext)
     username: ctx.username,
     fileDir: dirname(source),
   };
-  return buildClusterSpec(raw, layout, { name: defaultName(fileLabel), source }, connectCtx);
+  const spec = buildClusterSpec(raw, layout, { name: defaultName(fileLabel), source }, connectCtx);
+  return { ...spec, security: buildSecurity(raw.security, { fileDir: connectCtx.fileDir, homedir: ctx.homedir, readFile: ctx.readFile }) };
 }
 
 function parseYaml(text: string, file: string): Source {

@@ -11,6 +11,8 @@ export interface LocalOptions {
   nworkers?: number;
   nthreads?: number;
   username?: string;
+  /** Loopback only, so plain TCP unless asked (`up --security tls`). */
+  tls?: boolean;
 }
 
 export function localClusterSpec(opts: LocalOptions): ClusterSpec {
@@ -32,6 +34,7 @@ export function localClusterSpec(opts: LocalOptions): ClusterSpec {
     // Loopback only, as LocalCluster: a laptop cluster should not listen on the network.
     schedulerOptions: { ...DEFAULT_SCHEDULER_OPTIONS, host: '127.0.0.1' },
     workerHosts: [host(nworkers)],
+    security: opts.tls ? { kind: 'tls' } : { kind: 'none' },
   };
 }
 

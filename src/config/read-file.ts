@@ -12,6 +12,7 @@ import {
   bytes, dropUndefined, durationMs, ENV_NAME, opt, readConnectOptions, readSchedulerOptions,
   readWorkerOptions, section, stringList,
 } from './read-options.js';
+import { readSecurity } from './read-security.js';
 import { configError, Cursor, type Source } from './yaml-cursor.js';
 
 const NO_HOSTS_HINT = 'add "hosts: [node1, node2]": the first host runs the scheduler, the others workers';
@@ -34,6 +35,7 @@ export function readHostFile(src: Source): RawHostFile {
     hosts: readHosts(hosts),
     scheduler_host: schedulerHost,
     adaptive: opt(f, 'adaptive', readAdaptive),
+    security: opt(f, 'security', readSecurity),
     where: root.where(),
   });
 }

@@ -7,7 +7,7 @@ import type { Where } from './yaml-cursor.js';
 
 export const TOP_KEYS = [
   'name', 'connect_options', 'remote_python', 'env', 'setup', 'scheduler_options',
-  'worker_options', 'hosts', 'scheduler_host', 'adaptive',
+  'worker_options', 'hosts', 'scheduler_host', 'adaptive', 'security',
 ] as const;
 export const CONNECT_KEYS = [
   'username', 'port', 'identity_file', 'known_hosts', 'strict_host_key_checking',
@@ -25,6 +25,10 @@ export const ADAPTIVE_KEYS = [
   'minimum_cores', 'maximum_cores', 'minimum_memory', 'maximum_memory', 'groups',
 ] as const;
 export const GROUP_KEYS = ['hosts', 'minimum', 'maximum'] as const;
+
+/** `security:` as a mapping: the user's own certificates, Dask's names (distributed.comm.tls). */
+export const SECURITY_KEYS = ['ca_file', 'scheduler', 'worker', 'client'] as const;
+export const TLS_PAIR_KEYS = ['cert', 'key'] as const;
 
 /** Lets "port: 22" written on a host say it belongs under connect_options. */
 export const SECTIONS: Record<string, readonly string[]> = {
@@ -120,11 +124,28 @@ export interface RawAdaptiveGroup {
   maximumWhere?: Where;
 }
 
+/** A path as written ("~" and relative paths not yet resolved) and where. */
+export interface RawPath {
+  path: string;
+  where: Where;
+}
+
+export interface RawTlsPair {
+  cert: RawPath;
+  key: RawPath;
+}
+
+/** `security: none | tls`, or the user's own files. */
+export type RawSecurity =
+  | { kind: 'none' | 'tls'; where: Where }
+  | { kind: 'files'; ca_file: RawPath; scheduler: RawTlsPair; worker: RawTlsPair; client: RawTlsPair; where: Where };
+
 export interface RawHostFile extends RawHostSettings {
   name?: string;
   scheduler_options: RawSchedulerOptions;
   hosts: RawHostEntry[];
   scheduler_host?: { address: HostAddress; where: Where };
   adaptive?: RawAdaptive;
+  security?: RawSecurity;
   where: Where;
 }

@@ -82,6 +82,28 @@ export interface HostSpec {
   maxWorkers: number;
 }
 
+/** Absolute paths on this machine, PEM files. */
+export interface TlsPairFiles {
+  cert: string;
+  key: string;
+}
+
+/** The user's own certificates (`security: {ca_file, …}`). */
+export interface TlsFilesSpec {
+  caFile: string;
+  scheduler: TlsPairFiles;
+  worker: TlsPairFiles;
+  client: TlsPairFiles;
+}
+
+/**
+ * How the cluster's processes talk. `tls`: mutual TLS with a CA made for this cluster,
+ * or, with `files`, the user's own certificates. `none`: plain TCP, unauthenticated.
+ */
+export type SecuritySpec =
+  | { kind: 'none' }
+  | { kind: 'tls'; files?: TlsFilesSpec };
+
 export interface ClusterSpec {
   name: string;
   /** The host file it came from; undefined for the local (no-SSH) cluster. */
@@ -93,4 +115,6 @@ export interface ClusterSpec {
   /** Hosts that run workers. The scheduler host is among them only when listed twice or local. */
   workerHosts: HostSpec[];
   adaptive?: AdaptiveSpec;
+  /** Absent in state files written before TLS existed: those clusters run plain TCP. */
+  security?: SecuritySpec;
 }

@@ -2,6 +2,8 @@
 // because that module path works from distributed 2.x to today, while the `dask`
 // entry point (and `dask-worker` vs `dask worker`) differs between versions.
 import type { SchedulerOptions, WorkerOptions } from '../config/spec.js';
+import type { TlsPaths } from '../tls/tls-files.js';
+import { tlsArgv } from './tls.js';
 
 export { schedulerEnv, workerEnv, DASK_API_ROUTES, DASK_LOG_FORMAT } from './env.js';
 export { shellQuote, buildRemoteCommand, viaSh } from './remote-command.js';
@@ -10,11 +12,13 @@ export type { RemoteCommand } from './remote-command.js';
 export const SCHEDULER_MODULE = 'distributed.cli.dask_scheduler';
 export const WORKER_MODULE = 'distributed.cli.dask_worker';
 
-export function schedulerArgv(python: string, opts: SchedulerOptions): string[] {
+/** With `tls`, the scheduler listens on tls:// only and presents its certificate. */
+export function schedulerArgv(python: string, opts: SchedulerOptions, tls?: TlsPaths): string[] {
   const argv = [python, '-m', SCHEDULER_MODULE, '--port', String(opts.port)];
   argv.push('--dashboard-address', opts.dashboardAddress);
   if (opts.host) argv.push('--host', opts.host);
   if (opts.interface) argv.push('--interface', opts.interface);
+  if (tls) argv.push(...tlsArgv(tls));
   return argv;
 }
 
@@ -27,6 +31,7 @@ export function workerArgv(
   schedulerAddress: string,
   name: string,
   opts: WorkerOptions,
+  tls?: TlsPaths,
 ): string[] {
   const argv = [python, '-m', WORKER_MODULE, schedulerAddress];
   argv.push('--name', name, '--nworkers', '1');
@@ -37,6 +42,7 @@ export function workerArgv(
   argv.push(opts.nanny ? '--nanny' : '--no-nanny');
   argv.push('--death-timeout', String(opts.deathTimeoutS));
   if (opts.interface) argv.push('--interface', opts.interface);
+  if (tls) argv.push(...tlsArgv(tls));
   return argv;
 }
 

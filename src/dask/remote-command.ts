@@ -5,7 +5,7 @@
 import { remoteProgram, programCommand } from './remote-programs.js';
 import { envInput, quotePath, quoteWord, shellScript, type RemoteInvocation } from './remote-shell.js';
 
-export { quoteWord, quotePath, shellQuote, viaSh, envInput, shellScript } from './remote-shell.js';
+export { quoteWord, quotePath, shellQuote, viaSh, envInput, exportLines, shellScript } from './remote-shell.js';
 export type { RemoteInvocation } from './remote-shell.js';
 
 /** Exported into every process we start; how leftovers are found at teardown. */

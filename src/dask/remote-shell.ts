@@ -56,6 +56,14 @@ export function envInput(env: Readonly<Record<string, string>>): string {
   return lines.map((l) => `${l}\n`).join('') + '\n';
 }
 
+/** `export NAME=value` lines for a user's own shell (`sshcluster env`), values quoted. */
+export function exportLines(env: Readonly<Record<string, string>>): string[] {
+  return Object.entries(env).map(([name, value]) => {
+    if (!ENV_NAME.test(name)) throw new Error(`not a valid environment variable name: ${name}`);
+    return `export ${name}=${quoteWord(value)}`;
+  });
+}
+
 /** setup (stdin from /dev/null), the env block from stdin, then `body`. */
 export function shellScript(setup: readonly string[], body: string): string {
   // `:` first: a setup of comment lines only still makes a valid group.

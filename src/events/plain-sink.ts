@@ -28,7 +28,8 @@ export function plainLine(e: ClusterEvent): string | undefined {
           (e.failedHosts.length ? `, failed hosts: ${e.failedHosts.join(', ')}` : ''),
         `  scheduler: ${e.schedulerAddress}`,
         `  dashboard: ${e.dashboardUrl}`,
-        `  export DASK_SCHEDULER_ADDRESS=${e.schedulerAddress}`,
+        // env prints the address and, with TLS, the client certificate's variables.
+        `  eval "$(sshcluster env --name ${shellWord(e.name)})"`,
       ].join('\n');
     case 'teardown-started':
       return `Stopping cluster (${e.reason}) …`;
@@ -53,6 +54,11 @@ export function plainSink(write: Write): (e: ClusterEvent) => void {
 
 export function ndjsonSink(write: Write): (e: ClusterEvent) => void {
   return (e) => write(jsonText({ time: new Date().toISOString(), ...e }) + '\n');
+}
+
+/** A cluster name as one shell word (host-file names need no quotes; --name may). */
+function shellWord(s: string): string {
+  return /^[A-Za-z0-9._-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 /** A host with pids still runs something of ours; one without could not be checked. */

@@ -10,6 +10,8 @@ export type ClusterEvent =
   | { kind: 'process-exit'; host: string; name: string; code: number | null; signal: string | null; expected: boolean }
   | {
       kind: 'cluster-up';
+      /** The cluster's name, for the `sshcluster env --name` line. */
+      name: string;
       schedulerAddress: string;
       dashboardUrl: string;
       workers: { name: string; address: string }[];

@@ -32,7 +32,7 @@ describe('sshcluster check', () => {
     const file = writeHostsYaml(tmp('check-good.yaml'), info);
     const r = runCli(['check', file]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^${esc(h0.ip)}\\s+scheduler\\s+ok\\s+key client_ed25519\\s+known\\s+/usr/bin/python3 3\\.\\d+\\.\\d+\\s+\\S+\\s+\\S+\\s+\\d+\\s+[\\d.]+G\\s+0\\s+-\\s+:8786 free, :8787 free`, 'm'));
+    expect(r.stdout).toMatch(new RegExp(`^${esc(h0.ip)}\\s+scheduler\\s+ok\\s+key client_ed25519\\s+known\\s+/usr/bin/python3 3\\.\\d+\\.\\d+\\s+\\S+\\s+\\S+\\s+1\\.[23]\\s+\\d+\\s+[\\d.]+G\\s+0\\s+-\\s+:8786 free, :8787 free`, 'm'));
     for (const h of info.hosts.slice(1)) expect(r.stdout).toMatch(new RegExp(`^${esc(h.ip)}\\s+worker\\s+ok.*→ ${esc(h0.ip)}:8786 ok`, 'm'));
     expect(r.stdout).toContain(`Launchable: ${info.hosts.length} host(s) checked.`);
     expect(listeners()).toEqual([]);

@@ -37,7 +37,7 @@ describe('sshcluster up: refusals and limits', () => {
       hosts: [s.ip, w1.ip, { host: w2.ip, remote_python: '/opt/no/python3' }],
     });
     const run = startCli(['up', file]);
-    await run.waitFor(/export DASK_SCHEDULER_ADDRESS=/);
+    await run.waitFor(/ {2}eval "\$\(sshcluster env/);
     expect(run.output()).toMatch(new RegExp(`\\[${w2.ip.replace(/\./g, '\\.')}\\] failed: .*python not found: remote_python "/opt/no/python3"`));
     expect(run.output()).toMatch(/Cluster up: 1 worker\(s\), failed hosts: /);
     run.child.kill('SIGINT');
@@ -65,7 +65,7 @@ describe('sshcluster up: refusals and limits', () => {
       worker_options: { nworkers: 12, nthreads: 1, nanny: false },
     });
     const run = startCli(['up', file]);
-    const m = await run.waitFor(/export DASK_SCHEDULER_ADDRESS=(\S+)/, 170_000);
+    const m = await run.waitFor(/ {2}scheduler: (\S+)\n.*\n {2}eval "\$\(sshcluster env/, 170_000);
     expect(run.output()).toMatch(/Cluster up: 12 worker\(s\)/);
     expect(daskClient(m[1]!, 'print(len(c.scheduler_info()["workers"]))').trim()).toBe('12');
     run.child.kill('SIGINT');

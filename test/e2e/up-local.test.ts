@@ -6,7 +6,7 @@ import { daskClient, runCli, startCli } from './cli-driver.js';
 describe('sshcluster up (local, no host file)', () => {
   it('starts a local scheduler and workers, computes, and stops cleanly on Ctrl-C', async () => {
     const run = startCli(['up', '--python', '/usr/bin/python3']);
-    const m = await run.waitFor(/export DASK_SCHEDULER_ADDRESS=(\S+)/);
+    const m = await run.waitFor(/ {2}scheduler: (\S+)\n.*\n {2}eval "\$\(sshcluster env/);
     expect(m[1]).toBe('tcp://127.0.0.1:8786');
     const workers = Number(/Cluster up: (\d+) worker/.exec(run.output())![1]);
     expect(workers).toBeGreaterThanOrEqual(1);

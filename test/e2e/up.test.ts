@@ -45,7 +45,7 @@ describe('sshcluster up over SSH', () => {
   it('starts a scheduler and 3 workers on 4 hosts, computes, and leaves nothing after Ctrl-C', async () => {
     const file = writeHostsYaml(tmp('four.yaml'), { ...info, hosts: four }, { env });
     run = startCli(['up', file]);
-    const m = await run.waitFor(/export DASK_SCHEDULER_ADDRESS=(\S+)/);
+    const m = await run.waitFor(/ {2}scheduler: (\S+)\n.*\n {2}eval "\$\(sshcluster env/);
     const address = m[1]!;
     expect(address).toBe(`tcp://${four[0]!.ip}:8786`);
     expect(run.output()).toMatch(/Cluster up: 3 worker\(s\)/);
@@ -89,7 +89,7 @@ print(sum(c.gather(c.map(lambda x: x * x, range(100)))))
       hosts: [s.ip, w1.ip, w2.ip, w3.ip, unreachable],
     });
     run = startCli(['up', file]);
-    await run.waitFor(/export DASK_SCHEDULER_ADDRESS=/);
+    await run.waitFor(/ {2}eval "\$\(sshcluster env/);
     const out = run.output();
     expect(out).toMatch(/Cluster up: 2 worker\(s\), failed hosts: /);
     expect(out).toMatch(new RegExp(`\\[${unreachable.replace(/\./g, '\\.')}\\] failed: (unreachable|no SSH handshake|timed out|no route)`, 'i'));
@@ -102,7 +102,7 @@ print(sum(c.gather(c.map(lambda x: x * x, range(100)))))
   it('leaves no dask process behind when sshcluster itself is SIGKILLed', async () => {
     const file = writeHostsYaml(tmp('kill.yaml'), { ...info, hosts: four }, { env, worker_options: { death_timeout: '20s' } });
     run = startCli(['up', file]);
-    await run.waitFor(/export DASK_SCHEDULER_ADDRESS=/);
+    await run.waitFor(/ {2}eval "\$\(sshcluster env/);
     expect(daskLeft().length).toBe(4);
     run.child.kill('SIGKILL');
     await run.exited;
@@ -114,7 +114,7 @@ print(sum(c.gather(c.map(lambda x: x * x, range(100)))))
   it('keeps a worker working after it wrote 10 MB of log lines', async () => {
     const file = writeHostsYaml(tmp('logs.yaml'), { ...info, hosts: four.slice(0, 2) }, { env });
     run = startCli(['up', file]);
-    const m = await run.waitFor(/export DASK_SCHEDULER_ADDRESS=(\S+)/);
+    const m = await run.waitFor(/ {2}scheduler: (\S+)\n.*\n {2}eval "\$\(sshcluster env/);
     const out = daskClient(
       m[1]!,
       `

@@ -11,6 +11,7 @@ const probe = (over: Partial<ProbeResult> = {}): ProbeResult => ({
   pythonVersion: '3.11.2',
   dask: '2024.1.0',
   distributed: '2024.1.0',
+  ssl: { openssl: 'OpenSSL 3.0.15 3 Sep 2024', tls12: true, tls13: true },
   ...over,
 });
 const connected = { ok: true as const, authMethod: 'publickey /home/u/.ssh/id_ed25519', hostKey: 'known' as const };
@@ -92,14 +93,33 @@ describe('evaluateCheck', () => {
   });
 });
 
+describe('evaluateCheck: TLS', () => {
+  it("is an error when a TLS cluster's Python has no ssl module or no TLS 1.2", () => {
+    const noSsl = probe({ ssl: undefined, sslError: "ModuleNotFoundError: No module named '_ssl'" });
+    const old = probe({ ssl: { openssl: 'OpenSSL 0.9.8', tls12: false, tls13: false } });
+    const r = evaluateCheck([sched({ tls: true }), worker('n1', { tls: true, probe: noSsl }), worker('n2', { tls: true, probe: old })]);
+    expect(r.launchable).toBe(false);
+    expect(r.problems.filter((p) => p.severity === 'error').map((p) => `${p.host}: ${p.message}`)).toEqual([
+      "n1: /usr/bin/python3 has no usable ssl module (ModuleNotFoundError: No module named '_ssl'): the cluster's TLS needs it",
+      "n2: /usr/bin/python3's ssl (OpenSSL 0.9.8) cannot do TLS 1.2, which Dask requires at least",
+    ]);
+    expect(renderCheck(r).split('\n')[2]).toMatch(/\s+no ssl\s+/);
+  });
+
+  it('does not mind for a cluster with security: none', () => {
+    const noSsl = probe({ ssl: undefined, sslError: 'ImportError: x' });
+    expect(evaluateCheck([sched({ tls: false }), worker('n1', { tls: false, probe: noSsl })]).launchable).toBe(true);
+  });
+});
+
 describe('renderCheck', () => {
   it('prints one row per host and folds the same problem on many hosts', () => {
     const missing = probe({ dask: undefined, daskError: 'ModuleNotFoundError: x' });
     const r = evaluateCheck([sched(), worker('n1', { probe: missing }), worker('n2', { probe: missing })]);
     const text = renderCheck(r);
     const lines = text.split('\n');
-    expect(lines[0]).toMatch(/^HOST\s+ROLE\s+SSH\s+AUTH\s+HOST KEY\s+PYTHON\s+DASK\s+DISTRIBUTED\s+CORES\s+MEMORY\s+GPUS\s+RESOURCES\s+NETWORK\s+CLOCK$/);
-    expect(lines[1]).toMatch(/^n0\s+scheduler\s+ok\s+key id_ed25519\s+known\s+\/usr\/bin\/python3 3\.11\.2\s+2024\.1\.0\s+2024\.1\.0\s+8\s+16\.0G\s+0\s+-\s+:8786 free, :8787 free\s+\+0\.01s$/);
+    expect(lines[0]).toMatch(/^HOST\s+ROLE\s+SSH\s+AUTH\s+HOST KEY\s+PYTHON\s+DASK\s+DISTRIBUTED\s+TLS\s+CORES\s+MEMORY\s+GPUS\s+RESOURCES\s+NETWORK\s+CLOCK$/);
+    expect(lines[1]).toMatch(/^n0\s+scheduler\s+ok\s+key id_ed25519\s+known\s+\/usr\/bin\/python3 3\.11\.2\s+2024\.1\.0\s+2024\.1\.0\s+1\.3\s+8\s+16\.0G\s+0\s+-\s+:8786 free, :8787 free\s+\+0\.01s$/);
     expect(lines[2]).toContain('→ n0:8786 ok');
     expect(text).toContain('ERROR n[1-2]: dask cannot be imported by /usr/bin/python3: ModuleNotFoundError: x\n        fix: install it');
     expect(text).toContain('Not launchable: 2 error(s) on 2 host(s).');

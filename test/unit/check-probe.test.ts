@@ -17,6 +17,20 @@ describe('probeScript', () => {
   });
 });
 
+describe('the probe under a real Python', () => {
+  it("reports Python's ssl and its TLS versions", async () => {
+    const { execFile } = await import('node:child_process');
+    const { command, input } = probeScript({ ...testHost('n1'), remotePython: '/usr/bin/python3' });
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile('sh', ['-c', command], (err, out) => (err ? reject(err) : resolve(out))).stdin?.end(input),
+    );
+    const r = parseProbe(stdout, '');
+    expect(r.sslError).toBeUndefined();
+    expect(r.ssl).toMatchObject({ tls12: true, tls13: true });
+    expect(r.ssl?.openssl).toMatch(/^OpenSSL \d/);
+  });
+});
+
 describe('parseProbe', () => {
   it('reads the marked lines and ignores setup noise', () => {
     const out = [

@@ -18,6 +18,7 @@ describe('config.example.yaml', () => {
   it('loads cleanly with every key', () => {
     expect(spec.name).toBe('lab');
     expect(spec.schedulerHost.name).toBe('node0');
+    expect(spec.security).toEqual({ kind: 'tls' });
     expect(spec.workerHosts.map((h) => h.name)).toEqual([
       'node0', 'gpu1', 'gpu2', 'node01', 'node02', 'node03', 'node04', 'cpu1', 'cpu2', 'cpu3', 'cpu7',
     ]);

@@ -5,14 +5,18 @@ describe('plain sink', () => {
   it('prefixes process lines with host/name', () => {
     expect(plainLine({ kind: 'process-line', host: 'n1', name: 'n1-0', stream: 'stderr', line: 'hello' })).toBe('n1/n1-0 │ hello');
   });
-  it('ends start-up with the scheduler address, dashboard and the export line', () => {
-    const text = plainLine({ kind: 'cluster-up', schedulerAddress: 'tcp://n0:8786', dashboardUrl: 'http://n0:8787/status', workers: [{ name: 'a', address: 'x' }], failedHosts: ['n3'] })!;
+  it('ends start-up with the scheduler address, dashboard and the env line', () => {
+    const text = plainLine({ kind: 'cluster-up', name: 'lab', schedulerAddress: 'tcp://n0:8786', dashboardUrl: 'http://n0:8787/status', workers: [{ name: 'a', address: 'x' }], failedHosts: ['n3'] })!;
     expect(text.split('\n')).toEqual([
       'Cluster up: 1 worker(s), failed hosts: n3',
       '  scheduler: tcp://n0:8786',
       '  dashboard: http://n0:8787/status',
-      '  export DASK_SCHEDULER_ADDRESS=tcp://n0:8786',
+      '  eval "$(sshcluster env --name lab)"',
     ]);
+  });
+  it('quotes a cluster name the shell would split', () => {
+    const text = plainLine({ kind: 'cluster-up', name: "my lab's", schedulerAddress: 'tls://n0:8786', dashboardUrl: 'd', workers: [], failedHosts: [] })!;
+    expect(text.split('\n').at(-1)).toBe(`  eval "$(sshcluster env --name 'my lab'\\''s')"`);
   });
   it('shows a failed host with its reason and detail lines', () => {
     expect(plainLine({ kind: 'host-state', host: 'n2', state: 'failed', reason: 'auth refused', detail: ['x'] })).toBe('[n2] failed: auth refused\n    x');

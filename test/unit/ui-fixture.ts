@@ -30,7 +30,7 @@ export function snapshot(over: Partial<StatusSnapshot> = {}): StatusSnapshot {
 export function upStore(now = () => T0 + 65_000): DashboardStore {
   const s = new DashboardStore('lab', now);
   s.setStatus(snapshot());
-  s.apply({ kind: 'cluster-up', schedulerAddress: 'tcp://10.0.0.1:8786', dashboardUrl: 'http://10.0.0.1:8787/status', workers: [], failedHosts: ['node2'] });
+  s.apply({ kind: 'cluster-up', name: 'lab', schedulerAddress: 'tcp://10.0.0.1:8786', dashboardUrl: 'http://10.0.0.1:8787/status', workers: [], failedHosts: ['node2'] });
   s.apply({ kind: 'process-line', host: 'node0', name: 'scheduler', stream: 'stderr', line: 'distributed.scheduler - INFO - Register worker' });
   s.apply({ kind: 'process-line', host: 'node1', name: 'node1-0', stream: 'stderr', line: 'distributed.worker - WARNING - Unmanaged memory use is high' });
   s.apply({ kind: 'process-line', host: 'node1', name: 'node1-1', stream: 'stderr', line: 'distributed.worker - ERROR - Compute Failed' });

@@ -33,6 +33,8 @@ export interface HostObservation {
   clockOffsetS?: number;
   ports?: PortsObservation;
   reach?: ReachObservation;
+  /** The cluster talks TLS (security:), so Python's ssl must do TLS 1.2+. */
+  tls?: boolean;
 }
 
 export interface Problem {
@@ -103,10 +105,17 @@ function pythonProblems(o: HostObservation, p: ProbeResult, sched: ProbeResult |
       add('error', `${mod} ${p[mod]} differs from the scheduler host's ${want}`, `install the same version everywhere: ${p.pythonPath} -m pip install ${pin}`);
     }
   }
+  if (o.tls) tlsProblems(p, add);
   const minor = (v: string | undefined): string | undefined => v?.split('.').slice(0, 2).join('.');
   if (sched?.pythonVersion && p.pythonVersion && minor(sched.pythonVersion) !== minor(p.pythonVersion)) {
     add('warning', `python ${p.pythonVersion} differs from the scheduler host's ${sched.pythonVersion}`, 'use the same Python minor version on every host: functions are pickled between them');
   }
+}
+
+function tlsProblems(p: ProbeResult, add: Add): void {
+  const hint = 'use a Python built with OpenSSL 1.1.1 or later (TLS 1.2+), or set security: none in the host file (plain TCP, no authentication)';
+  if (p.sslError !== undefined) add('error', `${p.pythonPath} has no usable ssl module (${p.sslError}): the cluster's TLS needs it`, hint);
+  else if (p.ssl && !p.ssl.tls12) add('error', `${p.pythonPath}'s ssl (${p.ssl.openssl}) cannot do TLS 1.2, which Dask requires at least`, hint);
 }
 
 function portProblems(o: HostObservation, add: Add): void {

@@ -6,7 +6,7 @@ import { compressHosts } from '../hosts/compress-hosts.js';
 import type { CheckReport, CheckRow, Problem } from './check-evaluate.js';
 import { resourcesCell } from './check-resources.js';
 
-const COLUMNS = ['HOST', 'ROLE', 'SSH', 'AUTH', 'HOST KEY', 'PYTHON', 'DASK', 'DISTRIBUTED', 'CORES', 'MEMORY', 'GPUS', 'RESOURCES', 'NETWORK', 'CLOCK'];
+const COLUMNS = ['HOST', 'ROLE', 'SSH', 'AUTH', 'HOST KEY', 'PYTHON', 'DASK', 'DISTRIBUTED', 'TLS', 'CORES', 'MEMORY', 'GPUS', 'RESOURCES', 'NETWORK', 'CLOCK'];
 
 export function renderCheck(report: CheckReport): string {
   const cells = [COLUMNS, ...report.rows.map(rowCells)];
@@ -52,7 +52,7 @@ function rowCells(r: CheckRow): string[] {
   const c = r.connect;
   if (!c.ok) {
     const key = c.reason === 'host-key' ? (/mismatch/.test(c.message) ? 'mismatch' : /revoked/.test(c.message) ? 'revoked' : 'unknown') : '-';
-    return [r.host, r.role, c.reason, '-', key, '-', '-', '-', '-', '-', '-', resourcesCell(r.resources), '-', '-'];
+    return [r.host, r.role, c.reason, '-', key, '-', '-', '-', '-', '-', '-', '-', resourcesCell(r.resources), '-', '-'];
   }
   const p = r.probe;
   const python = !p ? '?' : p.pythonPath ? `${p.pythonPath} ${p.pythonVersion ?? '(failed)'}` : 'not found';
@@ -66,6 +66,7 @@ function rowCells(r: CheckRow): string[] {
     python,
     mod(p?.dask, p?.daskError),
     mod(p?.distributed, p?.distributedError),
+    tlsCell(p),
     p?.cores !== undefined ? String(p.cores) : '-',
     p?.memoryBytes !== undefined ? `${(p.memoryBytes / 2 ** 30).toFixed(1)}G` : '-',
     p ? String(p.gpus.length) : '-',
@@ -73,6 +74,14 @@ function rowCells(r: CheckRow): string[] {
     network(r),
     r.clockOffsetS !== undefined ? `${r.clockOffsetS >= 0 ? '+' : ''}${r.clockOffsetS.toFixed(2)}s` : '-',
   ];
+}
+
+/** The highest TLS version Python's ssl offers: what Dask's comms can use. */
+function tlsCell(p: CheckRow['probe']): string {
+  if (!p?.pythonVersion) return '-';
+  if (p.sslError !== undefined) return 'no ssl';
+  if (!p.ssl) return '?';
+  return p.ssl.tls13 ? '1.3' : p.ssl.tls12 ? '1.2' : 'NO 1.2';
 }
 
 function shortAuth(method: string): string {

@@ -49,6 +49,9 @@ export interface ProbeResult {
   daskError?: string;
   distributed?: string;
   distributedError?: string;
+  /** Python's ssl module: what the cluster's TLS needs (1.2 at least, Dask's minimum). */
+  ssl?: { openssl: string; tls12: boolean; tls13: boolean };
+  sslError?: string;
   /** python was found but the probe did not finish. */
   pythonFailed?: string;
   reach?: { ok: boolean; error?: string };
@@ -92,6 +95,9 @@ function pyFields(text: string): Partial<ProbeResult> {
   set('daskError', str('dask_error'));
   set('distributed', str('distributed'));
   set('distributedError', str('distributed_error'));
+  set('sslError', str('ssl_error'));
+  const ssl = j.ssl as Record<string, unknown> | undefined;
+  if (ssl && typeof ssl === 'object') out.ssl = { openssl: String(ssl.openssl ?? '?'), tls12: ssl.tls12 === true, tls13: ssl.tls13 === true };
   return out;
 }
 

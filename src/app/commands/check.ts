@@ -37,7 +37,7 @@ export async function runCheck(ctx: AppContext, o: CheckOptions): Promise<number
 
   const checkHost = async (h: HostSpec): Promise<HostObservation> => {
     const role = roleOf(spec, h);
-    const base = { host: h.name, role, remotePython: h.remotePython, ...(role === 'scheduler' ? {} : { resources: h.workerOptions.resources }) };
+    const base = { host: h.name, role, remotePython: h.remotePython, tls: spec.security?.kind === 'tls', ...(role === 'scheduler' ? {} : { resources: h.workerOptions.resources }) };
     const hostKey = hostKeyBefore(h.connect);
     let shell: ShellPort;
     try {

@@ -19,10 +19,10 @@ import { loadSpec } from './up.js';
  */
 export const DETACHED_ORPHAN_GRACE_S = 300;
 
-export async function runDetached(ctx: AppContext, o: { file?: string; name?: string; python?: string; json?: boolean; mainScript: string; childArgs: string[] }): Promise<number> {
+export async function runDetached(ctx: AppContext, o: { file?: string; name?: string; python?: string; json?: boolean; security?: 'tls' | 'none'; mainScript: string; childArgs: string[] }): Promise<number> {
   // Config errors and a clash with a running cluster show here, before anything starts;
   // a dead controller's cluster is adopted by the child.
-  const spec = loadSpec(ctx, o.file, o.python);
+  const spec = loadSpec(ctx, o.file, o.python, o.security);
   const name = o.name ?? spec.name;
   const paths = pathsFor(ctx, name);
   await refuseIfRunning(paths, name);

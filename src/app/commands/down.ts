@@ -1,12 +1,13 @@
 // `sshcluster down`: through the controller when one answers; otherwise from the state
 // file: visit every host of the cluster and stop exactly the processes tagged with its id.
 import fs from 'node:fs/promises';
+import { jsonText, safeLine } from '../../events/terminal-text.js';
 import type { ClusterState } from '../../control/state-file.js';
 import { ExpectedError } from '../../errors.js';
+import { removeCerts } from '../../tls/cert-store.js';
 import { leftoverLine } from '../../events/plain-sink.js';
-import { jsonText, safeLine } from '../../events/terminal-text.js';
 import type { AppContext, Output } from '../context.js';
-import { findCluster, NoClusterError, type FoundCluster } from './find-cluster.js';
+import { findCluster, type FoundCluster, NoClusterError } from './find-cluster.js';
 import { ShellHostRunner } from '../remote/host-runner.js';
 import type { TeardownResult } from '../controller/teardown.js';
 import { shellOpener } from './up.js';
@@ -32,7 +33,7 @@ export async function runDown(ctx: AppContext, o: { name?: string; json: boolean
   } else {
     progress.write(`No controller answers for ${found.name}; stopping its processes from the state file …\n`);
     result = await downFromState(ctx, found.state, progress);
-    if (result.leftover.length === 0) await fs.rm(found.paths.stateFile, { force: true });
+    if (result.leftover.length === 0) await Promise.all([fs.rm(found.paths.stateFile, { force: true }), removeCerts(found.paths.dir)]);
   }
   if (o.json) ctx.stdout.write(jsonText({ name: found.name, ...result }) + '\n');
   else {

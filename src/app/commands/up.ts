@@ -24,6 +24,7 @@ import { findLocalPython } from './local-python.js';
 import { secretProvider } from '../remote/secrets.js';
 import type { ShellPort } from '../remote/shell-port.js';
 import type { TeardownResult } from '../controller/teardown.js';
+import { setUpTls } from '../tls-setup.js';
 
 export interface UpOptions {
   file?: string;
@@ -41,9 +42,16 @@ export interface UpOptions {
   orphanGraceS?: number;
   /** false with --no-tui; the dashboard also needs a terminal (dashboardWanted). */
   tui?: boolean;
+  /** --security: overrides the host file's `security:` (the local cluster's way to opt in). */
+  security?: 'tls' | 'none';
 }
 
-export function loadSpec(ctx: AppContext, file: string | undefined, python?: string): ClusterSpec {
+export function loadSpec(ctx: AppContext, file: string | undefined, python?: string, security?: 'tls' | 'none'): ClusterSpec {
+  const spec = loadSpecFile(ctx, file, python);
+  return security ? { ...spec, security: { kind: security } } : spec;
+}
+
+function loadSpecFile(ctx: AppContext, file: string | undefined, python?: string): ClusterSpec {
   if (!file) {
     return localClusterSpec({ cores: ctx.cores, memoryBytes: ctx.memoryBytes, python: findLocalPython(ctx.env, python) });
   }
@@ -70,7 +78,7 @@ export function shellOpener(ctx: AppContext, spec: ClusterSpec): (h: HostSpec) =
 }
 
 export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
-  const given = loadSpec(ctx, opts.file, opts.python);
+  const given = loadSpec(ctx, opts.file, opts.python, opts.security);
   const loaded = given.local ? await withFreeLocalPorts(given) : given;
   const spec = withAdaptive(opts.name ? { ...loaded, name: opts.name } : loaded, opts.adapt);
   const paths = pathsFor(ctx, spec.name);
@@ -83,6 +91,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   const out = upOutput(ctx, bus, spec.name, { json: opts.json, tui, detachedChild: opts.report !== undefined });
   if (opts.report) bus.on(opts.report);
   if (spec.local) bus.emit({ kind: 'notice', level: 'info', message: `Local cluster on this machine (${spec.workerHosts[0]?.workerOptions.nworkers ?? 0} workers, python ${spec.schedulerHost.remotePython})` });
+  const tls = await setUpTls({ spec, paths, clusterId, bus, now: new Date() });
 
   const session = new ClusterSession({
     spec,
@@ -95,6 +104,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     openShell: shellOpener(ctx, spec),
     orphanGraceS: opts.orphanGraceS,
     previous,
+    tls,
   });
 
   let stopReason: string | undefined;

@@ -1,9 +1,10 @@
 // Addresses users see and the one we reach the scheduler's HTTP server by.
 import type { ClusterSpec } from '../../config/spec.js';
 
-export function schedulerAddress(spec: ClusterSpec): string {
+/** `tls` when the cluster's processes talk TLS (see tls-setup.ts), else plain `tcp`. */
+export function schedulerAddress(spec: ClusterSpec, scheme: 'tcp' | 'tls' = 'tcp'): string {
   const host = spec.schedulerOptions.host ?? spec.schedulerHost.connect.hostname;
-  return `tcp://${bracket(host)}:${spec.schedulerOptions.port}`;
+  return `${scheme}://${bracket(host)}:${spec.schedulerOptions.port}`;
 }
 
 /** "host:port", ":port" or "port" as dask's --dashboard-address takes it. */

@@ -19,6 +19,7 @@ import { ProcessTable, type Tracked } from './process-table.js';
 import { readopt, type PreviousCluster } from './readopt.js';
 import { confirmReady } from './start-up.js';
 import type { ShellPort } from '../remote/shell-port.js';
+import type { SessionTls } from '../tls-setup.js';
 import { teardown, type TeardownOptions, type TeardownResult } from './teardown.js';
 
 export interface SessionOptions {
@@ -38,6 +39,8 @@ export interface SessionOptions {
   orphanGraceS?: number;
   /** A dead controller's record of this cluster: adopt what of it still runs. */
   previous?: PreviousCluster;
+  /** Set when the processes talk mutual TLS: where each host keeps the cluster's files. */
+  tls?: SessionTls;
 }
 
 export type { Tracked };
@@ -67,7 +70,7 @@ export class ClusterSession {
     this.spec = o.spec;
     this.now = o.now ?? Date.now;
     this.startedAt = this.now();
-    this.address = schedulerAddress(o.spec);
+    this.address = schedulerAddress(o.spec, o.tls ? 'tls' : 'tcp');
     this.dashboard = dashboardUrl(o.spec);
     this.desiredWorkers = desiredProcesses(o.spec).filter((d) => d.role === 'worker').map(({ name, host }) => ({ name, host }));
     if (o.initialWorkers !== undefined) {
@@ -108,6 +111,7 @@ export class ClusterSession {
     await this.forwardDashboard();
     this.bus.emit({
       kind: 'cluster-up',
+      name: this.spec.name,
       schedulerAddress: this.address,
       dashboardUrl: this.dashboard,
       workers: [...this.registered].map(([name, address]) => ({ name, address })),

@@ -1,13 +1,14 @@
 // What makes a running `up` a controller other commands can talk to: the control
 // socket (status, scale, down, subscribe), the state file `down` falls back on, and the
 // per-process log files `logs` reads.
+import { adaptiveRefusal } from '../../adaptive/limits.js';
 import { clusterPaths, ensureClusterDir, socketPathFor, stateRoot, type ClusterPaths } from '../../control/paths.js';
 import { LogStore } from '../../control/log-store.js';
 import { startControlServer, type ControlServer } from '../../control/server.js';
 import { writeState, type ClusterState } from '../../control/state-file.js';
+import { removeCerts } from '../../tls/cert-store.js';
 import { UsageError } from '../../errors.js';
-import { adaptiveRefusal } from '../../adaptive/limits.js';
-import { keepTargetDuration, mergeAdaptive, type AdaptParams, type AdaptReply } from '../commands/adapt.js';
+import { mergeAdaptive, type AdaptParams, type AdaptReply, keepTargetDuration } from '../commands/adapt.js';
 import { AdaptiveLoop } from './adaptive-loop.js';
 import type { ClusterSession } from './cluster-session.js';
 import type { AppContext } from '../context.js';
@@ -122,7 +123,8 @@ export class Controller {
     await this.server?.close();
     await this.logs?.close();
     const fs = await import('node:fs/promises');
-    if (clean) await fs.rm(this.paths.stateFile, { force: true });
+    // The certificates go with the state: a cluster that is gone needs neither.
+    if (clean) await Promise.all([fs.rm(this.paths.stateFile, { force: true }), removeCerts(this.paths.dir)]);
     else await this.save();
   }
 }

@@ -1,9 +1,11 @@
 // The processes this controller started or adopted: how they are started (argv, env),
 // what is observed of them, supervised restarts after unexpected exits, and retirement.
+import { parseKeeperRefusal } from '../../dask/log-lines.js';
 import type { DesiredProcess, ObservedProcess } from '../../cluster/plan.js';
 import type { ExitInfo, ProcessSpec, RunningProcess } from '../../cluster/ports.js';
 import { schedulerArgv, schedulerEnv, workerArgv, workerEnv } from '../../dask/argv.js';
-import { parseKeeperRefusal } from '../../dask/log-lines.js';
+import { requireEncryptionEnv } from '../../dask/tls.js';
+import { tlsPathsIn } from '../../tls/tls-files.js';
 import type { ClusterSession } from './cluster-session.js';
 import { errorText } from './cluster-session.js';
 import { Ring } from '../remote/line-splitter.js';
@@ -87,11 +89,17 @@ export class ProcessTable {
     const h = this.s.hostSpec(d.host);
     if (!h) return undefined;
     const { spec } = this.s;
+    const tlsDir = this.s.o.tls?.dirFor(d.host);
+    const tls = tlsDir === undefined ? undefined : tlsPathsIn(tlsDir, d.role);
     const argv =
       d.role === 'scheduler'
-        ? schedulerArgv(h.remotePython, spec.schedulerOptions)
-        : workerArgv(h.remotePython, this.s.address, d.name, h.workerOptions);
-    const env = { ...h.env, ...(d.role === 'scheduler' ? schedulerEnv(adaptiveEnv(spec.adaptive?.targetDurationMs)) : workerEnv()) };
+        ? schedulerArgv(h.remotePython, spec.schedulerOptions, tls)
+        : workerArgv(h.remotePython, this.s.address, d.name, h.workerOptions, tls);
+    const env = {
+      ...h.env,
+      ...(d.role === 'scheduler' ? schedulerEnv(adaptiveEnv(spec.adaptive?.targetDurationMs)) : workerEnv()),
+      ...(tls ? requireEncryptionEnv() : {}),
+    };
     return { name: d.name, host: d.host, role: d.role, argv, env };
   }
 

@@ -1,0 +1,95 @@
+// A cluster's TLS files on this machine: <cluster state dir>/tls/, a 0700 dir of 0600
+// files. Made at `up`, kept while the cluster lives (so a controller that adopts the
+// cluster after a crash uses the same CA its processes trust), removed by `down`.
+import { X509Certificate } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { ExpectedError } from '../errors.js';
+import { makeClusterCerts, type ClusterCerts, type TlsRole } from './cert-authority.js';
+import { allFiles, CA_FILE, certFile, keyFile } from './tls-files.js';
+
+export function tlsDir(clusterDir: string): string {
+  return path.join(clusterDir, 'tls');
+}
+
+export interface PrepareCertsOptions {
+  /** The cluster's state dir (ClusterPaths.dir). */
+  clusterDir: string;
+  clusterName: string;
+  clusterId: string;
+  now: Date;
+  /** The user's own certificates (security: {ca_file, …}): copied in, never made. */
+  own?: ClusterCerts;
+  uid?: number;
+}
+
+export interface PreparedCerts {
+  certs: ClusterCerts;
+  dir: string;
+  /** true when an earlier set of this cluster (same cluster id, still valid) was kept. */
+  reused: boolean;
+}
+
+/**
+ * The cluster's certificates: the user's own when given, else the set already in the
+ * state dir when it belongs to this cluster id and is still valid, else a new CA.
+ */
+export async function prepareCerts(o: PrepareCertsOptions): Promise<PreparedCerts> {
+  const dir = tlsDir(o.clusterDir);
+  if (!o.own) {
+    const kept = await readCerts(dir);
+    if (kept && belongsTo(kept, o.clusterId, o.now)) return { certs: kept, dir, reused: true };
+  }
+  const certs = o.own ?? (await makeClusterCerts({ clusterName: o.clusterName, clusterId: o.clusterId, now: o.now }));
+  await writeCerts(dir, certs, o.uid);
+  return { certs, dir, reused: false };
+}
+
+function belongsTo(certs: ClusterCerts, clusterId: string, now: Date): boolean {
+  try {
+    const ca = new X509Certificate(certs.ca);
+    return ca.subject.split('\n').includes(`OU=${clusterId}`) && new Date(ca.validTo) > now;
+  } catch {
+    return false;
+  }
+}
+
+/** undefined when the dir or any file of the set is missing. */
+export async function readCerts(dir: string): Promise<ClusterCerts | undefined> {
+  const read = (name: string) => fs.readFile(path.join(dir, name), 'utf8');
+  try {
+    const pair = async (role: TlsRole) => ({ cert: await read(certFile(role)), key: await read(keyFile(role)) });
+    return { ca: await read(CA_FILE), scheduler: await pair('scheduler'), worker: await pair('worker'), client: await pair('client') };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** Each file written to a temp name (0600) and renamed over, so no reader sees half a key. */
+export async function writeCerts(dir: string, certs: ClusterCerts, uid?: number): Promise<void> {
+  await ensurePrivateDir(dir, uid);
+  for (const f of allFiles(certs)) {
+    const tmp = path.join(dir, `.${f.name}.tmp`);
+    await fs.rm(tmp, { force: true });
+    await fs.writeFile(tmp, f.content, { mode: 0o600, flag: 'wx' });
+    await fs.rename(tmp, path.join(dir, f.name));
+  }
+}
+
+export async function removeCerts(clusterDir: string): Promise<void> {
+  await fs.rm(tlsDir(clusterDir), { recursive: true, force: true });
+}
+
+async function ensurePrivateDir(dir: string, uid: number | undefined): Promise<void> {
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
+  const st = await fs.lstat(dir);
+  const me = uid ?? os.userInfo().uid;
+  if (!st.isDirectory() || (me !== undefined && st.uid !== me)) {
+    throw new ExpectedError(`${dir} is not a directory owned by this user; refusing to keep keys there`, {
+      hint: 'remove it after checking what it is',
+    });
+  }
+  await fs.chmod(dir, 0o700);
+}
