@@ -25,7 +25,7 @@ export interface TlsSetupOptions {
 export async function setUpTls(o: TlsSetupOptions): Promise<SessionTls | undefined> {
   const security: SecuritySpec = o.spec.security ?? { kind: 'none' };
   if (security.kind === 'none') {
-    if (!o.spec.local) o.bus.emit({ kind: 'notice', level: 'warning', message: plainWarning(o.spec) });
+    if (!o.spec.local) o.bus.emit({ kind: 'notice', level: 'warning', message: `security: none: ${openPort(o.spec)}` });
     return undefined;
   }
   await ensureClusterDir(o.paths);
@@ -35,11 +35,11 @@ export async function setUpTls(o: TlsSetupOptions): Promise<SessionTls | undefin
   if (o.spec.local) return { dirFor: () => prepared.dir };
   // Shipping the files to the hosts' private dirs is not wired yet (it needs the
   // write-files-over-SSH step of the remote transport): until then, say so and run plain.
-  o.bus.emit({ kind: 'notice', level: 'warning', message: `TLS for SSH hosts is not wired yet: ${plainWarning(o.spec)}` });
+  o.bus.emit({ kind: 'notice', level: 'warning', message: `TLS for SSH hosts is not wired yet, so this cluster runs plain TCP: ${openPort(o.spec)}` });
   return undefined;
 }
 
-function plainWarning(spec: ClusterSpec): string {
+function openPort(spec: ClusterSpec): string {
   const host = spec.schedulerOptions.host ?? spec.schedulerHost.connect.hostname;
-  return `security: none: the scheduler's port ${spec.schedulerOptions.port} on ${host} is open to anyone who can reach it (no encryption, no authentication)`;
+  return `the scheduler's port ${spec.schedulerOptions.port} on ${host} is open to anyone who can reach it (no encryption, no authentication)`;
 }

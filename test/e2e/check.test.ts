@@ -24,8 +24,8 @@ afterAll(() => {
   }
 });
 
-/** Our listener runs python with the "@sshc ports" program: none may outlive a check. */
-const listeners = () => processesIn(h0).filter((p) => p.cmdline.includes('@sshc ports'));
+/** Our listener runs as `python -c BOOT sshcluster-listener …` (boot.py): none may outlive a check. */
+const listeners = () => processesIn(h0).filter((p) => p.argv.includes('sshcluster-listener'));
 
 describe('sshcluster check', () => {
   it('passes on good hosts: exit 0, one row per host, workers reach the scheduler port', () => {

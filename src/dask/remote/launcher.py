@@ -31,6 +31,8 @@
 #
 # NAME is the process's name (ps shows "sshcluster-launcher NAME dask ..."; the keeper
 # recognises a launcher by its program name). Python 3.7 compatible, stdlib only.
+# Past 200 lines on purpose: the relay shares the launcher's state (its child, the
+# orphan flags), so they are one program in one file, shipped and run as one.
 import collections, errno, os, re, signal, stat, sys, threading, time
 
 PID_PREFIX = "__SSHCLUSTER_PID__"
