@@ -72,9 +72,9 @@ export class HostLink {
   private async stopStale(runner: ShellHostRunner): Promise<void> {
     const tracked = new Set<number>();
     for (const t of this.s.table.all()) if (t.pid !== undefined && !t.exit) tracked.add(t.pid);
-    const stale = (await runner.listTagged(this.s.o.clusterId)).filter((p) => !tracked.has(p));
+    const stale = (await runner.listTagged()).map((p) => p.pid).filter((p) => !tracked.has(p));
     if (stale.length) {
-      await runner.killPids(stale);
+      await runner.stopTagged(stale, { graceMs: 0 });
       this.s.bus.emit({ kind: 'notice', level: 'info', message: `${runner.host}: stopped ${stale.length} process(es) left from the dropped connection` });
     }
   }

@@ -10,7 +10,7 @@
 // new one): everything tagged is stopped and the cluster starts afresh.
 import { placeWorkers } from '../../cluster/placement.js';
 import type { ClusterSession } from './cluster-session.js';
-import type { ShellHostRunner, TaggedProcess } from '../remote/host-runner.js';
+import type { TaggedProcess } from '../../cluster/ports.js';
 
 export interface PreviousProcess {
   name: string;
@@ -63,7 +63,7 @@ async function listTagged(s: ClusterSession): Promise<Map<string, TaggedProcess[
   await Promise.all(
     [...s.links.runners.values()].map(async (r) => {
       try {
-        out.set(r.host, await r.listTaggedProcesses(s.o.clusterId));
+        out.set(r.host, await r.listTagged());
       } catch (err) {
         s.bus.emit({ kind: 'notice', level: 'warning', message: `${r.host}: could not list the processes left running (${String(err)})` });
       }
@@ -82,24 +82,13 @@ async function kill(s: ClusterSession, tagged: Map<string, TaggedProcess[]>, pic
       const pids = all.filter((p) => pick(host, p, all)).map((p) => p.pid);
       const runner = s.links.runners.get(host);
       n += pids.length;
-      if (runner && pids.length) await stop(runner, s.o.clusterId, pids).catch(() => undefined);
+      if (runner && pids.length) await runner.stopTagged(pids, { graceMs: STOP_WAIT_MS }).catch(() => undefined);
     }),
   );
   return n;
 }
 
 const STOP_WAIT_MS = 5_000;
-
-/** TERM first: a launcher then stops its group and removes its orphan log; KILL what stays. */
-async function stop(runner: ShellHostRunner, clusterId: string, pids: number[]): Promise<void> {
-  await runner.signalPids('TERM', pids);
-  for (const end = Date.now() + STOP_WAIT_MS; pids.length && Date.now() < end; ) {
-    await new Promise((r) => setTimeout(r, 250));
-    const left = new Set(await runner.listTagged(clusterId));
-    pids = pids.filter((p) => left.has(p));
-  }
-  await runner.killPids(pids);
-}
 
 /**
  * The cluster keeps the size its dead controller was keeping, not the host file's: a

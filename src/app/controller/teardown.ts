@@ -62,14 +62,9 @@ export async function teardown(o: TeardownOptions): Promise<TeardownResult> {
   await Promise.all(
     [...s.links.runners.values()].map(async (r) => {
       try {
-        let pids = await r.listTagged(o.clusterId);
-        if (pids.length) {
-          await r.killPids(pids);
-          await new Promise((res) => setTimeout(res, 300));
-          pids = await r.listTagged(o.clusterId);
-          forced.push(`${r.host}: stray pid(s)`);
-        }
-        if (pids.length) leftover.push({ host: r.host, pids });
+        const stray = await r.stopTagged('all', { graceMs: 0 });
+        if (stray.forced.length) forced.push(`${r.host}: stray pid(s)`);
+        if (stray.left.length) leftover.push({ host: r.host, pids: stray.left });
       } catch (err) {
         bus.emit({ kind: 'notice', level: 'warning', message: `${r.host}: could not verify that nothing is left (${String(err)})` });
       } finally {
