@@ -7,7 +7,7 @@ import { leftoverLine } from '../../events/plain-sink.js';
 import type { AppContext } from '../context.js';
 import { findCluster } from './find-cluster.js';
 import { ShellHostRunner } from '../remote/host-runner.js';
-import type { TeardownResult } from '../controller/teardown.js';
+import type { TeardownResult } from '../../cluster/teardown.js';
 import { shellOpener } from './up.js';
 
 export async function runDown(ctx: AppContext, o: { name?: string; json: boolean }): Promise<number> {

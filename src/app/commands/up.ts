@@ -14,7 +14,7 @@ import { sessionActions } from '../controller/dashboard-actions.js';
 import { upOutput } from './up-output.js';
 import type { AppContext } from '../context.js';
 import { mergeAdaptive } from './adapt.js';
-import { Controller, pathsFor, startAdaptive } from '../controller/controller.js';
+import { Controller, pathsFor } from '../controller/controller.js';
 import { UsageError } from '../../errors.js';
 import { refuseIfRunning } from './find-cluster.js';
 import { withFreeLocalPorts } from './local-ports.js';
@@ -22,7 +22,7 @@ import { LocalShell } from '../remote/local-shell.js';
 import { findLocalPython } from './local-python.js';
 import { secretProvider } from '../remote/secrets.js';
 import type { ShellPort } from '../remote/shell-port.js';
-import type { TeardownResult } from '../controller/teardown.js';
+import type { TeardownResult } from '../../cluster/teardown.js';
 
 export interface UpOptions {
   file?: string;
@@ -129,7 +129,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
       return 130;
     }
     await controller.start();
-    if (spec.adaptive) startAdaptive(session, spec.adaptive);
+    if (spec.adaptive) session.startAdaptive(spec.adaptive);
     const schedulerDied = session.schedulerExit().then(() => 'scheduler-died' as const);
     const why = await Promise.race([stopRequested.then(() => 'stop' as const), schedulerDied]);
     if (why === 'scheduler-died') {

@@ -7,12 +7,11 @@ import { startControlServer, type ControlServer } from '../../control/server.js'
 import { writeState, type ClusterState } from '../../control/state-file.js';
 import { UsageError } from '../../errors.js';
 import { mergeAdaptive, type AdaptParams, type AdaptReply } from '../commands/adapt.js';
-import { AdaptiveLoop } from './adaptive-loop.js';
 import type { ClusterSession } from './cluster-session.js';
 import type { AppContext } from '../context.js';
 import { statusOf } from './status.js';
 import { statusWithMetrics } from './status-metrics.js';
-import type { TeardownResult } from './teardown.js';
+import type { TeardownResult } from '../../cluster/teardown.js';
 
 export interface ControllerOptions {
   session: ClusterSession;
@@ -46,10 +45,7 @@ export class Controller {
     this.server = await startControlServer(this.socket, {
       status: async () => statusWithMetrics(session, this.o.clusterId, this.o.pid),
       scale: async (params) => {
-        const n = workerCount(params);
-        // A fixed size and an adaptive loop would fight: scale turns adaptive off.
-        session.adaptive?.stop();
-        return session.scale(n, { retryCrashed: true });
+        return session.userScale(workerCount(params));
       },
       adapt: async (params) => adapt(session, params as AdaptParams),
       restart: async (params) => {
@@ -81,11 +77,10 @@ export class Controller {
       controller: { pid: this.o.pid, socket: this.socket, startedAt: new Date(s.startedAt).toISOString() },
       schedulerAddress: s.address,
       dashboardUrl: s.dashboard,
-      processes: s.table
-        .all()
-        .filter((t) => !t.exit)
+      processes: s.state
+        .alive()
         .map((t) => ({ name: t.desired.name, host: t.desired.host, role: t.desired.role, ...(t.pid ? { pid: t.pid } : {}) })),
-      desiredWorkers: s.desiredWorkers.length,
+      desiredWorkers: s.state.desiredWorkers.length,
       updatedAt: new Date().toISOString(),
     };
   }
@@ -138,7 +133,7 @@ export async function adapt(session: ClusterSession, p: AdaptParams): Promise<Ad
   }
   const spec = mergeAdaptive(session.adaptive?.spec ?? session.spec.adaptive, p.spec);
   if (spec.minimum > spec.maximum) throw new UsageError(`adapt: --min ${spec.minimum} is above --max ${spec.maximum}`);
-  const loop = new AdaptiveLoop(session, spec, () => session.daskVersion());
+  const loop = session.adaptiveLoop(spec);
   if (p.dryRun) {
     const r = await loop.stepOnce(true);
     const detail = r.decision.kind === 'up' ? `up by ${r.decision.add}` : r.decision.kind === 'down' ? `down: retire ${r.decision.retire.join(', ')}` : 'none';
@@ -147,14 +142,8 @@ export async function adapt(session: ClusterSession, p: AdaptParams): Promise<Ad
   if (p.spec.targetDurationMs !== undefined && p.spec.targetDurationMs !== session.spec.adaptive?.targetDurationMs) {
     session.bus.emit({ kind: 'notice', level: 'warning', message: 'target_duration is read by the scheduler when it starts: the running scheduler keeps its value until the next up' });
   }
-  startAdaptive(session, spec);
+  session.startAdaptive(spec);
   return { enabled: true, spec };
-}
-
-export function startAdaptive(session: ClusterSession, spec: import('../../config/spec.js').AdaptiveSpec): void {
-  session.adaptive?.stop();
-  session.adaptive = new AdaptiveLoop(session, spec, () => session.daskVersion());
-  session.adaptive.start();
 }
 
 function workerCount(params: unknown): number {

@@ -14,11 +14,7 @@ export function sessionActions(
   return {
     mode: 'controller',
     status: () => statusWithMetrics(session, o.clusterId, o.pid),
-    scale: (n) => {
-      // A fixed size and an adaptive loop would fight: like `scale`, this turns it off.
-      session.adaptive?.stop();
-      return session.scale(n, { retryCrashed: true });
-    },
+    scale: (n) => session.userScale(n),
     setAdaptive: async (on) => void (await adapt(session, on ? { dryRun: false, spec: {} } : { off: true })),
     restartWorker: (name) => session.restartWorker(name),
     teardown: async () => void (await o.teardown()),

@@ -11,12 +11,15 @@ export interface ReadyWaitOptions {
   timeoutMs: number;
   pollMs?: number;
   now?: () => number;
+  /** Aborted: stop waiting at once (the cluster is being stopped). */
+  signal?: AbortSignal;
 }
 
 export type ReadyResult =
   | { kind: 'ready'; workers: { name: string; address: string }[] }
   | { kind: 'partial'; workers: { name: string; address: string }[]; missing: string[] }
-  | { kind: 'scheduler-failed'; reason: string };
+  | { kind: 'scheduler-failed'; reason: string }
+  | { kind: 'stopped' };
 
 export async function waitForScheduler(o: ReadyWaitOptions): Promise<ReadyResult> {
   const now = o.now ?? Date.now;
@@ -28,6 +31,7 @@ export async function waitForScheduler(o: ReadyWaitOptions): Promise<ReadyResult
   let healthy = false;
   let workers: { name: string; address: string }[] = [];
   while (now() < deadline) {
+    if (o.signal?.aborted) return { kind: 'stopped' };
     if (gone !== undefined) return { kind: 'scheduler-failed', reason: gone };
     try {
       if (!healthy) healthy = await o.client.health();
@@ -40,10 +44,23 @@ export async function waitForScheduler(o: ReadyWaitOptions): Promise<ReadyResult
     } catch {
       // Not listening yet: workers and the scheduler come up concurrently.
     }
-    await new Promise((r) => setTimeout(r, pollMs));
+    await pause(pollMs, o.signal);
   }
+  if (o.signal?.aborted) return { kind: 'stopped' };
   if (gone !== undefined) return { kind: 'scheduler-failed', reason: gone };
   if (!healthy) return { kind: 'scheduler-failed', reason: `scheduler did not answer /health within ${o.timeoutMs / 1000}s` };
   const names = new Set(workers.map((w) => w.name));
   return { kind: 'partial', workers, missing: [...o.expected()].filter((n) => !names.has(n)) };
+}
+
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }

@@ -8,9 +8,11 @@
 // that the reconcile that follows starts each missing process exactly once.
 // Without a live scheduler the workers are of no use (they do not re-register with a
 // new one): everything tagged is stopped and the cluster starts afresh.
-import { placeWorkers } from '../../cluster/placement.js';
-import type { ClusterSession } from './cluster-session.js';
-import type { TaggedProcess } from '../../cluster/ports.js';
+import type { ClusterEvent } from '../events/types.js';
+import type { ClusterState } from './cluster-state.js';
+import type { DesiredProcess } from './plan.js';
+import type { TaggedProcess } from './ports.js';
+import { keepSize } from './scaling.js';
 
 export interface PreviousProcess {
   name: string;
@@ -27,24 +29,38 @@ export interface PreviousCluster {
   desiredWorkers?: number;
 }
 
+export interface ReadoptDeps {
+  state: ClusterState;
+  /** The scheduler address this controller would use: a different one is not ours to adopt. */
+  address: string;
+  emit(e: ClusterEvent): void;
+  adopt(p: DesiredProcess, pid: number): Promise<boolean>;
+}
+
+/** How long strays get to stop after SIGTERM before SIGKILL. */
+export const STRAY_GRACE_MS = 5_000;
+
 /** Adopts what is still alive; returns how many processes were adopted. */
-export async function readopt(s: ClusterSession, previous: PreviousCluster): Promise<number> {
-  const tagged = await listTagged(s);
-  const isLive = (p: PreviousProcess) => p.pid !== undefined && s.hostSpec(p.host) !== undefined && leads(tagged.get(p.host), p.pid);
+export async function readopt(d: ReadoptDeps, previous: PreviousCluster): Promise<number> {
+  const { state, emit } = d;
+  const tagged = await listTagged(d);
+  const isLive = (p: PreviousProcess) => p.pid !== undefined && state.hostSpec(p.host) !== undefined && leads(tagged.get(p.host), p.pid);
   const sched = previous.processes.find((p) => p.role === 'scheduler');
-  const schedulerLive = sched !== undefined && sched.host === s.spec.schedulerHost.name && previous.schedulerAddress === s.address && isLive(sched);
+  const schedulerLive = sched !== undefined && sched.host === state.spec.schedulerHost.name && previous.schedulerAddress === d.address && isLive(sched);
   if (!schedulerLive) {
-    const n = await kill(s, tagged, () => true);
+    const n = await stopPicked(d, tagged, () => true);
     const left = n ? `; stopped ${n} process(es) it left` : '';
-    s.bus.emit({ kind: 'notice', level: 'warning', message: `the previous controller's scheduler is gone${left}: starting the cluster afresh` });
+    emit({ kind: 'notice', level: 'warning', message: `the previous controller's scheduler is gone${left}: starting the cluster afresh` });
     return 0;
   }
   const live = previous.processes.filter(isLive);
-  const ok = await Promise.all(live.map((p) => s.table.adopt({ name: p.name, host: p.host, role: p.role }, p.pid!)));
+  const ok = await Promise.all(live.map((p) => d.adopt({ name: p.name, host: p.host, role: p.role }, p.pid!)));
   const adopted = live.filter((_, i) => ok[i]);
-  const n = await kill(s, tagged, (host, p, all) => !belongsTo(p, all, adopted.filter((a) => a.host === host).map((a) => a.pid!)));
-  if (n) s.bus.emit({ kind: 'notice', level: 'info', message: `stopped ${n} stray process(es) of this cluster that the state file did not record` });
-  keepPreviousSize(s, previous, adopted);
+  const n = await stopPicked(d, tagged, (host, p, all) => !belongsTo(p, all, adopted.filter((a) => a.host === host).map((a) => a.pid!)));
+  if (n) emit({ kind: 'notice', level: 'info', message: `stopped ${n} stray process(es) of this cluster that the state file did not record` });
+  if (previous.desiredWorkers !== undefined) {
+    keepSize(state, previous.desiredWorkers, adopted.filter((p) => p.role === 'worker').map(({ name, host }) => ({ name, host })));
+  }
   return adopted.length;
 }
 
@@ -58,14 +74,14 @@ function belongsTo(p: TaggedProcess, all: TaggedProcess[], adopted: number[]): b
   return all.some((child) => adopted.includes(child.pid) && child.ppid === p.pid);
 }
 
-async function listTagged(s: ClusterSession): Promise<Map<string, TaggedProcess[]>> {
+async function listTagged(d: ReadoptDeps): Promise<Map<string, TaggedProcess[]>> {
   const out = new Map<string, TaggedProcess[]>();
   await Promise.all(
-    [...s.links.runners.values()].map(async (r) => {
+    [...d.state.runners.values()].map(async (r) => {
       try {
         out.set(r.host, await r.listTagged());
       } catch (err) {
-        s.bus.emit({ kind: 'notice', level: 'warning', message: `${r.host}: could not list the processes left running (${String(err)})` });
+        d.emit({ kind: 'notice', level: 'warning', message: `${r.host}: could not list the processes left running (${String(err)})` });
       }
     }),
   );
@@ -75,29 +91,15 @@ async function listTagged(s: ClusterSession): Promise<Map<string, TaggedProcess[
 type Pick = (host: string, p: TaggedProcess, all: TaggedProcess[]) => boolean;
 
 /** Stops the picked processes; returns how many there were. */
-async function kill(s: ClusterSession, tagged: Map<string, TaggedProcess[]>, pick: Pick): Promise<number> {
+async function stopPicked(d: ReadoptDeps, tagged: Map<string, TaggedProcess[]>, pick: Pick): Promise<number> {
   let n = 0;
   await Promise.all(
     [...tagged].map(async ([host, all]) => {
       const pids = all.filter((p) => pick(host, p, all)).map((p) => p.pid);
-      const runner = s.links.runners.get(host);
+      const runner = d.state.runners.get(host);
       n += pids.length;
-      if (runner && pids.length) await runner.stopTagged(pids, { graceMs: STOP_WAIT_MS }).catch(() => undefined);
+      if (runner && pids.length) await runner.stopTagged(pids, { graceMs: STRAY_GRACE_MS }).catch(() => undefined);
     }),
   );
   return n;
-}
-
-const STOP_WAIT_MS = 5_000;
-
-/**
- * The cluster keeps the size its dead controller was keeping, not the host file's: a
- * `scale 10` (or an adaptive minimum) must survive a controller restart, and adopted
- * workers keep their names.
- */
-function keepPreviousSize(s: ClusterSession, previous: PreviousCluster, adopted: PreviousProcess[]): void {
-  if (previous.desiredWorkers === undefined) return;
-  const current = adopted.filter((p) => p.role === 'worker').map(({ name, host }) => ({ name, host }));
-  const hosts = s.spec.workerHosts.map((h) => ({ name: h.name, maxWorkers: h.maxWorkers, healthy: s.placeable(h.name) }));
-  s.desiredWorkers = placeWorkers(previous.desiredWorkers, hosts, current).workers;
 }
