@@ -82,12 +82,10 @@ export class ProcessLifecycle {
     t.exit = e;
     const { name, host } = t.desired;
     emit({ kind: 'process-exit', host, name, code: e.code, signal: e.signal, expected: t.stopping });
-    // A process no longer tracked under its name (replaced since) says nothing about
-    // the current one: no restart, no back-off, no drop.
-    if (t.desired.role !== 'worker' || state.processes.get(name) !== t) return;
+    if (t.desired.role !== 'worker') return;
     const decision = state.supervisor.recordExit(name, clock.now(), t.stopping);
     if (t.stopping) {
-      state.processes.delete(name);
+      if (state.processes.get(name) === t) state.processes.delete(name);
       return;
     }
     switch (decision.kind) {
