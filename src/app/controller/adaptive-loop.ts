@@ -1,13 +1,15 @@
 // The adaptive loop: every interval, ask the scheduler for its target and its workers,
-// step the pure policy, and apply its decision to the controller's desired worker set.
-// One step at a time; an error in a step is logged and the loop goes on.
+// step the pure policy (adaptive/), and apply its decision to the desired worker set:
+// an absolute count up, names down. One step at a time; an error in a step is logged
+// and the loop goes on. stop() (or the cluster's end) ends it, and a step still in
+// flight then applies nothing.
 import { DecisionLog } from '../../adaptive/decision-log.js';
-import { initialAdaptiveState, step, type AdaptiveDecision, type AdaptiveState, type AdaptiveWorker } from '../../adaptive/policy.js';
-import { parseBytes } from '../../config/durations.js';
+import { adaptiveWorkers, closeOrder, newWorkerSize } from '../../adaptive/inputs.js';
+import { initialAdaptiveState, step, type AdaptiveDecision, type AdaptiveState } from '../../adaptive/policy.js';
 import type { AdaptiveSpec } from '../../config/spec.js';
 import type { ClusterState } from '../../cluster/cluster-state.js';
 import { every } from '../../cluster/clock.js';
-import type { Clock, SchedulerPort, SchedulerWorker } from '../../cluster/ports.js';
+import type { Clock, SchedulerPort } from '../../cluster/ports.js';
 import type { ClusterEvent } from '../../events/types.js';
 
 /** What the loop needs of the cluster: read its state, change its worker count. */
@@ -73,66 +75,48 @@ export class AdaptiveLoop {
   }
 
   /** One step; with dryRun nothing is applied and the state is not kept. */
-  async stepOnce(dryRun: boolean): Promise<{ target: number; decision: AdaptiveDecision; reason: string }> {
+  async stepOnce(dryRun: boolean): Promise<{ target: number; current: number; decision: AdaptiveDecision; reason: string }> {
     const client = this.p.scheduler();
     if (!client) throw new Error('the scheduler is not reachable yet');
     const [rawTarget, identity, daskVersion] = await Promise.all([client.adaptiveTarget(), client.identity(), this.p.daskVersion()]);
-    const byName = new Map(identity.workers.map((w) => [w.name, w]));
     const { state } = this.p;
-    const workers = state.desiredWorkers.map((w) => this.worker(w.name, w.host, byName.get(w.name)));
-    const recommends = [...identity.workers]
-      .filter((w) => state.desiredWorkers.some((d) => d.name === w.name))
-      .sort((a, b) => (a.metrics?.executing ?? 0) - (b.metrics?.executing ?? 0) || (a.metrics?.memory ?? 0) - (b.metrics?.memory ?? 0))
-      .map((w) => w.name);
-    const r = step(this.state, { now: this.p.clock.now(), rawTarget, daskVersion, workers, schedulerRecommends: recommends, newWorker: this.newWorker() }, this.spec);
-    if (dryRun) return { target: r.log.target, decision: r.decision, reason: r.log.reason };
+    const plan = state.desiredWorkers.map((w) => {
+      const t = state.processes.get(w.name);
+      return { name: w.name, launched: t !== undefined && !t.exit, nthreads: state.hostSpec(w.host)?.workerOptions.nthreads ?? 1 };
+    });
+    const input = {
+      now: this.p.clock.now(),
+      rawTarget,
+      daskVersion,
+      workers: adaptiveWorkers(plan, identity.workers),
+      schedulerRecommends: closeOrder(plan, identity.workers),
+      newWorker: newWorkerSize(state.spec.workerHosts[0]?.workerOptions),
+    };
+    const r = step(this.state, input, this.spec);
+    const out = { target: r.log.target, current: r.log.current, decision: r.decision, reason: r.log.reason };
+    if (dryRun) return out;
     // Stopped (scale N, adapt --off, new bounds) while this step waited on the scheduler:
     // its decision belongs to a loop that no longer runs.
-    if (!this.enabled) return { target: r.log.target, decision: { kind: 'none', reason: 'adaptive stopped' }, reason: 'adaptive stopped' };
+    if (!this.enabled) return { ...out, decision: { status: 'same', reason: 'adaptive stopped' }, reason: 'adaptive stopped' };
     this.state = r.state;
     this.lastTarget = r.log.target;
     this.log.push(r.log);
     await this.apply(r.decision);
-    return { target: r.log.target, decision: r.decision, reason: r.log.reason };
+    return out;
   }
 
+  /** Dask's shape: an absolute worker count up, names down. */
   private async apply(d: AdaptiveDecision): Promise<void> {
-    switch (d.kind) {
+    switch (d.status) {
       case 'up':
-        await this.p.scale(this.p.state.desiredWorkers.length + d.add);
+        await this.p.scale(d.n);
         return;
       case 'down':
-        await this.p.retire(d.retire);
+        await this.p.retire(d.workers);
         return;
-      case 'none':
+      case 'same':
         return;
     }
-  }
-
-  private worker(name: string, host: string, id: SchedulerWorker | undefined): AdaptiveWorker {
-    const opts = this.p.state.hostSpec(host)?.workerOptions;
-    const registered = id !== undefined;
-    const t = this.p.state.processes.get(name);
-    return {
-      name,
-      registered,
-      starting: !registered && t !== undefined && !t.exit,
-      nthreads: id?.nthreads ?? opts?.nthreads ?? 1,
-      memoryBytes: id?.memoryLimit ?? 0,
-      busy: (id?.metrics?.executing ?? 0) > 0,
-    };
-  }
-
-  private newWorker(): { nthreads: number; memoryBytes: number } {
-    const h = this.p.state.spec.workerHosts[0];
-    const limit = h?.workerOptions.memoryLimit ?? '0';
-    let memoryBytes = 0;
-    try {
-      memoryBytes = /^\d/.test(limit) && !/^0(\.\d+)?$/.test(limit) ? parseBytes(limit) : 0;
-    } catch {
-      memoryBytes = 0;
-    }
-    return { nthreads: h?.workerOptions.nthreads ?? 1, memoryBytes };
   }
 
   status(): AdaptiveStatus {

@@ -136,7 +136,8 @@ export async function adapt(session: ClusterSession, p: AdaptParams): Promise<Ad
   const loop = session.adaptiveLoop(spec);
   if (p.dryRun) {
     const r = await loop.stepOnce(true);
-    const detail = r.decision.kind === 'up' ? `up by ${r.decision.add}` : r.decision.kind === 'down' ? `down: retire ${r.decision.retire.join(', ')}` : 'none';
+    const d = r.decision;
+    const detail = d.status === 'up' ? `up by ${d.n - r.current}` : d.status === 'down' ? `down: retire ${d.workers.join(', ')}` : 'none';
     return { enabled: session.adaptive?.enabled ?? false, dryRun: { target: r.target, decision: detail, reason: r.reason } };
   }
   if (p.spec.targetDurationMs !== undefined && p.spec.targetDurationMs !== session.spec.adaptive?.targetDurationMs) {
