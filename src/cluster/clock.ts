@@ -2,8 +2,18 @@
 // its signal. Tests drive both by advancing a fake clock.
 import type { Clock } from './ports.js';
 
-export function delay(clock: Clock, ms: number): Promise<void> {
-  return new Promise((r) => clock.after(ms, r));
+/** Resolves after `ms`, or at once when `signal` is (or gets) aborted. */
+export function delay(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      cancel();
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const cancel = clock.after(ms, done);
+    signal?.addEventListener('abort', done, { once: true });
+  });
 }
 
 /** Calls fn every `ms` (the first time after `ms`) until `signal` is aborted. */

@@ -17,6 +17,8 @@ export interface LifecycleDeps {
   scheduler(): SchedulerPort | undefined;
   /** A reconcile is wanted at this time (a restart's back-off ends). */
   wakeAt(at: number): void;
+  /** The cluster's life: a retirement stops waiting for the scheduler when it ends. */
+  signal: AbortSignal;
 }
 
 export const STOP_GRACE_MS = 10_000;
@@ -111,7 +113,7 @@ export class ProcessLifecycle {
     const scheduler = this.d.scheduler();
     if (address && scheduler) {
       const retired = scheduler.retireWorkers([address]).catch(() => undefined);
-      await Promise.race([retired, delay(this.d.clock, RETIRE_TIMEOUT_MS)]);
+      await Promise.race([retired, delay(this.d.clock, RETIRE_TIMEOUT_MS, this.d.signal)]);
     }
     await t.proc.stop(STOP_GRACE_MS).catch(() => undefined);
   }

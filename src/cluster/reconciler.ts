@@ -43,7 +43,7 @@ export class Reconciler {
     const { state, clock, emit } = d;
     const wakeAt = (at: number) => this.wakeAt(at);
     this.links = new HostLinks({ state, clock, emit, connect: d.connect, wakeAt });
-    this.lifecycle = new ProcessLifecycle({ state, clock, emit, specFor: d.specFor, scheduler: d.scheduler, wakeAt });
+    this.lifecycle = new ProcessLifecycle({ state, clock, emit, specFor: d.specFor, scheduler: d.scheduler, wakeAt, signal: d.signal });
   }
 
   /** One reconcile at a time; a request during a tick schedules one follow-up. */

@@ -25,6 +25,17 @@ describe('retiring a worker', () => {
     expect(leaving.stops).toBe(1);
   });
 
+  it('stops waiting for the scheduler when the cluster ends (teardown stops the process)', async () => {
+    const h = harness({ workers: ['a'], nworkers: 2 });
+    await startUp(h);
+    h.scheduler.retireHold = hold();
+    await h.reconciler.scale(1);
+    const leaving = h.host('a').running('a-1')[0]!;
+    h.life.abort();
+    await flush();
+    expect(leaving.stops).toBe(1);
+  });
+
   it('does not hold up the tick: a worker dying meanwhile is restarted', async () => {
     const h = harness({ workers: ['a', 'b'] });
     await startUp(h);

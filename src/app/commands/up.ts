@@ -81,7 +81,13 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   if (opts.report) bus.on(opts.report);
   if (spec.local) bus.emit({ kind: 'notice', level: 'info', message: `Local cluster on this machine (${spec.workerHosts[0]?.workerOptions.nworkers ?? 0} workers, python ${spec.schedulerHost.remotePython})` });
 
+  // The one stop of this command (Ctrl-C, SIGTERM, `down`, q): aborted with its reason,
+  // and passed down so that start-up's waits and the reconcile loop end with it.
+  const stop = new AbortController();
+  const stopRequested = new Promise<void>((r) => stop.signal.addEventListener('abort', () => r(), { once: true }));
+  const stopReason = (fallback: string) => (stop.signal.aborted ? String(stop.signal.reason) : fallback);
   const session = new ClusterSession({
+    signal: stop.signal,
     spec,
     clusterId,
     bus,
@@ -94,13 +100,9 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     previous,
   });
 
-  let stopReason: string | undefined;
-  let signalled!: () => void;
-  const stopRequested = new Promise<void>((r) => (signalled = r));
   const requestStop = (reason: string): Promise<TeardownResult> => {
-    stopReason ??= reason;
-    signalled();
-    return session.teardown({ reason: stopReason, force: false });
+    if (!stop.signal.aborted) stop.abort(reason);
+    return session.teardown({ reason: stopReason(reason), force: false });
   };
   const controller = new Controller(paths, { session, clusterId, pid: ctx.pid, requestStop });
   // The state file exists before any process does, so `down` can always find them.
@@ -108,7 +110,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   if (!previous) await controller.save();
   else bus.emit({ kind: 'notice', level: 'info', message: `the controller of "${spec.name}" (pid ${previous.controller?.pid ?? '?'}) is gone; adopting what it left running` });
   const onStopSignal = (sig: 'SIGINT' | 'SIGTERM') => {
-    if (stopReason === undefined) {
+    if (!stop.signal.aborted) {
       if (sig === 'SIGINT') out.say('Stopping gracefully; press Ctrl-C again to force.');
       void requestStop(sig === 'SIGINT' ? 'Ctrl-C' : sig);
     } else {
@@ -124,7 +126,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     const started = session.start();
     const first = await Promise.race([started.then(() => 'up' as const), stopRequested.then(() => 'stop' as const)]);
     if (first === 'stop') {
-      result = await session.teardown({ reason: stopReason ?? 'stop', force: false });
+      result = await session.teardown({ reason: stopReason('stop'), force: false });
       await started.catch(() => undefined);
       return 130;
     }
@@ -139,11 +141,11 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
       result = await session.teardown({ reason: 'scheduler exited', force: false });
       return 1;
     }
-    result = await session.teardown({ reason: stopReason ?? 'stop', force: false });
+    result = await session.teardown({ reason: stopReason('stop'), force: false });
     return result.leftover.length ? 1 : 0;
   } catch (err) {
     result = await session.teardown({ reason: 'failure', force: false });
-    if (stopReason !== undefined) return 130;
+    if (stop.signal.aborted) return 130;
     throw err;
   } finally {
     off();

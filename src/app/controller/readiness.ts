@@ -55,6 +55,7 @@ export async function waitForScheduler(o: ReadyWaitOptions): Promise<ReadyResult
 
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
     const done = () => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', done);
