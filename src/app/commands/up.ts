@@ -14,7 +14,7 @@ import { sessionActions } from '../controller/dashboard-actions.js';
 import { upOutput } from './up-output.js';
 import type { AppContext } from '../context.js';
 import { mergeAdaptive } from './adapt.js';
-import { Controller, pathsFor } from '../controller/controller.js';
+import { ControlEndpoint, pathsFor } from '../controller/control-endpoint.js';
 import { UsageError } from '../../errors.js';
 import { refuseIfRunning } from './find-cluster.js';
 import { withFreeLocalPorts } from './local-ports.js';
@@ -104,7 +104,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     if (!stop.signal.aborted) stop.abort(reason);
     return session.teardown({ reason: stopReason(reason), force: false });
   };
-  const controller = new Controller(paths, { session, clusterId, pid: ctx.pid, requestStop });
+  const controller = new ControlEndpoint(paths, { session, clusterId, pid: ctx.pid, requestStop });
   // The state file exists before any process does, so `down` can always find them.
   // A dead controller's file stays as it is until its processes are adopted.
   if (!previous) await controller.save();

@@ -3,7 +3,7 @@
 import type { ControlClient } from '../../control/client.js';
 import type { DashboardActions } from '../../ui/actions.js';
 import type { ClusterSession } from './cluster-session.js';
-import { adapt } from './controller.js';
+import { adapt } from './control-endpoint.js';
 import type { StatusJson } from './status.js';
 import { statusWithMetrics } from './status-metrics.js';
 

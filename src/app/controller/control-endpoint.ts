@@ -1,6 +1,6 @@
-// What makes a running `up` a controller other commands can talk to: the control
-// socket (status, scale, down, subscribe), the state file `down` falls back on, and the
-// per-process log files `logs` reads.
+// The control endpoint of a running `up` (the controller process), what other commands
+// talk to: the control socket (status, scale, adapt, restart, down, subscribe), the
+// state file `down` falls back on, and the per-process log files `logs` reads.
 import { clusterPaths, ensureClusterDir, socketPathFor, stateRoot, type ClusterPaths } from '../../control/paths.js';
 import { LogStore } from '../../control/log-store.js';
 import { startControlServer, type ControlServer } from '../../control/server.js';
@@ -13,7 +13,7 @@ import { statusOf } from './status.js';
 import { statusWithMetrics } from './status-metrics.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
 
-export interface ControllerOptions {
+export interface ControlEndpointOptions {
   session: ClusterSession;
   clusterId: string;
   pid: number;
@@ -25,7 +25,7 @@ export function pathsFor(ctx: AppContext, name: string): ClusterPaths {
   return clusterPaths(stateRoot(ctx.env, ctx.homedir), name);
 }
 
-export class Controller {
+export class ControlEndpoint {
   private server?: ControlServer;
   private logs?: LogStore;
   private stateTimer?: NodeJS.Timeout;
@@ -33,7 +33,7 @@ export class Controller {
 
   constructor(
     readonly paths: ClusterPaths,
-    private readonly o: ControllerOptions,
+    private readonly o: ControlEndpointOptions,
   ) {
     this.socket = socketPathFor(paths);
   }
