@@ -2,6 +2,8 @@
 // adapters at its ports (host runners over SSH or the local shell, the scheduler's HTTP
 // client, the system clock), start-up, the adaptive loop, the dashboard forward and
 // teardown. Each helper gets the narrow port it needs, never this object.
+// Over 200 lines because it is the composition root of a running cluster (start-up
+// order, adaptive, teardown); every piece it wires lives in its own file.
 import type { ClusterSpec, HostSpec } from '../../config/spec.js';
 import type { AdaptiveSpec } from '../../config/spec.js';
 import { ClusterState } from '../../cluster/cluster-state.js';
@@ -23,7 +25,7 @@ import { startDashboardForward, type Forward } from './dashboard-forward.js';
 import { processSpecs } from './process-specs.js';
 import { confirmReady } from './start-up.js';
 import { distributedVersion } from './dask-version.js';
-import { systemClock } from './system-clock.js';
+import { systemClock } from '../system-clock.js';
 
 export interface SessionOptions {
   spec: ClusterSpec;

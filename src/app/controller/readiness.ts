@@ -1,9 +1,11 @@
 // Readiness comes from the scheduler itself (/health, then its worker list), not from
 // INFO log lines: a scheduler run at log level WARN prints none and would never look ready.
-import type { SchedulerClient } from '../../dask/scheduler-client.js';
+import { delay } from '../../cluster/clock.js';
+import type { SchedulerPort } from '../../cluster/ports.js';
+import { systemClock } from '../system-clock.js';
 
 export interface ReadyWaitOptions {
-  client: SchedulerClient;
+  client: Pick<SchedulerPort, 'health' | 'workers'>;
   /** Names we expect to register; the set may shrink as processes die. */
   expected: () => Set<string>;
   /** Resolves (with a reason) if the scheduler process is gone: stop waiting. */
@@ -44,24 +46,11 @@ export async function waitForScheduler(o: ReadyWaitOptions): Promise<ReadyResult
     } catch {
       // Not listening yet: workers and the scheduler come up concurrently.
     }
-    await pause(pollMs, o.signal);
+    await delay(systemClock, pollMs, o.signal);
   }
   if (o.signal?.aborted) return { kind: 'stopped' };
   if (gone !== undefined) return { kind: 'scheduler-failed', reason: gone };
   if (!healthy) return { kind: 'scheduler-failed', reason: `scheduler did not answer /health within ${o.timeoutMs / 1000}s` };
   const names = new Set(workers.map((w) => w.name));
   return { kind: 'partial', workers, missing: [...o.expected()].filter((n) => !names.has(n)) };
-}
-
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }

@@ -3,7 +3,9 @@
 // a host (teardown's sweep, `down` from the state file, re-adoption's strays); only the
 // way of signalling and of seeing a PID gone differs. SSH channel signals are not
 // reliable on OpenSSH, so signals always go by PID over a separate command.
+import { delay } from '../../cluster/clock.js';
 import type { StopResult } from '../../cluster/ports.js';
+import { systemClock } from '../system-clock.js';
 
 export interface StopTarget {
   signal(sig: 'TERM' | 'KILL', pids: number[]): Promise<void>;
@@ -53,21 +55,8 @@ async function waitGone(t: StopTarget, pids: number[], ms: number, o: Escalation
   return left;
 }
 
-/** true when `gone` settled first. */
+/** true when `gone` settled first; false after `ms` or once `force` is aborted. */
 function sleepUnless(ms: number, gone: Promise<unknown> | undefined, force: AbortSignal | undefined): Promise<boolean> {
-  return new Promise((resolve) => {
-    const done = (v: boolean) => {
-      clearTimeout(timer);
-      force?.removeEventListener('abort', onAbort);
-      resolve(v);
-    };
-    const onAbort = () => done(false);
-    const timer = setTimeout(() => done(false), ms);
-    timer.unref();
-    force?.addEventListener('abort', onAbort, { once: true });
-    gone?.then(
-      () => done(true),
-      () => done(true),
-    );
-  });
+  const slept = delay(systemClock, ms, force).then(() => false);
+  return gone ? Promise.race([slept, gone.then(() => true, () => true)]) : slept;
 }

@@ -1,6 +1,6 @@
 // The real clock the core's ports take: Date.now and unref'd timers, so a pending
 // wake-up never keeps the process alive.
-import type { Clock } from '../../cluster/ports.js';
+import type { Clock } from '../cluster/ports.js';
 
 export const systemClock: Clock = {
   now: () => Date.now(),
