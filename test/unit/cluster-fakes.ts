@@ -74,8 +74,11 @@ export class FakeProcess implements RunningProcess {
     this.host.remote.delete(this.remotePid);
     this.exit(code);
   }
-  async stop(): Promise<{ forced: boolean; exit: ExitInfo }> {
+  /** What the last stop() was given: its grace, and whether it was forced. */
+  lastStop?: { graceMs: number; forced: boolean };
+  async stop(graceMs = 0, force?: AbortSignal): Promise<{ forced: boolean; exit: ExitInfo }> {
     this.stops++;
+    this.lastStop = { graceMs, forced: force?.aborted ?? false };
     this.host.remote.delete(this.remotePid);
     if (!this.exitOnStop) return { forced: true, exit: { code: null, signal: 'SIGKILL' } };
     this.exit(null, 'SIGTERM');

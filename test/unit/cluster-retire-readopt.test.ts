@@ -172,4 +172,20 @@ describe('teardown', () => {
     expect(h.host('a').running()).toEqual([]);
     expect(h.host('n0').running()).toEqual([]);
   });
+
+  it('goes on at once after a second Ctrl-C while the scheduler still moves data, and gives no grace', async () => {
+    const h = harness({ workers: ['a'] });
+    await startUp(h);
+    h.scheduler.retireHold = hold();
+    const force = new AbortController();
+    const deps = { state: h.state, clock: h.clock, emit: (e: never) => h.events.push(e), scheduler: () => h.scheduler, closeAll: () => h.reconciler.links.closeAll() };
+    const done = teardown(deps, { reason: 'Ctrl-C', force: false, forceSignal: force.signal });
+    await flush();
+    expect(h.scheduler.retireCalls).toHaveLength(1);
+    force.abort();
+    const r = await done;
+    expect(r.leftover).toEqual([]);
+    expect(h.host('a').started[0]!.lastStop).toEqual({ graceMs: 10_000, forced: true });
+    expect(h.notices()).toContain('retiring workers through the scheduler failed (Error: forced); stopping them directly');
+  });
 });
