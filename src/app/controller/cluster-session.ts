@@ -113,7 +113,7 @@ export class ClusterSession {
       const started = state.all().length - adopted;
       this.bus.emit({ kind: 'notice', level: 'info', message: `re-adopted ${adopted} process(es) from the state file, started ${started}` });
     }
-    this.client = await confirmReady({
+    await confirmReady({
       state,
       emit: (e) => this.bus.emit(e),
       readyTimeoutMs: this.o.readyTimeoutMs,
@@ -121,6 +121,7 @@ export class ClusterSession {
       fatal: (m, detail) => this.fatal(m, detail),
       failHost: (h, reason, detail) => reconciler.links.failHost(h, reason, detail),
       dashboardMoved: (url) => (this.dashboard = url),
+      useClient: (client) => (this.client = client),
     });
     if (this.o.requireAll && state.failedHosts.size) {
       throw await this.fatal(`--require-all: ${state.failedHosts.size} host(s) failed: ${[...state.failedHosts.keys()].join(', ')}`);

@@ -21,10 +21,12 @@ export interface StartupDeps {
   failHost(host: string, reason: string, detail?: string[]): void;
   /** The scheduler serves its dashboard elsewhere than configured. */
   dashboardMoved(url: string): void;
+  /** The scheduler's client, before it answers: the tick and teardown use it from then on. */
+  useClient(client: SchedulerClient): void;
 }
 
-/** Resolves with the scheduler's client once it answers; the worker list lands in state.registered. */
-export async function confirmReady(d: StartupDeps): Promise<SchedulerClient> {
+/** Resolves once the scheduler answers; its worker list lands in state.registered. */
+export async function confirmReady(d: StartupDeps): Promise<void> {
   const { state, emit } = d;
   const { spec } = state;
   const sched = state.processes.get(SCHEDULER_NAME);
@@ -44,6 +46,7 @@ export async function confirmReady(d: StartupDeps): Promise<SchedulerClient> {
   sched.tail.forEach(dashboardSeen);
   sched.proc.onLine((_stream, line) => dashboardSeen(line));
   const client = new SchedulerClient(() => runner.forwardOut(fwd.host, fwd.port), { timeoutMs: 5_000 });
+  d.useClient(client);
   const expected = () => new Set(state.alive('worker').map((t) => t.desired.name));
   const schedulerGone = sched.proc.exited.then((e) => describeExit(e, sched.tail, spec.schedulerHost.remotePython));
   const r = await waitForScheduler({ client, expected, schedulerGone, timeoutMs: d.readyTimeoutMs, signal: d.signal });
@@ -52,7 +55,6 @@ export async function confirmReady(d: StartupDeps): Promise<SchedulerClient> {
   state.registered = new Map(r.workers.map((w) => [w.name, w.address]));
   emit({ kind: 'host-state', host: spec.schedulerHost.name, state: 'running' });
   reportWorkerHosts(d, r.kind === 'partial' ? new Set(r.missing) : new Set());
-  return client;
 }
 
 function reportWorkerHosts(d: StartupDeps, missing: Set<string>): void {
