@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { AdaptiveLoop, type AdaptivePort } from '../../src/app/controller/adaptive-loop.js';
 import type { AdaptiveSpec } from '../../src/config/spec.js';
-import { flush, harness, startUp, type Harness } from './cluster-fakes.js';
+import { flush, harness, startUp, type Harness } from './cluster-harness.js';
 
 const spec: AdaptiveSpec = { minimum: 0, maximum: 10, intervalMs: 1_000, waitCount: 1, targetDurationMs: 5_000 };
 

@@ -2,7 +2,7 @@
 // start-up, one tick at a time, a worker dying, a host dropping and coming back, the
 // scheduler dying.
 import { describe, expect, it } from 'vitest';
-import { flush, harness, startUp } from './cluster-fakes.js';
+import { flush, harness, startUp } from './cluster-harness.js';
 
 describe('reconciler: the tick', () => {
   it('starts the scheduler and every desired worker on the first tick', async () => {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { readopt, type PreviousCluster } from '../../src/cluster/readopt.js';
 import { RETIRE_TIMEOUT_MS } from '../../src/cluster/process-lifecycle.js';
 import { teardown } from '../../src/cluster/teardown.js';
-import { flush, harness, startUp, type Harness } from './cluster-fakes.js';
+import { flush, harness, startUp, type Harness } from './cluster-harness.js';
 
 const hold = () => new Promise<void>(() => {});
 
