@@ -42,3 +42,9 @@ function formatPosition(p: ConfigErrorPosition): string {
   const where = [p.file, p.line, p.col].filter((x) => x !== undefined).join(':');
   return p.keyPath ? `${where} ${p.keyPath}:` : `${where}:`;
 }
+
+/** An error's message for a notice or a host's reason; an expected one with its hint. */
+export function errorText(err: unknown): string {
+  if (err instanceof ExpectedError) return err.hint ? `${err.message} (${err.hint})` : err.message;
+  return err instanceof Error ? err.message : String(err);
+}

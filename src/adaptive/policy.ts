@@ -1,10 +1,12 @@
 // The adaptive policy: one step of Dask's AdaptiveCore.recommendations
-// (deploy/adaptive_core.py:175-214) as a pure function. The loop fetches the target and
-// the scheduler's workers_to_close, calls step(), applies the decision (start workers;
-// retire through the scheduler, then stop) and keeps the returned state for the next
-// step. One step at a time: the loop must not call step() while a decision is applied.
+// (deploy/adaptive_core.py:175-214) as a pure function, with its answer's shape:
+// {status: 'up', n} (an absolute worker count), {status: 'down', workers} (names to
+// retire) or {status: 'same'}. The loop fetches the target and the workers (inputs.ts
+// orders the candidates), calls step(), applies the decision and keeps the returned
+// state for the next step. One step at a time: the loop must not call step() while a
+// decision is applied.
 import type { AdaptiveSpec } from '../config/spec.js';
-import type { DecisionLogEntry } from './decision-log.js';
+import type { DecisionKind, DecisionLogEntry } from './decision-log.js';
 import { downCandidates, type AdaptiveWorker } from './scale-down.js';
 import { clipTarget, correctedTarget, type PerWorker } from './target.js';
 
@@ -34,7 +36,12 @@ export interface AdaptiveState {
 
 export const initialAdaptiveState: AdaptiveState = { closeCounts: new Map() };
 
-export type AdaptiveDecision = { kind: 'up'; add: number } | { kind: 'down'; retire: string[] } | { kind: 'none'; reason: string };
+export type AdaptiveDecision = { status: 'up'; n: number } | { status: 'down'; workers: string[] } | { status: 'same'; reason: string };
+
+/** The decision log's word for a decision ('none' is what status --json has always said). */
+export function decisionKind(d: AdaptiveDecision): DecisionKind {
+  return d.status === 'same' ? 'none' : d.status;
+}
 
 export interface StepResult {
   state: AdaptiveState;
@@ -69,7 +76,7 @@ export function step(state: AdaptiveState, input: AdaptiveInput, spec: AdaptiveS
     time: input.now,
     target: t.target,
     current,
-    decision: decision.kind,
+    decision: decisionKind(decision),
     reason,
     rawTarget: input.rawTarget,
   });
@@ -77,11 +84,11 @@ export function step(state: AdaptiveState, input: AdaptiveInput, spec: AdaptiveS
 
   if (t.target === current) {
     const reason = t.bound ? `${t.bound} reached: ${t.boundReason}` : 'at target';
-    return reset({ kind: 'none', reason }, reason);
+    return reset({ status: 'same', reason }, reason);
   }
   if (t.target > current) {
-    const decision: AdaptiveDecision = { kind: 'up', add: t.target - current };
-    return reset(decision, `start ${decision.add}: target ${t.target} > ${current}${t.bound ? `, clipped to ${t.boundReason}` : ''}`);
+    const decision: AdaptiveDecision = { status: 'up', n: t.target };
+    return reset(decision, `start ${t.target - current}: target ${t.target} > ${current}${t.bound ? `, clipped to ${t.boundReason}` : ''}`);
   }
 
   // Load-driven scale-down leaves busy workers alone; a plan above the maximum bound
@@ -105,12 +112,12 @@ export function step(state: AdaptiveState, input: AdaptiveInput, spec: AdaptiveS
   const notes = [waitNote, picked.blocked, t.bound ? `clipped to ${t.boundReason}` : undefined].filter((s): s is string => !!s);
 
   if (firm.length > 0) {
-    const decision: AdaptiveDecision = { kind: 'down', retire: firm };
+    const decision: AdaptiveDecision = { status: 'down', workers: firm };
     const what = firm.map((n) => (picked.notArrived.has(n) ? `${n} (not arrived)` : n)).join(', ');
     return { state: next, decision, log: entry(decision, [`retire ${what}`, ...notes].join('; ')) };
   }
   const reason = notes.length > 0 ? notes.join('; ') : 'no worker to close';
-  const decision: AdaptiveDecision = { kind: 'none', reason };
+  const decision: AdaptiveDecision = { status: 'same', reason };
   return { state: next, decision, log: entry(decision, reason) };
 }
 

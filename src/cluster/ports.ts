@@ -1,5 +1,7 @@
-// Ports of the cluster core. Adapters (ssh/, the local child-process runner) implement
-// them in app/; the core and its tests see only these interfaces.
+// Ports of the cluster core. Adapters implement them in app/ (app/remote: the host
+// runner over SSH or a local shell; the scheduler client from dask/); the core and its
+// tests see only these interfaces.
+import type { Duplex } from 'node:stream';
 
 /** What to run: a remote process is {name, host, argv, env} in … */
 export interface ProcessSpec {
@@ -25,17 +27,87 @@ export interface RunningProcess {
   readonly pid: Promise<number>;
   onLine(cb: (stream: LineStream, line: string) => void): void;
   readonly exited: Promise<ExitInfo>;
-  /** SIGTERM to the process group, SIGKILL after graceMs. Resolves with how it ended. */
-  stop(graceMs: number): Promise<{ forced: boolean; exit: ExitInfo }>;
+  /**
+   * SIGTERM to the process group, SIGKILL after graceMs (at once when `force` is
+   * aborted). Resolves with how it ended.
+   */
+  stop(graceMs: number, force?: AbortSignal): Promise<{ forced: boolean; exit: ExitInfo }>;
 }
 
-/** One host's execution port: starts processes, lists what of ours still runs. */
+/** A process carrying this cluster's tags: its parent (a launcher's child has the launcher) and its group. */
+export interface TaggedProcess {
+  pid: number;
+  ppid: number;
+  pgid: number;
+}
+
+export interface StopOptions {
+  /** Wait after SIGTERM; 0: SIGKILL at once. */
+  graceMs: number;
+  /** Wait after SIGKILL before what is alive counts as left. */
+  verifyMs?: number;
+  /** Aborted: no more grace. */
+  force?: AbortSignal;
+}
+
+export interface StopResult {
+  /** PIDs that needed SIGKILL. */
+  forced: number[];
+  /** PIDs still alive after SIGKILL. */
+  left: number[];
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** One host's execution port: starts and adopts processes, finds and stops what of ours runs. */
 export interface HostRunner {
   readonly host: string;
   start(spec: ProcessSpec): Promise<RunningProcess>;
-  /** PIDs of processes tagged with this cluster id still alive on the host. */
-  listTagged(clusterId: string): Promise<number[]>;
-  /** SIGKILL these PIDs (last resort after a teardown). */
-  killPids(pids: number[]): Promise<void>;
+  /** Takes over `pid`, a process a previous controller started as `spec`. */
+  adopt(spec: ProcessSpec, pid: number): Promise<RunningProcess>;
+  /** Processes tagged with this runner's cluster id (and host) still alive there. */
+  listTagged(): Promise<TaggedProcess[]>;
+  /** The one stop escalation (TERM → wait → KILL → verify) for tagged PIDs ('all': every one). */
+  stopTagged(pids: number[] | 'all', o: StopOptions): Promise<StopResult>;
+  /** A short command on the host (version probes); bounded in time. */
+  run(command: string, timeoutMs?: number): Promise<RunResult>;
+  /** A TCP stream to host:port as seen from that machine. */
+  forwardOut(host: string, port: number): Promise<Duplex>;
+  /** Called once when the connection dies (not after close()). */
+  onClose(cb: (err?: Error) => void): void;
   close(): void;
+}
+
+export interface RegisteredWorker {
+  name: string;
+  address: string;
+}
+
+/** What the core asks the scheduler (the HTTP API; SchedulerClient fits as it is). */
+export interface SchedulerPort {
+  health(): Promise<boolean>;
+  workers(): Promise<RegisteredWorker[]>;
+  /** Data moves first, so this may take long; resolves with the retired addresses. */
+  retireWorkers(addresses: readonly string[]): Promise<unknown>;
+  adaptiveTarget(): Promise<number>;
+  identity(): Promise<{ workers: SchedulerWorker[] }>;
+}
+
+/** A worker as the scheduler's identity document describes it (what adaptive reads). */
+export interface SchedulerWorker extends RegisteredWorker {
+  nthreads: number;
+  /** Bytes; 0 means no limit. */
+  memoryLimit: number;
+  metrics?: { cpu?: number; memory?: number; executing?: number };
+}
+
+/** Time for the core: injected so tests step it by hand. */
+export interface Clock {
+  now(): number;
+  /** Calls fn after ms; returns a cancel function. Never keeps the process alive. */
+  after(ms: number, fn: () => void): () => void;
 }

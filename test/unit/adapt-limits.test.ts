@@ -5,7 +5,10 @@ import { CommanderError } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adaptiveRefusal } from '../../src/adaptive/limits.js';
 import type { ClusterSession } from '../../src/app/controller/cluster-session.js';
-import { adapt, scaleFixed } from '../../src/app/controller/controller.js';
+import { ClusterSession as Session } from '../../src/app/controller/cluster-session.js';
+import { adapt } from '../../src/app/controller/control-endpoint.js';
+import { ClusterState } from '../../src/cluster/cluster-state.js';
+import { systemClock } from '../../src/app/system-clock.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { parseHostFile } from '../../src/config/load.js';
 import type { AdaptiveSpec } from '../../src/config/spec.js';
@@ -53,20 +56,24 @@ describe('host file adaptive: section', () => {
   });
 });
 
-/** The parts of a ClusterSession that adapt and scale touch. */
+/** A ClusterSession whose reconciler is a fake: adapt and scale run the real session code. */
 function fakeSession(adaptive?: AdaptiveSpec) {
   const events: ClusterEvent[] = [];
   const bus = new EventBus();
   bus.on((e) => events.push(e));
   const scaled: number[] = [];
-  const s = {
-    spec: { ...testSpec({ workers: ['n1', 'n2'] }), ...(adaptive ? { adaptive } : {}) },
-    bus,
+  const spec = { ...testSpec({ workers: ['n1', 'n2'] }), ...(adaptive ? { adaptive } : {}) };
+  const s = Object.assign(Object.create(Session.prototype) as object, {
+    spec,
+    o: { bus },
+    state: new ClusterState(spec),
+    clock: systemClock,
+    life: new AbortController(),
     adaptive: undefined as ClusterSession['adaptive'],
     client: undefined,
     daskVersion: async () => '2022.12.1',
-    scale: async (n: number) => (scaled.push(n), { desired: n }),
-  };
+    reconciler: { scale: async (n: number) => (scaled.push(n), { desired: n }) },
+  });
   return { session: s as unknown as ClusterSession, events, scaled };
 }
 
@@ -99,9 +106,9 @@ describe('the controller side of adapt and scale', () => {
     sessions.push(session);
     await adapt(session, { dryRun: false, spec: { minimum: 1, maximum: 3 } });
     expect(session.adaptive?.enabled).toBe(true);
-    expect(await scaleFixed(session, 2)).toEqual({ desired: 2, adaptiveOff: true });
+    expect(await session.userScale(2)).toEqual({ desired: 2, adaptiveOff: true });
     expect(session.adaptive?.enabled).toBe(false);
-    expect(await scaleFixed(session, 1)).toEqual({ desired: 1 });
+    expect(await session.userScale(1)).toEqual({ desired: 1 });
     expect(scaled).toEqual([2, 1]);
   });
 });

@@ -52,4 +52,11 @@ describe('waitForScheduler', () => {
     const r = await waitForScheduler({ client, expected: () => expected, schedulerGone: never, timeoutMs: 5_000, pollMs: 1 });
     expect(r.kind).toBe('ready');
   });
+  it('stops waiting at once when its signal is aborted (the cluster is being stopped)', async () => {
+    const client = fakeClient([{ health: true, workers: [] }]);
+    const stop = new AbortController();
+    const waiting = waitForScheduler({ client, expected: () => new Set(['a-0']), schedulerGone: never, timeoutMs: 600_000, pollMs: 600_000, signal: stop.signal });
+    stop.abort();
+    expect(await waiting).toEqual({ kind: 'stopped' });
+  });
 });

@@ -9,7 +9,7 @@ import { ndjsonSink, plainSink } from '../../events/plain-sink.js';
 import { safeText } from '../../events/terminal-text.js';
 import type { ClusterEvent } from '../../events/types.js';
 import type { AppContext } from '../context.js';
-import { pathsFor } from '../controller/controller.js';
+import { pathsFor } from '../controller/control-endpoint.js';
 import { refuseIfRunning } from './find-cluster.js';
 import { loadSpec } from './up.js';
 

@@ -9,7 +9,7 @@ import { leftoverLine } from '../../events/plain-sink.js';
 import type { AppContext, Output } from '../context.js';
 import { findCluster, type FoundCluster, NoClusterError } from './find-cluster.js';
 import { ShellHostRunner } from '../remote/host-runner.js';
-import type { TeardownResult } from '../controller/teardown.js';
+import type { TeardownResult } from '../../cluster/teardown.js';
 import { shellOpener } from './up.js';
 
 export async function runDown(ctx: AppContext, o: { name?: string; json: boolean }): Promise<number> {
@@ -62,19 +62,9 @@ async function downFromState(ctx: AppContext, state: ClusterState, progress: Out
         return;
       }
       try {
-        let pids = await runner.listTagged(state.clusterId);
-        if (pids.length) await runner.signalPids('TERM', pids);
-        const deadline = Date.now() + GRACE_MS;
-        while (pids.length && Date.now() < deadline) {
-          await new Promise((r) => setTimeout(r, 250));
-          pids = await runner.listTagged(state.clusterId);
-        }
-        if (pids.length) {
-          forced.push(`${h.name}: ${pids.length} process(es)`);
-          await runner.killPids(pids);
-          await new Promise((r) => setTimeout(r, 300));
-          pids = await runner.listTagged(state.clusterId);
-        }
+        const r = await runner.stopTagged('all', { graceMs: GRACE_MS });
+        if (r.forced.length) forced.push(`${h.name}: ${r.forced.length} process(es)`);
+        const pids = r.left;
         if (pids.length) leftover.push({ host: h.name, pids });
         progress.write(`  ${h.name}: ${pids.length ? `${pids.length} left` : 'clean'}\n`);
       } finally {

@@ -14,7 +14,7 @@ import { sessionActions } from '../controller/dashboard-actions.js';
 import { upOutput } from './up-output.js';
 import type { AppContext } from '../context.js';
 import { mergeAdaptive } from './adapt.js';
-import { Controller, pathsFor, startAdaptive } from '../controller/controller.js';
+import { ControlEndpoint, pathsFor } from '../controller/control-endpoint.js';
 import { UsageError } from '../../errors.js';
 import { refuseIfRunning } from './find-cluster.js';
 import { withFreeLocalPorts } from './local-ports.js';
@@ -23,7 +23,7 @@ import { readHostFileBytes } from '../read-host-file.js';
 import { findLocalPython } from './local-python.js';
 import { secretProvider } from '../remote/secrets.js';
 import type { ShellPort } from '../remote/shell-port.js';
-import type { TeardownResult } from '../controller/teardown.js';
+import type { TeardownResult } from '../../cluster/teardown.js';
 import { setUpTls } from '../tls-setup.js';
 
 export interface UpOptions {
@@ -93,7 +93,13 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   if (spec.local) bus.emit({ kind: 'notice', level: 'info', message: `Local cluster on this machine (${spec.workerHosts[0]?.workerOptions.nworkers ?? 0} workers, python ${spec.schedulerHost.remotePython})` });
   const tls = await setUpTls({ spec, paths, clusterId, bus, now: new Date() });
 
+  // The one stop of this command (Ctrl-C, SIGTERM, `down`, q): aborted with its reason,
+  // and passed down so that start-up's waits and the reconcile loop end with it.
+  const stop = new AbortController();
+  const stopRequested = new Promise<void>((r) => stop.signal.addEventListener('abort', () => r(), { once: true }));
+  const stopReason = (fallback: string) => (stop.signal.aborted ? String(stop.signal.reason) : fallback);
   const session = new ClusterSession({
+    signal: stop.signal,
     spec,
     clusterId,
     bus,
@@ -107,21 +113,17 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     tls,
   });
 
-  let stopReason: string | undefined;
-  let signalled!: () => void;
-  const stopRequested = new Promise<void>((r) => (signalled = r));
   const requestStop = (reason: string): Promise<TeardownResult> => {
-    stopReason ??= reason;
-    signalled();
-    return session.teardown({ reason: stopReason, force: false });
+    if (!stop.signal.aborted) stop.abort(reason);
+    return session.teardown({ reason: stopReason(reason), force: false });
   };
-  const controller = new Controller(paths, { session, clusterId, pid: ctx.pid, requestStop });
+  const controller = new ControlEndpoint(paths, { session, clusterId, pid: ctx.pid, requestStop });
   // The state file exists before any process does, so `down` can always find them.
   // A dead controller's file stays as it is until its processes are adopted.
   if (!previous) await controller.save();
   else bus.emit({ kind: 'notice', level: 'info', message: `the controller of "${spec.name}" (pid ${previous.controller?.pid ?? '?'}) is gone; adopting what it left running` });
   const onStopSignal = (sig: 'SIGINT' | 'SIGTERM') => {
-    if (stopReason === undefined) {
+    if (!stop.signal.aborted) {
       if (sig === 'SIGINT') out.say('Stopping gracefully; press Ctrl-C again to force.');
       void requestStop(sig === 'SIGINT' ? 'Ctrl-C' : sig);
     } else {
@@ -137,12 +139,12 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     const started = session.start();
     const first = await Promise.race([started.then(() => 'up' as const), stopRequested.then(() => 'stop' as const)]);
     if (first === 'stop') {
-      result = await session.teardown({ reason: stopReason ?? 'stop', force: false });
+      result = await session.teardown({ reason: stopReason('stop'), force: false });
       await started.catch(() => undefined);
       return 130;
     }
     await controller.start();
-    if (spec.adaptive) startAdaptive(session, spec.adaptive);
+    if (spec.adaptive) session.startAdaptive(spec.adaptive);
     const schedulerDied = session.schedulerExit().then(() => 'scheduler-died' as const);
     const why = await Promise.race([stopRequested.then(() => 'stop' as const), schedulerDied]);
     if (why === 'scheduler-died') {
@@ -152,11 +154,11 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
       result = await session.teardown({ reason: 'scheduler exited', force: false });
       return 1;
     }
-    result = await session.teardown({ reason: stopReason ?? 'stop', force: false });
+    result = await session.teardown({ reason: stopReason('stop'), force: false });
     return result.leftover.length ? 1 : 0;
   } catch (err) {
     result = await session.teardown({ reason: 'failure', force: false });
-    if (stopReason !== undefined) return 130;
+    if (stop.signal.aborted) return 130;
     throw err;
   } finally {
     off();

@@ -1,12 +1,30 @@
 // The adaptive loop: every interval, ask the scheduler for its target and its workers,
-// step the pure policy, and apply its decision to the controller's desired worker set.
-// One step at a time; an error in a step is logged and the loop goes on.
+// step the pure policy (adaptive/), and apply its decision to the desired worker set:
+// an absolute count up, names down. One step at a time; an error in a step is logged
+// and the loop goes on. stop() (or the cluster's end) ends it, and a step still in
+// flight then applies nothing.
 import { DecisionLog } from '../../adaptive/decision-log.js';
-import { initialAdaptiveState, step, type AdaptiveDecision, type AdaptiveState, type AdaptiveWorker } from '../../adaptive/policy.js';
-import { parseBytes } from '../../config/durations.js';
+import { adaptiveWorkers, closeOrder, newWorkerSize } from '../../adaptive/inputs.js';
+import { initialAdaptiveState, step, type AdaptiveDecision, type AdaptiveState } from '../../adaptive/policy.js';
 import type { AdaptiveSpec } from '../../config/spec.js';
-import type { WorkerIdentity } from '../../dask/scheduler-json.js';
-import type { ClusterSession } from './cluster-session.js';
+import type { ClusterState } from '../../cluster/cluster-state.js';
+import { every } from '../../cluster/clock.js';
+import type { Clock, SchedulerPort } from '../../cluster/ports.js';
+import type { ClusterEvent } from '../../events/types.js';
+
+/** What the loop needs of the cluster: read its state, change its worker count. */
+export interface AdaptivePort {
+  state: ClusterState;
+  clock: Clock;
+  emit(e: ClusterEvent): void;
+  scheduler(): SchedulerPort | undefined;
+  daskVersion(): Promise<string>;
+  /** An absolute worker count. */
+  scale(n: number): Promise<unknown>;
+  retire(names: readonly string[]): Promise<void>;
+  /** The cluster's life: the loop ends with it. */
+  signal: AbortSignal;
+}
 
 export interface AdaptiveStatus {
   enabled: boolean;
@@ -23,100 +41,82 @@ export interface AdaptiveStatus {
 export class AdaptiveLoop {
   private state: AdaptiveState = initialAdaptiveState;
   readonly log = new DecisionLog();
-  private timer?: NodeJS.Timeout;
+  /** This loop's own life: stop() ends it, as does the cluster's. */
+  private loop?: AbortController;
   private running?: Promise<void>;
   private lastTarget: number | null = null;
 
   constructor(
-    private readonly s: ClusterSession,
+    private readonly p: AdaptivePort,
     readonly spec: AdaptiveSpec,
-    private readonly daskVersion: () => Promise<string>,
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.tick(), this.spec.intervalMs);
-    this.timer.unref();
+    this.loop = new AbortController();
+    const both = AbortSignal.any([this.loop.signal, this.p.signal]);
+    every(this.p.clock, this.spec.intervalMs, both, () => void this.tick());
     void this.tick();
   }
 
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.loop?.abort();
   }
 
   get enabled(): boolean {
-    return this.timer !== undefined;
+    return this.loop !== undefined && !this.loop.signal.aborted;
   }
 
   private tick(): Promise<void> {
     this.running ??= this.stepOnce(false)
       .then(() => undefined)
-      .catch((err) => this.s.bus.emit({ kind: 'notice', level: 'warning', message: `adaptive step failed: ${String(err)}` }))
+      .catch((err) => this.p.emit({ kind: 'notice', level: 'warning', message: `adaptive step failed: ${String(err)}` }))
       .finally(() => (this.running = undefined));
     return this.running;
   }
 
   /** One step; with dryRun nothing is applied and the state is not kept. */
-  async stepOnce(dryRun: boolean): Promise<{ target: number; decision: AdaptiveDecision; reason: string }> {
-    const client = this.s.client;
+  async stepOnce(dryRun: boolean): Promise<{ target: number; current: number; decision: AdaptiveDecision; reason: string }> {
+    const client = this.p.scheduler();
     if (!client) throw new Error('the scheduler is not reachable yet');
-    const [rawTarget, identity, daskVersion] = await Promise.all([client.adaptiveTarget(), client.identity(), this.daskVersion()]);
-    const byName = new Map(identity.workers.map((w) => [w.name, w]));
-    const workers = this.s.desiredWorkers.map((w) => this.worker(w.name, w.host, byName.get(w.name)));
-    const recommends = [...identity.workers]
-      .filter((w) => this.s.desiredWorkers.some((d) => d.name === w.name))
-      .sort((a, b) => (a.metrics?.executing ?? 0) - (b.metrics?.executing ?? 0) || (a.metrics?.memory ?? 0) - (b.metrics?.memory ?? 0))
-      .map((w) => w.name);
-    const r = step(this.state, { now: this.s.now(), rawTarget, daskVersion, workers, schedulerRecommends: recommends, newWorker: this.newWorker() }, this.spec);
-    if (dryRun) return { target: r.log.target, decision: r.decision, reason: r.log.reason };
+    const [rawTarget, identity, daskVersion] = await Promise.all([client.adaptiveTarget(), client.identity(), this.p.daskVersion()]);
+    const { state } = this.p;
+    const plan = state.desiredWorkers.map((w) => {
+      const t = state.processes.get(w.name);
+      return { name: w.name, launched: t !== undefined && !t.exit, nthreads: state.hostSpec(w.host)?.workerOptions.nthreads ?? 1 };
+    });
+    const input = {
+      now: this.p.clock.now(),
+      rawTarget,
+      daskVersion,
+      workers: adaptiveWorkers(plan, identity.workers),
+      schedulerRecommends: closeOrder(plan, identity.workers),
+      newWorker: newWorkerSize(state.spec.workerHosts[0]?.workerOptions),
+    };
+    const r = step(this.state, input, this.spec);
+    const out = { target: r.log.target, current: r.log.current, decision: r.decision, reason: r.log.reason };
+    if (dryRun) return out;
     // Stopped (scale N, adapt --off, new bounds) while this step waited on the scheduler:
     // its decision belongs to a loop that no longer runs.
-    if (!this.enabled) return { target: r.log.target, decision: { kind: 'none', reason: 'adaptive stopped' }, reason: 'adaptive stopped' };
+    if (!this.enabled) return { ...out, decision: { status: 'same', reason: 'adaptive stopped' }, reason: 'adaptive stopped' };
     this.state = r.state;
     this.lastTarget = r.log.target;
     this.log.push(r.log);
     await this.apply(r.decision);
-    return { target: r.log.target, decision: r.decision, reason: r.log.reason };
+    return out;
   }
 
+  /** Dask's shape: an absolute worker count up, names down. */
   private async apply(d: AdaptiveDecision): Promise<void> {
-    switch (d.kind) {
+    switch (d.status) {
       case 'up':
-        await this.s.scale(this.s.desiredWorkers.length + d.add);
+        await this.p.scale(d.n);
         return;
       case 'down':
-        await this.s.retire(d.retire);
+        await this.p.retire(d.workers);
         return;
-      case 'none':
+      case 'same':
         return;
     }
-  }
-
-  private worker(name: string, host: string, id: WorkerIdentity | undefined): AdaptiveWorker {
-    const opts = this.s.hostSpec(host)?.workerOptions;
-    const registered = id !== undefined;
-    const t = this.s.table.get(name);
-    return {
-      name,
-      registered,
-      starting: !registered && t !== undefined && !t.exit,
-      nthreads: id?.nthreads ?? opts?.nthreads ?? 1,
-      memoryBytes: id?.memoryLimit ?? 0,
-      busy: (id?.metrics?.executing ?? 0) > 0,
-    };
-  }
-
-  /** Threads and memory limit (0: none) of a worker this loop would start. */
-  newWorker(): { nthreads: number; memoryBytes: number } {
-    const h = this.s.spec.workerHosts[0];
-    const limit = h?.workerOptions.memoryLimit ?? '0';
-    let memoryBytes = 0;
-    try {
-      memoryBytes = /^\d/.test(limit) && !/^0(\.\d+)?$/.test(limit) ? parseBytes(limit) : 0;
-    } catch {
-      memoryBytes = 0;
-    }
-    return { nthreads: h?.workerOptions.nthreads ?? 1, memoryBytes };
   }
 
   status(): AdaptiveStatus {

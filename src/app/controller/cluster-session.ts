@@ -1,26 +1,33 @@
-// The controller of one running cluster, in the spirit of Dask's SpecCluster: a desired
-// worker set and a level-triggered reconcile tick that re-observes (processes, the
-// scheduler's worker list, host connections) and applies plan(desired, observed).
+// One running cluster, wired: the core's state and reconciler (cluster/) with real
+// adapters at its ports (host runners over SSH or the local shell, the scheduler's HTTP
+// client, the system clock), start-up, the adaptive loop, the dashboard forward and
+// teardown. Each helper gets the narrow port it needs, never this object.
+// Over 200 lines because it is the composition root of a running cluster (start-up
+// order, adaptive, teardown); every piece it wires lives in its own file.
 import type { ClusterSpec, HostSpec } from '../../config/spec.js';
-import { HostHealth } from '../../cluster/host-health.js';
-import { explainShortfall, placeWorkers, type PlacedWorker } from '../../cluster/placement.js';
-import { desiredProcesses, plan, SCHEDULER_NAME, type DesiredProcess, type ObservedProcess } from '../../cluster/plan.js';
-import { RestartSupervisor } from '../../cluster/supervisor.js';
+import type { AdaptiveSpec } from '../../config/spec.js';
+import { ClusterState } from '../../cluster/cluster-state.js';
+import { SCHEDULER_NAME } from '../../cluster/plan.js';
+import type { Clock, HostRunner } from '../../cluster/ports.js';
+import { readopt, type PreviousCluster } from '../../cluster/readopt.js';
+import { Reconciler } from '../../cluster/reconciler.js';
+import type { ScaleResult } from '../../cluster/scaling.js';
+import { teardown, type TeardownOptions, type TeardownResult } from '../../cluster/teardown.js';
 import type { SchedulerClient } from '../../dask/scheduler-client.js';
 import { ExpectedError } from '../../errors.js';
 import type { EventBus } from '../../events/types.js';
+import { parseKeeperRefusal } from '../../dask/log-lines.js';
+import { connectLimiter } from '../remote/fan-out.js';
+import { ShellHostRunner } from '../remote/host-runner.js';
+import type { ShellPort } from '../remote/shell-port.js';
+import { AdaptiveLoop } from './adaptive-loop.js';
 import { dashboardForward, dashboardUrl, schedulerAddress } from './addresses.js';
 import { startDashboardForward, type Forward } from './dashboard-forward.js';
-import { connectLimiter } from '../remote/fan-out.js';
-import { quotePath } from '../../dask/remote-command.js';
-import type { AdaptiveLoop } from './adaptive-loop.js';
-import { HostLink } from './host-link.js';
-import { ProcessTable, type Tracked } from './process-table.js';
-import { readopt, type PreviousCluster } from './readopt.js';
+import { processSpecs } from './process-specs.js';
 import { confirmReady } from './start-up.js';
-import type { ShellPort } from '../remote/shell-port.js';
 import type { SessionTls } from '../tls-setup.js';
-import { teardown, type TeardownOptions, type TeardownResult } from './teardown.js';
+import { distributedVersion } from './dask-version.js';
+import { systemClock } from '../system-clock.js';
 
 export interface SessionOptions {
   spec: ClusterSpec;
@@ -30,7 +37,7 @@ export interface SessionOptions {
   requireAll: boolean;
   readyTimeoutMs: number;
   openShell(host: HostSpec): Promise<ShellPort>;
-  now?: () => number;
+  clock?: Clock;
   /** Start with this many workers instead of the host file's nworkers (adaptive start). */
   initialWorkers?: number;
   /** How often the reconcile loop runs on its own after start-up. */
@@ -41,87 +48,101 @@ export interface SessionOptions {
   previous?: PreviousCluster;
   /** Set when the processes talk mutual TLS: where each host keeps the cluster's files. */
   tls?: SessionTls;
+  /** The command's stop: aborted, start-up stops waiting and nothing new starts. */
+  signal?: AbortSignal;
 }
-
-export type { Tracked };
 
 export class ClusterSession {
   readonly spec: ClusterSpec;
   readonly address: string;
   dashboard: string;
   readonly startedAt: number;
-  readonly health = new HostHealth();
-  readonly supervisor = new RestartSupervisor();
-  readonly links: HostLink;
-  readonly table: ProcessTable;
-  readonly failedHosts = new Map<string, string>();
-  desiredWorkers: PlacedWorker[];
+  readonly state: ClusterState;
+  readonly clock: Clock;
   client?: SchedulerClient;
-  /** The scheduler's own worker list, refreshed every tick: name → address. */
-  registered = new Map<string, string>();
-  private started = false;
-  private ticking?: Promise<void>;
-  private again = false;
-  private timer?: NodeJS.Timeout;
+  /** The adaptive loop, when the cluster is or was adaptive; userScale() turns it off. */
+  adaptive?: AdaptiveLoop;
+  private readonly reconciler: Reconciler;
+  /** The cluster's life: aborted at teardown (ticks, loops and start-up waits end). */
+  private readonly life = new AbortController();
+  /** A second Ctrl-C: no more grace for anything still running. */
+  private readonly forced = new AbortController();
   private stopping?: Promise<TeardownResult>;
-  readonly now: () => number;
+  private dashboardForward?: Forward;
+  private version?: Promise<string>;
 
   constructor(readonly o: SessionOptions) {
     this.spec = o.spec;
-    this.now = o.now ?? Date.now;
-    this.startedAt = this.now();
+    this.clock = o.clock ?? systemClock;
+    this.startedAt = this.clock.now();
     this.address = schedulerAddress(o.spec, o.tls ? 'tls' : 'tcp');
     this.dashboard = dashboardUrl(o.spec);
-    this.desiredWorkers = desiredProcesses(o.spec).filter((d) => d.role === 'worker').map(({ name, host }) => ({ name, host }));
-    if (o.initialWorkers !== undefined) {
-      // Adaptive from the start: begin at its minimum, not at the host file's size.
-      const hosts = o.spec.workerHosts.map((h) => ({ name: h.name, maxWorkers: h.maxWorkers, healthy: true }));
-      this.desiredWorkers = placeWorkers(o.initialWorkers, hosts, []).workers;
-    }
-    this.links = new HostLink(this);
-    this.table = new ProcessTable(this);
+    this.state = new ClusterState(o.spec, o.initialWorkers);
+    o.signal?.addEventListener('abort', () => this.life.abort(), { once: true });
+    this.reconciler = new Reconciler({
+      state: this.state,
+      clock: this.clock,
+      emit: (e) => this.bus.emit(e),
+      connect: (h) => this.openRunner(h),
+      specFor: processSpecs(o.spec, this.address, o.tls),
+      adoptRefusal: parseKeeperRefusal,
+      scheduler: () => this.client,
+      signal: this.life.signal,
+    });
   }
 
   get bus(): EventBus {
     return this.o.bus;
   }
 
-  hostSpec(name: string): HostSpec | undefined {
-    return name === this.spec.schedulerHost.name ? this.spec.schedulerHost : this.spec.workerHosts.find((h) => h.name === name);
+  now(): number {
+    return this.clock.now();
+  }
+
+  private async openRunner(h: HostSpec): Promise<HostRunner> {
+    const shell = await this.o.openShell(h);
+    return new ShellHostRunner({ host: h.name, clusterId: this.o.clusterId, setup: h.setup, shell, orphanGraceS: this.o.orphanGraceS });
   }
 
   /** Resolves once the scheduler confirms readiness; throws (after cleaning up) if it cannot. */
   async start(): Promise<void> {
+    const { state, reconciler } = this;
     const limit = connectLimiter({ fanout: this.o.fanout });
-    const hosts = uniqueHosts(this.spec);
-    await Promise.all(hosts.map((h) => limit(() => this.links.connect(h.name))));
-    const schedulerFailure = this.failedHosts.get(this.spec.schedulerHost.name);
+    await Promise.all(state.hosts().map((h) => limit(() => reconciler.links.connect(h.name))));
+    const schedulerFailure = state.failedHosts.get(this.spec.schedulerHost.name);
     if (schedulerFailure !== undefined) throw await this.fatal(`scheduler host ${this.spec.schedulerHost.name} failed: ${schedulerFailure}`);
-    const adopted = this.o.previous ? await readopt(this, this.o.previous) : 0;
+    const adopt = (p: Parameters<typeof reconciler.lifecycle.adopt>[0], pid: number) => reconciler.lifecycle.adopt(p, pid);
+    const adopted = this.o.previous ? await readopt({ state, address: this.address, emit: (e) => this.bus.emit(e), adopt }, this.o.previous) : 0;
     await this.tick();
     if (adopted) {
-      const started = this.table.all().length - adopted;
+      const started = state.all().length - adopted;
       this.bus.emit({ kind: 'notice', level: 'info', message: `re-adopted ${adopted} process(es) from the state file, started ${started}` });
     }
-    await confirmReady(this);
-    if (this.o.requireAll && this.failedHosts.size) {
-      throw await this.fatal(`--require-all: ${this.failedHosts.size} host(s) failed: ${[...this.failedHosts.keys()].join(', ')}`);
+    await confirmReady({
+      state,
+      emit: (e) => this.bus.emit(e),
+      readyTimeoutMs: this.o.readyTimeoutMs,
+      signal: this.life.signal,
+      fatal: (m, detail) => this.fatal(m, detail),
+      failHost: (h, reason, detail) => reconciler.links.failHost(h, reason, detail),
+      dashboardMoved: (url) => (this.dashboard = url),
+      useClient: (client) => (this.client = client),
+    });
+    if (this.o.requireAll && state.failedHosts.size) {
+      throw await this.fatal(`--require-all: ${state.failedHosts.size} host(s) failed: ${[...state.failedHosts.keys()].join(', ')}`);
     }
-    this.started = true;
+    reconciler.startupDone();
     await this.forwardDashboard();
     this.bus.emit({
       kind: 'cluster-up',
       name: this.spec.name,
       schedulerAddress: this.address,
       dashboardUrl: this.dashboard,
-      workers: [...this.registered].map(([name, address]) => ({ name, address })),
-      failedHosts: [...this.failedHosts.keys()],
+      workers: [...state.registered].map(([name, address]) => ({ name, address })),
+      failedHosts: [...state.failedHosts.keys()],
     });
-    this.timer = setInterval(() => void this.tick(), this.o.tickMs ?? 2_000);
-    this.timer.unref();
+    reconciler.every(this.o.tickMs ?? 2_000);
   }
-
-  private dashboardForward?: Forward;
 
   /** A dashboard on the scheduler host's loopback is forwarded here (see dashboard-forward.ts). */
   private async forwardDashboard(): Promise<void> {
@@ -129,7 +150,7 @@ export class ClusterSession {
     if (this.spec.local || fwd.host !== '127.0.0.1') return;
     const port = Number(new URL(this.dashboard).port) || fwd.port;
     const connect = async () => {
-      const runner = this.links.runners.get(this.spec.schedulerHost.name);
+      const runner = this.state.runners.get(this.spec.schedulerHost.name);
       if (!runner) throw new Error('the scheduler host is not connected');
       return runner.forwardOut('127.0.0.1', port);
     };
@@ -141,124 +162,63 @@ export class ClusterSession {
     }
   }
 
-  /** One reconcile at a time; a request during a tick schedules one follow-up. */
   tick(): Promise<void> {
-    if (this.stopping) return Promise.resolve();
-    if (this.ticking) {
-      this.again = true;
-      return this.ticking;
-    }
-    this.ticking = (async () => {
-      do {
-        this.again = false;
-        try {
-          await this.reconcileOnce();
-        } catch (err) {
-          this.bus.emit({ kind: 'notice', level: 'warning', message: `reconcile step failed: ${String(err)}` });
-        }
-      } while (this.again && !this.stopping);
-      this.ticking = undefined;
-    })();
-    return this.ticking;
+    return this.reconciler.tick();
   }
 
-  private async reconcileOnce(): Promise<void> {
-    const now = this.now();
-    await Promise.all(this.health.dueForReconnect(now).map((h) => this.links.connect(h)));
-    await this.observeScheduler();
-    const desired: DesiredProcess[] = [
-      { name: SCHEDULER_NAME, host: this.spec.schedulerHost.name, role: 'scheduler' },
-      ...this.desiredWorkers.map((w) => ({ ...w, role: 'worker' as const })),
-    ];
-    const observed: ObservedProcess[] = this.table.observe(this.registered);
-    const actions = plan(desired, observed, this.links.unusable()).filter(
-      // The scheduler is started once; after start-up its death ends the cluster.
-      (a) => a.kind === 'stop' || ((a.process.role === 'worker' || !this.started) && this.supervisor.mayStart(a.process.name, now)),
+  /** A worker count from adaptive (or the dashboard's own rule, userScale). */
+  scale(n: number, opts: { retryCrashed?: boolean } = {}): Promise<ScaleResult> {
+    return this.reconciler.scale(n, opts);
+  }
+
+  /**
+   * A user's `scale N` (command or dashboard): a fixed size and an adaptive loop would
+   * fight, so adaptive goes off; crash-looping workers get another chance.
+   */
+  async userScale(n: number): Promise<ScaleResult & { adaptiveOff?: true }> {
+    const wasAdaptive = this.adaptive?.enabled === true;
+    this.adaptive?.stop();
+    const r = await this.reconciler.scale(n, { retryCrashed: true });
+    return wasAdaptive ? { ...r, adaptiveOff: true } : r;
+  }
+
+  retire(names: readonly string[]): Promise<void> {
+    return this.reconciler.retire(names);
+  }
+
+  restartWorker(name: string): Promise<void> {
+    return this.reconciler.restartWorker(name);
+  }
+
+  /** A new adaptive loop with these bounds, replacing the running one. */
+  startAdaptive(spec: AdaptiveSpec): void {
+    this.adaptive?.stop();
+    this.adaptive = this.adaptiveLoop(spec);
+    this.adaptive.start();
+  }
+
+  /** An adaptive loop over this cluster, not started (a dry run steps it once). */
+  adaptiveLoop(spec: AdaptiveSpec): AdaptiveLoop {
+    return new AdaptiveLoop(
+      {
+        state: this.state,
+        clock: this.clock,
+        emit: (e) => this.bus.emit(e),
+        scheduler: () => this.client,
+        daskVersion: () => this.daskVersion(),
+        scale: (n) => this.scale(n),
+        retire: (names) => this.retire(names),
+        signal: this.life.signal,
+      },
+      spec,
     );
-    // Retiring can take as long as moving the worker's data: it must not hold up the
-    // next tick (restarts, reconnects, growth). retireAndStop marks the process
-    // `stopping` at once, so the next plan does not stop it twice.
-    for (const a of actions) if (a.kind === 'stop') void this.table.retireAndStop(a.name);
-    await Promise.all(actions.flatMap((a) => (a.kind === 'start' ? [this.table.start(a.process)] : [])));
-  }
-
-  private async observeScheduler(): Promise<void> {
-    if (!this.client) return;
-    try {
-      this.registered = new Map((await this.client.workers()).map((w) => [w.name, w.address]));
-    } catch {
-      // Keep the last list: one slow answer is not a reason to think workers left.
-    }
-  }
-
-  /** `sshcluster scale N`: a new desired worker set, applied by the next tick. */
-  /** The adaptive loop, when the cluster is adaptive; scale() turns it off. */
-  adaptive?: AdaptiveLoop;
-
-  /** Retire these workers by name (adaptive scale-down picks which). */
-  async retire(names: readonly string[]): Promise<void> {
-    const gone = new Set(names);
-    this.desiredWorkers = this.desiredWorkers.filter((w) => !gone.has(w.name));
-    for (const n of names) this.supervisor.reset(n);
-    await this.tick();
   }
 
   /** distributed.__version__ on the scheduler host, asked once. */
   daskVersion(): Promise<string> {
-    this.version ??= (async () => {
-      const runner = this.links.runners.get(this.spec.schedulerHost.name);
-      if (!runner) throw new Error('the scheduler host is not connected');
-      const py = quotePath(this.spec.schedulerHost.remotePython);
-      const r = await runner.run(`${py} -c 'import distributed; print(distributed.__version__)'`);
-      const v = r.stdout.trim();
-      if (r.code !== 0 || !v) throw new Error(`could not read the distributed version on ${this.spec.schedulerHost.name}: ${r.stderr.trim()}`);
-      return v;
-    })();
+    this.version ??= distributedVersion(this.spec.schedulerHost, this.state.runners.get(this.spec.schedulerHost.name));
     this.version.catch(() => (this.version = undefined));
     return this.version;
-  }
-
-  private version?: Promise<string>;
-
-  async scale(n: number, opts: { retryCrashed?: boolean } = {}): Promise<{ desired: number; message?: string }> {
-    // A user's "scale again to retry": a crash-looping worker gets a fresh start, and its
-    // host is no longer held back. Adaptive steps do not do this, or a crash loop would
-    // be retried every interval.
-    for (const w of opts.retryCrashed ? this.desiredWorkers : []) {
-      if (this.supervisor.status(w.name).state !== 'crash-looping') continue;
-      this.supervisor.reset(w.name);
-      this.health.clearDegraded(w.host);
-    }
-    const hosts = this.spec.workerHosts.map((h) => ({ name: h.name, maxWorkers: h.maxWorkers, healthy: this.placeable(h.name) }));
-    const p = placeWorkers(n, hosts, this.desiredWorkers);
-    for (const w of [...p.added, ...p.removed]) this.supervisor.reset(w.name);
-    this.desiredWorkers = p.workers;
-    await this.tick();
-    return { desired: p.workers.length, message: explainShortfall(n, p, hosts) };
-  }
-
-  /** Stop one worker (retired through the scheduler first); the next tick starts it again. */
-  async restartWorker(name: string): Promise<void> {
-    if (!this.desiredWorkers.some((w) => w.name === name)) throw new ExpectedError(`restart: no worker named "${name}" in this cluster`);
-    await this.table.retireAndStop(name);
-    this.supervisor.reset(name);
-    await this.tick();
-  }
-
-  /**
-   * New workers go to connected hosts whose workers are not failing: a host with a
-   * crash-looping worker (degraded) or one waiting out a restart back-off gets none,
-   * so growth uses the other hosts.
-   */
-  placeable(host: string): boolean {
-    if (!this.links.usable(host) || this.health.state(host)?.kind === 'degraded') return false;
-    const failing = (name: string) => ['restarting', 'crash-looping'].includes(this.supervisor.status(name).state);
-    return !this.desiredWorkers.some((w) => w.host === host && failing(w.name));
-  }
-
-  failHost(host: string, reason: string, detail?: string[]): void {
-    this.failedHosts.set(host, reason);
-    this.bus.emit({ kind: 'host-state', host, state: 'failed', reason, detail });
   }
 
   async fatal(message: string, detail: string[] = []): Promise<ExpectedError> {
@@ -268,37 +228,24 @@ export class ClusterSession {
   }
 
   /** Idempotent: a second call gets the first call's result. */
-  teardown(opts: Omit<TeardownOptions, 'session' | 'bus' | 'clusterId'>): Promise<TeardownResult> {
-    if (this.timer) clearInterval(this.timer);
+  teardown(opts: Omit<TeardownOptions, 'forceSignal'>): Promise<TeardownResult> {
+    this.life.abort();
     this.dashboardForward?.close();
-    this.stopping ??= teardown({ ...opts, session: this, bus: this.bus, clusterId: this.o.clusterId });
+    const links = this.reconciler.links;
+    const deps = { state: this.state, clock: this.clock, emit: this.bus.emit.bind(this.bus), scheduler: () => this.client, closeAll: () => links.closeAll() };
+    this.stopping ??= teardown(deps, { ...opts, forceSignal: this.forced.signal });
     return this.stopping;
   }
 
-  /** A second Ctrl-C: no more grace for anything still running. */
+  /** A second Ctrl-C: what teardown still gives grace is killed now. */
   force(): void {
-    for (const t of this.table.all()) {
-      if (t.exit) continue;
-      t.stopping = true;
-      void t.proc.stop(0).catch(() => undefined);
-    }
+    this.forced.abort();
   }
 
   /** Resolves when the scheduler process ends for a reason other than our teardown. */
   schedulerExit(): Promise<unknown> {
-    const t = this.table.get(SCHEDULER_NAME);
+    const t = this.state.processes.get(SCHEDULER_NAME);
     if (!t) return new Promise(() => {});
     return t.proc.exited.then((e) => (t.stopping ? new Promise(() => {}) : e));
   }
-}
-
-function uniqueHosts(spec: ClusterSpec): HostSpec[] {
-  const seen = new Map<string, HostSpec>([[spec.schedulerHost.name, spec.schedulerHost]]);
-  for (const h of spec.workerHosts) if (!seen.has(h.name)) seen.set(h.name, h);
-  return [...seen.values()];
-}
-
-export function errorText(err: unknown): string {
-  if (err instanceof ExpectedError) return err.hint ? `${err.message} (${err.hint})` : err.message;
-  return err instanceof Error ? err.message : String(err);
 }

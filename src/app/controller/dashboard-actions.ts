@@ -3,7 +3,7 @@
 import type { ControlClient } from '../../control/client.js';
 import type { DashboardActions } from '../../ui/actions.js';
 import type { ClusterSession } from './cluster-session.js';
-import { adapt } from './controller.js';
+import { adapt } from './control-endpoint.js';
 import type { StatusJson } from './status.js';
 import { statusWithMetrics } from './status-metrics.js';
 
@@ -14,11 +14,7 @@ export function sessionActions(
   return {
     mode: 'controller',
     status: () => statusWithMetrics(session, o.clusterId, o.pid),
-    scale: (n) => {
-      // A fixed size and an adaptive loop would fight: like `scale`, this turns it off.
-      session.adaptive?.stop();
-      return session.scale(n, { retryCrashed: true });
-    },
+    scale: (n) => session.userScale(n),
     setAdaptive: async (on) => void (await adapt(session, on ? { dryRun: false, spec: {} } : { off: true })),
     restartWorker: (name) => session.restartWorker(name),
     teardown: async () => void (await o.teardown()),

@@ -1,9 +1,11 @@
 // Readiness comes from the scheduler itself (/health, then its worker list), not from
 // INFO log lines: a scheduler run at log level WARN prints none and would never look ready.
-import type { SchedulerClient } from '../../dask/scheduler-client.js';
+import { delay } from '../../cluster/clock.js';
+import type { SchedulerPort } from '../../cluster/ports.js';
+import { systemClock } from '../system-clock.js';
 
 export interface ReadyWaitOptions {
-  client: SchedulerClient;
+  client: Pick<SchedulerPort, 'health' | 'workers'>;
   /** Names we expect to register; the set may shrink as processes die. */
   expected: () => Set<string>;
   /** Resolves (with a reason) if the scheduler process is gone: stop waiting. */
@@ -11,12 +13,15 @@ export interface ReadyWaitOptions {
   timeoutMs: number;
   pollMs?: number;
   now?: () => number;
+  /** Aborted: stop waiting at once (the cluster is being stopped). */
+  signal?: AbortSignal;
 }
 
 export type ReadyResult =
   | { kind: 'ready'; workers: { name: string; address: string }[] }
   | { kind: 'partial'; workers: { name: string; address: string }[]; missing: string[] }
-  | { kind: 'scheduler-failed'; reason: string };
+  | { kind: 'scheduler-failed'; reason: string }
+  | { kind: 'stopped' };
 
 export async function waitForScheduler(o: ReadyWaitOptions): Promise<ReadyResult> {
   const now = o.now ?? Date.now;
@@ -28,6 +33,7 @@ export async function waitForScheduler(o: ReadyWaitOptions): Promise<ReadyResult
   let healthy = false;
   let workers: { name: string; address: string }[] = [];
   while (now() < deadline) {
+    if (o.signal?.aborted) return { kind: 'stopped' };
     if (gone !== undefined) return { kind: 'scheduler-failed', reason: gone };
     try {
       if (!healthy) healthy = await o.client.health();
@@ -40,8 +46,9 @@ export async function waitForScheduler(o: ReadyWaitOptions): Promise<ReadyResult
     } catch {
       // Not listening yet: workers and the scheduler come up concurrently.
     }
-    await new Promise((r) => setTimeout(r, pollMs));
+    await delay(systemClock, pollMs, o.signal);
   }
+  if (o.signal?.aborted) return { kind: 'stopped' };
   if (gone !== undefined) return { kind: 'scheduler-failed', reason: gone };
   if (!healthy) return { kind: 'scheduler-failed', reason: `scheduler did not answer /health within ${o.timeoutMs / 1000}s` };
   const names = new Set(workers.map((w) => w.name));

@@ -41,17 +41,18 @@ export interface StatusJson {
 
 export function statusOf(s: ClusterSession, clusterId: string, controllerPid: number): StatusJson {
   const now = s.now();
-  const names = [...new Set([...s.desiredWorkers.map((w) => w.name), ...s.table.all().filter((t) => t.desired.role === 'worker').map((t) => t.desired.name)])];
+  const c = s.state;
+  const names = [...new Set([...c.desiredWorkers.map((w) => w.name), ...c.all().filter((t) => t.desired.role === 'worker').map((t) => t.desired.name)])];
   const workers = names.map((name) => {
-    const t = s.table.get(name);
-    const host = t?.desired.host ?? s.desiredWorkers.find((w) => w.name === name)?.host ?? '';
-    const sup = s.supervisor.status(name);
-    const opts = s.hostSpec(host)?.workerOptions;
+    const t = c.processes.get(name);
+    const host = t?.desired.host ?? c.desiredWorkers.find((w) => w.name === name)?.host ?? '';
+    const sup = c.supervisor.status(name);
+    const opts = c.hostSpec(host)?.workerOptions;
     const alive = t !== undefined && t.exit === undefined;
     const state: WorkerState = alive
       ? t.stopping
         ? 'retiring'
-        : s.registered.has(name)
+        : c.registered.has(name)
           ? 'running'
           : 'starting'
       : sup.state === 'crash-looping'
@@ -65,16 +66,16 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
       pid: alive ? (t.pid ?? null) : null,
       state,
       restarts: sup.restarts,
-      address: s.registered.get(name) ?? null,
+      address: c.registered.get(name) ?? null,
       nthreads: opts?.nthreads ?? 0,
       memoryLimit: opts?.memoryLimit ?? '',
     };
   });
   const hostNames = [...new Set([s.spec.schedulerHost.name, ...s.spec.workerHosts.map((h) => h.name)])];
   const hosts = hostNames.map((name) => {
-    const h = s.health.state(name);
+    const h = c.health.state(name);
     const state: HostStatusState = !h ? 'connecting' : h.kind;
-    const lastError = !h ? (s.failedHosts.get(name) ?? null) : h.kind === 'unreachable' ? h.error : h.kind === 'degraded' ? h.reason : (h.lastError ?? null);
+    const lastError = !h ? (c.failedHosts.get(name) ?? null) : h.kind === 'unreachable' ? h.error : h.kind === 'degraded' ? h.reason : (h.lastError ?? null);
     const roles: ('scheduler' | 'worker')[] = [];
     if (name === s.spec.schedulerHost.name) roles.push('scheduler');
     if (s.spec.workerHosts.some((w) => w.name === name)) roles.push('worker');
@@ -88,7 +89,7 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
     startedAt: new Date(s.startedAt).toISOString(),
     uptimeS: Math.round((now - s.startedAt) / 1000),
     controllerPid,
-    desiredWorkers: s.desiredWorkers.length,
+    desiredWorkers: c.desiredWorkers.length,
     hosts,
     workers,
     adaptive: s.adaptive?.status() ?? null,

@@ -4,11 +4,12 @@
 // we only ever touch ours. A process a dead controller left is adopted through the
 // keeper, which speaks the same protocol.
 import type { Duplex } from 'node:stream';
-import type { HostRunner, ProcessSpec, RunningProcess } from '../../cluster/ports.js';
+import type { HostRunner, ProcessSpec, RunningProcess, RunResult, StopOptions, StopResult, TaggedProcess } from '../../cluster/ports.js';
 import { buildKeeperCommand, buildRemoteCommand, CLUSTER_ID_ENV, PROCESS_NAME_ENV, quoteWord } from '../../dask/remote-command.js';
 import { startRemote } from './remote-script.js';
 import { ShellProcess } from './shell-process.js';
 import type { ShellPort } from './shell-port.js';
+import { stopTagged } from './stop-tagged.js';
 
 const CONTROL_TIMEOUT_MS = 15_000;
 /** Names the host a process was started for, next to the cluster id. */
@@ -23,12 +24,7 @@ export interface HostRunnerOptions {
   orphanGraceS?: number;
 }
 
-/** A tagged process: its parent (a launcher's child has the launcher) and its group. */
-export interface TaggedProcess {
-  pid: number;
-  ppid: number;
-  pgid: number;
-}
+export type { TaggedProcess };
 
 export class ShellHostRunner implements HostRunner {
   readonly host: string;
@@ -53,15 +49,11 @@ export class ShellHostRunner implements HostRunner {
     return new ShellProcess(spec, handle, this.o.shell);
   }
 
-  async listTagged(clusterId: string): Promise<number[]> {
-    return (await this.listTaggedProcesses(clusterId)).map((p) => p.pid);
-  }
-
-  async listTaggedProcesses(clusterId: string): Promise<TaggedProcess[]> {
+  async listTagged(): Promise<TaggedProcess[]> {
     // environ is NUL-separated; `tr` makes each variable a whole line so ids never match
     // by prefix. Both the cluster id and this host's name must match: hosts that share
     // a kernel (containers, namespaces) must not see each other's processes as theirs.
-    const id = quoteWord(`${CLUSTER_ID_ENV}=${clusterId}`);
+    const id = quoteWord(`${CLUSTER_ID_ENV}=${this.o.clusterId}`);
     const host = quoteWord(`${HOST_TAG}=${this.host}`);
     const cmd =
       `for p in /proc/[0-9]*; do n=$(tr '\\0' '\\n' < "$p/environ" 2>/dev/null | grep -cxF -e ${id} -e ${host}); ` +
@@ -73,22 +65,39 @@ export class ShellHostRunner implements HostRunner {
     });
   }
 
-  async killPids(pids: number[]): Promise<void> {
-    await this.signalPids('KILL', pids);
+  /**
+   * TERM first (a launcher then stops its group and removes its orphan log); KILL what
+   * stays. 'all': everything tagged, re-listed at each check so that nothing that
+   * appears meanwhile is missed.
+   */
+  async stopTagged(pids: number[] | 'all', o: StopOptions): Promise<StopResult> {
+    const tagged = async () => (await this.listTagged()).map((t) => t.pid);
+    const target = {
+      signal: (sig: 'TERM' | 'KILL', p: number[]) => this.signalPids(sig, p),
+      alive: async (p: number[]) => {
+        const live = await tagged();
+        return pids === 'all' ? live : p.filter((x) => live.includes(x));
+      },
+    };
+    return stopTagged(target, pids === 'all' ? await tagged() : pids, o);
   }
 
-  async signalPids(signal: 'TERM' | 'KILL', pids: number[]): Promise<void> {
+  private async signalPids(signal: 'TERM' | 'KILL', pids: number[]): Promise<void> {
     if (!pids.length) return;
     await this.o.shell.run(`kill -${signal} ${pids.join(' ')} 2>/dev/null; true`, { timeoutMs: CONTROL_TIMEOUT_MS });
   }
 
   /** A short command on the host (version probes); bounded in time. */
-  run(command: string, timeoutMs = CONTROL_TIMEOUT_MS): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  run(command: string, timeoutMs = CONTROL_TIMEOUT_MS): Promise<RunResult> {
     return this.o.shell.run(command, { timeoutMs });
   }
 
   forwardOut(host: string, port: number): Promise<Duplex> {
     return this.o.shell.forwardOut(host, port);
+  }
+
+  onClose(cb: (err?: Error) => void): void {
+    this.o.shell.onClose(cb);
   }
 
   close(): void {

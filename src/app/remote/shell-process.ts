@@ -5,8 +5,11 @@ import type { ExitInfo, LineStream, ProcessSpec, RunningProcess } from '../../cl
 import { parseLauncherPid } from '../../dask/log-lines.js';
 import { splitLines } from './line-splitter.js';
 import type { ExecHandle, ShellPort } from './shell-port.js';
+import { stopTagged } from './stop-tagged.js';
 
 const CONTROL_TIMEOUT_MS = 15_000;
+/** After SIGKILL, how long the channel may take to report the exit. */
+const KILL_VERIFY_MS = 5_000;
 
 export class ShellProcess implements RunningProcess {
   readonly pid: Promise<number>;
@@ -51,16 +54,21 @@ export class ShellProcess implements RunningProcess {
     this.listeners.push(cb);
   }
 
-  async stop(graceMs: number): Promise<{ forced: boolean; exit: ExitInfo }> {
+  async stop(graceMs: number, force?: AbortSignal): Promise<{ forced: boolean; exit: ExitInfo }> {
     if (this.done) return { forced: false, exit: await this.exited };
     const pid = await Promise.race([this.pid, this.exited.then(() => undefined)]).catch(() => undefined);
     if (pid === undefined) return { forced: false, exit: await this.exited };
-    await this.signal('TERM', pid);
-    const inTime = await Promise.race([this.exited.then(() => true), sleep(graceMs).then(() => false)]);
-    if (inTime) return { forced: false, exit: await this.exited };
-    await this.signal('KILL', pid);
-    this.handle.closeStdin();
-    const exit = await Promise.race([this.exited, sleep(5_000).then(() => ({ code: null, signal: 'SIGKILL' }))]);
+    const target = {
+      signal: async (sig: 'TERM' | 'KILL') => {
+        await this.signal(sig, pid);
+        if (sig === 'KILL') this.handle.closeStdin();
+      },
+      alive: async (pids: number[]) => (this.done ? [] : pids),
+      gone: this.exited,
+    };
+    const r = await stopTagged(target, [pid], { graceMs, verifyMs: KILL_VERIFY_MS, force });
+    if (!r.forced.length) return { forced: false, exit: await this.exited };
+    const exit = this.done ? await this.exited : { code: null, signal: 'SIGKILL' };
     this.handle.close();
     return { forced: true, exit };
   }
@@ -71,8 +79,4 @@ export class ShellProcess implements RunningProcess {
       .run(`kill -${sig} -- -${pid} 2>/dev/null || kill -${sig} ${pid} 2>/dev/null; true`, { timeoutMs: CONTROL_TIMEOUT_MS })
       .catch(() => undefined);
   }
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms).unref());
 }

@@ -1,7 +1,8 @@
-// What makes a running `up` a controller other commands can talk to: the control
-// socket (status, scale, down, subscribe), the state file `down` falls back on, and the
-// per-process log files `logs` reads.
+// The control endpoint of a running `up` (the controller process), what other commands
+// talk to: the control socket (status, scale, adapt, restart, down, subscribe), the
+// state file `down` falls back on, and the per-process log files `logs` reads.
 import { adaptiveRefusal } from '../../adaptive/limits.js';
+import { newWorkerSize } from '../../adaptive/inputs.js';
 import { clusterPaths, ensureClusterDir, socketPathFor, stateRoot, type ClusterPaths } from '../../control/paths.js';
 import { LogStore } from '../../control/log-store.js';
 import { startControlServer, type ControlServer } from '../../control/server.js';
@@ -9,14 +10,13 @@ import { writeState, type ClusterState } from '../../control/state-file.js';
 import { removeCerts } from '../../tls/cert-store.js';
 import { UsageError } from '../../errors.js';
 import { mergeAdaptive, type AdaptParams, type AdaptReply, keepTargetDuration } from '../commands/adapt.js';
-import { AdaptiveLoop } from './adaptive-loop.js';
 import type { ClusterSession } from './cluster-session.js';
 import type { AppContext } from '../context.js';
 import { statusOf } from './status.js';
 import { statusWithMetrics } from './status-metrics.js';
-import type { TeardownResult } from './teardown.js';
+import type { TeardownResult } from '../../cluster/teardown.js';
 
-export interface ControllerOptions {
+export interface ControlEndpointOptions {
   session: ClusterSession;
   clusterId: string;
   pid: number;
@@ -28,7 +28,7 @@ export function pathsFor(ctx: AppContext, name: string): ClusterPaths {
   return clusterPaths(stateRoot(ctx.env, ctx.homedir), name);
 }
 
-export class Controller {
+export class ControlEndpoint {
   private server?: ControlServer;
   private logs?: LogStore;
   private stateTimer?: NodeJS.Timeout;
@@ -36,7 +36,7 @@ export class Controller {
 
   constructor(
     readonly paths: ClusterPaths,
-    private readonly o: ControllerOptions,
+    private readonly o: ControlEndpointOptions,
   ) {
     this.socket = socketPathFor(paths);
   }
@@ -47,7 +47,7 @@ export class Controller {
     this.logs = new LogStore(this.paths.logsDir);
     this.server = await startControlServer(this.socket, {
       status: async () => statusWithMetrics(session, this.o.clusterId, this.o.pid),
-      scale: async (params) => scaleFixed(session, workerCount(params)),
+      scale: async (params) => session.userScale(workerCount(params)),
       adapt: async (params) => adapt(session, params as AdaptParams),
       restart: async (params) => {
         await session.restartWorker(workerName(params));
@@ -78,11 +78,10 @@ export class Controller {
       controller: { pid: this.o.pid, socket: this.socket, startedAt: new Date(s.startedAt).toISOString() },
       schedulerAddress: s.address,
       dashboardUrl: s.dashboard,
-      processes: s.table
-        .all()
-        .filter((t) => !t.exit)
+      processes: s.state
+        .alive()
         .map((t) => ({ name: t.desired.name, host: t.desired.host, role: t.desired.role, ...(t.pid ? { pid: t.pid } : {}) })),
-      desiredWorkers: s.desiredWorkers.length,
+      desiredWorkers: s.state.desiredWorkers.length,
       updatedAt: new Date().toISOString(),
     };
   }
@@ -130,13 +129,6 @@ export class Controller {
 }
 
 /** `scale N`: a fixed size and an adaptive loop would fight, so it turns adaptive off, and says so. */
-export async function scaleFixed(session: ClusterSession, n: number): Promise<{ desired: number; message?: string; adaptiveOff?: true }> {
-  const wasAdaptive = session.adaptive?.enabled === true;
-  session.adaptive?.stop();
-  const r = await session.scale(n, { retryCrashed: true });
-  return wasAdaptive ? { ...r, adaptiveOff: true } : r;
-}
-
 export async function adapt(session: ClusterSession, p: AdaptParams): Promise<AdaptReply> {
   if (p.off) {
     session.adaptive?.stop();
@@ -144,24 +136,19 @@ export async function adapt(session: ClusterSession, p: AdaptParams): Promise<Ad
   }
   const spec = mergeAdaptive(session.adaptive?.spec ?? session.spec.adaptive, p.spec);
   if (spec.minimum > spec.maximum) throw new UsageError(`adapt: --min ${spec.minimum} is above --max ${spec.maximum}`);
-  const loop = new AdaptiveLoop(session, spec, () => session.daskVersion());
-  const refusal = adaptiveRefusal(spec, loop.newWorker());
+  const loop = session.adaptiveLoop(spec);
+  const refusal = adaptiveRefusal(spec, newWorkerSize(session.spec.workerHosts[0]?.workerOptions));
   if (refusal) throw new UsageError(refusal.message, { hint: refusal.hint });
   if (p.dryRun) {
     const r = await loop.stepOnce(true);
-    const detail = r.decision.kind === 'up' ? `up by ${r.decision.add}` : r.decision.kind === 'down' ? `down: retire ${r.decision.retire.join(', ')}` : 'none';
+    const d = r.decision;
+    const detail = d.status === 'up' ? `up by ${d.n - r.current}` : d.status === 'down' ? `down: retire ${d.workers.join(', ')}` : 'none';
     return { enabled: session.adaptive?.enabled ?? false, dryRun: { target: r.target, decision: detail, reason: r.reason } };
   }
   const warnings = keepTargetDuration(session, spec, p.spec.targetDurationMs);
   for (const message of warnings) session.bus.emit({ kind: 'notice', level: 'warning', message });
-  startAdaptive(session, spec);
+  session.startAdaptive(spec);
   return { enabled: true, spec, ...(warnings.length ? { warnings } : {}) };
-}
-
-export function startAdaptive(session: ClusterSession, spec: import('../../config/spec.js').AdaptiveSpec): void {
-  session.adaptive?.stop();
-  session.adaptive = new AdaptiveLoop(session, spec, () => session.daskVersion());
-  session.adaptive.start();
 }
 
 function workerCount(params: unknown): number {

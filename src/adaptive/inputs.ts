@@ -1,0 +1,68 @@
+// What one adaptive step reads, built from the controller's plan and the scheduler's
+// identity document: the plan's workers as the policy sees them (AdaptiveCore's
+// requested vs observed), the order in which idle workers should go (Dask's
+// workers_to_close: least busy, then least memory), and the size of a new worker.
+import { parseBytes } from '../config/durations.js';
+import type { WorkerOptions } from '../config/spec.js';
+import type { AdaptiveWorker } from './scale-down.js';
+import type { PerWorker } from './target.js';
+
+/** A worker in the plan: wanted, perhaps launched, perhaps registered. */
+export interface PlannedWorker {
+  name: string;
+  /** Its process runs (launched, not ended). */
+  launched: boolean;
+  /** Threads it is started with, for one that has not registered yet. */
+  nthreads: number;
+}
+
+/** A worker as the scheduler describes it. */
+export interface SchedulerView {
+  name: string;
+  nthreads: number;
+  /** Bytes; 0 means no limit. */
+  memoryLimit: number;
+  metrics?: { executing?: number; memory?: number };
+}
+
+/** The plan's workers, in plan order, with what the scheduler says of each. */
+export function adaptiveWorkers(plan: readonly PlannedWorker[], scheduler: readonly SchedulerView[]): AdaptiveWorker[] {
+  const byName = new Map(scheduler.map((w) => [w.name, w]));
+  return plan.map((p) => {
+    const id = byName.get(p.name);
+    return {
+      name: p.name,
+      registered: id !== undefined,
+      starting: id === undefined && p.launched,
+      nthreads: id?.nthreads ?? p.nthreads,
+      memoryBytes: id?.memoryLimit ?? 0,
+      busy: (id?.metrics?.executing ?? 0) > 0,
+    };
+  });
+}
+
+/**
+ * Registered workers of the plan, best to close first: fewest tasks executing, then
+ * least memory held (the least data to move). Stands in for workers_to_close, which
+ * the scheduler's HTTP API does not offer.
+ */
+export function closeOrder(plan: readonly PlannedWorker[], scheduler: readonly SchedulerView[]): string[] {
+  const planned = new Set(plan.map((p) => p.name));
+  const m = (w: SchedulerView) => ({ executing: w.metrics?.executing ?? 0, memory: w.metrics?.memory ?? 0 });
+  return scheduler
+    .filter((w) => planned.has(w.name))
+    .sort((a, b) => m(a).executing - m(b).executing || m(a).memory - m(b).memory)
+    .map((w) => w.name);
+}
+
+/** Threads and memory limit (bytes, 0 = none or not a fixed size) of a worker we would start. */
+export function newWorkerSize(opts: Pick<WorkerOptions, 'nthreads' | 'memoryLimit'> | undefined): PerWorker {
+  const limit = opts?.memoryLimit ?? '0';
+  let memoryBytes = 0;
+  try {
+    memoryBytes = /^\d/.test(limit) && !/^0(\.\d+)?$/.test(limit) ? parseBytes(limit) : 0;
+  } catch {
+    memoryBytes = 0;
+  }
+  return { nthreads: opts?.nthreads ?? 1, memoryBytes };
+}

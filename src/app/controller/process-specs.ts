@@ -1,0 +1,37 @@
+// argv and env of each process the reconciler starts, from the host file and dask/'s
+// builders: the one place the core's DesiredProcess becomes a command line.
+import type { DesiredProcess } from '../../cluster/plan.js';
+import type { ProcessSpec } from '../../cluster/ports.js';
+import type { ClusterSpec } from '../../config/spec.js';
+import { schedulerArgv, schedulerEnv, workerArgv, workerEnv } from '../../dask/argv.js';
+import { requireEncryptionEnv } from '../../dask/tls.js';
+import { tlsPathsIn } from '../../tls/tls-files.js';
+import type { SessionTls } from '../tls-setup.js';
+
+export function processSpecs(spec: ClusterSpec, schedulerAddress: string, tlsFiles?: SessionTls): (d: DesiredProcess) => ProcessSpec | undefined {
+  const hostSpec = (name: string) => (name === spec.schedulerHost.name ? spec.schedulerHost : spec.workerHosts.find((h) => h.name === name));
+  return (d) => {
+    const h = hostSpec(d.host);
+    if (!h) return undefined;
+    const tlsDir = tlsFiles?.dirFor(d.host);
+    const tls = tlsDir === undefined ? undefined : tlsPathsIn(tlsDir, d.role);
+    const argv =
+      d.role === 'scheduler'
+        ? schedulerArgv(h.remotePython, spec.schedulerOptions, tls)
+        : workerArgv(h.remotePython, schedulerAddress, d.name, h.workerOptions, tls);
+    const env = {
+      ...h.env,
+      ...(d.role === 'scheduler' ? schedulerEnv(adaptiveEnv(spec.adaptive?.targetDurationMs)) : workerEnv()),
+      ...(tls ? requireEncryptionEnv() : {}),
+    };
+    return { name: d.name, host: d.host, role: d.role, argv, env };
+  };
+}
+
+/**
+ * target_duration is scheduler configuration in Dask (adaptive_target's default comes
+ * from distributed.adaptive.target-duration), so it is set when the scheduler starts.
+ */
+function adaptiveEnv(targetDurationMs: number | undefined): Record<string, string> {
+  return targetDurationMs === undefined ? {} : { DASK_DISTRIBUTED__ADAPTIVE__TARGET_DURATION: `${targetDurationMs}ms` };
+}

@@ -1,0 +1,32 @@
+// Waiting on the injected clock: a one-off delay and a repeating tick that ends with
+// its signal. Tests drive both by advancing a fake clock.
+import type { Clock } from './ports.js';
+
+/** Resolves after `ms`, or at once when `signal` is (or gets) aborted. */
+export function delay(clock: Clock, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      cancel();
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const cancel = clock.after(ms, done);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** Calls fn every `ms` (the first time after `ms`) until `signal` is aborted. */
+export function every(clock: Clock, ms: number, signal: AbortSignal, fn: () => void): void {
+  let cancel = () => {};
+  const arm = () => {
+    if (signal.aborted) return;
+    cancel = clock.after(ms, () => {
+      if (signal.aborted) return;
+      fn();
+      arm();
+    });
+  };
+  signal.addEventListener('abort', () => cancel(), { once: true });
+  arm();
+}

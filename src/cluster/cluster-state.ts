@@ -1,0 +1,111 @@
+// Desired, requested and observed state of one cluster in one object, as Dask's
+// SpecCluster keeps worker_spec, workers and scheduler_info apart: what we want, what
+// we started (or adopted), and what the hosts and the scheduler say. Plain data and
+// queries; the reconciler and its helpers change it, status and the state file read it.
+import type { ClusterSpec, HostSpec } from '../config/spec.js';
+import { HostHealth } from './host-health.js';
+import { placeWorkers, type PlacedWorker, type PlacementHost } from './placement.js';
+import { desiredProcesses, SCHEDULER_NAME, type DesiredProcess, type ObservedProcess, type Role } from './plan.js';
+import type { ExitInfo, HostRunner, RunningProcess } from './ports.js';
+import { RestartSupervisor } from './supervisor.js';
+
+export interface TrackedProcess {
+  desired: DesiredProcess;
+  proc: RunningProcess;
+  /** The last output lines (TAIL_LINES), for failure reports. */
+  tail: string[];
+  /** We are stopping it (retire, teardown): its exit is expected. */
+  stopping: boolean;
+  pid?: number;
+  /** Set once the process has ended. */
+  exit?: ExitInfo;
+}
+
+export const TAIL_LINES = 30;
+
+export class ClusterState {
+  /** Desired: the workers we want (the scheduler is always wanted). */
+  desiredWorkers: PlacedWorker[];
+  /** Requested: the processes started or adopted, the latest of each name. */
+  readonly processes = new Map<string, TrackedProcess>();
+  /** Observed: the scheduler's worker list (name → address), refreshed every tick. */
+  registered = new Map<string, string>();
+  /** Observed: a runner per connected host. */
+  readonly runners = new Map<string, HostRunner>();
+  readonly health = new HostHealth();
+  readonly supervisor = new RestartSupervisor();
+  /** Hosts that failed at start-up, with the reason. */
+  readonly failedHosts = new Map<string, string>();
+
+  constructor(
+    readonly spec: ClusterSpec,
+    /** Start with this many workers instead of the host file's nworkers (adaptive start). */
+    initialWorkers?: number,
+  ) {
+    this.desiredWorkers = desiredProcesses(spec).filter((d) => d.role === 'worker').map(({ name, host }) => ({ name, host }));
+    if (initialWorkers !== undefined) {
+      const hosts = spec.workerHosts.map((h) => ({ name: h.name, maxWorkers: h.maxWorkers, healthy: true }));
+      this.desiredWorkers = placeWorkers(initialWorkers, hosts, []).workers;
+    }
+  }
+
+  hostSpec(name: string): HostSpec | undefined {
+    return name === this.spec.schedulerHost.name ? this.spec.schedulerHost : this.spec.workerHosts.find((h) => h.name === name);
+  }
+
+  /** Every host of the cluster once, the scheduler's first. */
+  hosts(): HostSpec[] {
+    const seen = new Map<string, HostSpec>([[this.spec.schedulerHost.name, this.spec.schedulerHost]]);
+    for (const h of this.spec.workerHosts) if (!seen.has(h.name)) seen.set(h.name, h);
+    return [...seen.values()];
+  }
+
+  desired(): DesiredProcess[] {
+    return [
+      { name: SCHEDULER_NAME, host: this.spec.schedulerHost.name, role: 'scheduler' },
+      ...this.desiredWorkers.map((w) => ({ ...w, role: 'worker' as const })),
+    ];
+  }
+
+  observed(): ObservedProcess[] {
+    return this.all().map((t) => ({
+      name: t.desired.name,
+      host: t.desired.host,
+      role: t.desired.role,
+      state: t.exit ? 'exited' : t.stopping ? 'stopping' : this.registered.has(t.desired.name) ? 'running' : 'starting',
+    }));
+  }
+
+  all(): TrackedProcess[] {
+    return [...this.processes.values()];
+  }
+
+  /** Processes not ended, of one role or all. */
+  alive(role?: Role): TrackedProcess[] {
+    return this.all().filter((t) => !t.exit && (role === undefined || t.desired.role === role));
+  }
+
+  /** Connected and up (or degraded): processes can be started there. */
+  usable(host: string): boolean {
+    return this.runners.has(host) && this.health.isUsable(host);
+  }
+
+  unusable(): Set<string> {
+    return new Set(this.hosts().map((h) => h.name).filter((h) => !this.usable(h)));
+  }
+
+  /**
+   * New workers go to connected hosts whose workers are not failing: a host with a
+   * crash-looping worker (degraded) or one waiting out a restart back-off gets none,
+   * so growth uses the other hosts.
+   */
+  placeable(host: string): boolean {
+    if (!this.usable(host) || this.health.state(host)?.kind === 'degraded') return false;
+    const failing = (name: string) => ['restarting', 'crash-looping'].includes(this.supervisor.status(name).state);
+    return !this.desiredWorkers.some((w) => w.host === host && failing(w.name));
+  }
+
+  placementHosts(): PlacementHost[] {
+    return this.spec.workerHosts.map((h) => ({ name: h.name, maxWorkers: h.maxWorkers, healthy: this.placeable(h.name) }));
+  }
+}

@@ -1,0 +1,131 @@
+// The life of each process we run: started (or adopted from a dead controller) on its
+// host's runner, followed (output tail, PID, exit), restarted with back-off after an
+// unexpected exit, and retired through the scheduler before it is stopped.
+import type { ClusterEvent } from '../events/types.js';
+import { errorText } from '../errors.js';
+import { delay } from './clock.js';
+import { TAIL_LINES, type ClusterState, type TrackedProcess } from './cluster-state.js';
+import type { DesiredProcess } from './plan.js';
+import type { Clock, ExitInfo, ProcessSpec, RunningProcess, SchedulerPort } from './ports.js';
+
+export interface LifecycleDeps {
+  state: ClusterState;
+  clock: Clock;
+  emit(e: ClusterEvent): void;
+  /** argv and env of a desired process (built in app/ from dask/). */
+  specFor(d: DesiredProcess): ProcessSpec | undefined;
+  scheduler(): SchedulerPort | undefined;
+  /** A reconcile is wanted at this time (a restart's back-off ends). */
+  wakeAt(at: number): void;
+  /** The cluster's life: a retirement stops waiting for the scheduler when it ends. */
+  signal: AbortSignal;
+  /** Why an adopted process's stderr line says its log dir was refused (a planted dir), if it does. */
+  adoptRefusal?(line: string): string | undefined;
+}
+
+export const STOP_GRACE_MS = 10_000;
+// Scale-down waits for the scheduler to move the worker's data off, however long that
+// takes within reason (teardown, which the user asked for, waits much less).
+export const RETIRE_TIMEOUT_MS = 600_000;
+
+export class ProcessLifecycle {
+  constructor(private readonly d: LifecycleDeps) {}
+
+  async start(p: DesiredProcess): Promise<void> {
+    const runner = this.d.state.runners.get(p.host);
+    const spec = this.d.specFor(p);
+    if (!runner || !spec) return;
+    let proc: RunningProcess;
+    try {
+      proc = await runner.start(spec);
+    } catch (err) {
+      this.d.emit({ kind: 'notice', level: 'warning', message: `${p.host}: could not start ${p.name}: ${errorText(err)}` });
+      return;
+    }
+    this.track(p, proc);
+  }
+
+  /** Tracks `pid`, left running by a previous controller, as if we had started it. */
+  async adopt(p: DesiredProcess, pid: number): Promise<boolean> {
+    const runner = this.d.state.runners.get(p.host);
+    const spec = this.d.specFor(p);
+    if (!runner || !spec) return false;
+    try {
+      // Known already: status shows it before the keeper's PID line comes back.
+      const t = this.track(p, await runner.adopt(spec, pid));
+      t.pid = pid;
+      t.proc.onLine((stream, line) => this.refused(p, stream === 'stderr' ? this.d.adoptRefusal?.(line) : undefined));
+      return true;
+    } catch (err) {
+      this.d.emit({ kind: 'notice', level: 'warning', message: `${p.host}: could not adopt ${p.name} (pid ${pid}): ${errorText(err)}` });
+      return false;
+    }
+  }
+
+  /** A planted orphan-log directory: said in status (the host's lastError) and as a notice. */
+  private refused(p: DesiredProcess, why: string | undefined): void {
+    if (why === undefined) return;
+    this.d.state.health.markDegraded(p.host, `${p.name}: ${why}`);
+    this.d.emit({ kind: 'notice', level: 'warning', message: `${p.host}: ${p.name}: ${why}` });
+  }
+
+  private track(p: DesiredProcess, proc: RunningProcess): TrackedProcess {
+    const { state, emit, clock } = this.d;
+    const t: TrackedProcess = { desired: p, proc, tail: [], stopping: false };
+    state.processes.set(p.name, t);
+    state.supervisor.recordStart(p.name, clock.now());
+    proc.onLine((stream, line) => {
+      t.tail.push(line);
+      if (t.tail.length > TAIL_LINES) t.tail.shift();
+      emit({ kind: 'process-line', host: p.host, name: p.name, stream, line });
+    });
+    proc.pid.then(
+      (pid) => {
+        t.pid = pid;
+        emit({ kind: 'process-started', host: p.host, name: p.name, pid });
+      },
+      () => {},
+    );
+    void proc.exited.then((e) => this.exited(t, e));
+    return t;
+  }
+
+  private exited(t: TrackedProcess, e: ExitInfo): void {
+    const { state, emit, clock } = this.d;
+    t.exit = e;
+    const { name, host } = t.desired;
+    emit({ kind: 'process-exit', host, name, code: e.code, signal: e.signal, expected: t.stopping });
+    if (t.desired.role !== 'worker') return;
+    const decision = state.supervisor.recordExit(name, clock.now(), t.stopping);
+    if (t.stopping) {
+      if (state.processes.get(name) === t) state.processes.delete(name);
+      return;
+    }
+    switch (decision.kind) {
+      case 'restart':
+        emit({ kind: 'notice', level: 'warning', message: `${name} on ${host} exited; restart ${decision.attempt} in ${Math.round((decision.at - clock.now()) / 1000)}s` });
+        this.d.wakeAt(decision.at);
+        break;
+      case 'crash-looping':
+        state.health.markDegraded(host, `${name} is crash-looping`);
+        emit({ kind: 'notice', level: 'error', message: `${name} on ${host} failed ${decision.failures} times in ${decision.windowMs / 1000}s: not restarting it (scale again to retry)` });
+        break;
+      case 'none':
+        break;
+    }
+  }
+
+  /** Retire through the scheduler first (its data moves), then stop the process. */
+  async retireAndStop(name: string): Promise<void> {
+    const t = this.d.state.processes.get(name);
+    if (!t || t.exit || t.stopping) return;
+    t.stopping = true;
+    const address = this.d.state.registered.get(name);
+    const scheduler = this.d.scheduler();
+    if (address && scheduler) {
+      const retired = scheduler.retireWorkers([address]).catch(() => undefined);
+      await Promise.race([retired, delay(this.d.clock, RETIRE_TIMEOUT_MS, this.d.signal)]);
+    }
+    await t.proc.stop(STOP_GRACE_MS).catch(() => undefined);
+  }
+}

@@ -1,0 +1,133 @@
+// The reconcile loop, in the spirit of Dask's SpecCluster._correct_state and of
+// controller-runtime: each tick re-observes (hosts due for a reconnect, the scheduler's
+// worker list, our processes), diffs plan(desired, observed) and applies the actions.
+// One tick at a time; a request during a tick schedules one follow-up; a failed tick is
+// reported and the loop goes on. Once `signal` is aborted (teardown) nothing starts.
+// Everything it touches is a port (hosts, scheduler, clock), so tests step it by hand.
+import type { HostSpec } from '../config/spec.js';
+import { ExpectedError } from '../errors.js';
+import type { ClusterEvent } from '../events/types.js';
+import { every } from './clock.js';
+import type { ClusterState } from './cluster-state.js';
+import { HostLinks } from './host-links.js';
+import { plan, type DesiredProcess } from './plan.js';
+import type { Clock, HostRunner, ProcessSpec, SchedulerPort } from './ports.js';
+import { ProcessLifecycle } from './process-lifecycle.js';
+import { dropWorkers, scaleTo, type ScaleResult } from './scaling.js';
+
+export interface ReconcilerDeps {
+  state: ClusterState;
+  clock: Clock;
+  emit(e: ClusterEvent): void;
+  /** Opens a runner on a host (SSH or the local shell). */
+  connect(host: HostSpec): Promise<HostRunner>;
+  /** argv and env of a desired process. */
+  specFor(d: DesiredProcess): ProcessSpec | undefined;
+  adoptRefusal?(line: string): string | undefined;
+  /** The scheduler's API, once it is known to answer. */
+  scheduler(): SchedulerPort | undefined;
+  /** The cluster's life: aborted when it is torn down. */
+  signal: AbortSignal;
+}
+
+/** Added to every wake-up so the due time has surely come when the tick runs. */
+const WAKE_SLACK_MS = 10;
+
+export class Reconciler {
+  readonly links: HostLinks;
+  readonly lifecycle: ProcessLifecycle;
+  private ticking?: Promise<void>;
+  private again = false;
+  private started = false;
+
+  constructor(private readonly d: ReconcilerDeps) {
+    const { state, clock, emit } = d;
+    const wakeAt = (at: number) => this.wakeAt(at);
+    this.links = new HostLinks({ state, clock, emit, connect: d.connect, wakeAt });
+    this.lifecycle = new ProcessLifecycle({ state, clock, emit, specFor: d.specFor, scheduler: d.scheduler, wakeAt, signal: d.signal, adoptRefusal: d.adoptRefusal });
+  }
+
+  /** One reconcile at a time; a request during a tick schedules one follow-up. */
+  tick(): Promise<void> {
+    if (this.d.signal.aborted) return Promise.resolve();
+    if (this.ticking) {
+      this.again = true;
+      return this.ticking;
+    }
+    this.ticking = (async () => {
+      do {
+        this.again = false;
+        try {
+          await this.reconcileOnce();
+        } catch (err) {
+          this.d.emit({ kind: 'notice', level: 'warning', message: `reconcile step failed: ${String(err)}` });
+        }
+      } while (this.again && !this.d.signal.aborted);
+      this.ticking = undefined;
+    })();
+    return this.ticking;
+  }
+
+  private async reconcileOnce(): Promise<void> {
+    const { state, clock } = this.d;
+    const now = clock.now();
+    await Promise.all(state.health.dueForReconnect(now).map((h) => this.links.connect(h)));
+    await this.observeScheduler();
+    const actions = plan(state.desired(), state.observed(), state.unusable()).filter(
+      // The scheduler is started once; after start-up its death ends the cluster.
+      (a) => a.kind === 'stop' || ((a.process.role === 'worker' || !this.started) && state.supervisor.mayStart(a.process.name, now)),
+    );
+    // Retiring can take as long as moving the worker's data: it must not hold up the
+    // next tick (restarts, reconnects, growth). retireAndStop marks the process
+    // `stopping` at once, so the next plan does not stop it twice.
+    for (const a of actions) if (a.kind === 'stop') void this.lifecycle.retireAndStop(a.name);
+    await Promise.all(actions.flatMap((a) => (a.kind === 'start' ? [this.lifecycle.start(a.process)] : [])));
+  }
+
+  private async observeScheduler(): Promise<void> {
+    const scheduler = this.d.scheduler();
+    if (!scheduler) return;
+    try {
+      this.d.state.registered = new Map((await scheduler.workers()).map((w) => [w.name, w.address]));
+    } catch {
+      // Keep the last list: one slow answer is not a reason to think workers left.
+    }
+  }
+
+  /** Start-up is over: from now on the scheduler's death ends the cluster, it is not restarted. */
+  startupDone(): void {
+    this.started = true;
+  }
+
+  /** Ticks every `ms` on its own until the cluster's life ends. */
+  every(ms: number): void {
+    every(this.d.clock, ms, this.d.signal, () => void this.tick());
+  }
+
+  /** A tick once `at` has come (a restart's or a reconnect's back-off). */
+  wakeAt(at: number): void {
+    if (this.d.signal.aborted) return;
+    this.d.clock.after(Math.max(0, at - this.d.clock.now()) + WAKE_SLACK_MS, () => void this.tick());
+  }
+
+  /** A worker count (scale, adaptive up); see scaleTo for `retryCrashed`. */
+  async scale(n: number, opts: { retryCrashed?: boolean } = {}): Promise<ScaleResult> {
+    const r = scaleTo(this.d.state, n, opts);
+    await this.tick();
+    return r;
+  }
+
+  /** Retire these workers by name (adaptive scale-down picks which). */
+  async retire(names: readonly string[]): Promise<void> {
+    dropWorkers(this.d.state, names);
+    await this.tick();
+  }
+
+  /** Stop one worker (retired through the scheduler first); the next tick starts it again. */
+  async restartWorker(name: string): Promise<void> {
+    if (!this.d.state.desiredWorkers.some((w) => w.name === name)) throw new ExpectedError(`restart: no worker named "${name}" in this cluster`);
+    await this.lifecycle.retireAndStop(name);
+    this.d.state.supervisor.reset(name);
+    await this.tick();
+  }
+}

@@ -1,0 +1,100 @@
+// Graceful teardown: retire workers through the scheduler (their data moves), stop
+// them by process group, then the scheduler; then look on every host for anything
+// still carrying this cluster's tag and stop it by PID. A host that ran something of
+// ours and is not connected cannot be checked, and is reported so, never as clean.
+import type { ClusterEvent } from '../events/types.js';
+import type { ClusterState, TrackedProcess } from './cluster-state.js';
+import type { Clock, SchedulerPort } from './ports.js';
+
+export interface TeardownDeps {
+  state: ClusterState;
+  clock: Clock;
+  emit(e: ClusterEvent): void;
+  scheduler(): SchedulerPort | undefined;
+  /** Closes every host connection (ours: not a host dropping). */
+  closeAll(): void;
+}
+
+export interface TeardownOptions {
+  reason: string;
+  /** No retiring, no grace. */
+  force: boolean;
+  graceMs?: number;
+  /** Aborted (a second Ctrl-C): what still has grace left is killed now. */
+  forceSignal?: AbortSignal;
+}
+
+export interface TeardownResult {
+  forced: string[];
+  leftover: { host: string; pids: number[] }[];
+}
+
+export const TEARDOWN_RETIRE_TIMEOUT_MS = 20_000;
+export const TEARDOWN_GRACE_MS = 10_000;
+
+export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<TeardownResult> {
+  const { state, emit } = d;
+  emit({ kind: 'teardown-started', reason: o.reason });
+  const grace = o.force ? 0 : (o.graceMs ?? TEARDOWN_GRACE_MS);
+  // Hosts that ran something of ours: each must be checked, connected or not.
+  const ranOn = new Set(state.all().map((t) => t.desired.host));
+  if (!o.force) await retireAll(d, o.forceSignal);
+  const forced: string[] = [];
+  const stopAll = async (list: TrackedProcess[]) =>
+    Promise.all(
+      list.map(async (t) => {
+        t.stopping = true;
+        const r = await t.proc.stop(grace, o.forceSignal).catch(() => ({ forced: true }));
+        if (r.forced) forced.push(t.desired.name);
+      }),
+    );
+  await stopAll(state.alive('worker'));
+  await stopAll(state.alive('scheduler'));
+
+  const leftover: { host: string; pids: number[] }[] = [];
+  for (const host of ranOn) {
+    if (state.runners.has(host)) continue;
+    leftover.push({ host, pids: [] });
+    emit({ kind: 'notice', level: 'warning', message: `${host}: not connected, so not checked; \`sshcluster down\` can check it later` });
+  }
+  await Promise.all(
+    [...state.runners.values()].map(async (r) => {
+      try {
+        const stray = await r.stopTagged('all', { graceMs: 0 });
+        if (stray.forced.length) forced.push(`${r.host}: stray pid(s)`);
+        if (stray.left.length) leftover.push({ host: r.host, pids: stray.left });
+      } catch (err) {
+        emit({ kind: 'notice', level: 'warning', message: `${r.host}: could not verify that nothing is left (${String(err)})` });
+      } finally {
+        r.close();
+      }
+    }),
+  );
+  d.closeAll();
+  emit({ kind: 'teardown-done', forced, leftover });
+  return { forced, leftover };
+}
+
+/** Retire the live workers the scheduler knows, bounded in time; on failure they are stopped directly. */
+async function retireAll(d: TeardownDeps, forceSignal: AbortSignal | undefined): Promise<void> {
+  const scheduler = d.scheduler();
+  const names = new Set(d.state.alive('worker').map((t) => t.desired.name));
+  const addresses = [...d.state.registered].filter(([name]) => names.has(name)).map(([, address]) => address);
+  if (!scheduler || !addresses.length) return;
+  let cancel = () => {};
+  const late = new Promise<never>((_, reject) => {
+    const fail = (why: string) => reject(new Error(why));
+    const stopTimer = d.clock.after(TEARDOWN_RETIRE_TIMEOUT_MS, () => fail(`timed out after ${TEARDOWN_RETIRE_TIMEOUT_MS / 1000}s`));
+    const onForce = () => fail('forced');
+    if (forceSignal?.aborted) onForce();
+    forceSignal?.addEventListener('abort', onForce, { once: true });
+    cancel = () => (stopTimer(), forceSignal?.removeEventListener('abort', onForce));
+  });
+  try {
+    await Promise.race([scheduler.retireWorkers(addresses), late]);
+  } catch (err) {
+    d.emit({ kind: 'notice', level: 'warning', message: `retiring workers through the scheduler failed (${String(err)}); stopping them directly` });
+  } finally {
+    cancel();
+  }
+}
