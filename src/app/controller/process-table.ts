@@ -94,6 +94,7 @@ export class ProcessTable {
       t.tail.push(line);
       bus.emit({ kind: 'process-line', host: d.host, name: d.name, stream, line });
     });
+    proc.onDropped?.((message) => bus.emit({ kind: 'notice', level: 'warning', message }));
     proc.pid.then(
       (pid) => {
         t.pid = pid;
