@@ -12,6 +12,8 @@ export interface ClusterPaths {
   stateFile: string;
   /** The preferred socket path; see socketPathFor for the one actually used. */
   socket: string;
+  /** The scheduler's HTTP server, owner only; see httpSocketPathFor. */
+  httpSocket: string;
   logsDir: string;
   controllerLog: string;
 }
@@ -47,6 +49,7 @@ export function clusterPaths(root: string, name: string): ClusterPaths {
     dir,
     stateFile: path.join(dir, 'state.json'),
     socket: path.join(dir, 'control.sock'),
+    httpSocket: path.join(dir, 'http.sock'),
     logsDir: path.join(dir, 'logs'),
     controllerLog: path.join(dir, 'controller.log'),
   };
@@ -58,8 +61,17 @@ export function clusterPaths(root: string, name: string): ClusterPaths {
  * computes the same path. The controller records the path it used in the state file.
  */
 export function socketPathFor(paths: ClusterPaths, opts: SocketDirOptions = {}): string {
-  if (Buffer.byteLength(paths.socket) <= MAX_SOCKET_PATH_BYTES) return paths.socket;
-  const hash = createHash('sha256').update(paths.socket).digest('hex').slice(0, 20);
+  return fittingSocketPath(paths.socket, opts);
+}
+
+/** The forwarded scheduler HTTP server's socket, placed by the same rule. */
+export function httpSocketPathFor(paths: ClusterPaths, opts: SocketDirOptions = {}): string {
+  return fittingSocketPath(paths.httpSocket, opts);
+}
+
+function fittingSocketPath(preferred: string, opts: SocketDirOptions): string {
+  if (Buffer.byteLength(preferred) <= MAX_SOCKET_PATH_BYTES) return preferred;
+  const hash = createHash('sha256').update(preferred).digest('hex').slice(0, 20);
   return path.join(shortSocketDir(opts), `${hash}.sock`);
 }
 
@@ -71,7 +83,7 @@ export async function ensureClusterDir(paths: ClusterPaths, opts: SocketDirOptio
   await fs.mkdir(paths.logsDir, { recursive: true, mode: 0o700 });
   await fs.chmod(paths.logsDir, 0o700);
   const socket = socketPathFor(paths, opts);
-  if (socket !== paths.socket) await ensurePrivateDir(path.dirname(socket), uidOf(opts));
+  if (socket !== paths.socket || httpSocketPathFor(paths, opts) !== paths.httpSocket) await ensurePrivateDir(shortSocketDir(opts), uidOf(opts));
 }
 
 function shortSocketDir(opts: SocketDirOptions): string {

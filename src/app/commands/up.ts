@@ -8,6 +8,7 @@ import { loadHostFile } from '../../config/load.js';
 import { localClusterSpec } from '../../config/local.js';
 import type { ClusterSpec, HostSpec } from '../../config/spec.js';
 import { CappedLog } from '../../control/capped-log.js';
+import { httpSocketPathFor } from '../../control/paths.js';
 import { EventBus, type ClusterEvent } from '../../events/types.js';
 import { HostConnection } from '../../ssh/host-connection.js';
 import { ClusterSession } from '../controller/cluster-session.js';
@@ -96,6 +97,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     openShell: shellOpener(ctx, spec),
     orphanGraceS: opts.orphanGraceS,
     previous,
+    apiSocket: httpSocketPathFor(paths),
   });
 
   let stopReason: string | undefined;

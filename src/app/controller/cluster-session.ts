@@ -10,7 +10,7 @@ import type { SchedulerClient } from '../../dask/scheduler-client.js';
 import { ExpectedError } from '../../errors.js';
 import type { EventBus } from '../../events/types.js';
 import { dashboardForward, dashboardUrl, schedulerAddress } from './addresses.js';
-import { startDashboardForward, type Forward } from './dashboard-forward.js';
+import { startHttpForwards, type HttpForwards } from './http-forwards.js';
 import { connectLimiter } from '../remote/fan-out.js';
 import { quotePath } from '../../dask/remote-command.js';
 import type { AdaptiveLoop } from './adaptive-loop.js';
@@ -38,6 +38,8 @@ export interface SessionOptions {
   orphanGraceS?: number;
   /** A dead controller's record of this cluster: adopt what of it still runs. */
   previous?: PreviousCluster;
+  /** Where the owner-only socket to the scheduler's HTTP server goes (none: not opened). */
+  apiSocket?: string;
 }
 
 export type { Tracked };
@@ -117,9 +119,9 @@ export class ClusterSession {
     this.timer.unref();
   }
 
-  private dashboardForward?: Forward;
+  private httpForwards?: HttpForwards;
 
-  /** A dashboard on the scheduler host's loopback is forwarded here (see dashboard-forward.ts). */
+  /** A dashboard on the scheduler host's loopback is forwarded here (see http-forwards.ts). */
   private async forwardDashboard(): Promise<void> {
     const fwd = dashboardForward(this.spec);
     if (this.spec.local || fwd.host !== '127.0.0.1') return;
@@ -129,12 +131,8 @@ export class ClusterSession {
       if (!runner) throw new Error('the scheduler host is not connected');
       return runner.forwardOut('127.0.0.1', port);
     };
-    try {
-      this.dashboardForward = await startDashboardForward(connect, port);
-      this.dashboard = `http://127.0.0.1:${this.dashboardForward.port}/status`;
-    } catch (err) {
-      this.bus.emit({ kind: 'notice', level: 'warning', message: `could not forward the dashboard to this machine: ${String(err)}` });
-    }
+    this.httpForwards = await startHttpForwards({ connect, port, apiSocket: this.o.apiSocket, say: (e) => this.bus.emit(e) });
+    if (this.httpForwards.url) this.dashboard = this.httpForwards.url;
   }
 
   /** One reconcile at a time; a request during a tick schedules one follow-up. */
@@ -266,7 +264,7 @@ export class ClusterSession {
   /** Idempotent: a second call gets the first call's result. */
   teardown(opts: Omit<TeardownOptions, 'session' | 'bus' | 'clusterId'>): Promise<TeardownResult> {
     if (this.timer) clearInterval(this.timer);
-    this.dashboardForward?.close();
+    this.httpForwards?.close();
     this.stopping ??= teardown({ ...opts, session: this, bus: this.bus, clusterId: this.o.clusterId });
     return this.stopping;
   }
