@@ -56,7 +56,9 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
 function reporter(): (e: ClusterEvent) => void {
   let open = true;
   return (e) => {
-    if (!open || !process.connected) return;
+    // The parent shows start-up progress only: process output would queue up in the
+    // channel ahead of it (a flooding worker held up "started" and `up --detach`).
+    if (!open || !process.connected || e.kind === 'process-line') return;
     process.send!(e);
     if (e.kind === 'cluster-up') {
       open = false;

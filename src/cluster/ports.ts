@@ -26,6 +26,8 @@ export interface RunningProcess {
   /** Remote PID (also its process-group id), known once the launcher reports it. */
   readonly pid: Promise<number>;
   onLine(cb: (stream: LineStream, line: string) => void): void;
+  /** Output over the process's budget was dropped: how much, as a sentence to show. */
+  onDropped?(cb: (text: string) => void): void;
   readonly exited: Promise<ExitInfo>;
   /**
    * SIGTERM to the process group, SIGKILL after graceMs (at once when `force` is

@@ -79,6 +79,7 @@ export class ProcessLifecycle {
       if (t.tail.length > TAIL_LINES) t.tail.shift();
       emit({ kind: 'process-line', host: p.host, name: p.name, stream, line });
     });
+    proc.onDropped?.((message) => emit({ kind: 'notice', level: 'warning', message }));
     proc.pid.then(
       (pid) => {
         t.pid = pid;

@@ -13,6 +13,8 @@ export interface ClusterPaths {
   stateFile: string;
   /** The preferred socket path; see socketPathFor for the one actually used. */
   socket: string;
+  /** The scheduler's HTTP server, owner only; see httpSocketPathFor. */
+  httpSocket: string;
   logsDir: string;
   controllerLog: string;
 }
@@ -48,6 +50,7 @@ export function clusterPaths(root: string, name: string): ClusterPaths {
     dir,
     stateFile: path.join(dir, 'state.json'),
     socket: path.join(dir, 'control.sock'),
+    httpSocket: path.join(dir, 'http.sock'),
     logsDir: path.join(dir, 'logs'),
     controllerLog: path.join(dir, 'controller.log'),
   };
@@ -59,8 +62,17 @@ export function clusterPaths(root: string, name: string): ClusterPaths {
  * computes the same path. The controller records the path it used in the state file.
  */
 export function socketPathFor(paths: ClusterPaths, opts: SocketDirOptions = {}): string {
-  if (Buffer.byteLength(paths.socket) <= MAX_SOCKET_PATH_BYTES) return paths.socket;
-  const hash = createHash('sha256').update(paths.socket).digest('hex').slice(0, 20);
+  return fittingSocketPath(paths.socket, opts);
+}
+
+/** The forwarded scheduler HTTP server's socket, placed by the same rule. */
+export function httpSocketPathFor(paths: ClusterPaths, opts: SocketDirOptions = {}): string {
+  return fittingSocketPath(paths.httpSocket, opts);
+}
+
+function fittingSocketPath(preferred: string, opts: SocketDirOptions): string {
+  if (Buffer.byteLength(preferred) <= MAX_SOCKET_PATH_BYTES) return preferred;
+  const hash = createHash('sha256').update(preferred).digest('hex').slice(0, 20);
   return path.join(shortSocketDir(opts), `${hash}.sock`);
 }
 
@@ -72,7 +84,7 @@ export function socketPathFor(paths: ClusterPaths, opts: SocketDirOptions = {}):
 export async function ensureClusterDir(paths: ClusterPaths, opts: SocketDirOptions = {}): Promise<void> {
   await fs.mkdir(paths.logsDir, { recursive: true, mode: 0o700 });
   const socket = socketPathFor(paths, opts);
-  if (socket !== paths.socket) await ensurePrivateDir(path.dirname(socket), uidOf(opts));
+  if (socket !== paths.socket || httpSocketPathFor(paths, opts) !== paths.httpSocket) await ensurePrivateDir(shortSocketDir(opts), uidOf(opts));
   await checkClusterDirs(paths, opts);
   // mkdir's mode is filtered through the umask and ignored for existing dirs.
   await fs.chmod(paths.dir, 0o700);

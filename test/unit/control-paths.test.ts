@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_SOCKET_PATH_BYTES, clusterPaths, ensureClusterDir, socketPathFor, stateRoot } from '../../src/control/paths.js';
+import { MAX_SOCKET_PATH_BYTES, clusterPaths, ensureClusterDir, httpSocketPathFor, socketPathFor, stateRoot } from '../../src/control/paths.js';
 
 let tmp: string;
 beforeEach(() => {
@@ -25,6 +25,7 @@ describe('control paths', () => {
       dir: '/r/lab',
       stateFile: '/r/lab/state.json',
       socket: '/r/lab/control.sock',
+      httpSocket: '/r/lab/http.sock',
       logsDir: '/r/lab/logs',
       controllerLog: '/r/lab/controller.log',
     });
@@ -54,6 +55,7 @@ describe('control paths', () => {
   it('keeps a short socket path in the cluster dir', () => {
     const p = clusterPaths('/home/a/.local/state/sshcluster', 'lab');
     expect(socketPathFor(p)).toBe(p.socket);
+    expect(httpSocketPathFor(p)).toBe(p.httpSocket);
   });
 
   it('falls back to a short private dir under /tmp for a long socket path', async () => {
@@ -65,6 +67,10 @@ describe('control paths', () => {
     expect(sock).toMatch(/\/[0-9a-f]{20}\.sock$/);
     expect(socketPathFor(p, opts)).toBe(sock); // every process computes the same one
     expect(socketPathFor(clusterPaths(path.join(tmp, 'x'.repeat(120)), 'other'), opts)).not.toBe(sock);
+    // The HTTP socket falls back the same way, to its own name in the same private dir.
+    const http = httpSocketPathFor(p, opts);
+    expect(path.dirname(http)).toBe(path.dirname(sock));
+    expect(http).not.toBe(sock);
     await ensureClusterDir(p, opts);
     expect(mode(path.dirname(sock))).toBe(0o700);
   });

@@ -25,6 +25,28 @@ describe('splitLines', () => {
   });
 });
 
+describe('splitLines with an admit filter', () => {
+  it('offers every raw line to admit first and decodes only the admitted ones', async () => {
+    const s = new PassThrough();
+    const lines: string[] = [];
+    const offered: number[] = [];
+    splitLines(s, (l) => lines.push(l), (buf, start, end) => (offered.push(end - start), !buf.toString('utf8', start, end).startsWith('drop')));
+    s.write('keep 1\ndrop 1\nkeep');
+    s.end(' 2\ndrop 2');
+    await new Promise((r) => s.on('end', r));
+    expect(lines).toEqual(['keep 1', 'keep 2']);
+    expect(offered).toEqual([6, 6, 6, 6]);
+  });
+  it('cuts a long line between characters, not inside one', async () => {
+    const s = new PassThrough();
+    const lines: string[] = [];
+    splitLines(s, (l) => lines.push(l));
+    s.end('é'.repeat(20_000));
+    await new Promise((r) => s.on('end', r));
+    expect(lines.join('').replace(/ …\[cut\]/g, '')).toBe('é'.repeat(20_000));
+  });
+});
+
 describe('Ring', () => {
   it('keeps only the last N items', () => {
     const r = new Ring<number>(3);

@@ -22,7 +22,9 @@ const KEEP = 20;
 
 export function upOutput(ctx: AppContext, bus: EventBus, name: string, o: { json: boolean; tui?: boolean; detachedChild: boolean }): UpOutput {
   if (o.detachedChild || !dashboardWanted(ctx, o)) {
-    bus.on(o.json ? ndjsonSink((t) => ctx.stdout.write(t)) : plainSink((t) => ctx.stdout.write(t)));
+    const sink = o.json ? ndjsonSink((t) => ctx.stdout.write(t)) : plainSink((t) => ctx.stdout.write(t));
+    // A background controller writes controller.log: process output has its own files.
+    bus.on(o.detachedChild ? (e) => void (e.kind !== 'process-line' && sink(e)) : sink);
     return { tui: false, say: (t) => ctx.stderr.write(`\n${t}\n`), open: () => undefined, close: () => undefined };
   }
   const store = new DashboardStore(name);

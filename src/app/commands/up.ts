@@ -7,6 +7,8 @@ import path from 'node:path';
 import { loadHostFile } from '../../config/load.js';
 import { localClusterSpec } from '../../config/local.js';
 import type { ClusterSpec, HostSpec } from '../../config/spec.js';
+import { CappedLog } from '../../control/capped-log.js';
+import { httpSocketPathFor } from '../../control/paths.js';
 import { EventBus, type ClusterEvent } from '../../events/types.js';
 import { HostConnection } from '../../ssh/host-connection.js';
 import { ClusterSession } from '../controller/cluster-session.js';
@@ -88,7 +90,10 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   const bus = new EventBus();
   // A password or passphrase prompt needs the terminal the dashboard would take.
   const tui = opts.tui !== false && !needsPrompt(spec);
-  const out = upOutput(ctx, bus, spec.name, { json: opts.json, tui, detachedChild: opts.report !== undefined });
+  // A background controller's stdout and stderr are controller.log: capped and rotated.
+  const log = opts.report ? new CappedLog(paths.controllerLog) : undefined;
+  const outCtx = log ? { ...ctx, stdout: log, stderr: log } : ctx;
+  const out = upOutput(outCtx, bus, spec.name, { json: opts.json, tui, detachedChild: opts.report !== undefined });
   if (opts.report) bus.on(opts.report);
   if (spec.local) bus.emit({ kind: 'notice', level: 'info', message: `Local cluster on this machine (${spec.workerHosts[0]?.workerOptions.nworkers ?? 0} workers, python ${spec.schedulerHost.remotePython})` });
   const tls = await setUpTls({ spec, paths, clusterId, bus, now: new Date() });
@@ -111,6 +116,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     orphanGraceS: opts.orphanGraceS,
     previous,
     tls,
+    apiSocket: httpSocketPathFor(paths),
   });
 
   const requestStop = (reason: string): Promise<TeardownResult> => {

@@ -22,7 +22,7 @@ import { ShellHostRunner } from '../remote/host-runner.js';
 import type { ShellPort } from '../remote/shell-port.js';
 import { AdaptiveLoop } from './adaptive-loop.js';
 import { dashboardForward, dashboardUrl, schedulerAddress } from './addresses.js';
-import { startDashboardForward, type Forward } from './dashboard-forward.js';
+import { startHttpForwards, type HttpForwards } from './http-forwards.js';
 import { processSpecs } from './process-specs.js';
 import { confirmReady } from './start-up.js';
 import type { SessionTls } from '../tls-setup.js';
@@ -50,6 +50,8 @@ export interface SessionOptions {
   tls?: SessionTls;
   /** The command's stop: aborted, start-up stops waiting and nothing new starts. */
   signal?: AbortSignal;
+  /** Where the owner-only socket to the scheduler's HTTP server goes (none: not opened). */
+  apiSocket?: string;
 }
 
 export class ClusterSession {
@@ -68,7 +70,6 @@ export class ClusterSession {
   /** A second Ctrl-C: no more grace for anything still running. */
   private readonly forced = new AbortController();
   private stopping?: Promise<TeardownResult>;
-  private dashboardForward?: Forward;
   private version?: Promise<string>;
 
   constructor(readonly o: SessionOptions) {
@@ -144,7 +145,9 @@ export class ClusterSession {
     reconciler.every(this.o.tickMs ?? 2_000);
   }
 
-  /** A dashboard on the scheduler host's loopback is forwarded here (see dashboard-forward.ts). */
+  private httpForwards?: HttpForwards;
+
+  /** A dashboard on the scheduler host's loopback is forwarded here (see http-forwards.ts). */
   private async forwardDashboard(): Promise<void> {
     const fwd = dashboardForward(this.spec);
     if (this.spec.local || fwd.host !== '127.0.0.1') return;
@@ -154,12 +157,8 @@ export class ClusterSession {
       if (!runner) throw new Error('the scheduler host is not connected');
       return runner.forwardOut('127.0.0.1', port);
     };
-    try {
-      this.dashboardForward = await startDashboardForward(connect, port);
-      this.dashboard = `http://127.0.0.1:${this.dashboardForward.port}/status`;
-    } catch (err) {
-      this.bus.emit({ kind: 'notice', level: 'warning', message: `could not forward the dashboard to this machine: ${String(err)}` });
-    }
+    this.httpForwards = await startHttpForwards({ connect, port, apiSocket: this.o.apiSocket, say: (e) => this.bus.emit(e) });
+    if (this.httpForwards.url) this.dashboard = this.httpForwards.url;
   }
 
   tick(): Promise<void> {
@@ -230,7 +229,7 @@ export class ClusterSession {
   /** Idempotent: a second call gets the first call's result. */
   teardown(opts: Omit<TeardownOptions, 'forceSignal'>): Promise<TeardownResult> {
     this.life.abort();
-    this.dashboardForward?.close();
+    this.httpForwards?.close();
     const links = this.reconciler.links;
     const deps = { state: this.state, clock: this.clock, emit: this.bus.emit.bind(this.bus), scheduler: () => this.client, closeAll: () => links.closeAll() };
     this.stopping ??= teardown(deps, { ...opts, forceSignal: this.forced.signal });

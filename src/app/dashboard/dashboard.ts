@@ -1,9 +1,9 @@
 // Opens the Ink dashboard on the terminal (alternate screen, raw keys) and closes it
 // again, leaving the screen as it was. The caller decides when (dashboardWanted).
-import { render, type Instance } from 'ink';
-import { createElement } from 'react';
+// Ink, React and the components are loaded only here: a process without a dashboard
+// (the background controller above all) does not carry their ~45 MB.
+import type { Instance } from 'ink';
 import type { DashboardActions } from '../../ui/actions.js';
-import { App } from '../../ui/App.js';
 import type { DashboardStore } from '../../ui/store.js';
 import type { AppContext } from '../context.js';
 
@@ -21,16 +21,22 @@ export function dashboardWanted(ctx: AppContext, o: { tui?: boolean; json?: bool
 
 export function openDashboard(ctx: AppContext, store: DashboardStore, actions: DashboardActions): Dashboard {
   const tty = ctx.tty!;
-  tty.stdout.write(ALT_SCREEN_ON);
-  let ink: Instance | undefined = render(createElement(App, { store, actions, color: !('NO_COLOR' in ctx.env) || ctx.env.NO_COLOR === '' }), {
-    stdout: tty.stdout,
-    stdin: tty.stdin,
-    exitOnCtrlC: false,
-    patchConsole: false,
-    maxFps: 20,
+  let ink: Instance | undefined;
+  let closed = false;
+  void Promise.all([import('ink'), import('react'), import('../../ui/App.js')]).then(([{ render }, { createElement }, { App }]) => {
+    if (closed) return;
+    tty.stdout.write(ALT_SCREEN_ON);
+    ink = render(createElement(App, { store, actions, color: !('NO_COLOR' in ctx.env) || ctx.env.NO_COLOR === '' }), {
+      stdout: tty.stdout,
+      stdin: tty.stdin,
+      exitOnCtrlC: false,
+      patchConsole: false,
+      maxFps: 20,
+    });
   });
   return {
     close() {
+      closed = true;
       if (!ink) return;
       ink.unmount();
       ink = undefined;

@@ -1,29 +1,65 @@
 // Remote output is drained for the whole life of a process (Dask's SSHCluster stops
 // reading and its workers block once the pipe fills: dask/distributed#9033). Lines are
-// split here, over-long ones cut, and only a bounded tail is kept.
+// split here on raw bytes, over-long ones cut, and a line the caller does not admit
+// (its output budget is spent) is never decoded: a flood costs little more than reading.
 import type { Readable } from 'node:stream';
 
 const MAX_LINE = 16 * 1024;
+const NL = 0x0a;
 
-export function splitLines(stream: Readable, onLine: (line: string) => void): void {
-  let pending = '';
-  stream.setEncoding('utf8');
-  stream.on('data', (chunk: string) => {
-    pending += chunk;
+/**
+ * `admit` sees each raw line first, as buf[start, end) without the newline (no copy: a
+ * flood of dropped lines allocates nothing per line); false drops it.
+ */
+export type Admit = (buf: Buffer, start: number, end: number) => boolean;
+
+export function splitLines(stream: Readable, onLine: (line: string) => void, admit: Admit = () => true): void {
+  let pending: Buffer[] = [];
+  let pendingBytes = 0;
+  const emit = (buf: Buffer, start: number, end: number, suffix = '') => {
+    if (admit(buf, start, end)) onLine(trimCr(buf.toString('utf8', start, end)) + suffix);
+  };
+  stream.on('data', (chunk: Buffer | string) => {
+    const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    let start = 0;
     let nl: number;
-    while ((nl = pending.indexOf('\n')) >= 0) {
-      onLine(trimCr(pending.slice(0, nl)));
-      pending = pending.slice(nl + 1);
+    while ((nl = buf.indexOf(NL, start)) >= 0) {
+      if (pendingBytes) {
+        const line = Buffer.concat([...pending, buf.subarray(start, nl)]);
+        emit(line, 0, line.length);
+        pending = [];
+        pendingBytes = 0;
+      } else {
+        emit(buf, start, nl);
+      }
+      start = nl + 1;
     }
-    while (pending.length > MAX_LINE) {
-      onLine(pending.slice(0, MAX_LINE) + ' …[cut]');
-      pending = pending.slice(MAX_LINE);
+    if (start >= buf.length) return;
+    pending.push(buf.subarray(start));
+    pendingBytes += buf.length - start;
+    while (pendingBytes > MAX_LINE) {
+      const all = Buffer.concat(pending);
+      const cut = charBoundary(all, MAX_LINE);
+      emit(all, 0, cut, ' …[cut]');
+      pending = [all.subarray(cut)];
+      pendingBytes = all.length - cut;
     }
   });
   stream.on('end', () => {
-    if (pending) onLine(trimCr(pending));
-    pending = '';
+    if (pendingBytes) {
+      const line = Buffer.concat(pending);
+      emit(line, 0, line.length);
+    }
+    pending = [];
+    pendingBytes = 0;
   });
+}
+
+/** The largest offset ≤ at that does not split a UTF-8 sequence (or `at` if there is none). */
+function charBoundary(buf: Buffer, at: number): number {
+  let i = at;
+  while (i > at - 4 && i > 0 && (buf[i]! & 0xc0) === 0x80) i--;
+  return i > 0 ? i : at;
 }
 
 function trimCr(s: string): string {

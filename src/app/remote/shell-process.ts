@@ -1,32 +1,58 @@
 // A process on a host as seen through one exec channel: the launcher's (or the
 // keeper's) PID line first, then output lines, then the exit. Stopping signals the
 // process group by PID over a separate command, since channel signals are unreliable.
+// Each stream has an output budget (output-budget.ts): what is over it is dropped here,
+// before it costs the controller anything, and said in the process's log and a notice.
 import type { ExitInfo, LineStream, ProcessSpec, RunningProcess } from '../../cluster/ports.js';
-import { parseLauncherPid } from '../../dask/log-lines.js';
-import { splitLines } from './line-splitter.js';
+import { LAUNCHER_PID_PREFIX, parseLauncherPid } from '../../dask/log-lines.js';
+import { splitLines, type Admit } from './line-splitter.js';
+import { DEFAULT_LIMITS, droppedText, OutputBudget, type BudgetLimits } from './output-budget.js';
 import type { ExecHandle, ShellPort } from './shell-port.js';
 import { stopTagged } from './stop-tagged.js';
 
 const CONTROL_TIMEOUT_MS = 15_000;
 /** After SIGKILL, how long the channel may take to report the exit. */
 const KILL_VERIFY_MS = 5_000;
+/** How often a flood's drop count is said (and once more when it ends). */
+const DROP_REPORT_MS = 10_000;
+const PID_PREFIX = Buffer.from(LAUNCHER_PID_PREFIX);
+
+export interface ShellProcessOptions {
+  limits?: BudgetLimits;
+  now?: () => number;
+  reportMs?: number;
+}
 
 export class ShellProcess implements RunningProcess {
   readonly pid: Promise<number>;
   readonly exited: Promise<ExitInfo>;
   private listeners: ((stream: LineStream, line: string) => void)[] = [];
+  private dropListeners: ((text: string) => void)[] = [];
   private done = false;
+  private readonly budgets: Record<LineStream, OutputBudget>;
+  private reportTimer?: NodeJS.Timeout;
+  private readonly now: () => number;
 
   constructor(
     readonly spec: ProcessSpec,
     private readonly handle: ExecHandle,
     private readonly shell: ShellPort,
+    private readonly o: ShellProcessOptions = {},
   ) {
+    this.now = o.now ?? Date.now;
+    const limits = o.limits ?? DEFAULT_LIMITS;
+    this.budgets = { stdout: new OutputBudget(limits, this.now), stderr: new OutputBudget(limits, this.now) };
     let gotPid: (pid: number) => void = () => {};
     let noPid: (e: Error) => void = () => {};
     this.pid = new Promise<number>((res, rej) => ((gotPid = res), (noPid = rej)));
     this.pid.catch(() => {}); // a process that never starts is reported through `exited`
     let pidSeen = false;
+    const admit = (stream: LineStream): Admit => (buf, start, end) => {
+      if (stream === 'stdout' && !pidSeen && isPidLine(buf, start, end)) return true;
+      if (this.budgets[stream].admit(end - start)) return true;
+      this.reportTimer ??= setTimeout(() => this.reportDropped(), this.o.reportMs ?? DROP_REPORT_MS).unref();
+      return false;
+    };
     splitLines(handle.stdout, (line) => {
       if (!pidSeen) {
         const pid = parseLauncherPid(line);
@@ -37,10 +63,11 @@ export class ShellProcess implements RunningProcess {
         }
       }
       this.emit('stdout', line);
-    });
-    splitLines(handle.stderr, (line) => this.emit('stderr', line));
+    }, admit('stdout'));
+    splitLines(handle.stderr, (line) => this.emit('stderr', line), admit('stderr'));
     this.exited = handle.exit.then((e) => {
       this.done = true;
+      this.reportDropped();
       if (!pidSeen) noPid(new Error(`${spec.name} exited before it started`));
       return e;
     });
@@ -52,6 +79,24 @@ export class ShellProcess implements RunningProcess {
 
   onLine(cb: (stream: LineStream, line: string) => void): void {
     this.listeners.push(cb);
+  }
+
+  /** A flood's drop count, e.g. "198.18.0.12-0: 1.2 M lines of stdout dropped (…)". */
+  onDropped(cb: (text: string) => void): void {
+    this.dropListeners.push(cb);
+  }
+
+  private reportDropped(): void {
+    clearTimeout(this.reportTimer);
+    this.reportTimer = undefined;
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const budget = this.budgets[stream];
+      const d = budget.takeDropped();
+      if (!d) continue;
+      const text = droppedText(this.spec.name, stream, d, budget.limits, this.now());
+      this.emit(stream, `[sshcluster] ${text.slice(this.spec.name.length + 2)}`);
+      for (const l of this.dropListeners) l(text);
+    }
   }
 
   async stop(graceMs: number, force?: AbortSignal): Promise<{ forced: boolean; exit: ExitInfo }> {
@@ -79,4 +124,8 @@ export class ShellProcess implements RunningProcess {
       .run(`kill -${sig} -- -${pid} 2>/dev/null || kill -${sig} ${pid} 2>/dev/null; true`, { timeoutMs: CONTROL_TIMEOUT_MS })
       .catch(() => undefined);
   }
+}
+
+function isPidLine(buf: Buffer, start: number, end: number): boolean {
+  return end - start >= PID_PREFIX.length && buf.compare(PID_PREFIX, 0, PID_PREFIX.length, start, start + PID_PREFIX.length) === 0;
 }
