@@ -60,7 +60,7 @@ export class AdaptiveLoop {
   async stepOnce(dryRun: boolean): Promise<{ target: number; decision: AdaptiveDecision; reason: string }> {
     const client = this.s.client;
     if (!client) throw new Error('the scheduler is not reachable yet');
-    const [rawTarget, identity, daskVersion] = await Promise.all([client.adaptiveTarget(), client.identity(), this.daskVersion()]);
+    const [rawTarget, identity, daskVersion] = await Promise.all([client.adaptiveTarget(), client.identityOrWorkers(), this.daskVersion()]);
     const byName = new Map(identity.workers.map((w) => [w.name, w]));
     const workers = this.s.desiredWorkers.map((w) => this.worker(w.name, w.host, byName.get(w.name)));
     const recommends = [...identity.workers]
@@ -100,9 +100,11 @@ export class AdaptiveLoop {
       name,
       registered,
       starting: !registered && t !== undefined && !t.exit,
-      nthreads: id?.nthreads ?? opts?.nthreads ?? 1,
+      nthreads: id?.nthreads || opts?.nthreads || 1,
       memoryBytes: id?.memoryLimit ?? 0,
-      busy: (id?.metrics?.executing ?? 0) > 0,
+      // Without metrics (identityOrWorkers' fallback) its load is unknown: counted busy,
+      // so no load-driven retirement is decided on missing data.
+      busy: id !== undefined && (id.metrics === undefined || (id.metrics.executing ?? 0) > 0),
     };
   }
 
