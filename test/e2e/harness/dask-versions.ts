@@ -53,6 +53,15 @@ export function writeChrootPython(dir: string, root: string): string {
   return path;
 }
 
+/** Mount points at or below dir in the mount namespace of `pid` (default: ours), via findmnt. */
+export function mountsUnder(dir: string, pid?: number): string[] {
+  const argv = ['findmnt', '-rn', '-o', 'TARGET'];
+  const r = pid === undefined ? spawnSync(argv[0]!, argv.slice(1), { encoding: 'utf8' })
+    : spawnSync('nsenter', ['-t', String(pid), '-m', ...argv], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`findmnt${pid === undefined ? '' : ` in the mount namespace of ${pid}`}: ${r.stderr || r.error}`);
+  return r.stdout.split('\n').filter((m) => m === dir || m.startsWith(`${dir}/`));
+}
+
 /** distributed.__version__ as `python` reports it (run in the root namespace). */
 export function daskVersionOf(python: string): string {
   const r = spawnSync(python, ['-c', 'import distributed; print(distributed.__version__)'], { encoding: 'utf8', timeout: 60_000 });

@@ -1,5 +1,5 @@
 import type { TestProject } from 'vitest/node';
-import { daskVersionOf, ensureTrixieRoot, isDaskLine, SYSTEM_PYTHON, writeChrootPython } from './dask-versions.js';
+import { daskVersionOf, ensureTrixieRoot, isDaskLine, mountsUnder, SYSTEM_PYTHON, writeChrootPython } from './dask-versions.js';
 import { createTestHosts } from './netns-hosts.js';
 import type { TestHostsInfo } from './types.js';
 
@@ -21,11 +21,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const daskVersion = daskVersionOf(python);
     if (!daskVersion.startsWith(`${dask}.`)) throw new Error(`e2e: ${python} has distributed ${daskVersion}, expected ${dask}.x`);
     process.stderr.write(`e2e: project ${project.name}: hosts run distributed ${daskVersion} (remote_python ${python})\n`);
-    const info: TestHostsInfo = { ...rest, dask, daskVersion, python, pythons };
+    const info: TestHostsInfo = { ...rest, dask, daskVersion, python, pythons, trixieRoot };
     project.provide('testHosts', info);
   } catch (err) {
     await teardown();
     throw err;
   }
-  return teardown;
+  return async () => {
+    await teardown();
+    // Each chroot'ed process mounts in a namespace of its own: none may show up here.
+    const left = mountsUnder(trixieRoot);
+    if (left.length) throw new Error(`e2e: mounts left under ${trixieRoot}: ${left.join(', ')}`);
+  };
 }

@@ -38,6 +38,8 @@ export interface TestHostsInfo extends TestHostsNet {
   python: string;
   /** The interpreter of each line, for tests that mix versions. */
   pythons: Record<DaskLine, string>;
+  /** The Debian trixie root the 2024.12 interpreter chroots into. */
+  trixieRoot: string;
 }
 
 // Augments inject()/provide() typing for 'testHosts'.
