@@ -6,7 +6,8 @@ const DASK_BEHAVIOUR = ['up', 'controller', 'adaptive', 'check', 'dask-version']
 
 const e2e = {
   globalSetup: ['test/e2e/harness/global-setup.ts'],
-  // One set of namespace hosts per project; files run one after another.
+  // One set of namespace hosts per project. Without parallelism both e2e projects share
+  // vitest's one sequential group: one file at a time, across both projects.
   fileParallelism: false,
   testTimeout: 180_000,
   hookTimeout: 180_000,
@@ -16,16 +17,15 @@ export default defineConfig({
   test: {
     projects: [
       {
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 20_000, sequence: { groupOrder: 0 } },
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 20_000 },
       },
       {
         // Debian bookworm's distributed 2022.12, the machine's own /usr/bin/python3.
-        test: { ...e2e, name: 'e2e', include: ['test/e2e/**/*.test.ts'], provide: { daskLine: '2022.12' }, sequence: { groupOrder: 0 } },
+        test: { ...e2e, name: 'e2e', include: ['test/e2e/**/*.test.ts'], provide: { daskLine: '2022.12' } },
       },
       {
-        // Debian trixie's distributed 2024.12 (.ci/trixie-root), after the first e2e run:
-        // two sets of Dask clusters at once would only slow both down on 2 cores.
-        test: { ...e2e, name: 'e2e-dask2024', include: DASK_BEHAVIOUR, provide: { daskLine: '2024.12' }, sequence: { groupOrder: 1 } },
+        // Debian trixie's distributed 2024.12 (.ci/trixie-root).
+        test: { ...e2e, name: 'e2e-dask2024', include: DASK_BEHAVIOUR, provide: { daskLine: '2024.12' } },
       },
     ],
   },
