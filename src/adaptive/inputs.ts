@@ -34,9 +34,11 @@ export function adaptiveWorkers(plan: readonly PlannedWorker[], scheduler: reado
       name: p.name,
       registered: id !== undefined,
       starting: id === undefined && p.launched,
-      nthreads: id?.nthreads ?? p.nthreads,
+      nthreads: id?.nthreads || p.nthreads,
       memoryBytes: id?.memoryLimit ?? 0,
-      busy: (id?.metrics?.executing ?? 0) > 0,
+      // Without metrics (identityOrWorkers' fallback) its load is unknown: counted busy,
+      // so no load-driven retirement is decided on missing data.
+      busy: id !== undefined && (id.metrics === undefined || (id.metrics.executing ?? 0) > 0),
     };
   });
 }

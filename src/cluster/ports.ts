@@ -96,7 +96,11 @@ export interface SchedulerPort {
   /** Data moves first, so this may take long; resolves with the retired addresses. */
   retireWorkers(addresses: readonly string[]): Promise<unknown>;
   adaptiveTarget(): Promise<number>;
-  identity(): Promise<{ workers: SchedulerWorker[] }>;
+  /**
+   * The identity document's workers, or the plain worker list (no metrics) when the
+   * scheduler cannot serve it (distributed 2024.x answers HTTP 500 while tasks finish).
+   */
+  identityOrWorkers(): Promise<{ workers: SchedulerWorker[] }>;
 }
 
 /** A worker as the scheduler's identity document describes it (what adaptive reads). */

@@ -60,6 +60,22 @@ export class SchedulerClient {
   }
 
   /**
+   * identity(), or the worker list when the scheduler cannot serialise it: distributed
+   * 2024.x answers identity.json with HTTP 500 while a worker's last heartbeat carries
+   * fine-performance metrics (tuple keys, refused by json.dumps), i.e. whenever tasks
+   * ran since. Then nthreads and memoryLimit are 0 (unknown) and metrics absent.
+   */
+  async identityOrWorkers(): Promise<SchedulerIdentity> {
+    try {
+      return await this.identity();
+    } catch (err) {
+      if (!(err instanceof SchedulerHttpError) || err.status !== 500) throw err;
+      const workers = await this.workers();
+      return { address: '', services: {}, workers: workers.map((w) => ({ ...w, nthreads: 0, memoryLimit: 0, resources: {} })) };
+    }
+  }
+
+  /**
    * Retire (data moved off, then removed from the scheduler); resolves with the
    * addresses the scheduler retired. Dask quirk: the worker process is not closed by
    * this API, and a nanny restarts it, so stop the process afterwards.

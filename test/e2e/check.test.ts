@@ -1,5 +1,6 @@
 // sshcluster check against the real namespace hosts: good hosts pass; a missing python,
-// another distributed version, a taken scheduler port and an unreachable host are flagged.
+// another distributed version (faked, and the other real Dask line), a taken scheduler
+// port and an unreachable host are flagged.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,7 +12,7 @@ import { processesIn, runIn, writeHostsYaml } from './harness/netns-hosts.js';
 const info = getTestHosts();
 const tmp = (name: string) => path.join(info.dir, name);
 const [h0, h1, h2, h3] = info.hosts as [typeof info.hosts[0], typeof info.hosts[0], typeof info.hosts[0], typeof info.hosts[0]];
-const esc = (s: string) => s.replace(/[.[\]]/g, '\\$&');
+const esc = (s: string) => s.replace(/[.[\]+]/g, '\\$&');
 const leftovers: number[] = [];
 
 afterAll(() => {
@@ -32,7 +33,7 @@ describe('sshcluster check', () => {
     const file = writeHostsYaml(tmp('check-good.yaml'), info);
     const r = runCli(['check', file]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^${esc(h0.ip)}\\s+scheduler\\s+ok\\s+key client_ed25519\\s+known\\s+/usr/bin/python3 3\\.\\d+\\.\\d+\\s+\\S+\\s+\\S+\\s+1\\.[23]\\s+\\d+\\s+[\\d.]+G\\s+0\\s+-\\s+:8786 free, :8787 free`, 'm'));
+    expect(r.stdout).toMatch(new RegExp(`^${esc(h0.ip)}\\s+scheduler\\s+ok\\s+key client_ed25519\\s+known\\s+${esc(info.python)} 3\\.\\d+\\.\\d+\\s+\\S+\\s+\\S+\\s+1\\.[23]\\s+\\d+\\s+[\\d.]+G\\s+0\\s+-\\s+:8786 free, :8787 free`, 'm'));
     for (const h of info.hosts.slice(1)) expect(r.stdout).toMatch(new RegExp(`^${esc(h.ip)}\\s+worker\\s+ok.*→ ${esc(h0.ip)}:8786 ok`, 'm'));
     expect(r.stdout).toContain(`Launchable: ${info.hosts.length} host(s) checked.`);
     expect(listeners()).toEqual([]);
@@ -51,7 +52,7 @@ describe('sshcluster check', () => {
     fs.mkdirSync(fake, { recursive: true });
     fs.writeFileSync(path.join(fake, 'sitecustomize.py'), 'import distributed\ndistributed.__version__ = "2099.1.0"\n');
     const wrapper = tmp('python-other-distributed');
-    fs.writeFileSync(wrapper, `#!/bin/sh\nPYTHONPATH=${fake} exec /usr/bin/python3 "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(wrapper, `#!/bin/sh\nPYTHONPATH=${fake} exec ${info.python} "$@"\n`, { mode: 0o755 });
     const unreachable = h0.ip.replace(/\.\d+$/, '.251');
     const file = writeHostsYaml(tmp('check-bad.yaml'), { ...info, hosts: [h0, h1, h2, h3] }, {
       connect_options: { connect_timeout: '2s' },
@@ -80,6 +81,23 @@ describe('sshcluster check', () => {
     } finally {
       taker.kill('SIGKILL');
     }
+  });
+
+  it('flags a worker host on the other real Dask line (2022.12 beside 2024.12)', () => {
+    const other = info.dask === '2022.12' ? '2024.12' : '2022.12';
+    const file = writeHostsYaml(tmp('check-mixed.yaml'), { ...info, hosts: [h0, h1] }, {
+      hosts: [h0.ip, { host: h1.ip, remote_python: info.pythons[other] }],
+    });
+    const r = runCli(['check', file]);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const out = r.stdout;
+    expect(out).toMatch(new RegExp(`^${esc(h0.ip)}\\s+scheduler\\s+ok\\s.*${esc(info.python)} 3\\.`, 'm'));
+    expect(out).toMatch(new RegExp(`^${esc(h1.ip)}\\s+worker\\s+ok\\s.*${esc(info.pythons[other])} 3\\.`, 'm'));
+    expect(out).toMatch(new RegExp(`ERROR ${esc(h1.ip)}: distributed ${other}\\.\\S* differs from the scheduler host's ${esc(info.daskVersion)}\\n\\s+fix: install the same version everywhere: `));
+    expect(out).toMatch(new RegExp(`ERROR ${esc(h1.ip)}: dask ${other}\\.\\S* differs from the scheduler host's ${info.dask}\\.`));
+    // bookworm's python 3.11 beside trixie's 3.13: pickled functions may not cross.
+    expect(out).toMatch(new RegExp(`WARN  ${esc(h1.ip)}: python 3\\.\\d+\\.\\d+ differs from the scheduler host's 3\\.`));
+    expect(out).toContain('Not launchable: 2 error(s) on 1 host(s), 1 warning(s).');
   });
 
   it('tests reachability with its own listener and stops it by PID when done', async () => {

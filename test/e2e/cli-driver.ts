@@ -3,6 +3,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { clientPython } from './harness/context.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/sshcluster');
 // Each test file gets its own state directory (control sockets, state files, logs).
@@ -56,7 +57,7 @@ export function runCli(args: string[], env: Record<string, string> = {}, timeout
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** A Dask client in the system Python (python3-distributed): connects, reports, computes. */
+/** A Dask client in the hosts' Dask version (clientPython()): connects, reports, computes. */
 export function daskClient(address: string, code: string, timeoutMs = 90_000) {
   const script = `
 import json, sys
@@ -65,7 +66,7 @@ c = Client(${JSON.stringify(address)}, timeout=30)
 ${code}
 c.close()
 `;
-  const r = spawnSync('/usr/bin/python3', ['-c', script], { encoding: 'utf8', timeout: timeoutMs });
+  const r = spawnSync(clientPython(), ['-c', script], { encoding: 'utf8', timeout: timeoutMs });
   if (r.status !== 0) throw new Error(`python client failed (${r.status}): ${r.stderr.slice(-3000)}`);
   return r.stdout;
 }

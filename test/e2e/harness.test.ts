@@ -5,6 +5,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { getTestHosts } from './harness/context.js';
 import { cmdlineOf } from './harness/proc.js';
+import { mountsUnder } from './harness/dask-versions.js';
 import { daskRole, nsPids, processesIn, runIn, setLink, writeHostsYaml } from './harness/netns-hosts.js';
 import type { TestHost } from './harness/types.js';
 
@@ -80,8 +81,33 @@ describe('e2e harness', () => {
       username: 'root', identity_file: info.clientKeyPath, known_hosts: info.knownHostsPath,
       strict_host_key_checking: 'yes', connect_timeout: '3s',
     });
-    expect(doc.remote_python).toBe('/usr/bin/python3');
+    expect(doc.remote_python).toBe(info.python);
     expect(doc.hosts).toHaveLength(info.hosts.length);
+  });
+
+  it('the 2024.12 interpreter runs over SSH as a tagged process of the host, its mounts only in its own namespace', async () => {
+    const h0 = info.hosts[0]!;
+    const py = info.pythons['2024.12'];
+    const r = ssh(h0, `SSHCLUSTER_ID=harness-probe ${py} -c 'import time; time.sleep(120)' >/dev/null 2>&1 </dev/null & echo $!; ` +
+      `${py} -c 'import distributed, os; print(distributed.__version__, os.path.isdir("${info.dir}"), os.path.exists("/proc/self/environ"))'`);
+    expect(r.status, r.stderr).toBe(0);
+    const [pidLine, probe] = r.stdout.trim().split('\n');
+    const pid = Number(pidLine);
+    try {
+      expect(probe).toMatch(/^2024\.12\.\d+\S* True True$/);
+      // The same PID, environment and namespace membership as any process of the host.
+      expect(nsPids(h0)).toContain(pid);
+      expect(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')).toContain('SSHCLUSTER_ID=harness-probe');
+      expect(cmdlineOf(pid)).toEqual(['/usr/bin/python3', '-c', 'import time; time.sleep(120)']);
+      // proc, /dev (with its submounts: /dev/shm, /dev/pts…) and /tmp, in its namespace only.
+      const own = mountsUnder(info.trixieRoot, pid).map((m) => m.slice(info.trixieRoot.length));
+      expect(own).toEqual(expect.arrayContaining(['/proc', '/dev', '/tmp']));
+      expect(own.filter((m) => !['/proc', '/dev', '/tmp'].includes(m) && !m.startsWith('/dev/'))).toEqual([]);
+      expect(mountsUnder(info.trixieRoot, h0.sshdPid)).toEqual([]);
+      expect(mountsUnder(info.trixieRoot)).toEqual([]);
+    } finally {
+      process.kill(pid, 'SIGKILL');
+    }
   });
 
   it('daskRole recognises scheduler and worker command lines but not shell wrappers', () => {

@@ -160,7 +160,7 @@ export class FakeScheduler implements SchedulerPort {
   async adaptiveTarget() {
     return this.target;
   }
-  async identity() {
+  async identityOrWorkers() {
     return {
       workers: [...this.registered].map((name) => ({ name, address: `tcp://${name}:1`, nthreads: 2, memoryLimit: 0, metrics: this.metrics.get(name) })),
     };

@@ -127,3 +127,33 @@ describe('SchedulerClient shapes', () => {
     expect(await delayed.health()).toBe(true);
   });
 });
+
+describe('SchedulerClient.identityOrWorkers', () => {
+  // What distributed 2024.12 answers while a worker's last heartbeat carried fine-performance
+  // metrics: tornado's 500 page (json.dumps refused their tuple keys).
+  const identityFails: Handler = (req, _b, res) => {
+    if (req.url === '/json/identity.json') {
+      res.statusCode = 500;
+      res.end('<html><title>500: Internal Server Error</title><body>500: Internal Server Error</body></html>');
+    } else res.end(JSON.stringify({ num_workers: 1, workers: [{ name: 'h1-0', address: 'tcp://10.0.0.2:4000' }] }));
+  };
+
+  it('falls back to the worker list, with nthreads and memory unknown and no metrics, on HTTP 500', async () => {
+    handler = identityFails;
+    const id = await client().identityOrWorkers();
+    expect(id.workers).toEqual([{ name: 'h1-0', address: 'tcp://10.0.0.2:4000', nthreads: 0, memoryLimit: 0, resources: {} }]);
+  });
+
+  it('passes any other failure through', async () => {
+    handler = reply(502, 'bad gateway');
+    const err = await client().identityOrWorkers().catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SchedulerHttpError);
+    expect(err).toMatchObject({ status: 502, path: '/json/identity.json' });
+  });
+
+  it('returns the identity when the scheduler can give it', async () => {
+    handler = reply(200, JSON.stringify({ address: 'tcp://s:8786', services: {}, workers: { 'tcp://w:1': { name: 'w-0', nthreads: 2, memory_limit: 10, metrics: { executing: 1 } } } }));
+    const id = await client().identityOrWorkers();
+    expect(id.workers.map((w) => [w.name, w.nthreads, w.metrics?.executing])).toEqual([['w-0', 2, 1]]);
+  });
+});

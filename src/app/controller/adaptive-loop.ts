@@ -78,7 +78,7 @@ export class AdaptiveLoop {
   async stepOnce(dryRun: boolean): Promise<{ target: number; current: number; decision: AdaptiveDecision; reason: string }> {
     const client = this.p.scheduler();
     if (!client) throw new Error('the scheduler is not reachable yet');
-    const [rawTarget, identity, daskVersion] = await Promise.all([client.adaptiveTarget(), client.identity(), this.p.daskVersion()]);
+    const [rawTarget, identity, daskVersion] = await Promise.all([client.adaptiveTarget(), client.identityOrWorkers(), this.p.daskVersion()]);
     const { state } = this.p;
     const plan = state.desiredWorkers.map((w) => {
       const t = state.processes.get(w.name);

@@ -5,3 +5,8 @@ import type { TestHostsInfo } from './types.js'; // also declares inject('testHo
 export function getTestHosts(): TestHostsInfo {
   return inject('testHosts');
 }
+
+/** The python a test's Dask client runs: the hosts' version (a client must match it). */
+export function clientPython(): string {
+  return getTestHosts().python;
+}

@@ -4,12 +4,15 @@ import type { TestHostsInfo } from './types.js';
 
 type Doc = Record<string, unknown>;
 
+type HostsPart = Pick<TestHostsInfo, 'hosts' | 'clientKeyPath' | 'knownHostsPath'> & Partial<Pick<TestHostsInfo, 'python'>>;
+
 /**
  * Writes an sshcluster host file for the test hosts. Pass `{...info, hosts: subset}` to
  * use fewer hosts; `extra` adds top-level keys (its connect_options merge into ours,
- * its `hosts` replaces the generated list).
+ * its `hosts` replaces the generated list). remote_python is the project's Dask
+ * (info.python), the system python3 when not given.
  */
-export function writeHostsYaml(path: string, info: Pick<TestHostsInfo, 'hosts' | 'clientKeyPath' | 'knownHostsPath'>, extra: Doc = {}): string {
+export function writeHostsYaml(path: string, info: HostsPart, extra: Doc = {}): string {
   const { connect_options: extraConnect, ...rest } = extra;
   const doc: Doc = {
     ...(rest.name !== undefined ? { name: rest.name } : {}),
@@ -21,7 +24,7 @@ export function writeHostsYaml(path: string, info: Pick<TestHostsInfo, 'hosts' |
       connect_timeout: '5s',
       ...(extraConnect as Doc | undefined),
     },
-    remote_python: '/usr/bin/python3',
+    remote_python: info.python ?? '/usr/bin/python3',
     ...rest,
     // Namespace hosts all listen on 22; loopback fallback hosts need their own port.
     hosts: rest.hosts ?? info.hosts.map((h) => (h.port === 22 ? h.ip : { host: h.ip, connect_options: { port: h.port } })),

@@ -5,14 +5,14 @@ import { bridgeNetfilterNote, createNetwork, destroyNetwork, pickRunId, type Net
 import { cmdlineOf, descendantsOf, isAlive, killAll } from './proc.js';
 import { nsPids } from './ns-tools.js';
 import { freePort, makeKey, sshdConfig, startSshd, waitForSshd } from './sshd.js';
-import type { TestHost, TestHostsInfo } from './types.js';
+import type { TestHost, TestHostsNet } from './types.js';
 import { onExitCleanup } from './exit-hooks.js';
 
-export type { TestHost, TestHostsInfo } from './types.js';
+export type { TestHost, TestHostsInfo, TestHostsNet } from './types.js';
 export { nsPids, processesIn, daskProcessesIn, daskRole, runIn, setLink } from './ns-tools.js';
 export { writeHostsYaml } from './hosts-yaml.js';
 
-export interface TestHosts extends TestHostsInfo {
+export interface TestHosts extends TestHostsNet {
   teardown(): Promise<void>;
 }
 
@@ -28,7 +28,7 @@ const say = (line: string) => writeSync(2, `${line}\n`); // sync: also used from
 
 interface Placement { ns: string; ip: string; port: number; link: string; gateway: string }
 
-async function place(o: CreateOptions, net: NetState): Promise<{ mode: TestHostsInfo['mode']; bridgeIp: string; at: Placement[] }> {
+async function place(o: CreateOptions, net: NetState): Promise<{ mode: TestHostsNet['mode']; bridgeIp: string; at: Placement[] }> {
   try {
     if (o.forceLoopback) throw new Error('forced by SSHC_E2E_FORCE_LOOPBACK');
     const { id, subnet } = pickRunId();
