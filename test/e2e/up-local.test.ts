@@ -1,7 +1,22 @@
 // The README quick start: `sshcluster up` with no host file runs a local cluster,
 // without SSH, as child processes of this machine.
-import { describe, expect, it } from 'vitest';
-import { daskClient, runCli, startCli } from './cli-driver.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { daskClient, interruptGroup, runCli, sleep, startCli, type CliRun } from './cli-driver.js';
+
+let grouped: CliRun | undefined;
+afterEach(async () => {
+  // A failed test must not leave its cluster running: the group is ours alone.
+  if (grouped && grouped.child.exitCode === null && grouped.child.signalCode === null) {
+    interruptGroup(grouped);
+    await Promise.race([grouped.exited, sleep(30_000)]);
+    try {
+      process.kill(-grouped.child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  grouped = undefined;
+});
 
 describe('sshcluster up (local, no host file)', () => {
   it('starts a local scheduler and workers, computes, and stops cleanly on Ctrl-C', async () => {
@@ -15,6 +30,23 @@ describe('sshcluster up (local, no host file)', () => {
     run.child.kill('SIGINT');
     const exit = await run.exited;
     expect(run.output()).toContain('verified: no process of this cluster is left on any host');
+    expect(exit.code).toBe(0);
+  });
+
+  it('Ctrl-C in a terminal (SIGINT to the whole foreground group) retires workers gracefully, with no false alarms', async () => {
+    // A terminal sends SIGINT to every process of its foreground group: the cluster's
+    // processes must not get it, or they stop before the controller retires them.
+    grouped = startCli(['up', '--no-tui', '--python', '/usr/bin/python3'], {}, { group: true });
+    await grouped.waitFor(/export DASK_SCHEDULER_ADDRESS=/);
+    const workers = Number(/Cluster up: (\d+) worker/.exec(grouped.output())![1]);
+    expect(workers).toBeGreaterThanOrEqual(1);
+    interruptGroup(grouped);
+    const exit = await grouped.exited;
+    const out = grouped.output();
+    expect(out).not.toMatch(/exited unexpectedly|failed|unreachable/);
+    // Retired through the scheduler (their data moved), each worker once.
+    expect(out.match(/scheduler │ .*Retired worker tcp:/g)?.length, out.slice(-3000)).toBe(workers);
+    expect(out).toContain('verified: no process of this cluster is left on any host');
     expect(exit.code).toBe(0);
   });
 

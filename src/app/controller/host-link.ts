@@ -61,9 +61,10 @@ export class HostLink {
   private closing = false;
 
   private dropped(host: string, runner: ShellHostRunner, err?: Error): void {
-    if (this.closing || this.runners.get(host) !== runner) return;
+    // No error: close() was called, by us (teardown closes each runner as it is done).
+    if (!err || this.closing || this.runners.get(host) !== runner) return;
     this.runners.delete(host);
-    const reason = err ? errorText(err) : 'connection closed';
+    const reason = errorText(err);
     const retryAt = this.s.health.markDown(host, this.s.now(), reason);
     this.s.bus.emit({ kind: 'host-state', host, state: 'unreachable', reason });
     setTimeout(() => void this.s.tick(), Math.max(0, retryAt - this.s.now()) + 10).unref();
