@@ -8,6 +8,7 @@ import { loadHostFile } from '../../config/load.js';
 import { localClusterSpec } from '../../config/local.js';
 import type { ClusterSpec, HostSpec } from '../../config/spec.js';
 import { EventBus, type ClusterEvent } from '../../events/types.js';
+import { adaptiveFromJson, type ClusterState } from '../../control/state-file.js';
 import { HostConnection } from '../../ssh/host-connection.js';
 import { ClusterSession } from '../controller/cluster-session.js';
 import { sessionActions } from '../controller/dashboard-actions.js';
@@ -17,7 +18,7 @@ import { mergeAdaptive } from './adapt.js';
 import { Controller, pathsFor, startAdaptive } from '../controller/controller.js';
 import { UsageError } from '../../errors.js';
 import { refuseIfRunning } from './find-cluster.js';
-import { withFreeLocalPorts } from './local-ports.js';
+import { withFreeLocalPorts, withLocalPortsOf } from './local-ports.js';
 import { LocalShell } from '../remote/local-shell.js';
 import { findLocalPython } from './local-python.js';
 import { secretProvider } from '../remote/secrets.js';
@@ -68,11 +69,13 @@ export function shellOpener(ctx: AppContext, spec: ClusterSpec): (h: HostSpec) =
 
 export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   const given = loadSpec(ctx, opts.file, opts.python);
-  const loaded = given.local ? await withFreeLocalPorts(given) : given;
-  const spec = withAdaptive(opts.name ? { ...loaded, name: opts.name } : loaded, opts.adapt);
-  const paths = pathsFor(ctx, spec.name);
+  const name = opts.name ?? given.name;
+  const paths = pathsFor(ctx, name);
   // A dead controller's processes keep its cluster id: adopting them needs it.
-  const previous = await refuseIfRunning(paths, spec.name);
+  const previous = await refuseIfRunning(paths, name);
+  // A local cluster re-adopts on the ports it had (its scheduler may still hold them).
+  const local = given.local ? (previous ? withLocalPortsOf(given, previous.spec) : await withFreeLocalPorts(given)) : given;
+  const spec = withAdaptive(carryAdaptive({ ...local, name }, previous), opts.adapt);
   const clusterId = previous?.clusterId ?? randomBytes(8).toString('hex');
   const bus = new EventBus();
   // A password or passphrase prompt needs the terminal the dashboard would take.
@@ -150,6 +153,16 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     out.close();
     await controller.close(result !== undefined && result.leftover.length === 0);
   }
+}
+
+/**
+ * A restarted controller goes on as the dead one did: adaptive with the settings last
+ * given (with `adapt` too), or at a fixed size if adaptive had been turned off.
+ */
+function carryAdaptive(spec: ClusterSpec, previous: ClusterState | undefined): ClusterSpec {
+  if (previous?.adaptive === undefined) return spec;
+  const { adaptive: _fromFile, ...rest } = spec;
+  return previous.adaptive ? { ...rest, adaptive: adaptiveFromJson(previous.adaptive) } : rest;
 }
 
 /** The cluster is adaptive from the start with --adapt or an `adaptive:` section. */

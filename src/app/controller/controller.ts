@@ -4,7 +4,7 @@
 import { clusterPaths, ensureClusterDir, socketPathFor, stateRoot, type ClusterPaths } from '../../control/paths.js';
 import { LogStore } from '../../control/log-store.js';
 import { startControlServer, type ControlServer } from '../../control/server.js';
-import { writeState, type ClusterState } from '../../control/state-file.js';
+import { adaptiveToJson, writeState, type ClusterState } from '../../control/state-file.js';
 import { UsageError } from '../../errors.js';
 import { mergeAdaptive, type AdaptParams, type AdaptReply } from '../commands/adapt.js';
 import { AdaptiveLoop } from './adaptive-loop.js';
@@ -49,9 +49,14 @@ export class Controller {
         const n = workerCount(params);
         // A fixed size and an adaptive loop would fight: scale turns adaptive off.
         session.adaptive?.stop();
+        this.saveSoon();
         return session.scale(n, { retryCrashed: true });
       },
-      adapt: async (params) => adapt(session, params as AdaptParams),
+      adapt: async (params) => {
+        const r = await adapt(session, params as AdaptParams);
+        this.saveSoon();
+        return r;
+      },
       restart: async (params) => {
         await session.restartWorker(workerName(params));
         return { restarted: workerName(params) };
@@ -86,6 +91,7 @@ export class Controller {
         .filter((t) => !t.exit)
         .map((t) => ({ name: t.desired.name, host: t.desired.host, role: t.desired.role, ...(t.pid ? { pid: t.pid } : {}) })),
       desiredWorkers: s.desiredWorkers.length,
+      adaptive: adaptiveOf(s),
       updatedAt: new Date().toISOString(),
     };
   }
@@ -129,6 +135,12 @@ export class Controller {
     if (clean) await fs.rm(this.paths.stateFile, { force: true });
     else await this.save();
   }
+}
+
+/** What a restarted controller should carry on with: the loop's settings, or none when it is off. */
+function adaptiveOf(s: ClusterSession): ClusterState['adaptive'] {
+  const spec = s.adaptive ? (s.adaptive.enabled ? s.adaptive.spec : undefined) : s.spec.adaptive;
+  return spec ? adaptiveToJson(spec) : null;
 }
 
 export async function adapt(session: ClusterSession, p: AdaptParams): Promise<AdaptReply> {
