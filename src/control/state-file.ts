@@ -22,6 +22,8 @@ export interface ClusterState {
   dashboardUrl: string;
   processes: { name: string; host: string; role: 'scheduler' | 'worker'; pid?: number }[];
   desiredWorkers: number;
+  /** The run whose logs are logs/<runId>/ (log-runs.ts); absent in older files. */
+  runId?: string;
   /**
    * The adaptive settings in force (from up, the host file or a later `adapt`), null
    * when the cluster runs at a fixed size: a re-adopting `up` carries them on.
@@ -74,6 +76,7 @@ const schema = z.looseObject({
     z.object({ name: z.string(), host: z.string(), role: z.enum(['scheduler', 'worker']), pid: int.optional() }),
   ),
   desiredWorkers: int,
+  runId: z.string().regex(/^[0-9A-Za-z-]+$/).optional(),
   adaptive: z
     .looseObject({ minimum: int, maximum: int.nullable(), intervalMs: z.number().positive(), waitCount: z.number().int().positive(), targetDurationMs: z.number().nonnegative() })
     .nullable()

@@ -99,6 +99,33 @@ describe('sshcluster up (local, no host file)', () => {
     expect(down.stdout).toContain('verified: no process of it is left on any host');
   });
 
+  it('logs are those of the current run, start-up included; --previous reads the run before', async () => {
+    grouped = startCli(['up', '--no-tui', ...PY], {}, { group: true });
+    await grouped.waitFor(/export DASK_SCHEDULER_ADDRESS=/);
+    const workers = status().workers.map((w) => w.name);
+    expect(workers.length).toBeGreaterThanOrEqual(2); // a 2-core machine gets 2 one-thread workers
+    expect(runCli(['scale', '1'], {}, 120_000).code).toBe(0);
+    for (const w of workers) {
+      // The one kept logged nothing since start-up: its start-up lines must be there.
+      const r = runCli(['logs', w, '--tail', '1000']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^${w} │ .*Start worker at:`, 'm'));
+    }
+    interruptGroup(grouped);
+    expect((await grouped.exited).code).toBe(0);
+
+    const again = runCli(['up', '--detach', ...PY], {}, 120_000);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    const now = runCli(['logs', 'scheduler', '--tail', '1000']);
+    expect(now.code, now.stderr).toBe(0);
+    expect(now.stdout.match(/Scheduler at:/g)?.length).toBe(1);
+    expect(now.stdout).not.toContain('End scheduler');
+    const before = runCli(['logs', 'scheduler', '--previous', '--tail', '1000']);
+    expect(before.code, before.stderr).toBe(0);
+    expect(before.stdout.match(/Scheduler at:/g)?.length).toBe(1);
+    expect(before.stdout).toContain('End scheduler');
+  });
+
   it('says how to install Dask when the interpreter has none', () => {
     const r = runCli(['up', '--python', '/bin/false']);
     expect(r.code).toBe(1);

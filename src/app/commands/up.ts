@@ -9,6 +9,7 @@ import { localClusterSpec } from '../../config/local.js';
 import type { ClusterSpec, HostSpec } from '../../config/spec.js';
 import { EventBus, type ClusterEvent } from '../../events/types.js';
 import { adaptiveFromJson, type ClusterState } from '../../control/state-file.js';
+import { newRunId } from '../../control/log-runs.js';
 import { HostConnection } from '../../ssh/host-connection.js';
 import { ClusterSession } from '../controller/cluster-session.js';
 import { sessionActions } from '../controller/dashboard-actions.js';
@@ -105,11 +106,13 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     signalled();
     return session.teardown({ reason: stopReason, force: false });
   };
-  const controller = new Controller(paths, { session, clusterId, pid: ctx.pid, requestStop });
+  const runId = previous?.runId ?? newRunId(new Date());
+  const controller = new Controller(paths, { session, clusterId, pid: ctx.pid, requestStop, runId });
   // The state file exists before any process does, so `down` can always find them.
   // A dead controller's file stays as it is until its processes are adopted.
   if (!previous) await controller.save();
   else bus.emit({ kind: 'notice', level: 'info', message: `the controller of "${spec.name}" (pid ${previous.controller?.pid ?? '?'}) is gone; adopting what it left running` });
+  await controller.recordLogs();
   const onStopSignal = (sig: 'SIGINT' | 'SIGTERM') => {
     if (stopReason === undefined) {
       if (sig === 'SIGINT') out.say('Stopping gracefully; press Ctrl-C again to force.');

@@ -3,6 +3,7 @@
 // per-process log files `logs` reads.
 import { clusterPaths, ensureClusterDir, socketPathFor, stateRoot, type ClusterPaths } from '../../control/paths.js';
 import { LogStore } from '../../control/log-store.js';
+import { startRun } from '../../control/log-runs.js';
 import { startControlServer, type ControlServer } from '../../control/server.js';
 import { adaptiveToJson, writeState, type ClusterState } from '../../control/state-file.js';
 import { UsageError } from '../../errors.js';
@@ -20,6 +21,8 @@ export interface ControllerOptions {
   pid: number;
   /** Starts the same graceful stop as Ctrl-C and resolves with its result. */
   requestStop(reason: string): Promise<TeardownResult>;
+  /** The run whose logs this controller writes (a re-adopting controller goes on in the dead one's). */
+  runId: string;
 }
 
 export function pathsFor(ctx: AppContext, name: string): ClusterPaths {
@@ -42,7 +45,6 @@ export class Controller {
   async start(): Promise<void> {
     const { session } = this.o;
     await this.ensureDir();
-    this.logs = new LogStore(this.paths.logsDir);
     this.server = await startControlServer(this.socket, {
       status: async () => statusWithMetrics(session, this.o.clusterId, this.o.pid),
       scale: async (params) => {
@@ -68,11 +70,24 @@ export class Controller {
       },
     });
     session.bus.on((e) => {
-      if (e.kind === 'process-line') this.logs?.append(e.name, e.line);
       this.server?.broadcast(e);
       if (e.kind === 'process-started' || e.kind === 'process-exit' || e.kind === 'cluster-up') this.saveSoon();
     });
     await this.save();
+  }
+
+  /** From before the first process starts, so its start-up lines are kept too. */
+  async recordLogs(): Promise<void> {
+    try {
+      await this.ensureDir();
+      this.logs = new LogStore(await startRun(this.paths.logsDir, this.o.runId));
+    } catch (err) {
+      this.o.session.bus.emit({ kind: 'notice', level: 'warning', message: `logs will not be recorded: ${String(err)}` });
+      return;
+    }
+    this.o.session.bus.on((e) => {
+      if (e.kind === 'process-line') this.logs?.append(e.name, e.line);
+    });
   }
 
   state(): ClusterState {
@@ -91,6 +106,7 @@ export class Controller {
         .filter((t) => !t.exit)
         .map((t) => ({ name: t.desired.name, host: t.desired.host, role: t.desired.role, ...(t.pid ? { pid: t.pid } : {}) })),
       desiredWorkers: s.desiredWorkers.length,
+      runId: this.o.runId,
       adaptive: adaptiveOf(s),
       updatedAt: new Date().toISOString(),
     };
