@@ -46,7 +46,8 @@ export function logsCommand(ctx: AppContext, done: Done): Command {
     .option('--name <name>', 'which cluster (default: the only one)', clusterName)
     .option('-f, --follow', 'keep printing new lines', false)
     .option('--tail <n>', 'lines per process from the recorded log', wholeNumber, 50)
-    .action(async (target: string | undefined, o: { name?: string; follow: boolean; tail: number }) => done(await runLogs(ctx, { ...o, target })));
+    .option('--previous', 'the run before the current (or last) one of this cluster', false)
+    .action(async (target: string | undefined, o: { name?: string; follow: boolean; tail: number; previous: boolean }) => done(await runLogs(ctx, { ...o, target })));
 }
 
 export function attachCommand(ctx: AppContext, done: Done): Command {

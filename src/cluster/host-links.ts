@@ -64,9 +64,10 @@ export class HostLinks {
 
   private dropped(host: string, runner: HostRunner, err?: Error): void {
     const { state, clock } = this.d;
-    if (this.closing || state.runners.get(host) !== runner) return;
+    // No error: close() was called, by us (teardown closes each runner as it is done).
+    if (!err || this.closing || state.runners.get(host) !== runner) return;
     state.runners.delete(host);
-    const reason = err ? errorText(err) : 'connection closed';
+    const reason = errorText(err);
     const retryAt = state.health.markDown(host, clock.now(), reason);
     this.d.emit({ kind: 'host-state', host, state: 'unreachable', reason });
     this.d.wakeAt(retryAt);

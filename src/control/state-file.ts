@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import type { ClusterSpec } from '../config/spec.js';
+import type { AdaptiveSpec, ClusterSpec } from '../config/spec.js';
 import { ExpectedError } from '../errors.js';
 
 export interface ClusterState {
@@ -22,7 +22,26 @@ export interface ClusterState {
   dashboardUrl: string;
   processes: { name: string; host: string; role: 'scheduler' | 'worker'; pid?: number }[];
   desiredWorkers: number;
+  /** The run whose logs are logs/<runId>/ (log-runs.ts); absent in older files. */
+  runId?: string;
+  /**
+   * The adaptive settings in force (from up, the host file or a later `adapt`), null
+   * when the cluster runs at a fixed size: a re-adopting `up` carries them on.
+   * Absent in files written before this field existed.
+   */
+  adaptive?: AdaptiveJson | null;
   updatedAt: string;
+}
+
+/** AdaptiveSpec as JSON has it: an unbounded maximum is null (JSON has no Infinity). */
+export type AdaptiveJson = Omit<AdaptiveSpec, 'maximum'> & { maximum: number | null };
+
+export function adaptiveToJson(a: AdaptiveSpec): AdaptiveJson {
+  return { ...a, maximum: Number.isFinite(a.maximum) ? a.maximum : null };
+}
+
+export function adaptiveFromJson(a: AdaptiveJson): AdaptiveSpec {
+  return { ...a, maximum: a.maximum ?? Infinity };
 }
 
 export class StateFileError extends ExpectedError {
@@ -57,6 +76,11 @@ const schema = z.looseObject({
     z.object({ name: z.string(), host: z.string(), role: z.enum(['scheduler', 'worker']), pid: int.optional() }),
   ),
   desiredWorkers: int,
+  runId: z.string().regex(/^[0-9A-Za-z-]+$/).optional(),
+  adaptive: z
+    .looseObject({ minimum: int, maximum: int.nullable(), intervalMs: z.number().positive(), waitCount: z.number().int().positive(), targetDurationMs: z.number().nonnegative() })
+    .nullable()
+    .optional(),
   updatedAt: z.string(),
 });
 

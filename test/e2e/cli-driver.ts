@@ -17,8 +17,9 @@ export interface CliRun {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function startCli(args: string[], env: Record<string, string> = {}): CliRun {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `group`: in its own process group, as a terminal runs a foreground job (see interruptGroup). */
+export function startCli(args: string[], env: Record<string, string> = {}, o: { group?: boolean } = {}): CliRun {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: o.group === true });
   let out = '';
   const waiters: (() => void)[] = [];
   const onData = (d: Buffer) => {
@@ -49,6 +50,11 @@ export function startCli(args: string[], env: Record<string, string> = {}): CliR
       });
     },
   };
+}
+
+/** Ctrl-C as a terminal sends it: SIGINT to every process of the foreground group. */
+export function interruptGroup(run: CliRun): void {
+  process.kill(-run.child.pid!, 'SIGINT');
 }
 
 /** Runs the CLI to completion. */

@@ -1,7 +1,41 @@
 // The README quick start: `sshcluster up` with no host file runs a local cluster,
 // without SSH, as child processes of this machine.
-import { describe, expect, it } from 'vitest';
-import { daskClient, runCli, startCli } from './cli-driver.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { daskClient, interruptGroup, runCli, sleep, startCli, STATE_HOME, type CliRun } from './cli-driver.js';
+
+const PY = ['--python', '/usr/bin/python3'];
+const stateFile = path.join(STATE_HOME, 'sshcluster', 'local', 'state.json');
+
+interface Status {
+  schedulerAddress: string;
+  workers: { name: string; pid: number | null; state: string }[];
+  adaptive: { enabled: boolean; minimum: number; maximum: number | null; waitCount: number } | null;
+}
+
+function status(): Status {
+  const r = runCli(['status', '--json']);
+  if (r.code !== 0) throw new Error(`status failed (${r.code}): ${r.stderr}`);
+  return JSON.parse(r.stdout) as Status;
+}
+const running = (s: Status) => s.workers.filter((w) => w.state === 'running').map((w) => `${w.name}=${w.pid}`).sort();
+
+let grouped: CliRun | undefined;
+afterEach(async () => {
+  // A failed test must not leave its cluster running: the group is ours alone.
+  if (grouped && grouped.child.exitCode === null && grouped.child.signalCode === null) {
+    interruptGroup(grouped);
+    await Promise.race([grouped.exited, sleep(30_000)]);
+    try {
+      process.kill(-grouped.child.pid!, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  grouped = undefined;
+  if (fs.existsSync(stateFile)) runCli(['down', '--name', 'local'], {}, 90_000);
+});
 
 describe('sshcluster up (local, no host file)', () => {
   it('starts a local scheduler and workers, computes, and stops cleanly on Ctrl-C', async () => {
@@ -16,6 +50,80 @@ describe('sshcluster up (local, no host file)', () => {
     const exit = await run.exited;
     expect(run.output()).toContain('verified: no process of this cluster is left on any host');
     expect(exit.code).toBe(0);
+  });
+
+  it('Ctrl-C in a terminal (SIGINT to the whole foreground group) retires workers gracefully, with no false alarms', async () => {
+    // A terminal sends SIGINT to every process of its foreground group: the cluster's
+    // processes must not get it, or they stop before the controller retires them.
+    grouped = startCli(['up', '--no-tui', '--python', '/usr/bin/python3'], {}, { group: true });
+    await grouped.waitFor(/export DASK_SCHEDULER_ADDRESS=/);
+    const workers = Number(/Cluster up: (\d+) worker/.exec(grouped.output())![1]);
+    expect(workers).toBeGreaterThanOrEqual(1);
+    interruptGroup(grouped);
+    const exit = await grouped.exited;
+    const out = grouped.output();
+    expect(out).not.toMatch(/exited unexpectedly|failed|unreachable/);
+    // Retired through the scheduler (their data moved), each worker once.
+    expect(out.match(/scheduler │ .*Retired worker tcp:/g)?.length, out.slice(-3000)).toBe(workers);
+    expect(out).toContain('verified: no process of this cluster is left on any host');
+    expect(exit.code).toBe(0);
+  });
+
+  it('a detached local cluster whose controller was killed is re-adopted by up: same scheduler and workers, adaptive settings kept', async () => {
+    const first = runCli(['up', '--detach', '--adapt', '--min', '1', '--max', '2', ...PY], {}, 120_000);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    // Set with `adapt` on the running cluster, not only with up's flags.
+    const adapt = runCli(['adapt', '--min', '1', '--max', '2', '--wait-count', '7']);
+    expect(adapt.code, adapt.stderr).toBe(0);
+    const before = status();
+    expect(running(before).length).toBe(1);
+    const old = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as { controller: { pid: number } };
+    process.kill(old.controller.pid, 'SIGKILL');
+    await sleep(1000);
+    expect(daskClient(before.schedulerAddress, 'print(len(c.scheduler_info()["workers"]))').trim()).toBe('1');
+    const st = runCli(['status']);
+    expect(st.code).toBe(1);
+    expect(st.stderr).toMatch(/sshcluster up .*--detach/);
+    expect(st.stderr).toContain('sshcluster down --name local');
+
+    const again = runCli(['up', '--detach', ...PY], {}, 120_000);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout).not.toContain('scheduler is gone');
+    expect(again.stdout).toContain('re-adopted 2 process(es) from the state file, started 0');
+    const after = status();
+    expect(after.schedulerAddress).toBe(before.schedulerAddress);
+    expect(running(after)).toEqual(running(before));
+    expect(after.adaptive).toMatchObject({ enabled: true, minimum: 1, maximum: 2, waitCount: 7 });
+    const down = runCli(['down'], {}, 120_000);
+    expect(down.code, down.stderr).toBe(0);
+    expect(down.stdout).toContain('verified: no process of it is left on any host');
+  });
+
+  it('logs are those of the current run, start-up included; --previous reads the run before', async () => {
+    grouped = startCli(['up', '--no-tui', ...PY], {}, { group: true });
+    await grouped.waitFor(/export DASK_SCHEDULER_ADDRESS=/);
+    const workers = status().workers.map((w) => w.name);
+    expect(workers.length).toBeGreaterThanOrEqual(2); // a 2-core machine gets 2 one-thread workers
+    expect(runCli(['scale', '1'], {}, 120_000).code).toBe(0);
+    for (const w of workers) {
+      // The one kept logged nothing since start-up: its start-up lines must be there.
+      const r = runCli(['logs', w, '--tail', '1000']);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(new RegExp(`^${w} │ .*Start worker at:`, 'm'));
+    }
+    interruptGroup(grouped);
+    expect((await grouped.exited).code).toBe(0);
+
+    const again = runCli(['up', '--detach', ...PY], {}, 120_000);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    const now = runCli(['logs', 'scheduler', '--tail', '1000']);
+    expect(now.code, now.stderr).toBe(0);
+    expect(now.stdout.match(/Scheduler at:/g)?.length).toBe(1);
+    expect(now.stdout).not.toContain('End scheduler');
+    const before = runCli(['logs', 'scheduler', '--previous', '--tail', '1000']);
+    expect(before.code, before.stderr).toBe(0);
+    expect(before.stdout.match(/Scheduler at:/g)?.length).toBe(1);
+    expect(before.stdout).toContain('End scheduler');
   });
 
   it('says how to install Dask when the interpreter has none', () => {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ClusterState, StateFileError, listClusters, readState, writeState } from '../../src/control/state-file.js';
+import { type ClusterState, StateFileError, adaptiveFromJson, adaptiveToJson, listClusters, readState, writeState } from '../../src/control/state-file.js';
 import { testSpec } from './spec-fixture.js';
 
 let tmp: string;
@@ -46,6 +46,19 @@ describe('state file', () => {
     expect(await readState(file, { name: 't', clusterId: 'id-1' })).toEqual(state());
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
     expect(fs.readdirSync(tmp)).toEqual(['state.json']);
+  });
+
+  it('keeps the adaptive settings in force, an unbounded maximum included, and refuses damaged ones', async () => {
+    const file = path.join(tmp, 'state.json');
+    const spec = { minimum: 1, maximum: Infinity, intervalMs: 2_000, waitCount: 7, targetDurationMs: 5_000, maximumCores: 8 };
+    await writeState(file, state({ adaptive: adaptiveToJson(spec) }));
+    const back = await readState(file);
+    expect(back?.adaptive).toEqual({ ...spec, maximum: null });
+    expect(adaptiveFromJson(back!.adaptive!)).toEqual(spec);
+    await writeState(file, state({ adaptive: null }));
+    expect((await readState(file))?.adaptive).toBeNull();
+    fs.writeFileSync(file, JSON.stringify(state({ adaptive: { ...adaptiveToJson(spec), waitCount: 0 } })));
+    expect((await refused(readState(file))).message).toContain('adaptive.waitCount');
   });
 
   it('reads a missing file as undefined', async () => {

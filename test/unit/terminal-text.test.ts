@@ -1,5 +1,6 @@
 // Remote output never reaches a terminal raw (issue 12, finding 4): every sink that
 // shows remote text to a person escapes control characters other than tab.
+import { newRunId } from '../../src/control/log-runs.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -95,14 +96,15 @@ describe('sshcluster logs', () => {
   it('prints recorded lines escaped', async () => {
     ctx = testContext();
     const dir = path.join(ctx.stateHome, 'sshcluster', 't');
-    fs.mkdirSync(path.join(dir, 'logs'), { recursive: true, mode: 0o700 });
+    const run = newRunId(new Date());
+    fs.mkdirSync(path.join(dir, 'logs', run), { recursive: true, mode: 0o700 });
     const state: ClusterState = {
       version: 1, name: 't', clusterId: 'id-1', spec: testSpec({ workers: ['n1'] }), controller: null,
       schedulerAddress: 'tcp://n0:8786', dashboardUrl: 'http://n0:8787/status',
-      processes: [{ name: 'n1-0', host: 'n1', role: 'worker' }], desiredWorkers: 1, updatedAt: '',
+      processes: [{ name: 'n1-0', host: 'n1', role: 'worker' }], desiredWorkers: 1, updatedAt: '', runId: run,
     };
     await writeState(path.join(dir, 'state.json'), state);
-    fs.writeFileSync(path.join(dir, 'logs', 'n1-0.log'), `before\n${EVIL}\n`, { mode: 0o600 });
+    fs.writeFileSync(path.join(dir, 'logs', run, 'n1-0.log'), `before\n${EVIL}\n`, { mode: 0o600 });
     expect(await runLogs(ctx, { name: 't', follow: false, tail: 10 })).toBe(0);
     expect(ctx.out()).not.toMatch(RAW);
     expect(ctx.out()).toBe(`n1-0 │ before\nn1-0 │ ${SHOWN}\n`);

@@ -9,6 +9,12 @@ import { fakeActions, T0, upStore } from './ui-fixture.js';
 
 const NOW = T0 + 65_000;
 const tick = () => new Promise((r) => setTimeout(r, 30));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Waits for the frame a key press causes (event, not time: a loaded machine renders late). */
+async function nextFrame(r: { frames: string[] }, before: number): Promise<void> {
+  for (const until = Date.now() + 5_000; r.frames.length === before && Date.now() < until; ) await sleep(5);
+  await sleep(5);
+}
 let unmount: (() => void) | undefined;
 afterEach(() => unmount?.());
 
@@ -17,7 +23,7 @@ function show(p: Partial<AppProps> & Pick<AppProps, 'store'>, size = { width: 10
   const r = render(createElement(App, { actions, size, now: NOW, pollMs: 0, color: false, ...p }));
   unmount = r.unmount;
   const frame = () => normalize(r.lastFrame() ?? '');
-  return { r, calls, frame, press: async (k: string) => (r.stdin.write(k), await tick()) };
+  return { r, calls, frame, press: async (k: string) => { const before = r.frames.length; r.stdin.write(k); await nextFrame(r, before); } };
 }
 
 /** Spinner frames and elapsed times change from run to run; trailing blanks do not matter. */
@@ -105,6 +111,7 @@ describe('dashboard', () => {
     const before = r.frames.length;
     for (let i = 0; i < 5_000; i++) s.apply({ kind: 'process-line', host: 'node1', name: 'node1-0', stream: 'stdout', line: `line ${i}` });
     await new Promise((res) => setTimeout(res, 250));
+    for (const until = Date.now() + 5_000; !r.lastFrame()?.includes('line 4999') && Date.now() < until; ) await sleep(10);
     expect(r.frames.length - before).toBeLessThanOrEqual(4);
     expect(r.lastFrame()).toContain('line 4999');
   });

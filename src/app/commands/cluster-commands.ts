@@ -1,15 +1,17 @@
 // list, status, scale, logs, attach: thin clients of a running controller.
+import fs from 'node:fs';
+import { KEEP_RUNS, listRuns, pickRun, runDir } from '../../control/log-runs.js';
 import { LogStore } from '../../control/log-store.js';
-import { listClusters } from '../../control/state-file.js';
+import { listClusters, type ClusterState } from '../../control/state-file.js';
 import { checkClusterDirs, checkStateRoot, clusterPaths, stateRoot } from '../../control/paths.js';
 import { connectControl } from '../../control/client.js';
-import { ExpectedError } from '../../errors.js';
+import { ExpectedError, UsageError } from '../../errors.js';
 import { plainSink } from '../../events/plain-sink.js';
 import { jsonText, safeLine } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';
 import { attachDashboard } from '../dashboard/attach-dashboard.js';
 import { dashboardWanted } from '../dashboard/dashboard.js';
-import { findCluster } from './find-cluster.js';
+import { findCluster, type FoundCluster } from './find-cluster.js';
 import { statusText, type StatusJson } from '../controller/status.js';
 
 export async function runList(ctx: AppContext, o: { json: boolean }): Promise<number> {
@@ -78,14 +80,26 @@ export async function runScale(ctx: AppContext, o: { name?: string; n: number; t
   }
 }
 
-export async function runLogs(ctx: AppContext, o: { name?: string; target?: string; follow: boolean; tail: number }): Promise<number> {
-  const found = await findCluster(ctx, o.name, o.follow);
-  const hostOf = new Map(found.state.processes.map((p) => [p.name, p.host]));
-  const store = new LogStore(found.paths.logsDir);
+export async function runLogs(ctx: AppContext, o: { name?: string; target?: string; follow: boolean; tail: number; previous?: boolean }): Promise<number> {
+  if (o.previous && o.follow) throw new UsageError('logs: --previous shows a run that has ended; it cannot be followed (-f)');
+  const found = await clusterForLogs(ctx, o.name, o.follow);
+  const hostOf = new Map((found.state?.processes ?? []).map((p) => [p.name, p.host]));
+  const runs = listRuns(found.paths.logsDir);
+  const run = pickRun(runs, found.state?.runId, o.previous === true);
+  if (o.previous && !run) {
+    found.client?.close();
+    throw new ExpectedError(`no earlier run of cluster ${found.name} is recorded`, { hint: `the logs of the last ${KEEP_RUNS} runs are kept` });
+  }
+  const store = run ? new LogStore(runDir(found.paths.logsDir, run)) : undefined;
+  const recorded = store?.names() ?? [];
   const match = (n: string) => !o.target || n === o.target || hostOf.get(n) === o.target || n.startsWith(`${o.target}-`);
-  const names = store.names().filter(match);
-  if (!names.length && !o.follow) throw new ExpectedError(`no recorded logs${o.target ? ` for "${o.target}"` : ''} in cluster ${found.name}`, { hint: `recorded: ${store.names().join(', ') || 'none'}` });
-  for (const n of names) for (const line of await store.tail(n, o.tail)) ctx.stdout.write(`${safeLine(n)} │ ${safeLine(line)}\n`);
+  const names = recorded.filter(match);
+  const which = o.previous ? `the run before the current one of cluster ${found.name}` : `cluster ${found.name}`;
+  if (!names.length && !o.follow) {
+    found.client?.close();
+    throw new ExpectedError(`no recorded logs${o.target ? ` for "${o.target}"` : ''} in ${which}`, { hint: `recorded: ${recorded.join(', ') || 'none'}` });
+  }
+  for (const n of names) for (const line of await store!.tail(n, o.tail)) ctx.stdout.write(`${safeLine(n)} │ ${safeLine(line)}\n`);
   if (!o.follow) {
     found.client?.close();
     return 0;
@@ -94,6 +108,31 @@ export async function runLogs(ctx: AppContext, o: { name?: string; target?: stri
     if (e.kind === 'process-line' && match(e.name)) ctx.stdout.write(`${safeLine(e.name)} │ ${safeLine(e.line)}\n`);
   });
   return 0;
+}
+
+/**
+ * The cluster whose logs to read: as other commands find it, or, for recorded logs,
+ * also one that has no state any more (after `down`) but whose runs' logs are kept.
+ */
+async function clusterForLogs(ctx: AppContext, name: string | undefined, follow: boolean): Promise<Omit<FoundCluster, 'state'> & { state?: ClusterState }> {
+  try {
+    return await findCluster(ctx, name, follow);
+  } catch (err) {
+    if (follow || !(err instanceof ExpectedError)) throw err;
+    const root = stateRoot(ctx.env, ctx.homedir);
+    const names = name !== undefined ? [name] : clusterDirs(root);
+    const withRuns = names.filter((n) => listRuns(clusterPaths(root, n).logsDir).length > 0);
+    if (withRuns.length !== 1) throw err;
+    return { name: withRuns[0]!, paths: clusterPaths(root, withRuns[0]!) };
+  }
+}
+
+function clusterDirs(root: string): string[] {
+  try {
+    return fs.readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+  } catch {
+    return [];
+  }
 }
 
 export async function runAttach(ctx: AppContext, o: { name?: string; tui?: boolean }): Promise<number> {

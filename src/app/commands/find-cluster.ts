@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { connectControl, type ControlClient } from '../../control/client.js';
 import { checkClusterDirs, checkStateRoot, clusterPaths, stateRoot, type ClusterPaths } from '../../control/paths.js';
 import { listClusters, readState, type ClusterState } from '../../control/state-file.js';
+import { quoteWord } from '../../dask/remote-command.js';
 import { ExpectedError, UsageError } from '../../errors.js';
 import type { AppContext } from '../context.js';
 
@@ -71,7 +72,7 @@ export async function findCluster(ctx: AppContext, name: string | undefined, req
     const state = await readState(paths.stateFile, { name });
     if (!state) throw new NoClusterError(`no cluster named "${name}" on this machine`, { hint: 'sshcluster list shows the clusters' });
     const client = await tryConnect(state);
-    if (!client && requireController) throw noController(name);
+    if (!client && requireController) throw noController(state);
     return { name, paths, state, client };
   }
   await checkStateRoot(root);
@@ -79,9 +80,7 @@ export async function findCluster(ctx: AppContext, name: string | undefined, req
   for (const c of listed) await checkClusterDirs(clusterPaths(root, c.name));
   if (requireController && listed.length && !(await Promise.all(listed.map((c) => tryConnect(c.state!).then((cl) => (cl?.close(), cl !== undefined))))).some(Boolean)) {
     const names = listed.map((c) => c.name).join(', ');
-    throw new ExpectedError(`no controller is running (state left by: ${names})`, {
-      hint: `sshcluster down --name ${listed[0]!.name} stops what is left of it on its hosts`,
-    });
+    throw new ExpectedError(`no controller is running (state left by: ${names})`, { hint: leftHint(listed[0]!.state!) });
   }
   const found: FoundCluster[] = [];
   for (const c of listed) {
@@ -99,8 +98,13 @@ export async function findCluster(ctx: AppContext, name: string | undefined, req
   throw new UsageError(`${pick.length} clusters: ${pick.map((f) => f.name).join(', ')}; say which with --name`);
 }
 
-function noController(name: string): ExpectedError {
-  return new ExpectedError(`no controller is running for cluster "${name}"`, {
-    hint: `sshcluster down --name ${name} still stops what is left of it on its hosts`,
-  });
+function noController(state: ClusterState): ExpectedError {
+  return new ExpectedError(`no controller is running for cluster "${state.name}"`, { hint: leftHint(state) });
+}
+
+/** Both ways on from a dead controller: a new one that adopts its processes, or down. */
+function leftHint(state: ClusterState): string {
+  const file = state.source ? `${quoteWord(state.source)} ` : '';
+  const up = `sshcluster up ${file}--name ${quoteWord(state.name)} --detach`;
+  return `${up} starts a new controller that adopts what is still running; sshcluster down --name ${quoteWord(state.name)} stops it`;
 }

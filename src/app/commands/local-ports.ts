@@ -29,3 +29,9 @@ export async function withFreeLocalPorts(spec: ClusterSpec): Promise<ClusterSpec
     schedulerOptions: { ...spec.schedulerOptions, port, dashboardAddress: `${dash.host}:${dashPort}` },
   };
 }
+
+/** The ports a dead controller's local cluster had: its scheduler may still be on them. */
+export function withLocalPortsOf(spec: ClusterSpec, previous: Pick<ClusterSpec, 'schedulerOptions'>): ClusterSpec {
+  const { port, dashboardAddress } = previous.schedulerOptions;
+  return { ...spec, schedulerOptions: { ...spec.schedulerOptions, port, dashboardAddress } };
+}

@@ -10,6 +10,8 @@ import type { ClusterSpec, HostSpec } from '../../config/spec.js';
 import { CappedLog } from '../../control/capped-log.js';
 import { httpSocketPathFor } from '../../control/paths.js';
 import { EventBus, type ClusterEvent } from '../../events/types.js';
+import { adaptiveFromJson, type ClusterState } from '../../control/state-file.js';
+import { newRunId } from '../../control/log-runs.js';
 import { HostConnection } from '../../ssh/host-connection.js';
 import { ClusterSession } from '../controller/cluster-session.js';
 import { sessionActions } from '../controller/dashboard-actions.js';
@@ -19,7 +21,7 @@ import { mergeAdaptive } from './adapt.js';
 import { ControlEndpoint, pathsFor } from '../controller/control-endpoint.js';
 import { UsageError } from '../../errors.js';
 import { refuseIfRunning } from './find-cluster.js';
-import { withFreeLocalPorts } from './local-ports.js';
+import { withFreeLocalPorts, withLocalPortsOf } from './local-ports.js';
 import { LocalShell } from '../remote/local-shell.js';
 import { readHostFileBytes } from '../read-host-file.js';
 import { findLocalPython } from './local-python.js';
@@ -81,11 +83,13 @@ export function shellOpener(ctx: AppContext, spec: ClusterSpec): (h: HostSpec) =
 
 export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   const given = loadSpec(ctx, opts.file, opts.python, opts.security);
-  const loaded = given.local ? await withFreeLocalPorts(given) : given;
-  const spec = withAdaptive(opts.name ? { ...loaded, name: opts.name } : loaded, opts.adapt);
-  const paths = pathsFor(ctx, spec.name);
+  const name = opts.name ?? given.name;
+  const paths = pathsFor(ctx, name);
   // A dead controller's processes keep its cluster id: adopting them needs it.
-  const previous = await refuseIfRunning(paths, spec.name);
+  const previous = await refuseIfRunning(paths, name);
+  // A local cluster re-adopts on the ports it had (its scheduler may still hold them).
+  const local = given.local ? (previous ? withLocalPortsOf(given, previous.spec) : await withFreeLocalPorts(given)) : given;
+  const spec = withAdaptive(carryAdaptive({ ...local, name }, previous), opts.adapt);
   const clusterId = previous?.clusterId ?? randomBytes(8).toString('hex');
   const bus = new EventBus();
   // A password or passphrase prompt needs the terminal the dashboard would take.
@@ -123,11 +127,13 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     if (!stop.signal.aborted) stop.abort(reason);
     return session.teardown({ reason: stopReason(reason), force: false });
   };
-  const controller = new ControlEndpoint(paths, { session, clusterId, pid: ctx.pid, requestStop });
+  const runId = previous?.runId ?? newRunId(new Date());
+  const controller = new ControlEndpoint(paths, { session, clusterId, pid: ctx.pid, requestStop, runId });
   // The state file exists before any process does, so `down` can always find them.
   // A dead controller's file stays as it is until its processes are adopted.
   if (!previous) await controller.save();
   else bus.emit({ kind: 'notice', level: 'info', message: `the controller of "${spec.name}" (pid ${previous.controller?.pid ?? '?'}) is gone; adopting what it left running` });
+  await controller.recordLogs();
   const onStopSignal = (sig: 'SIGINT' | 'SIGTERM') => {
     if (!stop.signal.aborted) {
       if (sig === 'SIGINT') out.say('Stopping gracefully; press Ctrl-C again to force.');
@@ -171,6 +177,16 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     out.close();
     await controller.close(result !== undefined && result.leftover.length === 0);
   }
+}
+
+/**
+ * A restarted controller goes on as the dead one did: adaptive with the settings last
+ * given (with `adapt` too), or at a fixed size if adaptive had been turned off.
+ */
+function carryAdaptive(spec: ClusterSpec, previous: ClusterState | undefined): ClusterSpec {
+  if (previous?.adaptive === undefined) return spec;
+  const { adaptive: _fromFile, ...rest } = spec;
+  return previous.adaptive ? { ...rest, adaptive: adaptiveFromJson(previous.adaptive) } : rest;
 }
 
 /** The cluster is adaptive from the start with --adapt or an `adaptive:` section. */

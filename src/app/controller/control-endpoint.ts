@@ -5,9 +5,10 @@ import { adaptiveRefusal } from '../../adaptive/limits.js';
 import { newWorkerSize } from '../../adaptive/inputs.js';
 import { clusterPaths, ensureClusterDir, socketPathFor, stateRoot, type ClusterPaths } from '../../control/paths.js';
 import { LogStore } from '../../control/log-store.js';
+import { startRun } from '../../control/log-runs.js';
 import { startControlServer, type ControlServer } from '../../control/server.js';
-import { writeState, type ClusterState } from '../../control/state-file.js';
 import { removeCerts } from '../../tls/cert-store.js';
+import { adaptiveToJson, writeState, type ClusterState } from '../../control/state-file.js';
 import { UsageError } from '../../errors.js';
 import { mergeAdaptive, type AdaptParams, type AdaptReply, keepTargetDuration } from '../commands/adapt.js';
 import type { ClusterSession } from './cluster-session.js';
@@ -22,6 +23,8 @@ export interface ControlEndpointOptions {
   pid: number;
   /** Starts the same graceful stop as Ctrl-C and resolves with its result. */
   requestStop(reason: string): Promise<TeardownResult>;
+  /** The run whose logs this controller writes (a re-adopting controller goes on in the dead one's). */
+  runId: string;
 }
 
 export function pathsFor(ctx: AppContext, name: string): ClusterPaths {
@@ -44,11 +47,18 @@ export class ControlEndpoint {
   async start(): Promise<void> {
     const { session } = this.o;
     await this.ensureDir();
-    this.logs = new LogStore(this.paths.logsDir);
     this.server = await startControlServer(this.socket, {
       status: async () => statusWithMetrics(session, this.o.clusterId, this.o.pid),
-      scale: async (params) => session.userScale(workerCount(params)),
-      adapt: async (params) => adapt(session, params as AdaptParams),
+      scale: async (params) => {
+        const r = await session.userScale(workerCount(params));
+        this.saveSoon();
+        return r;
+      },
+      adapt: async (params) => {
+        const r = await adapt(session, params as AdaptParams);
+        this.saveSoon();
+        return r;
+      },
       restart: async (params) => {
         await session.restartWorker(workerName(params));
         return { restarted: workerName(params) };
@@ -60,11 +70,24 @@ export class ControlEndpoint {
       },
     });
     session.bus.on((e) => {
-      if (e.kind === 'process-line') this.logs?.append(e.name, e.line);
       this.server?.broadcast(e);
       if (e.kind === 'process-started' || e.kind === 'process-exit' || e.kind === 'cluster-up') this.saveSoon();
     });
     await this.save();
+  }
+
+  /** From before the first process starts, so its start-up lines are kept too. */
+  async recordLogs(): Promise<void> {
+    try {
+      await this.ensureDir();
+      this.logs = new LogStore(await startRun(this.paths.logsDir, this.o.runId));
+    } catch (err) {
+      this.o.session.bus.emit({ kind: 'notice', level: 'warning', message: `logs will not be recorded: ${String(err)}` });
+      return;
+    }
+    this.o.session.bus.on((e) => {
+      if (e.kind === 'process-line') this.logs?.append(e.name, e.line);
+    });
   }
 
   state(): ClusterState {
@@ -82,6 +105,8 @@ export class ControlEndpoint {
         .alive()
         .map((t) => ({ name: t.desired.name, host: t.desired.host, role: t.desired.role, ...(t.pid ? { pid: t.pid } : {}) })),
       desiredWorkers: s.state.desiredWorkers.length,
+      runId: this.o.runId,
+      adaptive: adaptiveOf(s),
       updatedAt: new Date().toISOString(),
     };
   }
@@ -128,7 +153,12 @@ export class ControlEndpoint {
   }
 }
 
-/** `scale N`: a fixed size and an adaptive loop would fight, so it turns adaptive off, and says so. */
+/** What a restarted controller should carry on with: the loop's settings, or none when it is off. */
+function adaptiveOf(s: ClusterSession): ClusterState['adaptive'] {
+  const spec = s.adaptive ? (s.adaptive.enabled ? s.adaptive.spec : undefined) : s.spec.adaptive;
+  return spec ? adaptiveToJson(spec) : null;
+}
+
 export async function adapt(session: ClusterSession, p: AdaptParams): Promise<AdaptReply> {
   if (p.off) {
     session.adaptive?.stop();

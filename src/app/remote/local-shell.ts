@@ -9,7 +9,9 @@ export class LocalShell implements ShellPort {
   constructor(private readonly env: Record<string, string | undefined>) {}
 
   async exec(command: string): Promise<ExecHandle> {
-    const child = spawn('/bin/sh', ['-c', command], { env: this.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // A session of its own: the terminal's Ctrl-C (SIGINT to the whole foreground group)
+    // must reach only the controller, which then retires and stops these in order.
+    const child = spawn('/bin/sh', ['-c', command], { env: this.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     const exit = new Promise<ExitInfo>((resolve) => {
       child.on('error', () => resolve({ code: 127, signal: null }));
       child.on('close', (code, signal) => resolve({ code, signal }));

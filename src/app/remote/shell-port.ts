@@ -19,7 +19,7 @@ export interface ShellPort {
   run(command: string, opts: { timeoutMs: number }): Promise<{ code: number | null; stdout: string; stderr: string }>;
   /** A TCP stream to host:port as seen from that machine (an SSH port forward). */
   forwardOut(host: string, port: number): Promise<Duplex>;
-  /** Called once when the transport dies (not after close()). */
+  /** Called once when the transport is gone: with an error when it died, without one after close(). */
   onClose(cb: (err?: Error) => void): void;
   close(): void;
 }
