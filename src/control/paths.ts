@@ -6,7 +6,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ExpectedError } from '../errors.js';
-import { checkStateDirs } from './state-dirs.js';
+import { checkStateDirs, type DirOwner } from './state-dirs.js';
 
 export interface ClusterPaths {
   dir: string;
@@ -93,12 +93,22 @@ export async function ensureClusterDir(paths: ClusterPaths, opts: SocketDirOptio
 
 /** Before using a cluster's state or socket: its dirs are ours (state-dirs.ts). */
 export async function checkClusterDirs(paths: ClusterPaths, opts: SocketDirOptions = {}): Promise<void> {
-  await checkStateDirs(path.dirname(paths.dir), [paths.dir, paths.logsDir], uidOf(opts));
+  await checkStateDirs(path.dirname(paths.dir), [paths.dir, paths.logsDir], ownerOf(opts));
 }
 
 /** Before listing the clusters under root. */
 export async function checkStateRoot(root: string, opts: SocketDirOptions = {}): Promise<void> {
-  await checkStateDirs(root, [], uidOf(opts));
+  await checkStateDirs(root, [], ownerOf(opts));
+}
+
+function ownerOf(opts: SocketDirOptions): DirOwner | undefined {
+  const uid = uidOf(opts);
+  if (uid === undefined) return undefined;
+  try {
+    return { uid, gid: opts.uid === undefined ? os.userInfo().gid : undefined };
+  } catch {
+    return { uid };
+  }
 }
 
 function shortSocketDir(opts: SocketDirOptions): string {

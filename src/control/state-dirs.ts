@@ -8,24 +8,37 @@ import path from 'node:path';
 import { ExpectedError } from '../errors.js';
 
 const GROUP_OTHER_WRITE = 0o022;
+const GROUP_WRITE = 0o020;
+const OTHER_WRITE = 0o002;
 const STICKY = 0o1000;
 
-/**
- * `root` is $XDG_STATE_HOME/sshcluster; its parent may be root's or shared when sticky
- * (/tmp). `root` and each cluster dir must be real dirs of `uid`, not group/other
- * writable. Dirs that do not exist yet pass (their creator checks them after mkdir).
- */
-export async function checkStateDirs(root: string, dirs: readonly string[], uid: number | undefined): Promise<void> {
-  if (uid === undefined) return;
-  await checkBase(path.dirname(root), uid);
-  for (const dir of [root, ...dirs]) await checkOwn(dir, uid);
+/** Who "this user" is; gid: the primary group (user private groups, umask 002). */
+export interface DirOwner {
+  uid: number;
+  gid?: number;
 }
 
-async function checkBase(dir: string, uid: number): Promise<void> {
+/**
+ * `root` is $XDG_STATE_HOME/sshcluster; its parent may be root's, shared when sticky
+ * (/tmp), or group-writable when the group is the user's own (umask 002 with user
+ * private groups). `root` and each cluster dir are ours (made 0700): real dirs of the
+ * user, not group/other writable. Dirs that do not exist yet pass (their creator
+ * checks them after mkdir).
+ */
+export async function checkStateDirs(root: string, dirs: readonly string[], owner: DirOwner | undefined): Promise<void> {
+  if (owner === undefined) return;
+  await checkBase(path.dirname(root), owner);
+  for (const dir of [root, ...dirs]) await checkOwn(dir, owner.uid);
+}
+
+async function checkBase(dir: string, owner: DirOwner): Promise<void> {
   const st = await statOrUndefined(dir, fs.stat);
   if (!st) return;
-  if (st.uid !== uid && st.uid !== 0) throw notOurs(dir, st.uid, uid);
-  if (st.mode & GROUP_OTHER_WRITE && !(st.mode & STICKY)) throw writable(dir, st.mode);
+  // Its owner can rename what is in it, sticky or not.
+  if (st.uid !== owner.uid && st.uid !== 0) throw notOurs(dir, st.uid, owner.uid);
+  if (st.mode & STICKY) return;
+  const groupOk = st.gid === owner.gid;
+  if (st.mode & OTHER_WRITE || (st.mode & GROUP_WRITE && !groupOk)) throw writable(dir, st.mode);
 }
 
 async function checkOwn(dir: string, uid: number): Promise<void> {

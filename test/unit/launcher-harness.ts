@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 import { parseLauncherPid } from '../../src/dask/log-lines.js';
 
 export const PYTHON = '/usr/bin/python3';
@@ -55,15 +56,17 @@ export function runProgram(program: string, args: string[], env: Record<string, 
 }
 
 // As boot.py installs it on a host: under its program name, which the keeper looks for.
-let installedLauncher = '';
+// One copy per test file (each imports this module afresh), removed after its tests.
+let programsDir = '';
+afterAll(() => {
+  if (programsDir) rmSync(programsDir, { recursive: true, force: true });
+});
 function launcherPath(): string {
-  if (!installedLauncher) {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'sshc-programs-'));
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-    installedLauncher = path.join(dir, 'sshcluster-launcher');
-    copyFileSync(programPath('launcher.py'), installedLauncher);
+  if (!programsDir) {
+    programsDir = mkdtempSync(path.join(os.tmpdir(), 'sshc-programs-'));
+    copyFileSync(programPath('launcher.py'), path.join(programsDir, 'sshcluster-launcher'));
   }
-  return installedLauncher;
+  return path.join(programsDir, 'sshcluster-launcher');
 }
 
 export function launch(argv: string[], graceS = 1, env: Record<string, string> = {}, name = 'test-0'): Launched {

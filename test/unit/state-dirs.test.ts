@@ -78,6 +78,15 @@ describe('state dirs must be the user\'s own', () => {
     await ensureClusterDir(clusterPaths(root, 'lab'), { uid });
   });
 
+  it('takes an XDG_STATE_HOME writable by the user\'s own group (umask 002, user private groups)', async () => {
+    const base = path.dirname(root);
+    fs.mkdirSync(base, { recursive: true });
+    fs.chmodSync(base, 0o775);
+    expect(fs.statSync(base).gid).toBe(os.userInfo().gid);
+    await ensureClusterDir(clusterPaths(root, 'lab'));
+    expect(mode(path.join(root, 'lab'))).toBe(0o700);
+  });
+
   it('status, scale, down … refuse to connect through a cluster dir others can write to', async () => {
     const p = await clusterWithState('t');
     fs.chmodSync(p.dir, 0o770);
