@@ -56,7 +56,7 @@ describe('sshcluster up (local, no host file)', () => {
     // A terminal sends SIGINT to every process of its foreground group: the cluster's
     // processes must not get it, or they stop before the controller retires them.
     grouped = startCli(['up', '--no-tui', '--python', '/usr/bin/python3'], {}, { group: true });
-    await grouped.waitFor(/export DASK_SCHEDULER_ADDRESS=/);
+    await grouped.waitFor(/ {2}eval "\$\(sshcluster env/);
     const workers = Number(/Cluster up: (\d+) worker/.exec(grouped.output())![1]);
     expect(workers).toBeGreaterThanOrEqual(1);
     interruptGroup(grouped);
@@ -101,7 +101,7 @@ describe('sshcluster up (local, no host file)', () => {
 
   it('logs are those of the current run, start-up included; --previous reads the run before', async () => {
     grouped = startCli(['up', '--no-tui', ...PY], {}, { group: true });
-    await grouped.waitFor(/export DASK_SCHEDULER_ADDRESS=/);
+    await grouped.waitFor(/ {2}eval "\$\(sshcluster env/);
     const workers = status().workers.map((w) => w.name);
     expect(workers.length).toBeGreaterThanOrEqual(2); // a 2-core machine gets 2 one-thread workers
     expect(runCli(['scale', '1'], {}, 120_000).code).toBe(0);
