@@ -78,7 +78,10 @@ describe('sshcluster up --security tls (local)', () => {
     const status = runCli(['status', '--name', NAME, '--json']).stdout;
     const state = fs.readFileSync(path.join(STATE_HOME, 'sshcluster', NAME, 'state.json'), 'utf8');
     const logsDir = path.join(STATE_HOME, 'sshcluster', NAME, 'logs');
-    const logs = fs.readdirSync(logsDir).map((f) => fs.readFileSync(path.join(logsDir, f), 'utf8')).join('\n');
+    // Logs are kept per run (logs/<run id>/<process>.log): read every file below logs/.
+    const files = (fs.readdirSync(logsDir, { recursive: true }) as string[]).map((f) => path.join(logsDir, f)).filter((f) => fs.statSync(f).isFile());
+    expect(files.length).toBeGreaterThan(0);
+    const logs = files.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
     for (const [where, text] of Object.entries({ ps, status, state, logs, output: run.output() })) {
       expect(secrets.filter((l) => text.includes(l)), where).toEqual([]);
     }
