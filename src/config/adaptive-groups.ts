@@ -5,12 +5,12 @@
 //       gpu: {hosts: "gpu*", minimum: 0, maximum: 4}
 // `hosts` is a pattern as `--hosts` takes it (names, globs, ranges, comma lists) or a
 // list of them, matched against the worker hosts when the file is read.
-import { hostMatcher } from './host-match.js';
+import { hostMatcher } from './hosts/host-match.js';
 import type { Layout, PlacedHost } from './layout.js';
-import { opt, stringList } from './read-options.js';
+import { opt, stringList } from './read/read-options.js';
 import { GROUP_KEYS, type RawAdaptiveGroup } from './schema.js';
 import type { AdaptiveGroupSpec } from './spec.js';
-import { configError, type Cursor } from './yaml-cursor.js';
+import { configError, type Cursor } from './read/yaml-cursor.js';
 
 const GROUP_NAME = { re: /^[A-Za-z0-9][A-Za-z0-9._-]*$/, expected: 'expected a group name of letters, digits, ".", "_" or "-"' };
 

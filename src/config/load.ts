@@ -6,13 +6,13 @@ import { LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
 import { layoutHosts } from './layout.js';
 import { buildClusterSpec } from './normalize.js';
-import { readHostFile } from './read-file.js';
-import { buildSecurity } from './read-security.js';
+import { readHostFile } from './read/read-file.js';
+import { buildSecurity } from './read/read-security.js';
 import { checkRules } from './rules.js';
 import type { ClusterSpec } from './spec.js';
-import { createSshResolver, type SshResolver } from './ssh-config.js';
-import { decodeUtf8 } from './utf8.js';
-import type { Source } from './yaml-cursor.js';
+import { createSshResolver, type SshResolver } from './hosts/ssh-config.js';
+import { decodeUtf8 } from './read/utf8.js';
+import type { Source } from './read/yaml-cursor.js';
 
 export interface LoadContext {
   /** Throws when the file is missing. Bytes are checked as UTF-8 (host file only). */

@@ -3,7 +3,7 @@
 // and parsed (durations in ms, sizes in bytes) because only the reader knows where
 // they were written.
 import type { HostKeyPolicy, SecretSource } from './spec.js';
-import type { Where } from './yaml-cursor.js';
+import type { Where } from './read/yaml-cursor.js';
 
 export const TOP_KEYS = [
   'name', 'connect_options', 'remote_python', 'env', 'setup', 'scheduler_options',

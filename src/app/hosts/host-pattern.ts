@@ -1,6 +1,6 @@
 // --hosts PATTERN: a comma list of host names, globs (node0*, rack?-n1) or ranges
 // (node[01-04]), matched against the names in the host file.
-import { hostMatcher } from '../../config/host-match.js';
+import { hostMatcher } from '../../config/hosts/host-match.js';
 import { UsageError } from '../../errors.js';
 
 export function matchHosts<T extends { name: string }>(hosts: readonly T[], pattern: string): T[] {

@@ -1,0 +1,148 @@
+// A position-aware view of one YAML node. Readers walk the document through cursors
+// so that every error can name the file, line, column and key path of the node at
+// fault, which a plain JS object from doc.toJS() has forgotten.
+import { isAlias, isMap, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
+import { ConfigError } from '../../errors.js';
+import { unknownKeyHint } from './did-you-mean.js';
+
+export interface Source {
+  file: string;
+  doc: Document;
+  lines: LineCounter;
+}
+
+/** Where something was written, for errors raised after reading (rules, normalize). */
+export interface Where {
+  file: string;
+  line: number;
+  col: number;
+  keyPath: string;
+}
+
+export interface EntryOptions {
+  /** Sections whose keys may be misplaced here, for the unknown-key hint. */
+  sections?: Record<string, readonly string[]>;
+  /** For free-form maps (env): what a key must look like. */
+  keyPattern?: { re: RegExp; expected: string };
+}
+
+export class Cursor {
+  constructor(
+    readonly src: Source,
+    /** undefined/null scalar: the key is absent or has no value. */
+    readonly node: Node | undefined,
+    readonly path: string,
+    /** Offset used when the node itself has no range (absent keys). */
+    private readonly offset = 0,
+  ) {}
+
+  get present(): boolean {
+    return this.node !== undefined && !(isScalar(this.node) && this.node.value === null);
+  }
+
+  where(offset = this.node?.range?.[0] ?? this.offset): Where {
+    const { line, col } = this.src.lines.linePos(offset);
+    return { file: this.src.file, line, col, keyPath: this.path };
+  }
+
+  fail(detail: string, hint?: string): never {
+    throw configError(this.where(), detail, hint);
+  }
+
+  /** The plain value of a scalar, or fail. */
+  scalar(expected: string): unknown {
+    if (!isScalar(this.node)) this.fail(expected);
+    return this.node.value;
+  }
+
+  string(expected = 'expected a string'): string {
+    const v = this.scalar(expected);
+    if (typeof v !== 'string') this.fail(expected);
+    if (v === '') this.fail('expected a non-empty string');
+    return v;
+  }
+
+  /** Strings, numbers and booleans all become text (env values, resource names). */
+  text(expected = 'expected a string'): string {
+    const v = this.scalar(expected);
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return String(v);
+    return this.fail(expected);
+  }
+
+  number(expected = 'expected a number'): number {
+    const v = this.scalar(expected);
+    if (typeof v !== 'number' || Number.isNaN(v)) this.fail(expected);
+    return v;
+  }
+
+  int(min: number, max = Number.MAX_SAFE_INTEGER): number {
+    const expected = max === Number.MAX_SAFE_INTEGER
+      ? `expected a whole number >= ${min}`
+      : `expected a whole number from ${min} to ${max}`;
+    const v = this.number(expected);
+    if (!Number.isInteger(v) || v < min || v > max) this.fail(expected);
+    return v;
+  }
+
+  /** YAML 1.2 reads `yes`/`no` as strings; accept them since YAML 1.1 habits are common. */
+  bool(): boolean {
+    const v = this.scalar('expected true or false');
+    if (typeof v === 'boolean') return v;
+    if (v === 'yes' || v === 'no') return v === 'yes';
+    return this.fail('expected true or false');
+  }
+
+  /** Runs a parser that throws plain Errors, turning them into positioned ConfigErrors. */
+  parse<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      if (err instanceof ConfigError) throw err;
+      return this.fail(err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  items(expected = 'expected a list'): Cursor[] {
+    const node = this.node;
+    if (!isSeq(node)) this.fail(expected);
+    return node.items.map((item, i) => this.child(item as Node, `${this.path}[${i}]`, node.range?.[0]));
+  }
+
+  /** Key/value cursors of a mapping; unknown keys fail at the key with a hint. */
+  entries(valid: readonly string[] | 'any', opts: EntryOptions = {}): Map<string, Cursor> {
+    const node = this.node;
+    if (!isMap(node)) return this.fail('expected a mapping (key: value)');
+    const out = new Map<string, Cursor>();
+    for (const pair of node.items) {
+      const keyCursor = this.child(pair.key as Node, this.path, node.range?.[0]);
+      const key = keyCursor.text('expected a key name');
+      const path = this.path ? `${this.path}.${key}` : key;
+      const at = (detail: string, hint?: string) => configError({ ...keyCursor.where(), keyPath: path }, detail, hint);
+      if (valid !== 'any' && !valid.includes(key)) {
+        throw at(`unknown key "${key}"`, unknownKeyHint(key, valid, opts.sections));
+      }
+      if (opts.keyPattern && !opts.keyPattern.re.test(key)) throw at(opts.keyPattern.expected);
+      const keyEnd = (pair.key as Node | null)?.range?.[1];
+      out.set(key, this.child(pair.value as Node | null, path, keyEnd));
+    }
+    return out;
+  }
+
+  isMap(): boolean {
+    return isMap(this.node);
+  }
+
+  isSeq(): boolean {
+    return isSeq(this.node);
+  }
+
+  private child(node: Node | null, path: string, offset = this.offset): Cursor {
+    const resolved = isAlias(node) ? (node.resolve(this.src.doc) as Node | undefined) : node ?? undefined;
+    return new Cursor(this.src, resolved, path, offset);
+  }
+}
+
+export function configError(w: Where, detail: string, hint?: string): ConfigError {
+  const pos = { file: w.file, line: w.line, col: w.col, ...(w.keyPath ? { keyPath: w.keyPath } : {}) };
+  return new ConfigError(pos, detail, hint === undefined ? {} : { hint });
+}

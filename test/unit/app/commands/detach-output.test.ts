@@ -1,0 +1,44 @@
+// `up --detach --json` prints NDJSON only (issue 12, finding 9): the parent shows the
+// background controller's start-up events and the hand-over as events. The controller
+// is a stand-in script that reports over the same IPC channel as the real one.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runDetached } from '../../../../src/app/commands/detach.js';
+import { testContext, type TestContext } from '../context-fixture.js';
+
+let ctx: TestContext;
+afterEach(() => ctx.cleanup());
+
+function fakeController(dir: string): string {
+  const script = path.join(dir, 'fake-controller.mjs');
+  fs.writeFileSync(script, `
+    process.send({ kind: 'host-state', host: 'a', state: 'starting' });
+    process.send({ kind: 'process-line', host: 'a', name: 'scheduler', stream: 'stderr', line: 'not shown' });
+    process.send({ kind: 'cluster-up', schedulerAddress: 'tcp://a:8786', dashboardUrl: 'http://127.0.0.1:8787/status', workers: [{ name: 'b-0', address: 'tcp://b:1' }], failedHosts: [] });
+    process.on('disconnect', () => process.exit(0));
+  `);
+  return script;
+}
+
+async function detach(json: boolean): Promise<number> {
+  ctx = testContext();
+  const file = path.join(ctx.stateHome, 'lab.yaml');
+  fs.writeFileSync(file, 'hosts: [a, b]\n');
+  return runDetached(ctx, { file, json, mainScript: fakeController(ctx.stateHome), childArgs: [] });
+}
+
+describe('up --detach output', () => {
+  it('with --json: one JSON event per line, the hand-over included', async () => {
+    expect(await detach(true)).toBe(0);
+    const lines = ctx.out().trimEnd().split('\n');
+    const events = lines.map((l) => JSON.parse(l) as { kind: string; message?: string });
+    expect(events.map((e) => e.kind)).toEqual(['host-state', 'cluster-up', 'notice']);
+    expect(events[2]!.message).toMatch(/^controller running in the background \(pid \d+\); log: .*controller\.log$/);
+  });
+  it('without: the plain lines and where the controller runs', async () => {
+    expect(await detach(false)).toBe(0);
+    expect(ctx.out()).toContain('Cluster up: 1 worker(s)');
+    expect(ctx.out()).toMatch(/Controller running in the background \(pid \d+\)/);
+  });
+});

@@ -1,0 +1,42 @@
+// `down` for scripts (issue 11, #5): with --json stdout is one JSON document (progress on
+// stderr); with nothing to stop it exits 0 and says so on stderr, like
+// `docker compose down`.
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runDown } from '../../../../src/app/commands/down.js';
+import { localClusterSpec } from '../../../../src/config/local.js';
+import { clusterPaths, ensureClusterDir, stateRoot } from '../../../../src/control/paths.js';
+import { writeState } from '../../../../src/control/state-file.js';
+import { testContext, type TestContext } from '../context-fixture.js';
+
+let ctx: TestContext;
+beforeEach(() => (ctx = testContext()));
+afterEach(() => ctx.cleanup());
+
+describe('sshcluster down', () => {
+  it('exits 0 with a message on stderr when nothing is running, and nothing on stdout', async () => {
+    expect(await runDown(ctx, { json: false })).toBe(0);
+    expect(ctx.out()).toBe('');
+    expect(ctx.err()).toBe('sshcluster: no cluster is running on this machine; nothing to stop\n');
+    expect(await runDown(ctx, { name: 'gone', json: false })).toBe(0);
+    expect(ctx.err()).toContain('no cluster named "gone" on this machine; nothing to stop');
+  });
+
+  it('with --json and nothing running prints a JSON document all the same', async () => {
+    expect(await runDown(ctx, { json: true })).toBe(0);
+    expect(JSON.parse(ctx.out())).toEqual({ name: null, forced: [], leftover: [] });
+  });
+
+  it('with --json writes only JSON on stdout while it stops a cluster, its progress on stderr', async () => {
+    const spec = { ...localClusterSpec({ cores: 2, memoryBytes: 2 ** 30, python: 'python3' }), name: 'loc' };
+    const p = clusterPaths(stateRoot(ctx.env, ctx.homedir), 'loc');
+    await ensureClusterDir(p);
+    await writeState(p.stateFile, {
+      version: 1, name: 'loc', clusterId: 'no-such-id-' + path.basename(ctx.stateHome), spec, controller: null,
+      schedulerAddress: 'tcp://127.0.0.1:8786', dashboardUrl: '', processes: [], desiredWorkers: 0, updatedAt: '',
+    });
+    expect(await runDown(ctx, { json: true })).toBe(0);
+    expect(JSON.parse(ctx.out())).toEqual({ name: 'loc', forced: [], leftover: [] });
+    expect(ctx.err()).toContain('No controller answers for loc; stopping its processes from the state file');
+  });
+});

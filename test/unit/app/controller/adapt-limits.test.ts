@@ -1,0 +1,114 @@
+// `adapt` refuses harmful values and says what it did (issue 11, #4): an interval that
+// makes the loop spin, cores/memory maxima below one worker, a target_duration the
+// running scheduler cannot take, and `scale` turning adaptive off.
+import { CommanderError } from 'commander';
+import { afterEach, describe, expect, it } from 'vitest';
+import { adaptiveRefusal } from '../../../../src/adaptive/limits.js';
+import type { ClusterSession } from '../../../../src/app/controller/cluster-session.js';
+import { ClusterSession as Session } from '../../../../src/app/controller/cluster-session.js';
+import { adapt } from '../../../../src/app/controller/control-endpoint.js';
+import { ClusterState } from '../../../../src/cluster/cluster-state.js';
+import { systemClock } from '../../../../src/app/system-clock.js';
+import { buildProgram } from '../../../../src/cli/program.js';
+import { parseHostFile } from '../../../../src/config/load.js';
+import type { AdaptiveSpec } from '../../../../src/config/spec.js';
+import { UsageError } from '../../../../src/errors.js';
+import { EventBus, type ClusterEvent } from '../../../../src/events/types.js';
+import { testContext, type TestContext } from '../context-fixture.js';
+import { configErrorOf, makeCtx } from '../../fixtures/config/ctx.js';
+import { testSpec } from '../../config/spec-fixture.js';
+
+const spec = (over: Partial<AdaptiveSpec> = {}): AdaptiveSpec => ({ minimum: 0, maximum: 10, intervalMs: 1000, waitCount: 3, targetDurationMs: 5000, ...over });
+const worker = { nthreads: 2, memoryBytes: 4e9 };
+
+describe('adaptive limits (pure)', () => {
+  it('refuses an interval under 100ms, and maxima below one worker', () => {
+    expect(adaptiveRefusal(spec({ intervalMs: 0 }), worker)?.message).toBe('--interval 0ms is below the minimum of 100ms');
+    expect(adaptiveRefusal(spec({ maximumCores: 1 }), worker)?.message).toBe("--maximum-cores 1 is less than one worker's 2 threads: adaptive could never keep a worker");
+    expect(adaptiveRefusal(spec({ maximumMemory: 1e9 }), worker)?.message).toMatch(/^--maximum-memory 1000000000 bytes is less than one worker's memory limit \(4000000000 bytes\)/);
+  });
+  it('takes the edges and what cannot be counted', () => {
+    expect(adaptiveRefusal(spec({ intervalMs: 100, maximumCores: 2, maximumMemory: 4e9 }), worker)).toBeUndefined();
+    expect(adaptiveRefusal(spec({ maximumMemory: 1 }), { nthreads: 2, memoryBytes: 0 })).toBeUndefined();
+  });
+});
+
+describe('sshcluster adapt flags', () => {
+  let ctx: TestContext;
+  afterEach(() => ctx.cleanup());
+  it.each([['0'], ['50ms'], ['0.05s']])('--interval %s is refused before anything is asked of the cluster (exit 2)', async (value) => {
+    ctx = testContext();
+    const err = await buildProgram(ctx, () => undefined).parseAsync(['node', 'sshcluster', 'adapt', '--interval', value]).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(CommanderError);
+    expect(ctx.err()).toContain(`sshcluster: option '--interval <duration>' argument '${value}' is invalid. expected at least 100ms (Dask's default is 1s)`);
+  });
+});
+
+describe('host file adaptive: section', () => {
+  const fail = (yaml: string) => configErrorOf(() => parseHostFile(yaml, 'hosts.yaml', makeCtx()));
+  it('refuses an interval under 100ms at its position', () => {
+    expect(fail('hosts: [a, b]\nadaptive: {interval: 10ms}\n').message).toBe("hosts.yaml:2:22 adaptive.interval: expected at least 100ms (Dask's default is 1s): a shorter interval makes the adaptive loop spin");
+  });
+  it('refuses maximum_cores below one worker\'s nthreads', () => {
+    const err = fail('hosts: [a, b]\nworker_options: {nthreads: 4}\nadaptive: {maximum: 3, maximum_cores: 3}\n');
+    expect(err.message).toBe("hosts.yaml:3:39 adaptive.maximum_cores: expected at least 4, one worker's nthreads: a smaller maximum_cores never keeps a worker");
+    expect(parseHostFile('hosts: [a, b]\nadaptive: {maximum_cores: 2}\n', 'hosts.yaml', makeCtx()).adaptive?.maximumCores).toBe(2);
+  });
+});
+
+/** A ClusterSession whose reconciler is a fake: adapt and scale run the real session code. */
+function fakeSession(adaptive?: AdaptiveSpec) {
+  const events: ClusterEvent[] = [];
+  const bus = new EventBus();
+  bus.on((e) => events.push(e));
+  const scaled: number[] = [];
+  const spec = { ...testSpec({ workers: ['n1', 'n2'] }), ...(adaptive ? { adaptive } : {}) };
+  const s = Object.assign(Object.create(Session.prototype) as object, {
+    spec,
+    o: { bus },
+    state: new ClusterState(spec),
+    clock: systemClock,
+    life: new AbortController(),
+    adaptive: undefined as ClusterSession['adaptive'],
+    client: undefined,
+    daskVersion: async () => '2022.12.1',
+    reconciler: { scale: async (n: number) => (scaled.push(n), { desired: n }) },
+  });
+  return { session: s as unknown as ClusterSession, events, scaled };
+}
+
+describe('the controller side of adapt and scale', () => {
+  const sessions: ClusterSession[] = [];
+  afterEach(() => sessions.splice(0).forEach((s) => s.adaptive?.stop()));
+
+  it('refuses --maximum-cores below one worker (nthreads 2) as a usage error, leaving adaptive as it was', async () => {
+    const { session } = fakeSession();
+    const err = await adapt(session, { dryRun: false, spec: { maximumCores: 1 } }).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).exitCode).toBe(2);
+    expect((err as UsageError).message).toContain("--maximum-cores 1 is less than one worker's 2 threads");
+    expect(session.adaptive).toBeUndefined();
+  });
+
+  it('warns in its reply that a running scheduler keeps its target_duration, and reports the one in use', async () => {
+    const { session, events } = fakeSession(spec({ targetDurationMs: 5000 }));
+    sessions.push(session);
+    const r = await adapt(session, { dryRun: false, spec: { targetDurationMs: 10_000 } });
+    expect(r.warnings).toEqual([expect.stringContaining('the running scheduler keeps 5s, not 10s')]);
+    expect(r.spec?.targetDurationMs).toBe(5000);
+    expect(events).toContainEqual(expect.objectContaining({ kind: 'notice', level: 'warning', message: r.warnings![0] }));
+    const same = await adapt(session, { dryRun: false, spec: { targetDurationMs: 5000 } });
+    expect(same.warnings).toBeUndefined();
+  });
+
+  it('scale says it turned adaptive off, only when it was on', async () => {
+    const { session, scaled } = fakeSession();
+    sessions.push(session);
+    await adapt(session, { dryRun: false, spec: { minimum: 1, maximum: 3 } });
+    expect(session.adaptive?.enabled).toBe(true);
+    expect(await session.userScale(2)).toEqual({ desired: 2, adaptiveOff: true });
+    expect(session.adaptive?.enabled).toBe(false);
+    expect(await session.userScale(1)).toEqual({ desired: 1 });
+    expect(scaled).toEqual([2, 1]);
+  });
+});

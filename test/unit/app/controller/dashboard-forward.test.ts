@@ -1,0 +1,94 @@
+// The shared dashboard port as a proxy in front of a stand-in scheduler HTTP server:
+// what acts is refused before anything reaches the scheduler; pages, HEAD and the
+// websocket pass (issue 12, finding 3).
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startDashboardForward, type Forward } from '../../../../src/app/controller/dashboard-forward.js';
+
+let scheduler: http.Server | undefined;
+let fwd: Forward | undefined;
+afterEach(() => {
+  fwd?.close();
+  scheduler?.close();
+  scheduler?.closeAllConnections();
+});
+
+async function setUp() {
+  const seen: string[] = [];
+  scheduler = http.createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    res.writeHead(200, { 'content-type': 'text/html', 'x-dask': 'yes' }).end('<html>dashboard</html>');
+  });
+  scheduler.on('upgrade', (req, socket: net.Socket) => {
+    seen.push(`UPGRADE ${req.url}`);
+    socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n');
+    socket.on('data', (d: Buffer) => socket.write(d)); // echo
+  });
+  await new Promise<void>((r) => scheduler!.listen(0, '127.0.0.1', r));
+  const port = (scheduler.address() as AddressInfo).port;
+  let connects = 0;
+  const connect = async () => (connects++, net.connect({ host: '127.0.0.1', port }));
+  fwd = await startDashboardForward(connect, 0);
+  return { seen, connects: () => connects, port: fwd.port };
+}
+
+function send(port: number, method: string, path: string, body?: string) {
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, method, path, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+describe('the shared dashboard port', () => {
+  it('refuses POST /api/v1/retire_workers without reaching the scheduler, and says why', async () => {
+    const s = await setUp();
+    const r = await send(s.port, 'POST', '/api/v1/retire_workers', '{"workers":["tcp://10.0.0.2:1234"]}');
+    expect(r.status).toBe(403);
+    expect(r.body).toMatch(/POST is not forwarded on this port[\s\S]*every user of this machine/);
+    expect((await send(s.port, 'GET', '/api/v1/get_workers')).status).toBe(403);
+    expect(s.seen).toEqual([]);
+    expect(s.connects()).toBe(0);
+  });
+
+  it('forwards the dashboard pages and HEAD, with the scheduler\'s headers', async () => {
+    const s = await setUp();
+    const page = await send(s.port, 'GET', '/status?x=1');
+    expect(page).toMatchObject({ status: 200, body: '<html>dashboard</html>' });
+    expect(page.headers['x-dask']).toBe('yes');
+    expect((await send(s.port, 'HEAD', '/status')).status).toBe(200);
+    expect(s.seen).toEqual(['GET /status?x=1', 'HEAD /status']);
+  });
+
+  it('passes a websocket through after the same check', async () => {
+    const s = await setUp();
+    const echoed = await new Promise<string>((resolve, reject) => {
+      const c = net.connect({ host: '127.0.0.1', port: s.port }, () => {
+        c.write('GET /status/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n');
+      });
+      let got = '';
+      c.on('data', (d: Buffer) => {
+        got += d.toString();
+        if (got.includes('\r\n\r\n') && !got.includes('ping')) c.write('ping');
+        if (got.endsWith('ping')) (c.destroy(), resolve(got));
+      });
+      c.on('error', reject);
+    });
+    expect(echoed).toMatch(/^HTTP\/1\.1 101[\s\S]*ping$/);
+    expect(s.seen).toEqual(['UPGRADE /status/ws']);
+    const refused = await new Promise<string>((resolve) => {
+      const c = net.connect({ host: '127.0.0.1', port: s.port }, () => c.write('GET /api/v1/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n'));
+      let got = '';
+      c.on('data', (d: Buffer) => (got += d.toString()));
+      c.on('close', () => resolve(got));
+    });
+    expect(refused).toMatch(/^HTTP\/1\.1 403/);
+    expect(s.seen).toEqual(['UPGRADE /status/ws']);
+  });
+});

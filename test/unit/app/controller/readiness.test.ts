@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { waitForScheduler } from '../../../../src/app/controller/readiness.js';
+import type { SchedulerClient } from '../../../../src/dask/scheduler-client.js';
+
+// A fake at the port: answers from a script of states, one per poll.
+function fakeClient(states: { health: boolean | 'throw'; workers: string[] }[]): SchedulerClient {
+  let i = 0;
+  const cur = () => states[Math.min(i, states.length - 1)]!;
+  return {
+    health: async () => {
+      const s = cur();
+      if (s.health === 'throw') {
+        i++;
+        throw new Error('ECONNREFUSED');
+      }
+      return s.health;
+    },
+    workers: async () => {
+      const s = cur();
+      i++;
+      return s.workers.map((name, k) => ({ name, address: `tcp://h:${4000 + k}` }));
+    },
+  } as unknown as SchedulerClient;
+}
+
+const never = new Promise<string>(() => {});
+
+describe('waitForScheduler', () => {
+  it('waits through refused connections until every expected worker is registered', async () => {
+    const client = fakeClient([
+      { health: 'throw', workers: [] },
+      { health: true, workers: ['a-0'] },
+      { health: true, workers: ['a-0', 'b-0'] },
+    ]);
+    const r = await waitForScheduler({ client, expected: () => new Set(['a-0', 'b-0']), schedulerGone: never, timeoutMs: 5_000, pollMs: 1 });
+    expect(r).toEqual({ kind: 'ready', workers: [{ name: 'a-0', address: 'tcp://h:4000' }, { name: 'b-0', address: 'tcp://h:4001' }] });
+  });
+  it('reports the missing workers when time runs out', async () => {
+    const client = fakeClient([{ health: true, workers: ['a-0'] }]);
+    const r = await waitForScheduler({ client, expected: () => new Set(['a-0', 'b-0']), schedulerGone: never, timeoutMs: 30, pollMs: 1 });
+    expect(r).toMatchObject({ kind: 'partial', missing: ['b-0'] });
+  });
+  it('stops waiting when the scheduler process is gone, with its reason', async () => {
+    const client = fakeClient([{ health: 'throw', workers: [] }]);
+    const r = await waitForScheduler({ client, expected: () => new Set(), schedulerGone: Promise.resolve('port already in use'), timeoutMs: 5_000, pollMs: 1 });
+    expect(r).toEqual({ kind: 'scheduler-failed', reason: 'port already in use' });
+  });
+  it('stops expecting a worker whose process died', async () => {
+    const expected = new Set(['a-0', 'b-0']);
+    const client = fakeClient([{ health: true, workers: ['a-0'] }]);
+    setTimeout(() => expected.delete('b-0'), 5);
+    const r = await waitForScheduler({ client, expected: () => expected, schedulerGone: never, timeoutMs: 5_000, pollMs: 1 });
+    expect(r.kind).toBe('ready');
+  });
+  it('stops waiting at once when its signal is aborted (the cluster is being stopped)', async () => {
+    const client = fakeClient([{ health: true, workers: [] }]);
+    const stop = new AbortController();
+    const waiting = waitForScheduler({ client, expected: () => new Set(['a-0']), schedulerGone: never, timeoutMs: 600_000, pollMs: 600_000, signal: stop.signal });
+    stop.abort();
+    expect(await waiting).toEqual({ kind: 'stopped' });
+  });
+});

@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { positiveInt, seconds, wholeNumber } from '../../../src/cli/options.js';
+
+describe('option parsers', () => {
+  it('takes whole numbers from 0 and refuses the rest with what was given', () => {
+    expect(wholeNumber('0')).toBe(0);
+    expect(wholeNumber('12')).toBe(12);
+    expect(() => wholeNumber('-1')).toThrow('expected a whole number ≥ 0, got "-1"');
+    expect(() => wholeNumber('1.5')).toThrow('got "1.5"');
+    expect(() => wholeNumber('')).toThrow();
+  });
+  it('takes positive whole numbers', () => {
+    expect(positiveInt('3')).toBe(3);
+    expect(() => positiveInt('0')).toThrow('expected a whole number ≥ 1, got "0"');
+  });
+  it('reads durations in seconds', () => {
+    expect(seconds('60s')).toBe(60);
+    expect(seconds('2m')).toBe(120);
+    expect(seconds('500ms')).toBe(0.5);
+    expect(seconds('7')).toBe(7);
+    expect(() => seconds('soon')).toThrow('expected a duration like 60s, 2m or 500ms, got "soon"');
+  });
+});

@@ -1,0 +1,168 @@
+// Fakes at the core's ports (HostRunner, RunningProcess, SchedulerPort, Clock), for
+// tests that step the cluster by hand (cluster-harness.ts wires them together).
+import type { Clock, ExitInfo, HostRunner, ProcessSpec, RunningProcess, SchedulerPort, StopOptions, TaggedProcess } from '../../../src/cluster/ports.js';
+
+/** Lets every promise chain that can settle now settle. */
+export async function flush(): Promise<void> {
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+}
+
+export class FakeClock implements Clock {
+  private timers: { at: number; fn: () => void; id: number }[] = [];
+  private ids = 0;
+  constructor(public t = 1_000_000) {}
+  now = () => this.t;
+  after(ms: number, fn: () => void): () => void {
+    const id = ++this.ids;
+    this.timers.push({ at: this.t + Math.max(0, ms), fn, id });
+    return () => (this.timers = this.timers.filter((x) => x.id !== id));
+  }
+  /** Moves time on, firing due timers in order and letting their work settle. */
+  async advance(ms: number): Promise<void> {
+    await flush(); // what happened before (an exit) schedules its wake-ups first
+    const end = this.t + ms;
+    for (;;) {
+      const next = this.timers.filter((x) => x.at <= end).sort((a, b) => a.at - b.at || a.id - b.id)[0];
+      if (!next) break;
+      this.timers = this.timers.filter((x) => x !== next);
+      this.t = Math.max(this.t, next.at);
+      next.fn();
+      await flush();
+    }
+    this.t = end;
+    await flush();
+  }
+}
+
+export class FakeProcess implements RunningProcess {
+  readonly pid: Promise<number>;
+  readonly exited: Promise<ExitInfo>;
+  private end!: (e: ExitInfo) => void;
+  private lines: ((s: 'stdout' | 'stderr', l: string) => void)[] = [];
+  ended = false;
+  stops = 0;
+  /** false: stop() gives up before the channel reports the exit (a late EOF). */
+  exitOnStop = true;
+  constructor(
+    readonly spec: ProcessSpec,
+    readonly remotePid: number,
+    private readonly host: FakeHost,
+  ) {
+    this.pid = Promise.resolve(remotePid);
+    this.exited = new Promise((r) => (this.end = r));
+  }
+  onLine(cb: (s: 'stdout' | 'stderr', l: string) => void): void {
+    this.lines.push(cb);
+  }
+  line(text: string): void {
+    for (const l of this.lines) l('stdout', text);
+  }
+  /** The channel reports an exit (the remote process may live on: see `remoteAlive`). */
+  exit(code: number | null = 1, signal: string | null = null): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.end({ code, signal });
+  }
+  /** The remote process dies and its channel says so. */
+  die(code = 1): void {
+    this.host.remote.delete(this.remotePid);
+    this.exit(code);
+  }
+  /** What the last stop() was given: its grace, and whether it was forced. */
+  lastStop?: { graceMs: number; forced: boolean };
+  async stop(graceMs = 0, force?: AbortSignal): Promise<{ forced: boolean; exit: ExitInfo }> {
+    this.stops++;
+    this.lastStop = { graceMs, forced: force?.aborted ?? false };
+    this.host.remote.delete(this.remotePid);
+    if (!this.exitOnStop) return { forced: true, exit: { code: null, signal: 'SIGKILL' } };
+    this.exit(null, 'SIGTERM');
+    return { forced: false, exit: await this.exited };
+  }
+}
+
+let nextPid = 1000;
+
+export class FakeHost implements HostRunner {
+  /** PIDs alive on the host carrying our tags (pgid = pid unless set). */
+  readonly remote = new Map<number, TaggedProcess>();
+  readonly started: FakeProcess[] = [];
+  readonly stopped: number[] = [];
+  closed = false;
+  failListTagged = false;
+  private onDrop?: (err?: Error) => void;
+  constructor(readonly host: string) {}
+  async start(spec: ProcessSpec): Promise<RunningProcess> {
+    const pid = nextPid++;
+    this.remote.set(pid, { pid, ppid: 1, pgid: pid });
+    const p = new FakeProcess(spec, pid, this);
+    this.started.push(p);
+    return p;
+  }
+  async adopt(spec: ProcessSpec, pid: number): Promise<RunningProcess> {
+    const p = new FakeProcess(spec, pid, this);
+    this.started.push(p);
+    return p;
+  }
+  async listTagged(): Promise<TaggedProcess[]> {
+    if (this.failListTagged) throw new Error('listing failed');
+    return [...this.remote.values()];
+  }
+  async stopTagged(pids: number[] | 'all', _o: StopOptions) {
+    const list = pids === 'all' ? [...this.remote.keys()] : pids;
+    for (const p of list) this.remote.delete(p);
+    this.stopped.push(...list);
+    return { forced: [], left: [] };
+  }
+  async run() {
+    return { code: 0, stdout: '2022.12.1\n', stderr: '' };
+  }
+  async forwardOut(): Promise<never> {
+    throw new Error('no forwarding in tests');
+  }
+  onClose(cb: (err?: Error) => void): void {
+    this.onDrop = cb;
+  }
+  close(): void {
+    this.closed = true;
+  }
+  /** The connection drops: every channel ends, the remote processes live on. */
+  drop(): void {
+    for (const p of this.started) p.exit(null);
+    this.onDrop?.(new Error('connection reset'));
+  }
+  /** Processes of ours that still run here, by name. */
+  running(name?: string): FakeProcess[] {
+    return this.started.filter((p) => !p.ended && (name === undefined || p.spec.name === name));
+  }
+}
+
+export class FakeScheduler implements SchedulerPort {
+  readonly registered = new Set<string>();
+  readonly retireCalls: string[][] = [];
+  /** Set to hold retire_workers answers back: resolve() lets them through. */
+  retireHold?: Promise<void>;
+  down = false;
+  target = 0;
+  /** Per worker name: what identity.json says it is doing. */
+  readonly metrics = new Map<string, { executing?: number; memory?: number }>();
+  async health() {
+    return !this.down;
+  }
+  async workers() {
+    if (this.down) throw new Error('connection refused');
+    return [...this.registered].map((name) => ({ name, address: `tcp://${name}:1` }));
+  }
+  async retireWorkers(addresses: readonly string[]) {
+    this.retireCalls.push([...addresses]);
+    await this.retireHold;
+    return addresses;
+  }
+  async adaptiveTarget() {
+    return this.target;
+  }
+  async identityOrWorkers() {
+    return {
+      workers: [...this.registered].map((name) => ({ name, address: `tcp://${name}:1`, nthreads: 2, memoryLimit: 0, metrics: this.metrics.get(name) })),
+    };
+  }
+}

@@ -1,0 +1,191 @@
+// The rules behind the last review's fixes, stepped by hand over fake ports: retiring
+// (its long timeout, not blocking the tick, a scale change while one is in flight), a
+// user's scale retrying crash loops, re-adoption (and the size it keeps), a reconnect
+// whose clean-up fails, and teardown's unchecked hosts. (An adopted launcher surviving
+// its old channel's late EOF is the launcher's rule: dask-launcher-orphan.test.ts.)
+import { describe, expect, it } from 'vitest';
+import { readopt, type PreviousCluster } from '../../../src/cluster/readopt.js';
+import { RETIRE_TIMEOUT_MS } from '../../../src/cluster/process-lifecycle.js';
+import { teardown } from '../../../src/cluster/teardown.js';
+import { flush, harness, startUp, type Harness } from './harness.js';
+
+const hold = () => new Promise<void>(() => {});
+
+describe('retiring a worker', () => {
+  it('waits for retire_workers well past a status timeout (its data moves first), up to its own long limit', async () => {
+    const h = harness({ workers: ['a'], nworkers: 2 });
+    await startUp(h);
+    h.scheduler.retireHold = hold();
+    await h.reconciler.scale(1);
+    const leaving = h.host('a').running('a-1')[0]!;
+    expect(h.scheduler.retireCalls).toEqual([['tcp://a-1:1']]);
+    await h.clock.advance(60_000);
+    expect(leaving.stops).toBe(0);
+    await h.clock.advance(RETIRE_TIMEOUT_MS - 60_000);
+    expect(leaving.stops).toBe(1);
+  });
+
+  it('stops waiting for the scheduler when the cluster ends (teardown stops the process)', async () => {
+    const h = harness({ workers: ['a'], nworkers: 2 });
+    await startUp(h);
+    h.scheduler.retireHold = hold();
+    await h.reconciler.scale(1);
+    const leaving = h.host('a').running('a-1')[0]!;
+    h.life.abort();
+    await flush();
+    expect(leaving.stops).toBe(1);
+  });
+
+  it('does not hold up the tick: a worker dying meanwhile is restarted', async () => {
+    const h = harness({ workers: ['a', 'b'] });
+    await startUp(h);
+    h.scheduler.retireHold = hold();
+    await h.reconciler.scale(1); // resolves although the retirement never does
+    const kept = h.state.desiredWorkers[0]!;
+    h.host(kept.host).running(kept.name)[0]!.die();
+    await h.clock.advance(1_100);
+    expect(h.host(kept.host).running(kept.name)).toHaveLength(1);
+  });
+
+  it('keeps one process per name when scale changes while a retirement is in flight', async () => {
+    const h = harness({ workers: ['a'], nworkers: 2 });
+    await startUp(h);
+    let letGo!: () => void;
+    h.scheduler.retireHold = new Promise((r) => (letGo = r));
+    await h.reconciler.scale(1);
+    await h.reconciler.scale(2); // a-1 is wanted again while it is still retiring
+    await h.reconciler.tick();
+    expect(h.host('a').running('a-1')).toHaveLength(1);
+    expect(h.scheduler.retireCalls).toHaveLength(1);
+    letGo();
+    await flush();
+    await h.reconciler.tick();
+    expect(h.host('a').running('a-1')).toHaveLength(1); // the old one stopped, a new one started
+    expect(h.host('a').started.filter((p) => p.spec.name === 'a-1')).toHaveLength(2);
+  });
+});
+
+/** Makes the first desired worker crash-loop (5 quick failures); returns it. */
+async function crashLoop(h: Harness) {
+  const w = h.state.desiredWorkers[0]!;
+  for (let i = 0; i < 5; i++) {
+    h.host(w.host).running(w.name)[0]!.die();
+    await h.clock.advance(61_000);
+  }
+  expect(h.state.supervisor.status(w.name).state).toBe('crash-looping');
+  return w;
+}
+
+describe("a user's scale", () => {
+  it('retries a crash-looping worker and clears its host degraded mark', async () => {
+    const h = harness({ workers: ['a'] });
+    await startUp(h);
+    const w = await crashLoop(h);
+    expect(h.state.health.state('a')?.kind).toBe('degraded');
+    await h.reconciler.scale(1, { retryCrashed: true });
+    expect(h.host('a').running(w.name)).toHaveLength(1);
+    expect(h.state.health.state('a')?.kind).toBe('up');
+  });
+
+  it('is the only one that does: an adaptive step to the same size leaves the crash loop alone', async () => {
+    const h = harness({ workers: ['a'] });
+    await startUp(h);
+    const w = await crashLoop(h);
+    await h.reconciler.scale(1);
+    expect(h.host('a').running(w.name)).toEqual([]);
+    expect(h.state.health.state('a')?.kind).toBe('degraded');
+  });
+});
+
+const previous = (h: Harness, desiredWorkers?: number): PreviousCluster => ({
+  schedulerAddress: 'tcp://n0:8786',
+  desiredWorkers,
+  processes: [
+    { name: 'scheduler', host: 'n0', role: 'scheduler', pid: 501 },
+    { name: 'a-0', host: 'a', role: 'worker', pid: 601 },
+    { name: 'b-0', host: 'b', role: 'worker', pid: 701 },
+  ],
+});
+
+async function leftRunning(h: Harness, procs: Record<string, number[]>) {
+  await Promise.all(h.state.hosts().map((x) => h.reconciler.links.connect(x.name)));
+  for (const [host, pids] of Object.entries(procs)) for (const pid of pids) h.host(host).remote.set(pid, { pid, ppid: 1, pgid: pid });
+}
+
+const adoptDeps = (h: Harness) => ({ state: h.state, address: 'tcp://n0:8786', emit: (e: never) => h.events.push(e), adopt: h.reconciler.lifecycle.adopt.bind(h.reconciler.lifecycle) });
+
+describe('re-adoption', () => {
+  it('adopts what still runs, stops strays, and the next tick starts only what is missing', async () => {
+    const h = harness({ workers: ['a', 'b'] });
+    await leftRunning(h, { n0: [501], a: [601, 666] }); // b-0 died meanwhile; 666 was never recorded
+    expect(await readopt(adoptDeps(h), previous(h))).toBe(2);
+    expect(h.host('a').stopped).toEqual([666]);
+    await h.reconciler.tick();
+    expect(h.host('n0').started.map((p) => p.remotePid)).toEqual([501]);
+    expect(h.host('a').started.map((p) => p.remotePid)).toEqual([601]);
+    expect(h.host('b').running('b-0')).toHaveLength(1);
+  });
+
+  it('keeps the worker count the dead controller was keeping, not the host file size', async () => {
+    const h = harness({ workers: ['a', 'b'], nworkers: 2 }); // the host file says 4
+    await leftRunning(h, { n0: [501], a: [601], b: [701] });
+    await readopt(adoptDeps(h), previous(h, 3));
+    expect(h.state.desiredWorkers.map((w) => w.name).sort()).toEqual(['a-0', 'a-1', 'b-0']);
+  });
+
+  it('without the old scheduler, stops everything tagged and adopts nothing', async () => {
+    const h = harness({ workers: ['a', 'b'] });
+    await leftRunning(h, { a: [601], b: [701] });
+    expect(await readopt(adoptDeps(h), previous(h))).toBe(0);
+    expect([h.host('a').stopped, h.host('b').stopped]).toEqual([[601], [701]]);
+    expect(h.notices()).toContain("the previous controller's scheduler is gone; stopped 2 process(es) it left: starting the cluster afresh");
+  });
+});
+
+describe('a reconnect whose clean-up fails', () => {
+  it('closes that connection and keeps the host unreachable', async () => {
+    const h = harness({ workers: ['a'] });
+    await startUp(h);
+    // The new connection's listing (to stop what the old session left) fails.
+    h.onConnect = (host) => (host.failListTagged = true);
+    h.host('a').drop();
+    await h.clock.advance(1_100);
+    expect(h.events).toContainEqual({ kind: 'host-state', host: 'a', state: 'unreachable', reason: 'listing failed' });
+    expect(h.host('a').closed).toBe(true);
+    expect(h.state.usable('a')).toBe(false);
+    expect(h.state.health.state('a')?.kind).toBe('unreachable');
+  });
+});
+
+describe('teardown', () => {
+  it('reports a host it could not check instead of claiming nothing is left', async () => {
+    const h = harness({ workers: ['a', 'b'] });
+    await startUp(h);
+    h.refuse.set('b', 'no route');
+    h.host('b').drop();
+    await flush();
+    const deps = { state: h.state, clock: h.clock, emit: (e: never) => h.events.push(e), scheduler: () => h.scheduler, closeAll: () => h.reconciler.links.closeAll() };
+    const r = await teardown(deps, { reason: 'test', force: false });
+    expect(r.leftover).toEqual([{ host: 'b', pids: [] }]);
+    expect(h.notices()).toContain('b: not connected, so not checked; `sshcluster down` can check it later');
+    expect(h.scheduler.retireCalls).toEqual([['tcp://a-0:1']]);
+    expect(h.host('a').running()).toEqual([]);
+    expect(h.host('n0').running()).toEqual([]);
+  });
+
+  it('goes on at once after a second Ctrl-C while the scheduler still moves data, and gives no grace', async () => {
+    const h = harness({ workers: ['a'] });
+    await startUp(h);
+    h.scheduler.retireHold = hold();
+    const force = new AbortController();
+    const deps = { state: h.state, clock: h.clock, emit: (e: never) => h.events.push(e), scheduler: () => h.scheduler, closeAll: () => h.reconciler.links.closeAll() };
+    const done = teardown(deps, { reason: 'Ctrl-C', force: false, forceSignal: force.signal });
+    await flush();
+    expect(h.scheduler.retireCalls).toHaveLength(1);
+    force.abort();
+    const r = await done;
+    expect(r.leftover).toEqual([]);
+    expect(h.host('a').started[0]!.lastStop).toEqual({ graceMs: 10_000, forced: true });
+    expect(h.notices()).toContain('retiring workers through the scheduler failed (Error: forced); stopping them directly');
+  });
+});

@@ -1,0 +1,72 @@
+// The scheduler preload (src/dask/remote/scheduler_demand.py) in a REAL Dask scheduler
+// (distributed under /usr/bin/python3, in-process with two workers: one declaring
+// GPU=2, one plain), read through SchedulerClient.demand() like the controller will.
+// SSHCLUSTER_TEST_PYTHON=<interpreter> runs it under another Dask (e.g. the e2e
+// harness's Debian trixie wrapper, which sees only /tmp: both files are copied there).
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SchedulerClient, tcpConnector } from '../../../src/dask/scheduler-client.js';
+import { SCHEDULER_DEMAND_PRELOAD_PATH } from '../../../src/dask/scheduler-preload.js';
+
+const PYTHON = process.env['SSHCLUSTER_TEST_PYTHON'] || '/usr/bin/python3';
+const HARNESS = fileURLToPath(new URL('../fixtures/dask/demand_cluster.py', import.meta.url));
+const dir = mkdtempSync('/tmp/sshcluster-demand-');
+
+let proc: ChildProcessWithoutNullStreams;
+let stderr = '';
+let ports: { http: number; text: number; bare: number };
+
+const client = (port: number): SchedulerClient => new SchedulerClient(tcpConnector('127.0.0.1', port), { timeoutMs: 15_000 });
+
+beforeAll(async () => {
+  const [harness, preload] = [join(dir, 'demand_cluster.py'), join(dir, 'scheduler_demand.py')];
+  copyFileSync(HARNESS, harness);
+  copyFileSync(SCHEDULER_DEMAND_PRELOAD_PATH, preload);
+  proc = spawn(PYTHON, [harness, preload], { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/tmp', PYTHONDONTWRITEBYTECODE: '1' } });
+  proc.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
+  const exited = new Promise<never>((_, reject) => proc.on('exit', (code) => reject(new Error(`harness exited ${code}:\n${stderr}`))));
+  const first = new Promise<string>((resolve) => createInterface({ input: proc.stdout }).once('line', resolve));
+  ports = JSON.parse(await Promise.race([first, exited])) as typeof ports;
+}, 120_000);
+
+afterAll(() => {
+  if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('GET /api/v1/sshcluster/demand', () => {
+  it('groups pending restricted work by restriction set, with counts and the scheduler duration estimates', async () => {
+    const d = await client(ports.http).demand();
+    expect(d).toBeDefined();
+    const groups = [...d!.groups].sort((a, b) => Object.keys(a.resources).length - Object.keys(b.resources).length);
+    // 10 x GPU=1 on a worker with GPU=2: two run, eight wait there; 3 s each is the
+    // configured default-task-duration of the "hold" prefix.
+    expect(groups[0]).toEqual({ resources: { GPU: 1 }, unrunnable: 0, waiting: 8, running: 2, durationS: 24, unknown: 0 });
+    // No worker declares MEM: unrunnable, durations unknown (Dask's 0.5 s guess each).
+    expect(groups[1]).toEqual({ resources: { GPU: 1, MEM: 64e9 }, unrunnable: 3, waiting: 0, running: 0, durationS: 1.5, unknown: 3 });
+    // The four plain tasks are not resource demand.
+    expect(groups).toHaveLength(2);
+    expect(d!.distributed).toMatch(/^20\d\d\.\d+/);
+  });
+
+  it("lists each worker's declared resources", async () => {
+    const d = await client(ports.http).demand();
+    const byName = Object.fromEntries(d!.workers.map((w) => [w.name, w]));
+    expect(Object.keys(byName).sort()).toEqual(['cpu-0', 'gpu-0']);
+    expect(byName['gpu-0']).toMatchObject({ nthreads: 2, resources: { GPU: 2 } });
+    expect(byName['cpu-0']).toMatchObject({ nthreads: 1, resources: {} });
+    expect(byName['gpu-0']!.address).toMatch(/^tcp:\/\/127\.0\.0\.1:\d+$/);
+  });
+
+  it('works when the preload is given as the text of the module', async () => {
+    expect(await client(ports.text).demand()).toEqual({ distributed: expect.any(String), groups: [], workers: [] });
+  });
+
+  it('is undefined (the caller falls back) on a scheduler started without the preload', async () => {
+    expect(await client(ports.bare).demand()).toBeUndefined();
+  });
+});

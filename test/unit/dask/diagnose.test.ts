@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { describeExit } from '../../../src/dask/diagnose.js';
+
+describe('describeExit', () => {
+  it('says python is missing on exit 127', () => {
+    expect(describeExit({ code: 127, signal: null }, ['sh: 1: exec: python9: not found'], 'python9')).toContain('python not found: remote_python "python9"');
+  });
+  it('says distributed is missing', () => {
+    const tail = ['Traceback (most recent call last):', "ModuleNotFoundError: No module named 'distributed'"];
+    expect(describeExit({ code: 1, signal: null }, tail, '/usr/bin/python3')).toContain('dask/distributed is not installed for /usr/bin/python3');
+  });
+  it('says a port is taken', () => {
+    expect(describeExit({ code: 1, signal: null }, ['OSError: [Errno 98] Address already in use'], 'p')).toContain('port already in use');
+  });
+  it('falls back to the last error-looking line', () => {
+    expect(describeExit({ code: 3, signal: null }, ['a', 'ValueError: bad', 'b'], 'p')).toBe('exited with exit code 3: ValueError: bad');
+  });
+});

@@ -1,0 +1,112 @@
+// Runs the launcher (and the keeper) for real under /usr/bin/python3, from their files
+// in src/dask/remote/, for the unit tests of both; every PID seen is killed after each test.
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
+import { parseLauncherPid } from '../../../src/dask/log-lines.js';
+
+export const PYTHON = '/usr/bin/python3';
+export const started: number[] = [];
+
+export interface Launched {
+  proc: ChildProcessWithoutNullStreams;
+  lines: string[];
+  stderr: () => string;
+  exit: Promise<{ code: number | null; signal: string | null }>;
+  pid: Promise<number>;
+  nextLine: () => Promise<string>;
+}
+
+/** A program of src/dask/remote/ by its file name. */
+export const programPath = (file: string): string => fileURLToPath(new URL(`../../../src/dask/remote/${file}`, import.meta.url));
+
+/** `python PROGRAM args…` with the PID-line protocol on its stdout; PROGRAM is a path or `-c` source. */
+export function runProgram(program: string, args: string[], env: Record<string, string>): Launched {
+  const head = program.includes('\n') ? ['-c', program] : [program];
+  const proc = spawn(PYTHON, [...head, ...args], { env: { PATH: '/usr/bin:/bin', ...env } });
+  started.push(proc.pid!);
+  let err = '';
+  proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const lines: string[] = [];
+  const waiters: ((l: string) => void)[] = [];
+  createInterface({ input: proc.stdout }).on('line', (l) => {
+    const w = waiters.shift();
+    if (w) w(l);
+    else lines.push(l);
+  });
+  const nextLine = (): Promise<string> => {
+    const l = lines.shift();
+    return l !== undefined ? Promise.resolve(l) : new Promise((r) => waiters.push(r));
+  };
+  const exit = new Promise<{ code: number | null; signal: string | null }>((r) =>
+    proc.on('exit', (code, signal) => r({ code, signal })),
+  );
+  const pid = nextLine().then((l) => {
+    const p = parseLauncherPid(l);
+    if (p === undefined) throw new Error(`not a PID line: ${l}`);
+    started.push(p);
+    return p;
+  });
+  pid.catch(() => {});
+  return { proc, lines, stderr: () => err, exit, pid, nextLine };
+}
+
+// As boot.py installs it on a host: under its program name, which the keeper looks for.
+// One copy per test file (each imports this module afresh), removed after its tests.
+let programsDir = '';
+afterAll(() => {
+  if (programsDir) rmSync(programsDir, { recursive: true, force: true });
+});
+function launcherPath(): string {
+  if (!programsDir) {
+    programsDir = mkdtempSync(path.join(os.tmpdir(), 'sshc-programs-'));
+    copyFileSync(programPath('launcher.py'), path.join(programsDir, 'sshcluster-launcher'));
+  }
+  return path.join(programsDir, 'sshcluster-launcher');
+}
+
+export function launch(argv: string[], graceS = 1, env: Record<string, string> = {}, name = 'test-0'): Launched {
+  return runProgram(launcherPath(), [name, ...argv], { SSHCLUSTER_GRACE: String(graceS), ...env });
+}
+
+/** pgrp and session of a live process, from /proc/<pid>/stat; undefined once gone. */
+export function stat(pid: number): { state: string; pgrp: number; session: number } | undefined {
+  try {
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { state: fields[0]!, pgrp: Number(fields[2]), session: Number(fields[3]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Gone, or a zombie waiting for a reaper that is not ours. */
+export const isDead = (pid: number): boolean => {
+  const s = stat(pid);
+  return s === undefined || s.state === 'Z';
+};
+
+export async function until(cond: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (cond()) return true;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return cond();
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function killStarted(): void {
+  for (const pid of started.splice(0)) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}

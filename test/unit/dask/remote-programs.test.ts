@@ -1,0 +1,63 @@
+// The programs shipped to hosts (src/dask/remote/*.py, copied into dist/ by the build):
+// each compiles with the oldest Python we support on hosts (3.8, what Dask 2022.12
+// needs; checked as 3.7 syntax) under the python3 of this machine, and runs for real
+// (dask-launcher*, dask-keeper, dask-remote-command, check e2e). The directory check
+// is one function, copied into each program that needs it: the copies stay the same.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { bootSource, remoteProgram, remoteSource } from '../../../src/dask/remote-programs.js';
+import { programPath } from './launcher-harness.js';
+
+const PYTHON = '/usr/bin/python3';
+const files = readdirSync(path.dirname(programPath('boot.py'))).filter((f) => f.endsWith('.py')).sort();
+
+describe('remote programs', () => {
+  it('are all there', () => {
+    expect(files).toEqual(['boot.py', 'check-listener.py', 'check-probe.py', 'keeper.py', 'launcher.py', 'scheduler_demand.py']);
+  });
+
+  it('compile with py_compile and parse as Python 3.7', () => {
+    const out = mkdtempSync(path.join(os.tmpdir(), 'sshc-pyc-'));
+    try {
+      const script = [
+        'import ast, py_compile, sys',
+        'print(sys.version_info[:2])',
+        'for i, f in enumerate(sys.argv[2:]):',
+        '    py_compile.compile(f, cfile="%s/%d.pyc" % (sys.argv[1], i), doraise=True)',
+        '    ast.parse(open(f).read(), f, feature_version=(3, 7))',
+      ].join('\n');
+      const r = spawnSync(PYTHON, ['-c', script, out, ...files.map(programPath)], { encoding: 'utf8' });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      expect(r.stdout).toMatch(/^\(3, \d+\)\n$/);
+      // The boot text as it travels (-c, comment lines dropped) compiles too.
+      const boot = spawnSync(PYTHON, ['-c', 'import sys; compile(sys.argv[1], "boot", "exec")', bootSource()], { encoding: 'utf8' });
+      expect(boot.status, boot.stderr).toBe(0);
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  });
+
+  it('share one directory check, word for word', () => {
+    const check = (file: string): string => {
+      const text = remoteSource(file);
+      const start = text.indexOf('class NotOurs(OSError):');
+      return text.slice(start, text.indexOf('\n\n\n', text.indexOf('def private_dir(', start)));
+    };
+    expect(check('launcher.py')).toContain('os.O_NOFOLLOW');
+    expect(check('keeper.py')).toBe(check('launcher.py'));
+    expect(check('boot.py')).toBe(check('launcher.py'));
+  });
+
+  it('are named for ps and keyed by their content', () => {
+    const l = remoteProgram('launcher');
+    expect(l.name).toBe('sshcluster-launcher');
+    expect(l.key).toMatch(/^[0-9a-f]{16}$/);
+    expect(remoteProgram('keeper').key).not.toBe(l.key);
+    expect(bootSource()).not.toContain("'");
+    expect(bootSource()).not.toMatch(/^\s*#/m);
+  });
+});

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { ndjsonSink, plainLine } from '../../../src/events/plain-sink.js';
+
+describe('plain sink', () => {
+  it('prefixes process lines with host/name', () => {
+    expect(plainLine({ kind: 'process-line', host: 'n1', name: 'n1-0', stream: 'stderr', line: 'hello' })).toBe('n1/n1-0 │ hello');
+  });
+  it('ends start-up with the scheduler address, dashboard and the env line', () => {
+    const text = plainLine({ kind: 'cluster-up', name: 'lab', schedulerAddress: 'tcp://n0:8786', dashboardUrl: 'http://n0:8787/status', workers: [{ name: 'a', address: 'x' }], failedHosts: ['n3'] })!;
+    expect(text.split('\n')).toEqual([
+      'Cluster up: 1 worker(s), failed hosts: n3',
+      '  scheduler: tcp://n0:8786',
+      '  dashboard: http://n0:8787/status',
+      '  eval "$(sshcluster env --name lab)"',
+    ]);
+  });
+  it('quotes a cluster name the shell would split', () => {
+    const text = plainLine({ kind: 'cluster-up', name: "my lab's", schedulerAddress: 'tls://n0:8786', dashboardUrl: 'd', workers: [], failedHosts: [] })!;
+    expect(text.split('\n').at(-1)).toBe(`  eval "$(sshcluster env --name 'my lab'\\''s')"`);
+  });
+  it('shows a failed host with its reason and detail lines', () => {
+    expect(plainLine({ kind: 'host-state', host: 'n2', state: 'failed', reason: 'auth refused', detail: ['x'] })).toBe('[n2] failed: auth refused\n    x');
+  });
+  it('says when teardown left something behind', () => {
+    expect(plainLine({ kind: 'teardown-done', forced: [], leftover: [{ host: 'n1', pids: [5, 6] }] })).toContain('STILL RUNNING on n1: pids 5 6');
+    expect(plainLine({ kind: 'teardown-done', forced: [], leftover: [] })).toContain('verified: no process of this cluster is left');
+  });
+  it('writes NDJSON events', () => {
+    const out: string[] = [];
+    ndjsonSink((t) => out.push(t))({ kind: 'notice', level: 'info', message: 'hi' });
+    expect(JSON.parse(out[0]!)).toMatchObject({ kind: 'notice', message: 'hi' });
+  });
+});
+
+describe('leftover lines', () => {
+  it('tells a host still running something from one that could not be checked', async () => {
+    const { leftoverLine } = await import('../../../src/events/plain-sink.js');
+    expect(leftoverLine({ host: 'n1', pids: [7] })).toBe('  STILL RUNNING on n1: pids 7');
+    expect(leftoverLine({ host: 'n2', pids: [] })).toContain('NOT CHECKED: n2 (not connected');
+  });
+});
