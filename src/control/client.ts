@@ -4,6 +4,7 @@
 import net from 'node:net';
 import type { ClusterEvent } from '../events/types.js';
 import { ExpectedError } from '../errors.js';
+import type { MethodTable, ParamsOf, ResultOf } from './methods.js';
 import {
   CONNECTION_ERROR_ID, LineDecoder, MAX_LINE_BYTES, ProtocolError, decodeServerMessage, encodeMessage, errorFromBody,
   SUBSCRIBE_METHOD, type ServerMessage,
@@ -22,17 +23,26 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-export interface SubscribeOptions {
+/** The subscribe method's params and result, when the table declares one. */
+type SubscribeParams<M> = M extends { subscribe: infer S } ? ParamsOf<S> : unknown;
+type SubscribeResult<M> = M extends { subscribe: infer S } ? ResultOf<S> : unknown;
+
+export interface SubscribeOptions<M extends MethodTable = MethodTable> {
   /** Sent with the subscribe request, for a handler that takes options. */
-  params?: unknown;
+  params?: SubscribeParams<M>;
   /** The subscribe request's result (e.g. a snapshot to show before the events). */
-  onSubscribed?: (result: unknown) => void;
+  onSubscribed?: (result: SubscribeResult<M>) => void;
 }
 
-export interface ControlClient {
-  call<T>(method: string, params?: unknown, opts?: CallOptions): Promise<T>;
+/** Params may be left out where the method takes none. */
+type CallArgs<T> = undefined extends ParamsOf<T>
+  ? [params?: ParamsOf<T>, opts?: CallOptions]
+  : [params: ParamsOf<T>, opts?: CallOptions];
+
+export interface ControlClient<M extends MethodTable = MethodTable> {
+  call<K extends keyof M & string>(method: K, ...args: CallArgs<M[K]>): Promise<ResultOf<M[K]>>;
   /** Resolves when the controller closes the connection; rejects if it dropped this one. */
-  subscribe(onEvent: (e: ClusterEvent) => void, opts?: SubscribeOptions): Promise<void>;
+  subscribe(onEvent: (e: ClusterEvent) => void, opts?: SubscribeOptions<M>): Promise<void>;
   close(): void;
 }
 
@@ -41,7 +51,7 @@ interface Pending {
   reject(e: Error): void;
 }
 
-export async function connectControl(socketPath: string, opts: ConnectOptions): Promise<ControlClient> {
+export async function connectControl<M extends MethodTable = MethodTable>(socketPath: string, opts: ConnectOptions): Promise<ControlClient<M>> {
   const label = opts.cluster === undefined ? 'this cluster' : `cluster ${opts.cluster}`;
   const socket = await openSocket(socketPath, opts.timeoutMs, label);
   const maxLine = opts.maxLineBytes ?? MAX_LINE_BYTES;
@@ -87,12 +97,12 @@ export async function connectControl(socketPath: string, opts: ConnectOptions): 
     }
   });
 
-  function call<T>(method: string, params?: unknown, callOpts: CallOptions = {}): Promise<T> {
+  function call(method: string, params?: unknown, callOpts: CallOptions = {}): Promise<unknown> {
     if (closed) return Promise.reject(failure ?? new ExpectedError(`the connection to the controller of ${label} is closed`));
     const id = nextId++;
     const line = encodeMessage(params === undefined ? { id, method } : { id, method, params }, maxLine);
     const timeoutMs = callOpts.timeoutMs ?? opts.timeoutMs;
-    return new Promise<T>((resolve, reject) => {
+    return new Promise((resolve, reject) => {
       const timer = timeoutMs > 0
         ? setTimeout(() => {
             pending.delete(id);
@@ -103,7 +113,7 @@ export async function connectControl(socketPath: string, opts: ConnectOptions): 
         : undefined;
       const done = () => clearTimeout(timer);
       pending.set(id, {
-        resolve: (v) => (done(), resolve(v as T)),
+        resolve: (v) => (done(), resolve(v)),
         reject: (e) => (done(), reject(e)),
       });
       socket.write(line);
@@ -111,12 +121,13 @@ export async function connectControl(socketPath: string, opts: ConnectOptions): 
   }
 
   return {
-    call,
-    async subscribe(onEvent, subOpts = {}) {
+    // The table's types are the contract; on the wire a call is a name, params and a result.
+    call: call as ControlClient<M>['call'],
+    async subscribe(onEvent, subOpts: SubscribeOptions<M> = {}) {
       listeners.add(onEvent);
       try {
         const result = await call(SUBSCRIBE_METHOD, subOpts.params);
-        subOpts.onSubscribed?.(result);
+        subOpts.onSubscribed?.(result as SubscribeResult<M>);
         await closedPromise;
       } finally {
         listeners.delete(onEvent);

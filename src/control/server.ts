@@ -9,6 +9,7 @@ import {
   CONNECTION_ERROR_ID, LineDecoder, MAX_LINE_BYTES, ProtocolError, decodeRequest, encodeMessage, errorBody,
   SUBSCRIBE_METHOD, type Request, type ServerMessage,
 } from './protocol.js';
+import type { MethodTable, ParamsOf, ResultOf } from './methods.js';
 import { OutQueue } from './out-queue.js';
 import { listenOnce, removeStaleSocket } from './socket-file.js';
 
@@ -17,7 +18,15 @@ export interface ControlConnection {
   subscribe(): void;
 }
 
-export type ControlHandler = (params: unknown, conn: ControlConnection) => Promise<unknown>;
+/** One handler per method of the table, given the params its parser returned. */
+export type ControlHandlers<M extends MethodTable> = {
+  [K in keyof M]: (params: ParamsOf<M[K]>, conn: ControlConnection) => Promise<ResultOf<M[K]>>;
+};
+
+interface Dispatch {
+  methods: MethodTable;
+  handlers: Record<string, (params: unknown, conn: ControlConnection) => Promise<unknown>>;
+}
 
 export interface ControlServerOptions {
   /** Queued lines after which a connection is dropped (default 10,000). */
@@ -39,11 +48,13 @@ export interface ControlServer {
 /** How long close() lets clients read the last lines before it cuts them off. */
 const CLOSE_GRACE_MS = 2_000;
 
-export async function startControlServer(
+export async function startControlServer<M extends MethodTable>(
   socketPath: string,
-  handlers: Record<string, ControlHandler>,
+  methods: M,
+  handlers: ControlHandlers<M>,
   opts: ControlServerOptions = {},
 ): Promise<ControlServer> {
+  const table: Dispatch = { methods, handlers: handlers as Dispatch['handlers'] };
   await removeStaleSocket(socketPath);
   const maxLine = opts.maxLineBytes ?? MAX_LINE_BYTES;
   const conns = new Set<OutQueue>();
@@ -70,7 +81,7 @@ export async function startControlServer(
         } catch (err) {
           return out.fail(errorBody(err));
         }
-        void dispatch(req, conn, handlers, opts).then(send);
+        void dispatch(req, conn, table, opts).then(send);
       }
     });
     socket.on('error', () => {}); // a client that vanished; 'close' follows
@@ -103,8 +114,9 @@ export async function startControlServer(
   };
 }
 
-async function dispatch(req: Request, conn: ControlConnection, handlers: Record<string, ControlHandler>, opts: ControlServerOptions): Promise<ServerMessage> {
-  const handler = Object.hasOwn(handlers, req.method) ? handlers[req.method] : undefined;
+async function dispatch(req: Request, conn: ControlConnection, table: Dispatch, opts: ControlServerOptions): Promise<ServerMessage> {
+  const known = Object.hasOwn(table.methods, req.method) && Object.hasOwn(table.handlers, req.method);
+  const handler = known ? table.handlers[req.method] : undefined;
   if (!handler && req.method === SUBSCRIBE_METHOD) {
     conn.subscribe();
     return { id: req.id, ok: true, result: null };
@@ -114,7 +126,8 @@ async function dispatch(req: Request, conn: ControlConnection, handlers: Record<
     return { id: req.id, ok: false, error: errorBody(err) };
   }
   try {
-    return { id: req.id, ok: true, result: (await handler(req.params, conn)) ?? null };
+    const params = table.methods[req.method]!.parse(req.params);
+    return { id: req.id, ok: true, result: (await handler(params, conn)) ?? null };
   } catch (err) {
     if (!(err instanceof ExpectedError)) opts.onUnexpectedError?.(err, req.method);
     return { id: req.id, ok: false, error: errorBody(err) };

@@ -18,7 +18,7 @@ export interface AdaptReply {
 export async function runAdapt(ctx: AppContext, o: { name?: string; params: AdaptParams; json: boolean }): Promise<number> {
   const { client, name } = await findCluster(ctx, o.name, true);
   try {
-    const r = await client!.call<AdaptReply>('adapt', o.params, { timeoutMs: 60_000 });
+    const r = await client!.call('adapt', o.params, { timeoutMs: 60_000 });
     for (const w of r.warnings ?? []) ctx.stderr.write(`warning: ${w}\n`);
     if (o.json) ctx.stdout.write(JSON.stringify(r, null, 2) + '\n');
     else if (r.dryRun) ctx.stdout.write(`${name}: would ${r.dryRun.decision} (target ${r.dryRun.target}): ${r.dryRun.reason}\n`);

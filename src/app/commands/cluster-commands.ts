@@ -47,7 +47,7 @@ export async function runList(ctx: AppContext, o: { json: boolean }): Promise<nu
 export async function runStatus(ctx: AppContext, o: { name?: string; json: boolean }): Promise<number> {
   const { client } = await findCluster(ctx, o.name, true);
   try {
-    const st = await client!.call<StatusJson>('status');
+    const st = await client!.call('status');
     ctx.stdout.write(o.json ? jsonText(st, 2) + '\n' : statusText(st));
     return 0;
   } finally {
@@ -58,12 +58,12 @@ export async function runStatus(ctx: AppContext, o: { name?: string; json: boole
 export async function runScale(ctx: AppContext, o: { name?: string; n: number; timeoutMs: number }): Promise<number> {
   const { client, name } = await findCluster(ctx, o.name, true);
   try {
-    const r = await client!.call<{ desired: number; message?: string; adaptiveOff?: boolean }>('scale', { n: o.n }, { timeoutMs: 0 });
+    const r = await client!.call('scale', { n: o.n }, { timeoutMs: 0 });
     if (r.adaptiveOff) ctx.stderr.write(`${name}: adaptive scaling is now off (scale sets a fixed size; sshcluster adapt turns it back on)\n`);
     if (r.message) ctx.stderr.write(`warning: ${r.message}\n`);
     const deadline = Date.now() + o.timeoutMs;
     for (;;) {
-      const st = await client!.call<StatusJson>('status');
+      const st = await client!.call('status');
       const running = st.workers.filter((w) => w.state === 'running').length;
       const settled = running === r.desired && st.workers.every((w) => w.state === 'running' || w.state === 'stopped');
       if (settled) {
@@ -142,7 +142,7 @@ export async function runAttach(ctx: AppContext, o: { name?: string; tui?: boole
   ctx.stderr.write(`Attached to ${name}; Ctrl-C detaches (the cluster keeps running).\n`);
   const off = ctx.onSignal(() => client!.close());
   try {
-    await client!.subscribe(sink, { onSubscribed: (st) => ctx.stdout.write(statusText(st as StatusJson)) }).catch(() => undefined);
+    await client!.subscribe(sink, { onSubscribed: (st) => ctx.stdout.write(statusText(st)) }).catch(() => undefined);
   } finally {
     off();
   }

@@ -28,7 +28,7 @@ export async function runDown(ctx: AppContext, o: { name?: string; json: boolean
   let result: TeardownResult;
   if (found.client) {
     progress.write(`Stopping cluster ${found.name} through its controller (pid ${found.state.controller?.pid}) …\n`);
-    result = await found.client.call<TeardownResult>('down', {}, { timeoutMs: 0 });
+    result = await found.client.call('down', undefined, { timeoutMs: 0 });
     found.client.close();
   } else {
     progress.write(`No controller answers for ${found.name}; stopping its processes from the state file …\n`);

@@ -1,27 +1,28 @@
 // Which cluster a command means: `--name`, or the only one with a live controller.
 import fs from 'node:fs';
-import { connectControl, type ControlClient } from '../../control/client.js';
+import { connectControl } from '../../control/client.js';
 import { checkClusterDirs, checkStateRoot, clusterPaths, stateRoot, type ClusterPaths } from '../../control/paths.js';
 import { listClusters, readState, type ClusterState } from '../../control/state-file.js';
 import { quoteWord } from '../../dask/remote-command.js';
 import { ExpectedError, UsageError } from '../../errors.js';
 import type { AppContext } from '../context.js';
+import type { ControlApi, ControlApiClient } from '../controller/control-api.js';
 
 export interface FoundCluster {
   name: string;
   paths: ClusterPaths;
   state: ClusterState;
   /** Connected when a controller answers; undefined when it is gone. */
-  client?: ControlClient;
+  client?: ControlApiClient;
 }
 
 /** Nothing by that name, or nothing at all: `down` treats it as done, like `docker compose down`. */
 export class NoClusterError extends ExpectedError {}
 
-async function tryConnect(state: ClusterState): Promise<ControlClient | undefined> {
+async function tryConnect(state: ClusterState): Promise<ControlApiClient | undefined> {
   if (!state.controller) return undefined;
   try {
-    return await connectControl(state.controller.socket, { timeoutMs: 2_000, cluster: state.name });
+    return await connectControl<ControlApi>(state.controller.socket, { timeoutMs: 2_000, cluster: state.name });
   } catch {
     return undefined;
   }

@@ -11,6 +11,7 @@ import { removeCerts } from '../../tls/cert-store.js';
 import { adaptiveToJson, writeState, type ClusterState } from '../../control/state-file.js';
 import { UsageError } from '../../errors.js';
 import { mergeAdaptive, type AdaptParams, type AdaptReply, keepTargetDuration } from '../commands/adapt.js';
+import { controlApi } from './control-api.js';
 import type { ClusterSession } from './cluster-session.js';
 import type { AppContext } from '../context.js';
 import { statusOf } from './status.js';
@@ -47,21 +48,21 @@ export class ControlEndpoint {
   async start(): Promise<void> {
     const { session } = this.o;
     await this.ensureDir();
-    this.server = await startControlServer(this.socket, {
+    this.server = await startControlServer(this.socket, controlApi, {
       status: async () => statusWithMetrics(session, this.o.clusterId, this.o.pid),
-      scale: async (params) => {
-        const r = await session.userScale(workerCount(params));
+      scale: async ({ n }) => {
+        const r = await session.userScale(n);
         this.saveSoon();
         return r;
       },
       adapt: async (params) => {
-        const r = await adapt(session, params as AdaptParams);
+        const r = await adapt(session, params);
         this.saveSoon();
         return r;
       },
-      restart: async (params) => {
-        await session.restartWorker(workerName(params));
-        return { restarted: workerName(params) };
+      restart: async ({ name }) => {
+        await session.restartWorker(name);
+        return { restarted: name };
       },
       down: async () => this.o.requestStop('sshcluster down'),
       subscribe: async (_params, conn) => {
@@ -179,16 +180,4 @@ export async function adapt(session: ClusterSession, p: AdaptParams): Promise<Ad
   for (const message of warnings) session.bus.emit({ kind: 'notice', level: 'warning', message });
   session.startAdaptive(spec);
   return { enabled: true, spec, ...(warnings.length ? { warnings } : {}) };
-}
-
-function workerCount(params: unknown): number {
-  const n = (params as { n?: unknown } | undefined)?.n;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new UsageError(`scale: expected a whole number ≥ 0, got ${JSON.stringify(n)}`);
-  return n;
-}
-
-function workerName(params: unknown): string {
-  const name = (params as { name?: unknown } | undefined)?.name;
-  if (typeof name !== 'string' || !name) throw new UsageError(`restart: expected a worker name, got ${JSON.stringify(name)}`);
-  return name;
 }

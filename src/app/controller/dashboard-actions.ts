@@ -1,10 +1,9 @@
 // The dashboard's two ways to act on a cluster: in-process for a foreground `up`
 // (this process is the controller) and over the control socket for `attach`.
-import type { ControlClient } from '../../control/client.js';
 import type { DashboardActions } from '../../ui/actions.js';
 import type { ClusterSession } from './cluster-session.js';
+import type { ControlApiClient } from './control-api.js';
 import { adapt } from './control-endpoint.js';
-import type { StatusJson } from './status.js';
 import { statusWithMetrics } from './status-metrics.js';
 
 export function sessionActions(
@@ -23,10 +22,10 @@ export function sessionActions(
   };
 }
 
-export function controlActions(client: ControlClient, detach: () => void): DashboardActions {
+export function controlActions(client: ControlApiClient, detach: () => void): DashboardActions {
   return {
     mode: 'attached',
-    status: () => client.call<StatusJson>('status'),
+    status: () => client.call('status'),
     scale: (n) => client.call('scale', { n }, { timeoutMs: 0 }),
     setAdaptive: async (on) => void (await client.call('adapt', on ? { dryRun: false, spec: {} } : { off: true }, { timeoutMs: 60_000 })),
     restartWorker: async (name) => void (await client.call('restart', { name }, { timeoutMs: 0 })),

@@ -1,6 +1,6 @@
 // `attach` on a terminal: the dashboard over the control socket. q or Ctrl-C detaches;
 // the cluster keeps running. When the controller goes away, the dashboard closes.
-import type { ControlClient } from '../../control/client.js';
+import type { ControlApiClient } from '../controller/control-api.js';
 import { safeLine } from '../../events/terminal-text.js';
 import { DashboardStore } from '../../ui/store.js';
 import type { AppContext } from '../context.js';
@@ -8,7 +8,7 @@ import { openDashboard } from './dashboard.js';
 import { controlActions } from '../controller/dashboard-actions.js';
 import type { StatusJson } from '../controller/status.js';
 
-export async function attachDashboard(ctx: AppContext, client: ControlClient, name: string): Promise<number> {
+export async function attachDashboard(ctx: AppContext, client: ControlApiClient, name: string): Promise<number> {
   const store = new DashboardStore(name, Date.now, undefined, 'up');
   let detached = false;
   const detach = () => {
@@ -19,7 +19,7 @@ export async function attachDashboard(ctx: AppContext, client: ControlClient, na
   const off = ctx.onSignal(detach);
   let ended: string | undefined;
   try {
-    await client.subscribe((e) => store.apply(e), { onSubscribed: (st) => store.setStatus(st as StatusJson) });
+    await client.subscribe((e) => store.apply(e), { onSubscribed: (st) => store.setStatus(st) });
   } catch (err) {
     ended = err instanceof Error ? err.message : String(err);
   } finally {

@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NoControllerError, connectControl } from '../../../src/control/client.js';
-import { type ControlServer, startControlServer } from '../../../src/control/server.js';
+import { method } from '../../../src/control/methods.js';
+import { type ControlConnection, type ControlServer, type ControlServerOptions, startControlServer } from '../../../src/control/server.js';
 import { ExpectedError } from '../../../src/errors.js';
 import type { ClusterEvent } from '../../../src/events/types.js';
 
@@ -21,8 +22,13 @@ afterEach(async () => {
   fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-async function start(...args: Parameters<typeof startControlServer> extends [string, ...infer R] ? R : never) {
-  const s = await startControlServer(sock, ...args);
+// `any`: these handlers take whatever the test sends.
+type AnyHandlers = Record<string, (params: any, conn: ControlConnection) => Promise<unknown>>;
+
+/** A server whose table passes every method's params through as they came. */
+async function start(handlers: AnyHandlers, opts?: ControlServerOptions) {
+  const table = Object.fromEntries(Object.keys(handlers).map((k) => [k, method<unknown, unknown>((p) => p)]));
+  const s = await startControlServer(sock, table, handlers, opts);
   servers.push(s);
   return s;
 }
@@ -63,6 +69,24 @@ describe('control server and client', () => {
     expect(onUnexpectedError).toHaveBeenCalledWith(expect.any(TypeError), 'bug');
     expect((await rejection(c.call('nope'))).message).toMatch(/does not know the method "nope"/);
     expect((await rejection(c.call('constructor'))).message).toMatch(/does not know the method/);
+    c.close();
+  });
+
+  it("runs the table's parser on the params before the handler, and answers its error", async () => {
+    const handler = vi.fn(async ({ n }: { n: number }) => n * 2);
+    const table = {
+      double: method<{ n: number }, number>((raw) => {
+        const n = (raw as { n?: unknown } | undefined)?.n;
+        if (typeof n !== 'number') throw new ExpectedError(`double: expected a number, got ${JSON.stringify(n)}`, { exitCode: 2 });
+        return { n };
+      }),
+    };
+    servers.push(await startControlServer(sock, table, { double: handler }));
+    const c = await connectControl<typeof table>(sock, { timeoutMs: 2000 });
+    expect(await c.call('double', { n: 21 })).toBe(42);
+    const e = await rejection(c.call('double', { n: 'x' } as never));
+    expect([e.message, e.exitCode]).toEqual(['double: expected a number, got "x"', 2]);
+    expect(handler).toHaveBeenCalledTimes(1);
     c.close();
   });
 
@@ -162,7 +186,7 @@ describe('control server and client', () => {
 
   it('refuses a second server on a socket something answers on', async () => {
     await start({});
-    const e = await rejection(startControlServer(sock, {}));
+    const e = await rejection(startControlServer(sock, {}, {}));
     expect(e.message).toBe('a controller for this cluster is already running');
     const c = await connectControl(sock, { timeoutMs: 2000 });
     expect(await c.call('subscribe')).toBeNull(); // the first one still serves
@@ -185,7 +209,7 @@ describe('control server and client', () => {
 
   it('refuses to replace a file that is not a socket', async () => {
     fs.writeFileSync(sock, 'mine');
-    expect((await rejection(startControlServer(sock, {}))).message).toMatch(/exists and is not a socket/);
+    expect((await rejection(startControlServer(sock, {}, {}))).message).toMatch(/exists and is not a socket/);
     expect(fs.readFileSync(sock, 'utf8')).toBe('mine');
   });
 
