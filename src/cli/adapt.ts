@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { runAdapt, type AdaptParams } from '../app/commands/adapt.js';
+import { runAdapt } from '../app/commands/adapt.js';
+import type { AdaptParams } from '../app/controller/control-api.js';
 import type { AppContext } from '../app/context.js';
 import { MIN_INTERVAL_MS } from '../adaptive/limits.js';
 import { parseBytes } from '../config/durations.js';

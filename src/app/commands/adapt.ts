@@ -2,18 +2,8 @@
 // one step would do with --dry-run).
 import type { AdaptiveSpec } from '../../config/spec.js';
 import type { AppContext } from '../context.js';
+import type { AdaptParams } from '../controller/control-api.js';
 import { findCluster } from './find-cluster.js';
-
-/** What the flags say; unset keys keep the host file's `adaptive:` or Dask's defaults. */
-export type AdaptParams = { off: true } | { off?: false; dryRun: boolean; spec: Partial<Record<keyof AdaptiveSpec, number | null>> };
-
-export interface AdaptReply {
-  enabled: boolean;
-  spec?: AdaptiveSpec;
-  dryRun?: { target: number; decision: string; reason: string };
-  /** What was asked but does not apply as asked (e.g. target_duration on a running scheduler). */
-  warnings?: string[];
-}
 
 export async function runAdapt(ctx: AppContext, o: { name?: string; params: AdaptParams; json: boolean }): Promise<number> {
   const { client, name } = await findCluster(ctx, o.name, true);

@@ -6,8 +6,19 @@ import { method, noParams, paramsObject } from '../../control/methods.js';
 import type { ScaleResult } from '../../cluster/scaling.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
 import { UsageError } from '../../errors.js';
-import type { AdaptParams, AdaptReply } from '../commands/adapt.js';
+import type { AdaptiveSpec } from '../../config/spec.js';
 import type { StatusJson } from './status.js';
+
+/** What the flags say; unset keys keep the host file's `adaptive:` or Dask's defaults. */
+export type AdaptParams = { off: true } | { off?: false; dryRun: boolean; spec: Partial<Record<keyof AdaptiveSpec, number | null>> };
+
+export interface AdaptReply {
+  enabled: boolean;
+  spec?: AdaptiveSpec;
+  dryRun?: { target: number; decision: string; reason: string };
+  /** What was asked but does not apply as asked (e.g. target_duration on a running scheduler). */
+  warnings?: string[];
+}
 
 export const controlApi = {
   status: method<undefined, StatusJson>(noParams),

@@ -10,8 +10,8 @@ import { startControlServer, type ControlServer } from '../../control/server.js'
 import { removeCerts } from '../../tls/cert-store.js';
 import { adaptiveToJson, writeState, type ClusterState } from '../../control/state-file.js';
 import { UsageError } from '../../errors.js';
-import { mergeAdaptive, type AdaptParams, type AdaptReply, keepTargetDuration } from '../commands/adapt.js';
-import { controlApi } from './control-api.js';
+import { mergeAdaptive, keepTargetDuration } from '../commands/adapt.js';
+import { controlApi, type AdaptParams, type AdaptReply } from './control-api.js';
 import type { ClusterSession } from './cluster-session.js';
 import type { AppContext } from '../context.js';
 import { statusOf } from './status.js';
