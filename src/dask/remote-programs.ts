@@ -36,14 +36,23 @@ export function remoteSource(file: string): string {
   return text;
 }
 
+/** Programs that keep files on the host: shared.py (their directory check, their stdin watch) goes first. */
+const KEEP_FILES: ReadonlySet<string> = new Set(['launcher', 'keeper', 'boot']);
+
+/** A program's text as it runs on the host: its file, behind the shared parts it uses. */
+function programSource(file: ProgramFile | 'boot'): string {
+  const own = remoteSource(`${file}.py`);
+  return KEEP_FILES.has(file) ? `${remoteSource('shared.py')}\n\n${own}` : own;
+}
+
 export function remoteProgram(file: ProgramFile): RemoteProgram {
-  const source = remoteSource(`${file}.py`);
+  const source = programSource(file);
   return { name: NAMES[file], source, key: createHash('sha256').update(source).digest('hex').slice(0, 16) };
 }
 
 /** boot.py without its comment lines: it travels on the command line (`-c`). */
 export function bootSource(): string {
-  return remoteSource('boot.py')
+  return programSource('boot')
     .split('\n')
     .filter((l) => l.trim() !== '' && !l.trimStart().startsWith('#'))
     .join('\n');

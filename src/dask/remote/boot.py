@@ -12,38 +12,7 @@
 # (no space, a planted directory) or KEY is "-", the source runs here, inline.
 # This text is passed with -c: no single quotes, and comment lines are dropped first.
 import errno, os, stat, sys
-
-
-class NotOurs(OSError):
-    pass
-
-
-def private_dir(path, shown, at=None, create=True):
-    # Opened without following a symlink and checked on the open descriptor, so the
-    # directory cannot be swapped between the check and its use.
-    if create:
-        try:
-            os.mkdir(path, 0o700, dir_fd=at)
-        except FileExistsError:
-            pass
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=at)
-    except OSError as e:
-        if e.errno in (errno.ELOOP, errno.ENOTDIR):
-            raise NotOurs("not our directory: %s (a symlink or not a directory)" % shown)
-        raise
-    st = os.fstat(fd)
-    why = None
-    if st.st_uid != os.getuid():
-        why = "owned by uid %d" % st.st_uid
-    elif st.st_mode & 0o022:
-        why = "mode %04o, writable by others" % stat.S_IMODE(st.st_mode)
-    if why is not None:
-        os.close(fd)
-        raise NotOurs("not our directory: %s (%s)" % (shown, why))
-    if create and stat.S_IMODE(st.st_mode) != 0o700:
-        os.fchmod(fd, 0o700)
-    return fd
+# NotOurs and private_dir(): shared.py, which remote-programs.ts puts in front.
 
 
 def read_source(size):

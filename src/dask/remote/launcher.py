@@ -34,42 +34,11 @@
 # Past 200 lines on purpose: the relay shares the launcher's state (its child, the
 # orphan flags), so they are one program in one file, shipped and run as one.
 import collections, errno, os, re, signal, stat, sys, threading, time
+# NotOurs, private_dir(), until_stdin_closes(): shared.py, which remote-programs.ts puts in front.
 
 PID_PREFIX = "__SSHCLUSTER_PID__"
 LOG_CAP = 8 << 20
 BUFFER_CAP = 4 << 20
-
-
-class NotOurs(OSError):
-    pass
-
-
-def private_dir(path, shown, at=None, create=True):
-    # Opened without following a symlink and checked on the open descriptor, so the
-    # directory cannot be swapped between the check and its use.
-    if create:
-        try:
-            os.mkdir(path, 0o700, dir_fd=at)
-        except FileExistsError:
-            pass
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=at)
-    except OSError as e:
-        if e.errno in (errno.ELOOP, errno.ENOTDIR):
-            raise NotOurs("not our directory: %s (a symlink or not a directory)" % shown)
-        raise
-    st = os.fstat(fd)
-    why = None
-    if st.st_uid != os.getuid():
-        why = "owned by uid %d" % st.st_uid
-    elif st.st_mode & 0o022:
-        why = "mode %04o, writable by others" % stat.S_IMODE(st.st_mode)
-    if why is not None:
-        os.close(fd)
-        raise NotOurs("not our directory: %s (%s)" % (shown, why))
-    if create and stat.S_IMODE(st.st_mode) != 0o700:
-        os.fchmod(fd, 0o700)
-    return fd
 
 
 def seconds(name, default):
@@ -286,11 +255,7 @@ def wait_for_adoption():
 
 
 def watch_stdin():
-    try:
-        while os.read(0, 65536):
-            pass
-    except OSError:
-        pass
+    until_stdin_closes()
     if orphan_grace > 0:
         wait_for_adoption()
     else:

@@ -6,7 +6,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writ
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isDead, killStarted, launch, programPath, runProgram, sleep, stat, until } from './launcher-harness.js';
+import { installedPath, isDead, killStarted, launch, runProgram, sleep, stat, until } from './launcher-harness.js';
 
 let tmp = '';
 afterEach(() => {
@@ -15,7 +15,7 @@ afterEach(() => {
 });
 
 const TICKING = ['sh', '-c', 'echo early; i=0; while sleep 0.1; do i=$((i+1)); echo tick $i; done'];
-const KEEPER = programPath('keeper.py');
+const KEEPER = installedPath('keeper');
 const uid = os.userInfo().uid;
 
 function orphaned(orphanGraceS: number) {

@@ -1,13 +1,14 @@
 // Runs the launcher (and the keeper) for real under /usr/bin/python3, from their files
 // in src/dask/remote/, for the unit tests of both; every PID seen is killed after each test.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { parseLauncherPid } from '../../../src/dask/log-lines.js';
+import { remoteProgram, type ProgramFile } from '../../../src/dask/remote-programs.js';
 
 export const PYTHON = '/usr/bin/python3';
 export const started: number[] = [];
@@ -55,22 +56,23 @@ export function runProgram(program: string, args: string[], env: Record<string, 
   return { proc, lines, stderr: () => err, exit, pid, nextLine };
 }
 
-// As boot.py installs it on a host: under its program name, which the keeper looks for.
-// One copy per test file (each imports this module afresh), removed after its tests.
+// As boot.py installs a program on a host: its text as shipped, under its program name
+// (which the keeper looks for). One copy per test file (each imports this module
+// afresh), removed after its tests.
 let programsDir = '';
 afterAll(() => {
   if (programsDir) rmSync(programsDir, { recursive: true, force: true });
 });
-function launcherPath(): string {
-  if (!programsDir) {
-    programsDir = mkdtempSync(path.join(os.tmpdir(), 'sshc-programs-'));
-    copyFileSync(programPath('launcher.py'), path.join(programsDir, 'sshcluster-launcher'));
-  }
-  return path.join(programsDir, 'sshcluster-launcher');
+export function installedPath(file: ProgramFile): string {
+  programsDir ||= mkdtempSync(path.join(os.tmpdir(), 'sshc-programs-'));
+  const p = remoteProgram(file);
+  const at = path.join(programsDir, p.name);
+  writeFileSync(at, p.source);
+  return at;
 }
 
 export function launch(argv: string[], graceS = 1, env: Record<string, string> = {}, name = 'test-0'): Launched {
-  return runProgram(launcherPath(), [name, ...argv], { SSHCLUSTER_GRACE: String(graceS), ...env });
+  return runProgram(installedPath('launcher'), [name, ...argv], { SSHCLUSTER_GRACE: String(graceS), ...env });
 }
 
 /** pgrp and session of a live process, from /proc/<pid>/stat; undefined once gone. */

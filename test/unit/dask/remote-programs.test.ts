@@ -2,7 +2,7 @@
 // each compiles with the oldest Python we support on hosts (3.8, what Dask 2022.12
 // needs; checked as 3.7 syntax) under the python3 of this machine, and runs for real
 // (dask-launcher*, dask-keeper, dask-remote-command, check e2e). The directory check
-// is one function, copied into each program that needs it: the copies stay the same.
+// is one function in shared.py, put in front of each program that needs it.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -16,7 +16,7 @@ const files = readdirSync(path.dirname(programPath('boot.py'))).filter((f) => f.
 
 describe('remote programs', () => {
   it('are all there', () => {
-    expect(files).toEqual(['boot.py', 'check-listener.py', 'check-probe.py', 'keeper.py', 'launcher.py', 'scheduler_demand.py']);
+    expect(files).toEqual(['boot.py', 'check-listener.py', 'check-probe.py', 'keeper.py', 'launcher.py', 'scheduler_demand.py', 'shared.py']);
   });
 
   it('compile with py_compile and parse as Python 3.7', () => {
@@ -33,23 +33,25 @@ describe('remote programs', () => {
       expect(r.stderr).toBe('');
       expect(r.status).toBe(0);
       expect(r.stdout).toMatch(/^\(3, \d+\)\n$/);
-      // The boot text as it travels (-c, comment lines dropped) compiles too.
-      const boot = spawnSync(PYTHON, ['-c', 'import sys; compile(sys.argv[1], "boot", "exec")', bootSource()], { encoding: 'utf8' });
-      expect(boot.status, boot.stderr).toBe(0);
+      // The texts as they travel (boot with -c, comment lines dropped; programs with their shared part) compile too.
+      for (const text of [bootSource(), remoteProgram('launcher').source, remoteProgram('keeper').source]) {
+        const r2 = spawnSync(PYTHON, ['-c', 'import ast, sys; ast.parse(sys.argv[1], "program", feature_version=(3, 7))', text], { encoding: 'utf8' });
+        expect(r2.status, r2.stderr).toBe(0);
+      }
     } finally {
       rmSync(out, { recursive: true, force: true });
     }
   });
 
-  it('share one directory check, word for word', () => {
-    const check = (file: string): string => {
-      const text = remoteSource(file);
-      const start = text.indexOf('class NotOurs(OSError):');
-      return text.slice(start, text.indexOf('\n\n\n', text.indexOf('def private_dir(', start)));
-    };
-    expect(check('launcher.py')).toContain('os.O_NOFOLLOW');
-    expect(check('keeper.py')).toBe(check('launcher.py'));
-    expect(check('boot.py')).toBe(check('launcher.py'));
+  it('have one directory check, shared.py, in front of each program that keeps files', () => {
+    const defines = files.filter((f) => remoteSource(f).includes('def private_dir('));
+    expect(defines).toEqual(['shared.py']);
+    const shared = remoteSource('shared.py');
+    expect(shared).toContain('os.O_NOFOLLOW');
+    expect(remoteProgram('launcher').source.startsWith(shared)).toBe(true);
+    expect(remoteProgram('keeper').source.startsWith(shared)).toBe(true);
+    expect(remoteProgram('check-probe').source).not.toContain('def private_dir(');
+    expect(bootSource()).toContain('def private_dir(path, shown, at=None, create=True):');
   });
 
   it('are named for ps and keyed by their content', () => {

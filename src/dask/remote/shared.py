@@ -1,0 +1,46 @@
+# What the programs that stay on a host (boot.py, the launcher, the keeper) share:
+# remote-programs.ts puts this text in front of each of them, so it is written once.
+# private_dir(): a directory is ours when it is not a symlink, is owned by us and not
+# writable by others; it is opened without following a symlink and checked on the open
+# descriptor, so it cannot be swapped between the check and its use.
+# No single quotes: boot.py travels with -c.
+import errno, os, stat
+
+
+class NotOurs(OSError):
+    pass
+
+
+def private_dir(path, shown, at=None, create=True):
+    if create:
+        try:
+            os.mkdir(path, 0o700, dir_fd=at)
+        except FileExistsError:
+            pass
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=at)
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise NotOurs("not our directory: %s (a symlink or not a directory)" % shown)
+        raise
+    st = os.fstat(fd)
+    why = None
+    if st.st_uid != os.getuid():
+        why = "owned by uid %d" % st.st_uid
+    elif st.st_mode & 0o022:
+        why = "mode %04o, writable by others" % stat.S_IMODE(st.st_mode)
+    if why is not None:
+        os.close(fd)
+        raise NotOurs("not our directory: %s (%s)" % (shown, why))
+    if create and stat.S_IMODE(st.st_mode) != 0o700:
+        os.fchmod(fd, 0o700)
+    return fd
+
+
+def until_stdin_closes():
+    # Our stdin is the SSH channel (or the relay's pipe): EOF means the controller is gone.
+    try:
+        while os.read(0, 65536):
+            pass
+    except OSError:
+        pass
