@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { ConnectSpec } from '../config/spec.js';
 import { openClient, type ConnectContext, type OpenedClient } from './connect.js';
 import { asSocketLike, channelOf, collect, isOpenFailure, wrapChannel, type ExecHandle } from './exec-handle.js';
+import type { ShellPort } from './shell-port.js';
 import { closedError, SshError, toSshError } from './ssh-error.js';
 
 export type { ExecHandle, ExitStatus } from './exec-handle.js';
@@ -32,7 +33,7 @@ interface Conn {
 
 const DEFAULT_RUN_MAX_BYTES = 1024 * 1024;
 
-export class HostConnection {
+export class HostConnection implements ShellPort {
   readonly authMethod: string;
   readonly notes: string[];
   private readonly conns: Conn[] = [];

@@ -5,7 +5,8 @@ import type { HostSpec } from '../../config/spec.js';
 import { listenerScript, parsePortsLine, parseProbe, probeScript, type ListenSpec, type ProbeResult } from './check-probe.js';
 import type { PortsObservation } from './check-evaluate.js';
 import { startRemote } from '../remote/remote-script.js';
-import type { ExecHandle, ShellPort } from '../remote/shell-port.js';
+import type { ShellPort } from '../../ssh/shell-port.js';
+import type { ExecHandle } from '../../ssh/exec-handle.js';
 
 export interface ProbeOutcome {
   probe?: ProbeResult;
@@ -39,7 +40,7 @@ export async function probeHost(h: HostSpec, shell: ShellPort, target: Promise<s
 
 function feed(handle: ExecHandle, target: string | undefined): void {
   try {
-    if (target !== undefined && handle.stdin?.writable) handle.stdin.write(`${target}\n`);
+    if (target !== undefined && handle.stdin.writable) handle.stdin.write(`${target}\n`);
   } finally {
     handle.closeStdin();
   }

@@ -14,7 +14,7 @@ import { safeText } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';
 import { connectLimiter } from '../remote/fan-out.js';
 import { clusterHosts } from '../hosts/host-pattern.js';
-import type { ShellPort } from '../remote/shell-port.js';
+import type { ShellPort } from '../../ssh/shell-port.js';
 import { loadSpec, shellOpener } from './up.js';
 
 export interface CheckOptions {

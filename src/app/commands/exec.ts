@@ -9,7 +9,7 @@ import { execOnHost } from '../exec/exec-host.js';
 import { connectLimiter } from '../remote/fan-out.js';
 import { foldResults, renderFolds, summaryLine, worstCode, type HostResult } from '../exec/fold-output.js';
 import { clusterHosts, matchHosts } from '../hosts/host-pattern.js';
-import type { ShellPort } from '../remote/shell-port.js';
+import type { ShellPort } from '../../ssh/shell-port.js';
 import { loadSpec, shellOpener } from './up.js';
 
 export interface ExecOptions {

@@ -26,7 +26,7 @@ import { LocalShell } from '../remote/local-shell.js';
 import { readHostFileBytes } from '../read-host-file.js';
 import { findLocalPython } from './local-python.js';
 import { secretProvider } from '../remote/secrets.js';
-import type { ShellPort } from '../remote/shell-port.js';
+import type { ShellPort } from '../../ssh/shell-port.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
 import { setUpTls } from '../tls-setup.js';
 

@@ -19,7 +19,7 @@ import type { EventBus } from '../../events/types.js';
 import { parseKeeperRefusal } from '../../dask/log-lines.js';
 import { connectLimiter } from '../remote/fan-out.js';
 import { ShellHostRunner } from '../remote/host-runner.js';
-import type { ShellPort } from '../remote/shell-port.js';
+import type { ShellPort } from '../../ssh/shell-port.js';
 import { AdaptiveLoop } from './adaptive-loop.js';
 import { dashboardForward, dashboardUrl, schedulerAddress } from './addresses.js';
 import { startHttpForwards, type HttpForwards } from './http-forwards.js';

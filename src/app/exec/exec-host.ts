@@ -5,11 +5,10 @@ import { constants } from 'node:os';
 import type { HostSpec } from '../../config/spec.js';
 import type { HostResult, HostStatus } from './fold-output.js';
 import { hostScript, startRemote } from '../remote/remote-script.js';
-import type { ShellPort } from '../remote/shell-port.js';
+import { CONTROL_COMMAND_TIMEOUT_MS, type ShellPort } from '../../ssh/shell-port.js';
 
 /** Per host; the tail is kept when a command prints more. */
 export const MAX_OUTPUT_BYTES = 1024 * 1024;
-const CONTROL_TIMEOUT_MS = 10_000;
 
 export interface ExecHostOptions {
   command: string;
@@ -58,7 +57,7 @@ async function stopGroup(shell: ShellPort, pid: number): Promise<void> {
   const cmd =
     `kill -TERM -- -${pid} 2>/dev/null || kill -TERM ${pid} 2>/dev/null; ` +
     `(sleep 2; kill -KILL -- -${pid} 2>/dev/null) >/dev/null 2>&1 </dev/null & true`;
-  await shell.run(cmd, { timeoutMs: CONTROL_TIMEOUT_MS }).catch(() => undefined);
+  await shell.run(cmd, { timeoutMs: CONTROL_COMMAND_TIMEOUT_MS }).catch(() => undefined);
 }
 
 export function exitStatus(code: number | null, signal: string | null): HostStatus {

@@ -8,10 +8,9 @@ import type { HostRunner, ProcessSpec, RunningProcess, RunResult, StopOptions, S
 import { buildKeeperCommand, buildRemoteCommand, CLUSTER_ID_ENV, PROCESS_NAME_ENV, quoteWord } from '../../dask/remote-command.js';
 import { startRemote } from './remote-script.js';
 import { ShellProcess } from './shell-process.js';
-import type { ShellPort } from './shell-port.js';
+import { CONTROL_COMMAND_TIMEOUT_MS, type ShellPort } from '../../ssh/shell-port.js';
 import { stopTagged } from './stop-tagged.js';
 
-const CONTROL_TIMEOUT_MS = 15_000;
 /** Names the host a process was started for, next to the cluster id. */
 export const HOST_TAG = 'SSHCLUSTER_HOST';
 
@@ -58,7 +57,7 @@ export class ShellHostRunner implements HostRunner {
     const cmd =
       `for p in /proc/[0-9]*; do n=$(tr '\\0' '\\n' < "$p/environ" 2>/dev/null | grep -cxF -e ${id} -e ${host}); ` +
       `[ "$n" = 2 ] && cat "$p/stat" 2>/dev/null; done; true`;
-    const r = await this.o.shell.run(cmd, { timeoutMs: CONTROL_TIMEOUT_MS });
+    const r = await this.o.shell.run(cmd, { timeoutMs: CONTROL_COMMAND_TIMEOUT_MS });
     return r.stdout.split('\n').flatMap((line) => {
       const p = parseStat(line);
       return p && p.pid > 1 ? [p] : [];
@@ -84,11 +83,11 @@ export class ShellHostRunner implements HostRunner {
 
   private async signalPids(signal: 'TERM' | 'KILL', pids: number[]): Promise<void> {
     if (!pids.length) return;
-    await this.o.shell.run(`kill -${signal} ${pids.join(' ')} 2>/dev/null; true`, { timeoutMs: CONTROL_TIMEOUT_MS });
+    await this.o.shell.run(`kill -${signal} ${pids.join(' ')} 2>/dev/null; true`, { timeoutMs: CONTROL_COMMAND_TIMEOUT_MS });
   }
 
   /** A short command on the host (version probes); bounded in time. */
-  run(command: string, timeoutMs = CONTROL_TIMEOUT_MS): Promise<RunResult> {
+  run(command: string, timeoutMs = CONTROL_COMMAND_TIMEOUT_MS): Promise<RunResult> {
     return this.o.shell.run(command, { timeoutMs });
   }
 

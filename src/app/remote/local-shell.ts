@@ -3,7 +3,8 @@ import { spawn } from 'node:child_process';
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { ExitInfo } from '../../cluster/ports.js';
-import type { ExecHandle, ShellPort } from './shell-port.js';
+import type { ShellPort } from '../../ssh/shell-port.js';
+import type { ExecHandle } from '../../ssh/exec-handle.js';
 
 export class LocalShell implements ShellPort {
   constructor(private readonly env: Record<string, string | undefined>) {}

@@ -3,7 +3,8 @@
 // the remote login shell (POSIX-like, as for up).
 import type { HostSpec } from '../../config/spec.js';
 import { envInput, shellScript, type RemoteInvocation } from '../../dask/remote-command.js';
-import type { ExecHandle, ShellPort } from './shell-port.js';
+import type { ShellPort } from '../../ssh/shell-port.js';
+import type { ExecHandle } from '../../ssh/exec-handle.js';
 
 export function hostScript(h: Pick<HostSpec, 'setup' | 'env'>, body: string, input = ''): RemoteInvocation {
   return { command: shellScript(h.setup, body), input: envInput(h.env) + input };

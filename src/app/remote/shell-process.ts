@@ -7,10 +7,10 @@ import type { ExitInfo, LineStream, ProcessSpec, RunningProcess } from '../../cl
 import { LAUNCHER_PID_PREFIX, parseLauncherPid } from '../../dask/log-lines.js';
 import { splitLines, type Admit } from './line-splitter.js';
 import { DEFAULT_LIMITS, droppedText, OutputBudget, type BudgetLimits } from './output-budget.js';
-import type { ExecHandle, ShellPort } from './shell-port.js';
+import { CONTROL_COMMAND_TIMEOUT_MS, type ShellPort } from '../../ssh/shell-port.js';
+import type { ExecHandle } from '../../ssh/exec-handle.js';
 import { stopTagged } from './stop-tagged.js';
 
-const CONTROL_TIMEOUT_MS = 15_000;
 /** After SIGKILL, how long the channel may take to report the exit. */
 const KILL_VERIFY_MS = 5_000;
 /** How often a flood's drop count is said (and once more when it ends). */
@@ -121,7 +121,7 @@ export class ShellProcess implements RunningProcess {
   private async signal(sig: 'TERM' | 'KILL', pid: number): Promise<void> {
     // The group first (nanny + worker), then the PID itself in case the group is gone.
     await this.shell
-      .run(`kill -${sig} -- -${pid} 2>/dev/null || kill -${sig} ${pid} 2>/dev/null; true`, { timeoutMs: CONTROL_TIMEOUT_MS })
+      .run(`kill -${sig} -- -${pid} 2>/dev/null || kill -${sig} ${pid} 2>/dev/null; true`, { timeoutMs: CONTROL_COMMAND_TIMEOUT_MS })
       .catch(() => undefined);
   }
 }

@@ -4,7 +4,8 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import type { ExitInfo, ProcessSpec } from '../../../../src/cluster/ports.js';
 import { ShellProcess } from '../../../../src/app/remote/shell-process.js';
-import type { ExecHandle, ShellPort } from '../../../../src/app/remote/shell-port.js';
+import type { ExecHandle } from '../../../../src/ssh/exec-handle.js';
+import type { ShellPort } from '../../../../src/ssh/shell-port.js';
 
 const spec: ProcessSpec = { name: '198.18.0.12-0', host: '198.18.0.12', role: 'worker', argv: ['python3'], env: {} };
 const shell = {} as ShellPort;
@@ -16,6 +17,7 @@ function fakeHandle() {
   const handle: ExecHandle = {
     stdout,
     stderr,
+    stdin: new PassThrough(),
     closeStdin: () => {},
     exit: new Promise<ExitInfo>((r) => (exit = r)),
     close: () => {},
