@@ -15,10 +15,13 @@
 // `c.map(lambda x: (time.sleep(1), x)[1], range(60))`, (a) the first worker registered,
 // (b) 3 workers registered, (c) all results back; then (d) from the last result until
 // back to 0 workers. See bench/README.md for what each figure means.
+// The Python it runs is in bench/py/. Over 200 lines: one whole experiment (hosts, two
+// contenders, leftover checks, the report); what benchmarks share is in bench/lib/.
 import { BenchAbort, closedWithin, fmt, killAndWait, killChildren, median, min, parseBenchArgs, runMain, sleep, start, tail } from './lib/proc.js';
 import { BIN, DASH_PORT, ensureClean, machineLines, onSignals, preflight, PY, runSync, SCHED_PORT } from './lib/hosts.js';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -144,82 +147,10 @@ function stillThere(p: LocalProc): boolean {
 
 // ---------------------------------------------------------------- the measuring client (both contenders)
 
-const CLIENT_PY = String.raw`import json, sys, threading, time
-cfg = json.loads(sys.argv[1])
-from distributed import Client
-
-def emit(event, **kw):
-    print("BENCH " + json.dumps({"event": event, **kw}), flush=True)
-
-c = Client(cfg["address"], timeout=30)
-n0 = len(c.scheduler_info()["workers"])
-emit("connected", workers=n0)
-deadline = time.perf_counter() + cfg["timeout"]
-
-samples = []          # (perf_counter when the scheduler's reply arrived, workers listed)
-stop = threading.Event()
-def sampler():
-    while not stop.is_set():
-        try:
-            n = len(c.scheduler_info()["workers"])
-        except Exception:
-            n = -1
-        samples.append((time.perf_counter(), n))
-        stop.wait(0.1)
-th = threading.Thread(target=sampler, daemon=True)
-th.start()
-
-T0 = time.perf_counter()
-futs = c.map(lambda x: (time.sleep(1), x)[1], range(cfg["ntasks"]))
-res = c.gather(futs)
-T_RES = time.perf_counter()
-WALL_RES = time.time()
-del futs              # release the results on the workers: nothing holds a worker
-emit("results", results=T_RES - T0, wall=WALL_RES, ok=sum(res) == sum(range(cfg["ntasks"])))
-
-zero = None
-while zero is None and time.perf_counter() < deadline:
-    for t, n in list(samples):
-        if t > T_RES and n == 0:
-            zero = t
-            break
-    time.sleep(0.05)
-stop.set()
-th.join()
-
-def first(pred):
-    for t, n in samples:
-        if t >= T0 and pred(n):
-            return t - T0
-    return None
-emit("done",
-     first=first(lambda n: n >= 1),
-     target=first(lambda n: n >= cfg["max"]),
-     results=T_RES - T0,
-     zero=None if zero is None else zero - T_RES,
-     peak=max((n for t, n in samples if t >= T0), default=0),
-     polls=len(samples),
-     errors=sum(1 for t, n in samples if n < 0))
-c.close()
-`;
+const CLIENT_PY = fileURLToPath(new URL('./py/adaptive_client.py', import.meta.url));
 
 // Dask's own Adaptive, in a process of its own (like sshcluster's controller), until stdin closes.
-const LOCAL_PY = String.raw`import json, sys, time
-from distributed import LocalCluster
-
-def main():
-    cfg = json.loads(sys.argv[1])
-    cluster = LocalCluster(n_workers=0, threads_per_worker=cfg["nthreads"], processes=True,
-                           dashboard_address=None, host="127.0.0.1", scheduler_port=0)
-    cluster.adapt(minimum=0, maximum=cfg["max"], interval="1s", wait_count=3, target_duration="5s")
-    print("BENCH " + json.dumps({"event": "up", "address": cluster.scheduler_address}), flush=True)
-    sys.stdin.read()
-    cluster.close()
-    print("BENCH " + json.dumps({"event": "closed"}), flush=True)
-
-if __name__ == "__main__":  # the workers are multiprocessing "spawn" children: they import this file
-    main()
-`;
+const LOCAL_PY = fileURLToPath(new URL('./py/adaptive_localcluster.py', import.meta.url));
 
 // ---------------------------------------------------------------- one run
 
@@ -477,8 +408,8 @@ async function main(): Promise<number> {
     });
     const clientPy = path.join(info.dir, 'bench_adapt_client.py');
     const localPy = path.join(info.dir, 'bench_adapt_localcluster.py');
-    writeFileSync(clientPy, CLIENT_PY);
-    writeFileSync(localPy, LOCAL_PY);
+    copyFileSync(CLIENT_PY, clientPy);
+    copyFileSync(LOCAL_PY, localPy);
     if (process.env.BENCH_DEBUG) console.log(readFileSync(yaml, 'utf8'));
 
     await ensureClean(hosts, 'host creation');
