@@ -15,7 +15,7 @@ import type { AppContext } from '../context.js';
 import { connectLimiter } from '../remote/fan-out.js';
 import { clusterHosts } from '../hosts/host-pattern.js';
 import type { ShellPort } from '../../ssh/shell-port.js';
-import { loadSpec, shellOpener } from './up.js';
+import { loadSpec, shellOpener } from './cluster-spec.js';
 
 export interface CheckOptions {
   file: string;

@@ -11,7 +11,7 @@ import type { ClusterEvent } from '../../events/types.js';
 import type { AppContext } from '../context.js';
 import { pathsFor } from '../controller/control-endpoint.js';
 import { refuseIfRunning } from './find-cluster.js';
-import { loadSpec } from './up.js';
+import { loadSpec } from './cluster-spec.js';
 
 /**
  * How long (s) the processes of a detached controller outlive it, waiting for an `up`

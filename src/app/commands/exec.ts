@@ -10,7 +10,7 @@ import { connectLimiter } from '../remote/fan-out.js';
 import { foldResults, renderFolds, summaryLine, worstCode, type HostResult } from '../exec/fold-output.js';
 import { clusterHosts, matchHosts } from '../hosts/host-pattern.js';
 import type { ShellPort } from '../../ssh/shell-port.js';
-import { loadSpec, shellOpener } from './up.js';
+import { loadSpec, shellOpener } from './cluster-spec.js';
 
 export interface ExecOptions {
   file: string;

@@ -2,17 +2,12 @@
 // signal handling, serves the control socket, and keeps the cluster until Ctrl-C,
 // SIGTERM, `sshcluster down` or a fatal failure.
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
-import { loadHostFile } from '../../config/load.js';
-import { localClusterSpec } from '../../config/local.js';
-import type { ClusterSpec, HostSpec } from '../../config/spec.js';
+import type { ClusterSpec } from '../../config/spec.js';
 import { CappedLog } from '../../control/capped-log.js';
 import { httpSocketPathFor } from '../../control/paths.js';
 import { EventBus, type ClusterEvent } from '../../events/types.js';
 import { adaptiveFromJson, type ClusterState } from '../../control/state-file.js';
 import { newRunId } from '../../control/log-runs.js';
-import { HostConnection } from '../../ssh/host-connection.js';
 import { ClusterSession } from '../controller/cluster-session.js';
 import { sessionActions } from '../controller/dashboard-actions.js';
 import { upOutput } from './up-output.js';
@@ -22,13 +17,9 @@ import { ControlEndpoint, pathsFor } from '../controller/control-endpoint.js';
 import { UsageError } from '../../errors.js';
 import { refuseIfRunning } from './find-cluster.js';
 import { withFreeLocalPorts, withLocalPortsOf } from './local-ports.js';
-import { LocalShell } from '../remote/local-shell.js';
-import { readHostFileBytes } from '../read-host-file.js';
-import { findLocalPython } from './local-python.js';
-import { secretProvider } from '../remote/secrets.js';
-import type { ShellPort } from '../../ssh/shell-port.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
 import { setUpTls } from '../tls-setup.js';
+import { loadSpec, shellOpener } from './cluster-spec.js';
 
 export interface UpOptions {
   file?: string;
@@ -48,37 +39,6 @@ export interface UpOptions {
   tui?: boolean;
   /** --security: overrides the host file's `security:` (the local cluster's way to opt in). */
   security?: 'tls' | 'none';
-}
-
-export function loadSpec(ctx: AppContext, file: string | undefined, python?: string, security?: 'tls' | 'none'): ClusterSpec {
-  const spec = loadSpecFile(ctx, file, python);
-  return security ? { ...spec, security: { kind: security } } : spec;
-}
-
-function loadSpecFile(ctx: AppContext, file: string | undefined, python?: string): ClusterSpec {
-  if (!file) {
-    return localClusterSpec({ cores: ctx.cores, memoryBytes: ctx.memoryBytes, python: findLocalPython(ctx.env, python) });
-  }
-  const hostFile = path.resolve(ctx.cwd, file);
-  return loadHostFile(hostFile, {
-    // The host file through the bounded reader; ~/.ssh/config as it is.
-    readFile: (p: string) => (p === hostFile ? readHostFileBytes(p) : fs.readFileSync(p, 'utf8')),
-    env: ctx.env,
-    homedir: ctx.homedir,
-    cwd: ctx.cwd,
-    username: ctx.username,
-  });
-}
-
-export function shellOpener(ctx: AppContext, spec: ClusterSpec): (h: HostSpec) => Promise<ShellPort> {
-  if (spec.local) return async () => new LocalShell(ctx.env);
-  const secrets = secretProvider(ctx);
-  return (h) =>
-    HostConnection.open(h.connect, {
-      readFile: (p: string) => fs.readFileSync(p),
-      appendFile: (p: string, text: string) => fs.appendFileSync(p, text, { mode: 0o600 }),
-      secrets,
-    });
 }
 
 export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadSpec } from '../../../../src/app/commands/up.js';
+import { loadSpec } from '../../../../src/app/commands/cluster-spec.js';
 import { ConfigError } from '../../../../src/errors.js';
 import { invalidUtf8At } from '../../../../src/config/read/utf8.js';
 import { testContext } from '../context-fixture.js';
