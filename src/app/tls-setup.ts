@@ -1,16 +1,26 @@
 // `up`'s TLS step, before any process starts: the cluster's certificates (made, kept
 // from a controller that died, or the user's own) in its state dir, and where each host
-// finds them. `security: none` is allowed with one warning line.
+// finds them: the local cluster reads the state dir; an SSH host gets the files its
+// roles need written into the cluster's private directory there when it connects (and
+// again on every reconnect), and its processes point at the directory it reported.
+// `security: none` is allowed with one warning line.
 import type { ClusterSpec, SecuritySpec } from '../config/spec.js';
 import type { ClusterPaths } from '../control/paths.js';
 import { ensureClusterDir } from '../control/paths.js';
 import type { EventBus } from '../events/types.js';
+import type { ClusterCerts } from '../tls/cert-authority.js';
 import { prepareCerts } from '../tls/cert-store.js';
 import { readOwnCerts } from '../tls/own-certs.js';
+import { hostFiles, type NamedFile } from '../tls/tls-files.js';
 
 /** Where, on each host, the cluster's TLS files are (names: tls/tls-files.ts). */
 export interface SessionTls {
   dirFor(host: string): string;
+  /** SSH hosts: what `host` must be given when it connects, and where it put it. */
+  shipping?: {
+    filesFor(host: string): NamedFile[];
+    shipped(host: string, dir: string): void;
+  };
 }
 
 export interface TlsSetupOptions {
@@ -33,10 +43,29 @@ export async function setUpTls(o: TlsSetupOptions): Promise<SessionTls | undefin
   const prepared = await prepareCerts({ clusterDir: o.paths.dir, clusterName: o.spec.name, clusterId: o.clusterId, now: o.now, own });
   if (prepared.reused) o.bus.emit({ kind: 'notice', level: 'info', message: "TLS: using the cluster's certificate authority from its state dir" });
   if (o.spec.local) return { dirFor: () => prepared.dir };
-  // Shipping the files to the hosts' private dirs is not wired yet (it needs the
-  // write-files-over-SSH step of the remote transport): until then, say so and run plain.
-  o.bus.emit({ kind: 'notice', level: 'warning', message: `TLS for SSH hosts is not wired yet, so this cluster runs plain TCP: ${openPort(o.spec)}` });
-  return undefined;
+  return shippedTls(o.spec, prepared.certs);
+}
+
+/** The client key never leaves this machine; the scheduler's only goes to its host. */
+function shippedTls(spec: ClusterSpec, certs: ClusterCerts): SessionTls {
+  const dirs = new Map<string, string>();
+  const workerHosts = new Set(spec.workerHosts.map((h) => h.name));
+  return {
+    dirFor(host) {
+      const dir = dirs.get(host);
+      if (dir === undefined) throw new Error(`${host}: the cluster's TLS files are not there yet`);
+      return dir;
+    },
+    shipping: {
+      filesFor(host) {
+        const roles = new Set<'scheduler' | 'worker'>();
+        if (host === spec.schedulerHost.name) roles.add('scheduler');
+        if (workerHosts.has(host)) roles.add('worker');
+        return hostFiles(certs, roles);
+      },
+      shipped: (host, dir) => void dirs.set(host, dir),
+    },
+  };
 }
 
 function openPort(spec: ClusterSpec): string {

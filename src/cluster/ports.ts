@@ -77,6 +77,8 @@ export interface HostRunner {
   stopTagged(pids: number[] | 'all', o: StopOptions): Promise<StopResult>;
   /** A short command on the host (version probes); bounded in time. */
   run(command: string, timeoutMs?: number): Promise<RunResult>;
+  /** Removes the files the cluster keeps on the host (its TLS material), once its processes are gone. */
+  removeClusterFiles(): Promise<void>;
   /** A TCP stream to host:port as seen from that machine. */
   forwardOut(host: string, port: number): Promise<Duplex>;
   /** Called once when the connection dies (not after close()). */

@@ -1,7 +1,9 @@
 // Graceful teardown: retire workers through the scheduler (their data moves), stop
 // them by process group, then the scheduler; then look on every host for anything
-// still carrying this cluster's tag and stop it by PID. A host that ran something of
+// still carrying this cluster's tag and stop it by PID; a host left clean also loses
+// the files the cluster kept there (TLS). A host that ran something of
 // ours and is not connected cannot be checked, and is reported so, never as clean.
+import { errorText } from '../errors.js';
 import type { ClusterEvent } from '../events/types.js';
 import type { ClusterState, TrackedProcess } from './cluster-state.js';
 import type { Clock, SchedulerPort } from './ports.js';
@@ -63,6 +65,7 @@ export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<Tea
         const stray = await r.stopTagged('all', { graceMs: 0 });
         if (stray.forced.length) forced.push(`${r.host}: stray pid(s)`);
         if (stray.left.length) leftover.push({ host: r.host, pids: stray.left });
+        else await r.removeClusterFiles().catch((err: unknown) => emit({ kind: 'notice', level: 'warning', message: `${r.host}: ${errorText(err)}` }));
       } catch (err) {
         emit({ kind: 'notice', level: 'warning', message: `${r.host}: could not verify that nothing is left (${String(err)})` });
       } finally {

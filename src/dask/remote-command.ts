@@ -67,3 +67,35 @@ export function buildKeeperCommand(cmd: KeeperCommand): RemoteInvocation {
   const env = { ...cmd.env, [CLUSTER_ID_ENV]: cmd.clusterId };
   return { command: shellScript(cmd.setup, exec), input: envInput(env) + keeper.source };
 }
+
+export interface ClusterFilesCommand {
+  setup: readonly string[];
+  /** The host's env (its TMPDIR decides where the cluster's private directory is). */
+  env: Readonly<Record<string, string>>;
+  python: string;
+  clusterId: string;
+}
+
+/** A file the cluster keeps on a host: a bare name and its content. */
+export interface HostFile {
+  name: string;
+  content: string;
+}
+
+/**
+ * Writes `files` (0600) into the cluster's private directory on the host, or removes
+ * them (cluster-files.py): their content travels on stdin after the program, so the
+ * caller must close stdin once the input is written.
+ */
+export function buildClusterFilesCommand(cmd: ClusterFilesCommand, put?: readonly HostFile[]): RemoteInvocation {
+  const program = remoteProgram('cluster-files');
+  const args = [put ? 'put' : 'remove', quoteWord(cmd.clusterId)];
+  const exec = `exec ${programCommand(quotePath(cmd.python), program, false, args)}`;
+  const data = put ? JSON.stringify(put.map((f) => ({ name: f.name, content: f.content }))) : '';
+  return { command: shellScript(cmd.setup, exec), input: envInput(cmd.env) + program.source + data };
+}
+
+/** The directory cluster-files.py reports after `put`. */
+export function parseClusterFilesDir(stdout: string): string | undefined {
+  return /^@sshc dir (\/.+)$/m.exec(stdout)?.[1];
+}

@@ -7,13 +7,14 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
-export type ProgramFile = 'launcher' | 'keeper' | 'check-probe' | 'check-listener';
+export type ProgramFile = 'launcher' | 'keeper' | 'check-probe' | 'check-listener' | 'cluster-files';
 
 const NAMES: Record<ProgramFile, string> = {
   launcher: 'sshcluster-launcher',
   keeper: 'sshcluster-keeper',
   'check-probe': 'sshcluster-probe',
   'check-listener': 'sshcluster-listener',
+  'cluster-files': 'sshcluster-files',
 };
 
 export interface RemoteProgram {
@@ -37,7 +38,7 @@ export function remoteSource(file: string): string {
 }
 
 /** Programs that keep files on the host: shared.py (their directory check, their stdin watch) goes first. */
-const KEEP_FILES: ReadonlySet<string> = new Set(['launcher', 'keeper', 'boot']);
+const KEEP_FILES: ReadonlySet<string> = new Set(['launcher', 'keeper', 'boot', 'cluster-files']);
 
 /** A program's text as it runs on the host: its file, behind the shared parts it uses. */
 function programSource(file: ProgramFile | 'boot'): string {

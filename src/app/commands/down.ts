@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import { jsonText, safeLine } from '../../events/terminal-text.js';
 import type { ClusterState } from '../../control/state-file.js';
-import { ExpectedError } from '../../errors.js';
+import { ExpectedError, errorText } from '../../errors.js';
 import { removeCerts } from '../../tls/cert-store.js';
 import { leftoverLine } from '../../events/plain-sink.js';
 import type { AppContext, Output } from '../context.js';
@@ -51,11 +51,14 @@ async function downFromState(ctx: AppContext, state: ClusterState, progress: Out
   const hosts = [state.spec.schedulerHost, ...state.spec.workerHosts.filter((h) => h.name !== state.spec.schedulerHost.name)];
   const forced: string[] = [];
   const leftover: { host: string; pids: number[] }[] = [];
+  // TLS over SSH left the cluster's certificates on each host, to go with its processes.
+  const keepsFiles = state.spec.security?.kind === 'tls' && !state.spec.local;
   await Promise.all(
     hosts.map(async (h) => {
       let runner: ShellHostRunner;
       try {
-        runner = new ShellHostRunner({ host: h.name, clusterId: state.clusterId, setup: [], shell: await open(h) });
+        const shell = await open(h);
+        runner = new ShellHostRunner({ host: h.name, clusterId: state.clusterId, setup: h.setup, shell, python: h.remotePython, env: h.env, keepsFiles });
       } catch (err) {
         ctx.stderr.write(`  ${h.name}: cannot connect to check it: ${safeLine(err instanceof ExpectedError ? err.message : String(err))}\n`);
         leftover.push({ host: h.name, pids: [] });
@@ -66,6 +69,7 @@ async function downFromState(ctx: AppContext, state: ClusterState, progress: Out
         if (r.forced.length) forced.push(`${h.name}: ${r.forced.length} process(es)`);
         const pids = r.left;
         if (pids.length) leftover.push({ host: h.name, pids });
+        else await runner.removeClusterFiles().catch((err: unknown) => ctx.stderr.write(`  ${h.name}: ${safeLine(errorText(err))}\n`));
         progress.write(`  ${h.name}: ${pids.length ? `${pids.length} left` : 'clean'}\n`);
       } finally {
         runner.close();

@@ -100,9 +100,21 @@ export class ClusterSession {
     return this.clock.now();
   }
 
+  /** A host's runner; with TLS over SSH, once the host has the cluster's files (every connect). */
   private async openRunner(h: HostSpec): Promise<HostRunner> {
     const shell = await this.o.openShell(h);
-    return new ShellHostRunner({ host: h.name, clusterId: this.o.clusterId, setup: h.setup, shell, orphanGraceS: this.o.orphanGraceS });
+    const { clusterId, orphanGraceS } = this.o;
+    const runner = new ShellHostRunner({ host: h.name, clusterId, setup: h.setup, shell, orphanGraceS, python: h.remotePython, env: h.env });
+    const ship = this.o.tls?.shipping;
+    if (ship) {
+      try {
+        ship.shipped(h.name, await runner.putClusterFiles(ship.filesFor(h.name)));
+      } catch (err) {
+        runner.close();
+        throw err;
+      }
+    }
+    return runner;
   }
 
   /** Resolves once the scheduler confirms readiness; throws (after cleaning up) if it cannot. */

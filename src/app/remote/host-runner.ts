@@ -5,8 +5,11 @@
 // keeper, which speaks the same protocol.
 import type { Duplex } from 'node:stream';
 import type { HostRunner, ProcessSpec, RunningProcess, RunResult, StopOptions, StopResult, TaggedProcess } from '../../cluster/ports.js';
-import { buildKeeperCommand, buildRemoteCommand, CLUSTER_ID_ENV, PROCESS_NAME_ENV, quoteWord } from '../../dask/remote-command.js';
-import { startRemote } from './remote-script.js';
+import {
+  buildClusterFilesCommand, buildKeeperCommand, buildRemoteCommand, CLUSTER_ID_ENV, parseClusterFilesDir, PROCESS_NAME_ENV, quoteWord,
+  type HostFile,
+} from '../../dask/remote-command.js';
+import { runRemote, startRemote } from './remote-script.js';
 import { ShellProcess } from './shell-process.js';
 import { CONTROL_COMMAND_TIMEOUT_MS, type ShellPort } from '../../ssh/shell-port.js';
 import { stopTagged } from './stop-tagged.js';
@@ -21,14 +24,21 @@ export interface HostRunnerOptions {
   shell: ShellPort;
   /** Seconds a process outlives this controller waiting to be adopted (0: not at all). */
   orphanGraceS?: number;
+  /** The host's remote_python and env: what runs cluster-files.py, where its TMPDIR is. */
+  python: string;
+  env: Readonly<Record<string, string>>;
+  /** The cluster keeps files there (TLS over SSH), so removeClusterFiles() has work to do. */
+  keepsFiles?: boolean;
 }
 
 export type { TaggedProcess };
 
 export class ShellHostRunner implements HostRunner {
   readonly host: string;
+  private keepsFiles: boolean;
   constructor(private readonly o: HostRunnerOptions) {
     this.host = o.host;
+    this.keepsFiles = o.keepsFiles === true;
   }
 
   async start(spec: ProcessSpec): Promise<RunningProcess> {
@@ -91,6 +101,26 @@ export class ShellHostRunner implements HostRunner {
     return this.o.shell.run(command, { timeoutMs });
   }
 
+  /** Writes `files` (0600) into the cluster's private directory there; resolves with its path. */
+  async putClusterFiles(files: readonly HostFile[]): Promise<string> {
+    this.keepsFiles = true;
+    const r = await runRemote(this.o.shell, buildClusterFilesCommand(this.filesCommand(), files), CONTROL_COMMAND_TIMEOUT_MS);
+    const dir = r.code === 0 ? parseClusterFilesDir(r.stdout) : undefined;
+    if (!dir) throw new Error(`could not write the cluster's TLS files: ${lastLine(r.stderr) || `exit ${r.code}`}`);
+    return dir;
+  }
+
+  /** Nothing to do (no exec) for a cluster that keeps no files there. */
+  async removeClusterFiles(): Promise<void> {
+    if (!this.keepsFiles) return;
+    const r = await runRemote(this.o.shell, buildClusterFilesCommand(this.filesCommand()), CONTROL_COMMAND_TIMEOUT_MS);
+    if (r.code !== 0) throw new Error(`could not remove the cluster's TLS files: ${lastLine(r.stderr) || `exit ${r.code}`}`);
+  }
+
+  private filesCommand() {
+    return { setup: this.o.setup, env: this.o.env, python: this.o.python, clusterId: this.o.clusterId };
+  }
+
   forwardOut(host: string, port: number): Promise<Duplex> {
     return this.o.shell.forwardOut(host, port);
   }
@@ -111,4 +141,8 @@ export function parseStat(line: string): TaggedProcess | undefined {
   const [, ppid, pgid] = line.slice(close + 2).split(' ').map(Number);
   if (close < 0 || !Number.isInteger(pid) || !Number.isInteger(ppid) || !Number.isInteger(pgid)) return undefined;
   return { pid, ppid: ppid!, pgid: pgid! };
+}
+
+function lastLine(text: string): string {
+  return text.trim().split('\n').pop() ?? '';
 }

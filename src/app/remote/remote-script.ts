@@ -20,3 +20,35 @@ export async function startRemote(shell: ShellPort, inv: RemoteInvocation): Prom
   handle.stdin.write(inv.input);
   return handle;
 }
+
+const MAX_SCRIPT_OUTPUT = 64 * 1024;
+
+/**
+ * Runs the command with its input, closes its stdin and waits for it to end, keeping
+ * at most 64 KiB of each stream; past `timeoutMs` the channel is closed and it fails.
+ */
+export async function runRemote(shell: ShellPort, inv: RemoteInvocation, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const handle = await startRemote(shell, inv);
+  handle.closeStdin();
+  const keep = (stream: NodeJS.ReadableStream) => {
+    let text = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (d: string) => (text = (text + d).slice(-MAX_SCRIPT_OUTPUT)));
+    return () => text;
+  };
+  const out = keep(handle.stdout);
+  const err = keep(handle.stderr);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      handle.close();
+      reject(new Error(`no answer within ${timeoutMs / 1000}s`));
+    }, timeoutMs);
+  });
+  try {
+    const exit = await Promise.race([handle.exit, late]);
+    return { code: exit.code, stdout: out(), stderr: err() };
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -25,10 +25,15 @@ export function writeHostsYaml(path: string, info: HostsPart, extra: Doc = {}): 
       ...(extraConnect as Doc | undefined),
     },
     remote_python: info.python ?? '/usr/bin/python3',
+    // Plain TCP unless a test asks for TLS (the default, which tls-ssh.test.ts covers):
+    // the other tests' clients are plain `Client("tcp://…")`, as before TLS existed.
+    security: 'none',
     ...rest,
     // Namespace hosts all listen on 22; loopback fallback hosts need their own port.
     hosts: rest.hosts ?? info.hosts.map((h) => (h.port === 22 ? h.ip : { host: h.ip, connect_options: { port: h.port } })),
   };
+  // `security: undefined` asks for the product's default (TLS).
+  if (doc.security === undefined) delete doc.security;
   writeFileSync(path, stringify(doc));
   return path;
 }

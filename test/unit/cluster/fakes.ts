@@ -1,6 +1,6 @@
 // Fakes at the core's ports (HostRunner, RunningProcess, SchedulerPort, Clock), for
 // tests that step the cluster by hand (cluster-harness.ts wires them together).
-import type { Clock, ExitInfo, HostRunner, ProcessSpec, RunningProcess, SchedulerPort, StopOptions, TaggedProcess } from '../../../src/cluster/ports.js';
+import type { Clock, ExitInfo, HostRunner, ProcessSpec, RunningProcess, SchedulerPort, StopOptions, StopResult, TaggedProcess } from '../../../src/cluster/ports.js';
 
 /** Lets every promise chain that can settle now settle. */
 export async function flush(): Promise<void> {
@@ -89,6 +89,8 @@ export class FakeHost implements HostRunner {
   readonly stopped: number[] = [];
   closed = false;
   failListTagged = false;
+  /** removeClusterFiles() calls, and how many processes of ours were alive at each. */
+  readonly filesRemoved: number[] = [];
   private onDrop?: (err?: Error) => void;
   constructor(readonly host: string) {}
   async start(spec: ProcessSpec): Promise<RunningProcess> {
@@ -107,7 +109,7 @@ export class FakeHost implements HostRunner {
     if (this.failListTagged) throw new Error('listing failed');
     return [...this.remote.values()];
   }
-  async stopTagged(pids: number[] | 'all', _o: StopOptions) {
+  async stopTagged(pids: number[] | 'all', _o: StopOptions): Promise<StopResult> {
     const list = pids === 'all' ? [...this.remote.keys()] : pids;
     for (const p of list) this.remote.delete(p);
     this.stopped.push(...list);
@@ -115,6 +117,9 @@ export class FakeHost implements HostRunner {
   }
   async run() {
     return { code: 0, stdout: '2022.12.1\n', stderr: '' };
+  }
+  async removeClusterFiles(): Promise<void> {
+    this.filesRemoved.push(this.remote.size);
   }
   async forwardOut(): Promise<never> {
     throw new Error('no forwarding in tests');

@@ -173,6 +173,20 @@ describe('teardown', () => {
     expect(h.host('n0').running()).toEqual([]);
   });
 
+  it("removes the cluster's files from each host only once nothing of ours is left there", async () => {
+    const h = harness({ workers: ['a', 'b'] });
+    await startUp(h);
+    // A process on b that survives every stop: b is not clean, so its files stay.
+    const b = h.host('b');
+    b.stopTagged = async () => ({ forced: [], left: [999] });
+    const deps = { state: h.state, clock: h.clock, emit: (e: never) => h.events.push(e), scheduler: () => h.scheduler, closeAll: () => h.reconciler.links.closeAll() };
+    const r = await teardown(deps, { reason: 'test', force: false });
+    expect(r.leftover).toEqual([{ host: 'b', pids: [999] }]);
+    expect(h.host('a').filesRemoved).toEqual([0]);
+    expect(h.host('n0').filesRemoved).toEqual([0]);
+    expect(b.filesRemoved).toEqual([]);
+  });
+
   it('goes on at once after a second Ctrl-C while the scheduler still moves data, and gives no grace', async () => {
     const h = harness({ workers: ['a'] });
     await startUp(h);

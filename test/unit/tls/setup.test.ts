@@ -1,5 +1,6 @@
 // up's TLS step: the warning for `security: none`, the local cluster's files in its state
-// dir, the user's own certificates checked to form a set before anything starts.
+// dir, what each SSH host is given, the user's own certificates checked to form a set
+// before anything starts.
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -47,9 +48,20 @@ describe('setUpTls', () => {
     expect(existsSync(path.join(dir, 'client-key.pem'))).toBe(true);
   });
 
-  it('makes the CA of an SSH cluster (shipping it to hosts is the next step)', async () => {
-    await setUp({ ...testSpec({ workers: ['n1'] }), security: { kind: 'tls' } });
-    expect(await readCerts(path.join(root, 't', 'tls'))).toBeDefined();
+  it("makes an SSH cluster's CA and gives each host its roles' files, never the client key", async () => {
+    const spec = testSpec({ workers: ['n0', 'n1'] });
+    const tls = await setUp({ ...spec, security: { kind: 'tls' } });
+    const certs = await readCerts(path.join(root, 't', 'tls'));
+    expect(certs).toBeDefined();
+    const names = (host: string) => tls!.shipping!.filesFor(host).map((f) => f.name).sort();
+    expect(names('n0')).toEqual(['ca.pem', 'scheduler-key.pem', 'scheduler.pem', 'worker-key.pem', 'worker.pem']);
+    expect(names('n1')).toEqual(['ca.pem', 'worker-key.pem', 'worker.pem']);
+    expect(tls!.shipping!.filesFor('n1').find((f) => f.name === 'worker-key.pem')?.content).toBe(certs!.worker.key);
+    // Processes point at the directory each host reported, and cannot start before it did.
+    expect(() => tls!.dirFor('n1')).toThrow(/not there yet/);
+    tls!.shipping!.shipped('n1', '/tmp/sshcluster-1000/id1/tls');
+    expect(tls!.dirFor('n1')).toBe('/tmp/sshcluster-1000/id1/tls');
+    expect(notices()).toEqual([]);
   });
 });
 
