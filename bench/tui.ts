@@ -9,7 +9,7 @@ import { render } from 'ink';
 import { createElement } from 'react';
 import type { DashboardActions } from '../src/ui/actions.js';
 import { App } from '../src/ui/App.js';
-import type { StatusSnapshot } from '../src/ui/status-snapshot.js';
+import type { StatusJson } from '../src/control/status-document.js';
 import { DashboardStore } from '../src/ui/store.js';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '30' }, rate: { type: 'string', default: '5000' }, sources: { type: 'string', default: '16' } } });
@@ -53,10 +53,10 @@ class FakeStdin extends EventEmitter {
 }
 
 const hosts = Array.from({ length: SOURCES }, (_, i) => `node${String(i).padStart(2, '0')}`);
-const status: StatusSnapshot = {
-  name: 'bench', schedulerAddress: 'tcp://10.0.0.1:8786', dashboardUrl: 'http://10.0.0.1:8787/status', startedAt: new Date().toISOString(), desiredWorkers: SOURCES,
-  hosts: hosts.map((name) => ({ name, roles: ['worker'], state: 'up', lastError: null, workers: 1 })),
-  workers: hosts.map((h) => ({ name: `${h}-0`, host: h, pid: 1, state: 'running', restarts: 0, address: `tcp://${h}:1`, nthreads: 2, memoryLimit: 'auto', cpu: 50, memoryBytes: 2 ** 28, memoryLimitBytes: 2 ** 32, executing: 2 })),
+const status: StatusJson = {
+  name: 'bench', clusterId: 'bench', uptimeS: 0, controllerPid: process.pid, schedulerAddress: 'tcp://10.0.0.1:8786', dashboardUrl: 'http://10.0.0.1:8787/status', startedAt: new Date().toISOString(), desiredWorkers: SOURCES,
+  hosts: hosts.map((name) => ({ name, roles: ['worker' as const], state: 'up' as const, lastError: null, workers: 1 })),
+  workers: hosts.map((h) => ({ name: `${h}-0`, host: h, pid: 1, state: 'running' as const, restarts: 0, address: `tcp://${h}:1`, nthreads: 2, memoryLimit: 'auto', cpu: 50, memoryBytes: 2 ** 28, memoryLimitBytes: 2 ** 32, executing: 2 })),
   adaptive: null,
 };
 const actions: DashboardActions = {

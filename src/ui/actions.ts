@@ -1,11 +1,11 @@
 // The port the dashboard acts through. app/ gives one adapter for a foreground `up`
 // (the session, in-process) and one for `attach` (the control socket).
-import type { StatusSnapshot } from './status-snapshot.js';
+import type { StatusJson } from '../control/status-document.js';
 
 export interface DashboardActions {
   /** 'controller': this process runs the cluster (foreground up); 'attached': attach. */
   readonly mode: 'controller' | 'attached';
-  status(): Promise<StatusSnapshot>;
+  status(): Promise<StatusJson>;
   scale(n: number): Promise<{ desired: number; message?: string }>;
   setAdaptive(on: boolean): Promise<void>;
   restartWorker(name: string): Promise<void>;

@@ -1,7 +1,7 @@
 // The dashboard's view model: everything a frame shows, derived from ClusterEvents and
 // status snapshots (reduce-event.ts) and from keys (reduce-ui.ts).
 import { LogRing } from './log-ring.js';
-import type { AdaptiveSnapshot, WorkerSnapshot } from './status-snapshot.js';
+import type { AdaptiveStatus, WorkerStatus } from '../control/status-document.js';
 
 export type Phase = 'starting' | 'up' | 'stopping' | 'stopped';
 export type StepState = 'connecting' | 'starting' | 'registered' | 'failed';
@@ -29,8 +29,8 @@ export interface ViewModel {
   phase: Phase;
   phaseReason: string | null;
   hosts: HostView[];
-  workers: WorkerSnapshot[];
-  adaptive: AdaptiveSnapshot | null;
+  workers: WorkerStatus[];
+  adaptive: AdaptiveStatus | null;
   /** Mutable and bounded; logVersion changes whenever it does. */
   logs: LogRing;
   logVersion: number;
@@ -63,11 +63,11 @@ export function selectedHost(m: ViewModel): HostView | undefined {
   return m.hosts[m.selectedHost];
 }
 
-export function workersOf(m: ViewModel, host: string): WorkerSnapshot[] {
+export function workersOf(m: ViewModel, host: string): WorkerStatus[] {
   return m.workers.filter((w) => w.host === host && w.state !== 'stopped');
 }
 
-export function selectedWorker(m: ViewModel): WorkerSnapshot | undefined {
+export function selectedWorker(m: ViewModel): WorkerStatus | undefined {
   const h = selectedHost(m);
   return h && m.detail ? workersOf(m, h.name)[m.selectedWorker] : undefined;
 }

@@ -2,7 +2,7 @@
 // which is appended in place (copying 5,000 lines per event would not keep up).
 import type { ClusterEvent } from '../events/types.js';
 import type { HostView, StepState, ViewModel } from './model.js';
-import type { StatusSnapshot } from './status-snapshot.js';
+import type { StatusJson } from '../control/status-document.js';
 
 export function reduceEvent(m: ViewModel, e: ClusterEvent, now: number): ViewModel {
   switch (e.kind) {
@@ -39,7 +39,7 @@ export function reduceEvent(m: ViewModel, e: ClusterEvent, now: number): ViewMod
   }
 }
 
-export function reduceStatus(m: ViewModel, st: StatusSnapshot, now: number): ViewModel {
+export function reduceStatus(m: ViewModel, st: StatusJson, now: number): ViewModel {
   const byName = new Map(m.hosts.map((h) => [h.name, h]));
   const hosts = st.hosts.map((sh): HostView => {
     const old = byName.get(sh.name);

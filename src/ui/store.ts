@@ -9,7 +9,7 @@ import { LogRing } from './log-ring.js';
 import { initialModel, type Phase, type ViewModel } from './model.js';
 import { reduceEvent, reduceStatus } from './reduce-event.js';
 import { reduceUi, type UiCommand } from './reduce-ui.js';
-import type { StatusSnapshot } from './status-snapshot.js';
+import type { StatusJson } from '../control/status-document.js';
 
 export type StoreListener = (urgent: boolean) => void;
 
@@ -35,7 +35,7 @@ export class DashboardStore {
     this.set(reduceEvent(this.m, safeDeep(e), this.now()), false);
   }
 
-  setStatus(st: StatusSnapshot): void {
+  setStatus(st: StatusJson): void {
     this.set(reduceStatus(this.m, safeDeep(st), this.now()), false);
   }
 

@@ -3,6 +3,7 @@
 // an absolute count up, names down. One step at a time; an error in a step is logged
 // and the loop goes on. stop() (or the cluster's end) ends it, and a step still in
 // flight then applies nothing.
+import type { AdaptiveStatus } from '../../control/status-document.js';
 import { DecisionLog } from '../../adaptive/decision-log.js';
 import { adaptiveWorkers, closeOrder, newWorkerSize } from '../../adaptive/inputs.js';
 import { initialAdaptiveState, step, type AdaptiveDecision, type AdaptiveState } from '../../adaptive/policy.js';
@@ -24,18 +25,6 @@ export interface AdaptivePort {
   retire(names: readonly string[]): Promise<void>;
   /** The cluster's life: the loop ends with it. */
   signal: AbortSignal;
-}
-
-export interface AdaptiveStatus {
-  enabled: boolean;
-  minimum: number;
-  maximum: number | null;
-  intervalMs: number;
-  waitCount: number;
-  targetDurationMs: number;
-  target: number | null;
-  lastDecision: { decision: string; reason: string; time: string } | null;
-  log: { time: string; target: number; current: number; decision: string; reason: string; count: number }[];
 }
 
 export class AdaptiveLoop {

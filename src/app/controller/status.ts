@@ -1,43 +1,7 @@
-// The `status --json` document: the contract scripts rely on (documented in README).
+// Builds the `status --json` document (control/status-document.ts) and its text form.
 import { safeDeep } from '../../events/terminal-text.js';
-import type { AdaptiveStatus } from './adaptive-loop.js';
+import type { AdaptiveStatus, HostStatusState, StatusJson, WorkerState } from '../../control/status-document.js';
 import type { ClusterSession } from './cluster-session.js';
-
-export type WorkerState = 'starting' | 'running' | 'retiring' | 'stopped' | 'crashed' | 'restarting';
-export type HostStatusState = 'connecting' | 'up' | 'degraded' | 'unreachable';
-
-export interface StatusJson {
-  name: string;
-  clusterId: string;
-  schedulerAddress: string;
-  dashboardUrl: string;
-  startedAt: string;
-  uptimeS: number;
-  controllerPid: number;
-  desiredWorkers: number;
-  hosts: { name: string; roles: ('scheduler' | 'worker')[]; state: HostStatusState; lastError: string | null; workers: number }[];
-  workers: {
-    name: string;
-    host: string;
-    pid: number | null;
-    state: WorkerState;
-    restarts: number;
-    /** The address the scheduler lists this worker under; null while not registered. */
-    address: string | null;
-    nthreads: number;
-    memoryLimit: string;
-    /** Optional, from the scheduler (status-metrics.ts): percent of one core. */
-    cpu?: number;
-    /** Optional: the worker process's RSS in bytes. */
-    memoryBytes?: number;
-    /** Optional: the scheduler's memory limit of this worker in bytes (absent: none). */
-    memoryLimitBytes?: number;
-    /** Optional: tasks executing now. */
-    executing?: number;
-  }[];
-  /** null while the cluster has never been adaptive. */
-  adaptive: AdaptiveStatus | null;
-}
 
 export function statusOf(s: ClusterSession, clusterId: string, controllerPid: number): StatusJson {
   const now = s.now();
@@ -119,3 +83,5 @@ function adaptiveLine(a: AdaptiveStatus): string {
   const last = a.lastDecision ? `; last: ${a.lastDecision.decision} (${a.lastDecision.reason})` : '';
   return `  adaptive: ${a.enabled ? 'on' : 'off'} ${bounds}, target ${a.target ?? '-'}${last}`;
 }
+
+export type { StatusJson } from '../../control/status-document.js';

@@ -1,20 +1,23 @@
 // A status snapshot and a store with events, for the dashboard's tests.
 import type { DashboardActions } from '../../../src/ui/actions.js';
-import type { StatusSnapshot } from '../../../src/ui/status-snapshot.js';
+import type { StatusJson, WorkerStatus } from '../../../src/control/status-document.js';
 import { DashboardStore } from '../../../src/ui/store.js';
 
 export const T0 = Date.parse('2026-01-01T00:00:00Z');
 
-export function snapshot(over: Partial<StatusSnapshot> = {}): StatusSnapshot {
-  const w = (name: string, host: string, extra = {}) => ({
+export function snapshot(over: Partial<StatusJson> = {}): StatusJson {
+  const w = (name: string, host: string, extra: Partial<WorkerStatus> = {}): WorkerStatus => ({
     name, host, pid: 100, state: 'running', restarts: 0, address: `tcp://${host}:40000`, nthreads: 2, memoryLimit: 'auto',
     cpu: 12.5, memoryBytes: 150 * 2 ** 20, memoryLimitBytes: 2 * 2 ** 30, executing: 1, ...extra,
   });
   return {
     name: 'lab',
+    clusterId: 'c0ffee',
     schedulerAddress: 'tcp://10.0.0.1:8786',
     dashboardUrl: 'http://10.0.0.1:8787/status',
     startedAt: new Date(T0).toISOString(),
+    uptimeS: 65,
+    controllerPid: 4242,
     desiredWorkers: 3,
     hosts: [
       { name: 'node0', roles: ['scheduler'], state: 'up', lastError: null, workers: 0 },
@@ -22,7 +25,10 @@ export function snapshot(over: Partial<StatusSnapshot> = {}): StatusSnapshot {
       { name: 'node2', roles: ['worker'], state: 'unreachable', lastError: 'connect ECONNREFUSED 10.0.0.3:22', workers: 0 },
     ],
     workers: [w('node1-0', 'node1'), w('node1-1', 'node1', { restarts: 2, executing: 3 }), w('node2-0', 'node2', { state: 'stopped', pid: null, address: null })],
-    adaptive: { enabled: true, minimum: 1, maximum: 4, target: 3, lastDecision: { decision: 'up by 1', reason: 'scheduler wants 3', time: new Date(T0).toISOString() } },
+    adaptive: {
+      enabled: true, minimum: 1, maximum: 4, intervalMs: 1000, waitCount: 3, targetDurationMs: 5000, target: 3,
+      lastDecision: { decision: 'up by 1', reason: 'scheduler wants 3', time: new Date(T0).toISOString() }, log: [],
+    },
     ...over,
   };
 }

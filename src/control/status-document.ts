@@ -1,0 +1,53 @@
+// The `status --json` document: what the control socket's `status` method answers, the
+// contract scripts rely on (documented in README), and what the dashboard reads. One
+// type, here below both app/ (which builds it) and ui/ (which shows it).
+
+export type WorkerState = 'starting' | 'running' | 'retiring' | 'stopped' | 'crashed' | 'restarting';
+export type HostStatusState = 'connecting' | 'up' | 'degraded' | 'unreachable';
+
+export interface StatusJson {
+  name: string;
+  clusterId: string;
+  schedulerAddress: string;
+  dashboardUrl: string;
+  startedAt: string;
+  uptimeS: number;
+  controllerPid: number;
+  desiredWorkers: number;
+  hosts: { name: string; roles: ('scheduler' | 'worker')[]; state: HostStatusState; lastError: string | null; workers: number }[];
+  workers: WorkerStatus[];
+  /** null while the cluster has never been adaptive. */
+  adaptive: AdaptiveStatus | null;
+}
+
+export interface WorkerStatus {
+  name: string;
+  host: string;
+  pid: number | null;
+  state: WorkerState;
+  restarts: number;
+  /** The address the scheduler lists this worker under; null while not registered. */
+  address: string | null;
+  nthreads: number;
+  memoryLimit: string;
+  /** Optional, from the scheduler (status-metrics.ts): percent of one core. */
+  cpu?: number;
+  /** Optional: the worker process's RSS in bytes. */
+  memoryBytes?: number;
+  /** Optional: the scheduler's memory limit of this worker in bytes (absent: none). */
+  memoryLimitBytes?: number;
+  /** Optional: tasks executing now. */
+  executing?: number;
+}
+
+export interface AdaptiveStatus {
+  enabled: boolean;
+  minimum: number;
+  maximum: number | null;
+  intervalMs: number;
+  waitCount: number;
+  targetDurationMs: number;
+  target: number | null;
+  lastDecision: { decision: string; reason: string; time: string } | null;
+  log: { time: string; target: number; current: number; decision: string; reason: string; count: number }[];
+}
