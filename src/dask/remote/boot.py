@@ -12,7 +12,7 @@
 # (no space, a planted directory) or KEY is "-", the source runs here, inline.
 # This text is passed with -c: no single quotes, and comment lines are dropped first.
 import errno, os, stat, sys
-# NotOurs and private_dir(): shared.py, which remote-programs.ts puts in front.
+# our_dir() and user_dir(): shared.py, which remote-programs.ts puts in front.
 
 
 def read_source(size):
@@ -26,12 +26,7 @@ def read_source(size):
 
 
 def install(name, key, src):
-    shown = os.path.join(os.environ.get("TMPDIR") or "/tmp", "sshcluster-%d" % os.getuid())
-    base = private_dir(shown, shown)
-    try:
-        d = private_dir(key, os.path.join(shown, key), at=base)
-    finally:
-        os.close(base)
+    d = our_dir(key)
     try:
         try:
             with open(os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=d), "rb") as f:
@@ -45,7 +40,7 @@ def install(name, key, src):
             os.rename(tmp, name, src_dir_fd=d, dst_dir_fd=d)
     finally:
         os.close(d)
-    return os.path.join(shown, key, name)
+    return os.path.join(user_dir(), key, name)
 
 
 def main():

@@ -10,27 +10,18 @@
 # The content arrives on stdin only: never on a command line, in the environment or a
 # log. Python 3.7 compatible, stdlib only.
 import json, os, re, sys
-# NotOurs and private_dir(): shared.py, which remote-programs.ts puts in front.
+# NotOurs, private_dir(), our_dir(), user_dir(): shared.py, which remote-programs.ts puts in front.
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 MAX_INPUT = 1 << 20
 SUB = "tls"
 
 
-def base_path():
-    return os.path.abspath(os.path.join(os.environ.get("TMPDIR") or "/tmp", "sshcluster-%d" % os.getuid()))
-
-
 def open_dir(cluster, create):
     # Each level checked on its descriptor; returns (fd of the tls dir, its path).
-    shown = base_path()
-    base = private_dir(shown, shown, create=create)
+    c = our_dir(cluster, create=create)
     try:
-        c = private_dir(cluster, os.path.join(shown, cluster), at=base, create=create)
-    finally:
-        os.close(base)
-    try:
-        return private_dir(SUB, os.path.join(shown, cluster, SUB), at=c, create=create), os.path.join(shown, cluster, SUB)
+        return private_dir(SUB, os.path.join(user_dir(), cluster, SUB), at=c, create=create), os.path.join(user_dir(), cluster, SUB)
     finally:
         os.close(c)
 
@@ -68,8 +59,7 @@ def remove(cluster):
             os.unlink(name, dir_fd=d)
     finally:
         os.close(d)
-    shown = base_path()
-    cdir = os.path.join(shown, cluster)
+    cdir = os.path.join(user_dir(), cluster)
     os.rmdir(os.path.join(cdir, SUB))
     try:
         os.rmdir(cdir)

@@ -17,7 +17,7 @@
 # else was planted: "sshcluster-keeper: not our directory: ..." on stderr, nothing read.
 # Python 3.7 compatible, stdlib only.
 import errno, os, re, signal, stat, sys, threading, time
-# NotOurs, private_dir(), until_stdin_closes(): shared.py, which remote-programs.ts puts in front.
+# NotOurs, our_dir(), until_stdin_closes(): shared.py, which remote-programs.ts puts in front.
 
 PID_PREFIX = "__SSHCLUSTER_PID__"
 LAUNCHER = b"sshcluster-launcher"
@@ -111,14 +111,9 @@ tail = {"fd": None, "pos": 0, "refused": False}
 def open_log():
     # The launcher creates the directories only once it has something to write, so a
     # missing one is tried again on the next round; a planted one never is.
-    shown = os.path.join(os.environ.get("TMPDIR") or "/tmp", "sshcluster-%d" % os.getuid())
     cluster = safe(os.environ.get("SSHCLUSTER_ID") or "none")
     try:
-        base = private_dir(shown, shown, create=False)
-        try:
-            d = private_dir(cluster, os.path.join(shown, cluster), at=base, create=False)
-        finally:
-            os.close(base)
+        d = our_dir(cluster, create=False)
         try:
             return os.open(safe(name) + ".log", os.O_RDONLY | os.O_NOFOLLOW, dir_fd=d)
         finally:

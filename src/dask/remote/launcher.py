@@ -34,7 +34,7 @@
 # Past 200 lines on purpose: the relay shares the launcher's state (its child, the
 # orphan flags), so they are one program in one file, shipped and run as one.
 import collections, errno, os, re, signal, stat, sys, threading, time
-# NotOurs, private_dir(), until_stdin_closes(): shared.py, which remote-programs.ts puts in front.
+# NotOurs, our_dir(), user_dir(), until_stdin_closes(): shared.py, which remote-programs.ts puts in front.
 
 PID_PREFIX = "__SSHCLUSTER_PID__"
 LOG_CAP = 8 << 20
@@ -93,14 +93,9 @@ log_lock = threading.Lock()
 
 
 def open_log():
-    shown = os.path.join(os.environ.get("TMPDIR") or "/tmp", "sshcluster-%d" % os.getuid())
-    base = private_dir(shown, shown)
-    try:
-        cluster = safe(os.environ.get("SSHCLUSTER_ID") or "none")
-        d = private_dir(cluster, os.path.join(shown, cluster), at=base)
-    finally:
-        os.close(base)
-    log["dir"], log["file"], log["base"], log["cluster"] = d, safe(name) + ".log", shown, cluster
+    cluster = safe(os.environ.get("SSHCLUSTER_ID") or "none")
+    d = our_dir(cluster)
+    log["dir"], log["file"], log["base"], log["cluster"] = d, safe(name) + ".log", user_dir(), cluster
     return os.open(log["file"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | os.O_NOFOLLOW, 0o600, dir_fd=d)
 
 

@@ -1,5 +1,6 @@
 # What the programs that stay on a host (boot.py, the launcher, the keeper) share:
 # remote-programs.ts puts this text in front of each of them, so it is written once.
+# user_dir(), our_dir(): ${TMPDIR:-/tmp}/sshcluster-<uid>/<name>, where they keep files.
 # private_dir(): a directory is ours when it is not a symlink, is owned by us and not
 # writable by others; it is opened without following a symlink and checked on the open
 # descriptor, so it cannot be swapped between the check and its use.
@@ -44,3 +45,17 @@ def until_stdin_closes():
             pass
     except OSError:
         pass
+
+
+def user_dir():
+    return os.path.abspath(os.path.join(os.environ.get("TMPDIR") or "/tmp", "sshcluster-%d" % os.getuid()))
+
+
+def our_dir(name, create=True):
+    # user_dir()/name, both levels checked; returns the open descriptor of the second.
+    shown = user_dir()
+    base = private_dir(shown, shown, create=create)
+    try:
+        return private_dir(name, os.path.join(shown, name), at=base, create=create)
+    finally:
+        os.close(base)
