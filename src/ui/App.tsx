@@ -3,21 +3,21 @@
 // cluster action goes through the DashboardActions port.
 import { Box, Text } from 'ink';
 import type { DashboardActions } from './actions.js';
-import { Header } from './Header.js';
-import { HelpOverlay } from './HelpOverlay.js';
-import { HostsTable } from './HostsTable.js';
-import { LogPane } from './LogPane.js';
-import { selectedHost, type ViewModel } from './model.js';
-import { QuitPrompt } from './QuitPrompt.js';
-import { StartupList } from './StartupList.js';
+import { Header } from './components/Header.js';
+import { HelpOverlay } from './components/HelpOverlay.js';
+import { HostsTable } from './components/HostsTable.js';
+import { LogPane } from './components/LogPane.js';
+import { selectedHost, type ViewModel } from './state/model.js';
+import { QuitPrompt } from './components/QuitPrompt.js';
+import { StartupList } from './components/StartupList.js';
 import type { DashboardStore } from './store.js';
-import { ColorContext, useColor } from './use-color.js';
-import { useClock } from './use-clock.js';
-import { useDashboardKeys } from './use-dashboard-keys.js';
-import { useStatusPoll } from './use-status-poll.js';
-import { useStoreFrame } from './use-store-frame.js';
-import { useTerminalSize } from './use-terminal-size.js';
-import { WorkersTable } from './WorkersTable.js';
+import { ColorContext, useColor } from './hooks/use-color.js';
+import { useClock } from './hooks/use-clock.js';
+import { useDashboardKeys } from './hooks/use-dashboard-keys.js';
+import { useStatusPoll } from './hooks/use-status-poll.js';
+import { useStoreFrame } from './hooks/use-store-frame.js';
+import { useTerminalSize } from './hooks/use-terminal-size.js';
+import { WorkersTable } from './components/WorkersTable.js';
 
 export interface AppProps {
   store: DashboardStore;

@@ -5,10 +5,10 @@
 // so no component can draw them raw.
 import { safeDeep, safeLine } from '../events/terminal-text.js';
 import type { ClusterEvent } from '../events/types.js';
-import { LogRing } from './log-ring.js';
-import { initialModel, type Phase, type ViewModel } from './model.js';
-import { reduceEvent, reduceStatus } from './reduce-event.js';
-import { reduceUi, type UiCommand } from './reduce-ui.js';
+import { LogRing } from './state/log-ring.js';
+import { initialModel, type Phase, type ViewModel } from './state/model.js';
+import { reduceEvent, reduceStatus } from './state/reduce-event.js';
+import { reduceUi, type UiCommand } from './state/reduce-ui.js';
 import type { StatusJson } from '../control/status-document.js';
 
 export type StoreListener = (urgent: boolean) => void;

@@ -1,8 +1,8 @@
 // The dashboard's store: events and status snapshots → view model, keys → selection,
 // scrolling and filter; the log ring stays bounded.
 import { describe, expect, it } from 'vitest';
-import { LogRing, levelOf } from '../../../src/ui/log-ring.js';
-import { logMatcher, selectedWorker } from '../../../src/ui/model.js';
+import { LogRing, levelOf } from '../../../src/ui/state/log-ring.js';
+import { logMatcher, selectedWorker } from '../../../src/ui/state/model.js';
 import { DashboardStore } from '../../../src/ui/store.js';
 import { snapshot, T0, upStore } from './fixture.js';
 

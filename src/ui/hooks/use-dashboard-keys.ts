@@ -1,8 +1,8 @@
 // Keys → UI commands (store) and cluster actions (the DashboardActions port).
 import { useInput } from 'ink';
-import type { DashboardActions } from './actions.js';
-import { selectedWorker } from './model.js';
-import type { DashboardStore } from './store.js';
+import type { DashboardActions } from '../actions.js';
+import { selectedWorker } from '../state/model.js';
+import type { DashboardStore } from '../store.js';
 
 export function useDashboardKeys(store: DashboardStore, actions: DashboardActions, page: number, refresh: () => void): void {
   const say = (text: string, level: 'info' | 'warning' | 'error' = 'info') => store.dispatch({ kind: 'message', text, level });

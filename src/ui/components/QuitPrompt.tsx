@@ -1,7 +1,7 @@
 // q in a foreground `up`: this process is the controller, so the only choices are to
 // tear the cluster down or to stay.
 import { Box, Text } from 'ink';
-import { useColor } from './use-color.js';
+import { useColor } from '../hooks/use-color.js';
 
 export function QuitPrompt() {
   const c = useColor();

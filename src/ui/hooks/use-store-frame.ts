@@ -1,8 +1,8 @@
 // Re-render on store changes at a bounded frame rate: thousands of log lines a second
 // become at most `fps` frames; a key's change is rendered at once.
 import { useEffect, useState } from 'react';
-import type { ViewModel } from './model.js';
-import type { DashboardStore } from './store.js';
+import type { ViewModel } from '../state/model.js';
+import type { DashboardStore } from '../store.js';
 
 export function useStoreFrame(store: DashboardStore, fps = 15): ViewModel {
   const [, setFrame] = useState(0);

@@ -1,9 +1,9 @@
 // One row per host: workers, threads, memory used / limit, CPU, tasks executing,
 // restarts, and its state with any failure reason inline. The selection scrolls.
 import { Box, Text } from 'ink';
-import { workersOf, type HostView, type ViewModel } from './model.js';
+import { workersOf, type HostView, type ViewModel } from '../state/model.js';
 import { bytes, pad, sum } from './format.js';
-import { useColor } from './use-color.js';
+import { useColor } from '../hooks/use-color.js';
 
 export const HOST_COLUMNS = '  HOST'.padEnd(26) + 'WORKERS '.padEnd(9) + 'THREADS '.padEnd(9) + 'MEMORY'.padEnd(14) + 'CPU'.padEnd(7) + 'TASKS '.padEnd(7) + 'RESTARTS '.padEnd(9) + 'STATE';
 

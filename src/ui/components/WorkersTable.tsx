@@ -1,9 +1,9 @@
 // A host's workers (enter on a host): select one for `r` (restart).
 import { Box, Text } from 'ink';
-import { workersOf, type HostView, type ViewModel } from './model.js';
+import { workersOf, type HostView, type ViewModel } from '../state/model.js';
 import { bytes, pad } from './format.js';
 import { stateColor } from './HostsTable.js';
-import { useColor } from './use-color.js';
+import { useColor } from '../hooks/use-color.js';
 
 const COLUMNS = '  WORKER'.padEnd(26) + 'STATE'.padEnd(11) + 'PID'.padEnd(9) + 'THREADS '.padEnd(9) + 'MEMORY'.padEnd(14) + 'CPU'.padEnd(7) + 'TASKS '.padEnd(7) + 'RESTARTS  ADDRESS';
 

@@ -1,8 +1,8 @@
 // Cluster name, addresses, uptime, workers running / target, adaptive state.
 import { Box, Text } from 'ink';
-import type { ViewModel } from './model.js';
+import type { ViewModel } from '../state/model.js';
 import { duration } from './format.js';
-import { useColor } from './use-color.js';
+import { useColor } from '../hooks/use-color.js';
 
 export function Header({ m, now }: { m: ViewModel; now: number }) {
   const c = useColor();

@@ -1,7 +1,7 @@
 // Polls the status document (hosts, workers, metrics, adaptive) into the store.
 import { useCallback, useEffect, useRef } from 'react';
-import type { DashboardActions } from './actions.js';
-import type { DashboardStore } from './store.js';
+import type { DashboardActions } from '../actions.js';
+import type { DashboardStore } from '../store.js';
 
 export function useStatusPoll(store: DashboardStore, actions: DashboardActions, intervalMs: number): () => void {
   const busy = useRef(false);

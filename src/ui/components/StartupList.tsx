@@ -1,8 +1,8 @@
 // Start-up: each host's step with a spinner and the time spent in it.
 import { Box, Text } from 'ink';
-import type { HostView } from './model.js';
+import type { HostView } from '../state/model.js';
 import { duration, pad, spinner } from './format.js';
-import { useColor } from './use-color.js';
+import { useColor } from '../hooks/use-color.js';
 
 export function StartupList({ hosts, now, height }: { hosts: HostView[]; now: number; height: number }) {
   const c = useColor();

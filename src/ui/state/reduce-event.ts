@@ -1,8 +1,8 @@
 // ClusterEvents and status snapshots → the view model. Pure apart from the log ring,
 // which is appended in place (copying 5,000 lines per event would not keep up).
-import type { ClusterEvent } from '../events/types.js';
+import type { ClusterEvent } from '../../events/types.js';
 import type { HostView, StepState, ViewModel } from './model.js';
-import type { StatusJson } from '../control/status-document.js';
+import type { StatusJson } from '../../control/status-document.js';
 
 export function reduceEvent(m: ViewModel, e: ClusterEvent, now: number): ViewModel {
   switch (e.kind) {

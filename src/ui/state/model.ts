@@ -1,7 +1,7 @@
 // The dashboard's view model: everything a frame shows, derived from ClusterEvents and
 // status snapshots (reduce-event.ts) and from keys (reduce-ui.ts).
 import { LogRing } from './log-ring.js';
-import type { AdaptiveStatus, WorkerStatus } from '../control/status-document.js';
+import type { AdaptiveStatus, WorkerStatus } from '../../control/status-document.js';
 
 export type Phase = 'starting' | 'up' | 'stopping' | 'stopped';
 export type StepState = 'connecting' | 'starting' | 'registered' | 'failed';

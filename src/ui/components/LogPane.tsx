@@ -1,9 +1,9 @@
 // Merged live logs: one colour per source, WARNING / ERROR highlighted, follow or
 // pinned, filtered by host or worker. Only the visible window is rendered.
 import { Box, Text } from 'ink';
-import { logMatcher, selectedHost, type ViewModel } from './model.js';
+import { logMatcher, selectedHost, type ViewModel } from '../state/model.js';
 import { fit } from './format.js';
-import { sourceColor, useColor } from './use-color.js';
+import { sourceColor, useColor } from '../hooks/use-color.js';
 
 export function LogPane({ m, height, width, focused }: { m: ViewModel; height: number; width: number; focused: boolean }) {
   const c = useColor();
