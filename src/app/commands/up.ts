@@ -58,7 +58,11 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   const log = opts.report ? new CappedLog(paths.controllerLog) : undefined;
   const outCtx = log ? { ...ctx, stdout: log, stderr: log } : ctx;
   const out = upOutput(outCtx, bus, spec.name, { json: opts.json, tui, detachedChild: opts.report !== undefined });
-  if (opts.report) bus.on(opts.report);
+  // The parent of `up --detach` returns on cluster-up: hold it back until the control
+  // socket listens and the state file has every pid (else a `status` right after finds
+  // no controller, and a kill -9 right after leaves a state file a new `up` cannot adopt).
+  let upEvent: ClusterEvent | undefined;
+  if (opts.report) bus.on((e) => (e.kind === 'cluster-up' ? (upEvent = e) : opts.report!(e)));
   if (spec.local) bus.emit({ kind: 'notice', level: 'info', message: `Local cluster on this machine (${spec.workerHosts[0]?.workerOptions.nworkers ?? 0} workers, python ${spec.schedulerHost.remotePython})` });
   const tls = await setUpTls({ spec, paths, clusterId, bus, now: new Date() });
 
@@ -116,6 +120,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
       return 130;
     }
     await controller.start();
+    if (upEvent) opts.report?.(upEvent);
     if (spec.adaptive) session.startAdaptive(spec.adaptive);
     const schedulerDied = session.schedulerExit().then(() => 'scheduler-died' as const);
     const why = await Promise.race([stopRequested.then(() => 'stop' as const), schedulerDied]);
