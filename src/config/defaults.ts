@@ -34,7 +34,8 @@ export const DEFAULT_ADAPTIVE: Omit<AdaptiveSpec, 'maximum'> = {
  */
 export const MIN_ADAPTIVE_INTERVAL_MS = 100;
 
-export const DEFAULT_REMOTE_PYTHON = 'python3';
+/** Not a command: the first interpreter on the host that has distributed (dask/remote-shell.ts). */
+export const DEFAULT_REMOTE_PYTHON = 'auto';
 export const DEFAULT_SSH_PORT = 22;
 export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
 export const DEFAULT_KNOWN_HOSTS = '~/.ssh/known_hosts';

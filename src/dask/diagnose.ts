@@ -1,8 +1,12 @@
 // Turns a remote process's early exit into the reason a user can act on.
 import type { ExitInfo } from '../cluster/ports.js';
+import { NO_PYTHON_MESSAGE, PYTHON_CANDIDATES } from './remote-shell.js';
 
 export function describeExit(exit: ExitInfo, tail: string[], python: string): string {
   const text = tail.join('\n');
+  if (text.includes(NO_PYTHON_MESSAGE)) {
+    return `no python with dask/distributed found (tried ${PYTHON_CANDIDATES.join(', ')}): install it (apt-get install python3-distributed, or pip install distributed) or set remote_python`;
+  }
   if (exit.code === 127 || /not found|No such file or directory/.test(text) && /exec/.test(text)) {
     return `python not found: remote_python "${python}" is not on that host (set remote_python to its path)`;
   }

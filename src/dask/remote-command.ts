@@ -3,9 +3,12 @@
 // place of the shell so the PID the launcher reports is the one we tag and stop. And
 // the command that adopts a running one through the keeper (keeper.py).
 import { remoteProgram, programCommand } from './remote-programs.js';
-import { envInput, quotePath, quoteWord, shellScript, type RemoteInvocation } from './remote-shell.js';
+import { envInput, pythonWord, quoteWord, shellScript, type RemoteInvocation } from './remote-shell.js';
 
-export { quoteWord, quotePath, shellQuote, viaSh, envInput, exportLines, shellScript } from './remote-shell.js';
+export {
+  quoteWord, quotePath, shellQuote, viaSh, envInput, exportLines, shellScript, pythonWord, discoverPython,
+  AUTO_PYTHON, PYTHON_CANDIDATES, HAS_DISTRIBUTED_PY, NO_PYTHON_MESSAGE,
+} from './remote-shell.js';
 export type { RemoteInvocation } from './remote-shell.js';
 
 /** Exported into every process we start; how leftovers are found at teardown. */
@@ -45,9 +48,10 @@ export function buildRemoteCommand(cmd: RemoteCommand): RemoteInvocation {
   if (cmd.graceS !== undefined) env[LAUNCHER_GRACE_ENV] = String(cmd.graceS);
   if (cmd.orphanGraceS) env[ORPHAN_GRACE_ENV] = String(cmd.orphanGraceS);
   const launcher = remoteProgram('launcher');
-  const words = [quoteWord(cmd.name), quotePath(program), ...args.map(quoteWord)];
-  const exec = `exec ${programCommand(quotePath(program), launcher, true, words)}`;
-  return { command: shellScript(cmd.setup, exec), input: envInput(env) + launcher.source };
+  const py = pythonWord(program, { report: true });
+  const words = [quoteWord(cmd.name), py.word, ...args.map(quoteWord)];
+  const exec = `exec ${programCommand(py.word, launcher, true, words)}`;
+  return { command: shellScript(cmd.setup, [...py.lines, exec].join('\n')), input: envInput(env) + launcher.source };
 }
 
 export interface KeeperCommand {
@@ -63,9 +67,10 @@ export interface KeeperCommand {
 /** Runs the keeper on the process `pid` the launcher started as `name`. */
 export function buildKeeperCommand(cmd: KeeperCommand): RemoteInvocation {
   const keeper = remoteProgram('keeper');
-  const exec = `exec ${programCommand(quotePath(cmd.python), keeper, true, [quoteWord(cmd.name), String(cmd.pid)])}`;
+  const py = pythonWord(cmd.python);
+  const exec = `exec ${programCommand(py.word, keeper, true, [quoteWord(cmd.name), String(cmd.pid)])}`;
   const env = { ...cmd.env, [CLUSTER_ID_ENV]: cmd.clusterId };
-  return { command: shellScript(cmd.setup, exec), input: envInput(env) + keeper.source };
+  return { command: shellScript(cmd.setup, [...py.lines, exec].join('\n')), input: envInput(env) + keeper.source };
 }
 
 export interface ClusterFilesCommand {
@@ -90,9 +95,10 @@ export interface HostFile {
 export function buildClusterFilesCommand(cmd: ClusterFilesCommand, put?: readonly HostFile[]): RemoteInvocation {
   const program = remoteProgram('cluster-files');
   const args = [put ? 'put' : 'remove', quoteWord(cmd.clusterId)];
-  const exec = `exec ${programCommand(quotePath(cmd.python), program, false, args)}`;
+  const py = pythonWord(cmd.python);
+  const exec = `exec ${programCommand(py.word, program, false, args)}`;
   const data = put ? JSON.stringify(put.map((f) => ({ name: f.name, content: f.content }))) : '';
-  return { command: shellScript(cmd.setup, exec), input: envInput(cmd.env) + program.source + data };
+  return { command: shellScript(cmd.setup, [...py.lines, exec].join('\n')), input: envInput(cmd.env) + program.source + data };
 }
 
 /** The directory cluster-files.py reports after `put`. */

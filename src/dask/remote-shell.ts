@@ -75,3 +75,34 @@ export function shellScript(setup: readonly string[], body: string): string {
 export function viaSh(script: string): string {
   return `exec sh -c ${quoteWord(script)}`;
 }
+
+/**
+ * remote_python's default: on every host (and for the local cluster) the first of
+ * PYTHON_CANDIDATES that has distributed. A login shell's `python3` is often a venv or
+ * a pyenv shim without it, while the system one has it.
+ */
+export const AUTO_PYTHON = 'auto';
+export const PYTHON_CANDIDATES: readonly string[] = ['python3', '/usr/bin/python3', 'python'];
+/** Exits 0 when distributed is installed; finds it without importing it (that takes seconds). */
+export const HAS_DISTRIBUTED_PY = 'import importlib.util as u, sys; sys.exit(u.find_spec("distributed") is None)';
+/** What a host prints (stderr, exit 127) when no candidate has distributed. */
+export const NO_PYTHON_MESSAGE = `sshcluster: no Python with distributed on this host (tried ${PYTHON_CANDIDATES.join(', ')})`;
+
+/** sh: sets $sshc_py to the first candidate that has distributed, or to "" when none has it. */
+export function discoverPython(): string {
+  const test = quoteWord(HAS_DISTRIBUTED_PY);
+  return `sshc_py=; for c in ${PYTHON_CANDIDATES.map(quoteWord).join(' ')}; do if "$c" -c ${test} >/dev/null 2>&1; then sshc_py=$c; break; fi; done`;
+}
+
+/**
+ * The sh word that runs remote_python, and the lines to put before it: for `auto`, the
+ * discovery, in the same command (no extra round trip, no extra run of the shell rc),
+ * failing with NO_PYTHON_MESSAGE; `report` says on stderr which one it found (the first
+ * line of a process's log).
+ */
+export function pythonWord(python: string, o: { report?: boolean } = {}): { lines: string[]; word: string } {
+  if (python !== AUTO_PYTHON) return { lines: [], word: quotePath(python) };
+  const lines = [discoverPython(), `[ -n "$sshc_py" ] || { echo ${quoteWord(NO_PYTHON_MESSAGE)} >&2; exit 127; }`];
+  if (o.report) lines.push(`echo "sshcluster: python $(command -v "$sshc_py") (first with distributed of ${PYTHON_CANDIDATES.join(', ')})" >&2`);
+  return { lines, word: '"$sshc_py"' };
+}

@@ -1,5 +1,6 @@
 // `sshcluster check`, the pure part: what was observed per host → one row per host and
 // the problems, each with a one-line fix. Versions are compared with the scheduler host's.
+import { AUTO_PYTHON, PYTHON_CANDIDATES } from '../../dask/remote-command.js';
 import type { ProbeResult } from './check-probe.js';
 import { resourceProblems } from './check-resources.js';
 
@@ -87,8 +88,11 @@ function hostProblems(o: HostObservation, sched: ProbeResult | undefined): Probl
 type Add = (severity: Problem['severity'], message: string, hint: string) => void;
 
 function pythonProblems(o: HostObservation, p: ProbeResult, sched: ProbeResult | undefined, add: Add): void {
+  const auto = o.remotePython === AUTO_PYTHON;
+  const candidates = PYTHON_CANDIDATES.join(', ');
   if (!p.pythonPath) {
-    add('error', `python not found: remote_python "${o.remotePython}"`, 'set remote_python to the interpreter\'s full path on that host (`sshcluster exec HOSTS.yaml -- command -v python3`)');
+    if (auto) add('error', `python not found: none of ${candidates} is on that host`, "install Python 3 with distributed (apt-get install python3-distributed), or set remote_python to the interpreter's full path");
+    else add('error', `python not found: remote_python "${o.remotePython}"`, 'set remote_python to the interpreter\'s full path on that host (`sshcluster exec HOSTS.yaml -- command -v python3`)');
     return;
   }
   if (p.pythonFailed !== undefined) {
@@ -100,7 +104,10 @@ function pythonProblems(o: HostObservation, p: ProbeResult, sched: ProbeResult |
     const want = sched?.[mod];
     const pin = want ? `"${mod}==${want}"` : mod;
     if (error !== undefined) {
-      add('error', `${mod} cannot be imported by ${p.pythonPath}: ${error}`, `install it for that interpreter: ${p.pythonPath} -m pip install ${pin}`);
+      const fix = auto
+        ? `none of ${candidates} has distributed: install it for one (${p.pythonPath} -m pip install ${pin}, or apt-get install python3-distributed), or set remote_python to an interpreter that has it`
+        : `install it for that interpreter: ${p.pythonPath} -m pip install ${pin}; or remove remote_python to use the first of ${candidates} that has distributed`;
+      add('error', `${mod} cannot be imported by ${p.pythonPath}: ${error}`, fix);
     } else if (want !== undefined && p[mod] !== undefined && p[mod] !== want) {
       add('error', `${mod} ${p[mod]} differs from the scheduler host's ${want}`, `install the same version everywhere: ${p.pythonPath} -m pip install ${pin}`);
     }

@@ -4,7 +4,7 @@
 // the port test and the target of the workers' reachability test. Output lines start
 // with "@sshc " so setup noise is ignored.
 import type { HostSpec } from '../../config/spec.js';
-import { quotePath, quoteWord, type RemoteInvocation } from '../../dask/remote-command.js';
+import { AUTO_PYTHON, discoverPython, PYTHON_CANDIDATES, pythonWord, quotePath, quoteWord, type RemoteInvocation } from '../../dask/remote-command.js';
 import { programCommand, remoteProgram } from '../../dask/remote-programs.js';
 import { hostScript } from '../remote/remote-script.js';
 
@@ -14,13 +14,23 @@ export function probeScript(h: HostSpec): RemoteInvocation {
     `echo "@sshc cores $(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null)"`,
     `echo "@sshc memkb $(awk '/^MemTotal:/ {print $2}' /proc/meminfo 2>/dev/null)"`,
     `if command -v nvidia-smi >/dev/null 2>&1; then nvidia-smi -L 2>/dev/null | sed 's/^/@sshc gpu /'; fi`,
-    `P=$(command -v ${quotePath(h.remotePython)} 2>/dev/null)`,
+    ...findPython(h.remotePython),
     `echo "@sshc python $P"`,
     `if [ -n "$P" ]; then ${programCommand('"$P"', probe, false, [])}; echo "@sshc pyexit $?"; fi`,
   ].join('\n');
   // The date comes first, before setup, so it is read soon after the command is sent.
   const inv = hostScript(h, body, probe.source);
   return { ...inv, command: `echo "@sshc date $(date +%s.%N 2>/dev/null)"\n${inv.command}` };
+}
+
+/**
+ * sh setting $P to the interpreter `up` would use; when `auto` finds none with
+ * distributed, to the first candidate that exists, so the probe can say what it lacks.
+ */
+function findPython(remotePython: string): string[] {
+  if (remotePython !== AUTO_PYTHON) return [`P=$(command -v ${quotePath(remotePython)} 2>/dev/null)`];
+  const first = `for c in ${PYTHON_CANDIDATES.map(quoteWord).join(' ')}; do P=$(command -v "$c" 2>/dev/null) && break; done`;
+  return [discoverPython(), `if [ -n "$sshc_py" ]; then P=$(command -v "$sshc_py"); else ${first}; fi`];
 }
 
 export interface ListenSpec {
@@ -34,7 +44,8 @@ export interface ListenSpec {
 export function listenerScript(h: HostSpec, l: ListenSpec): RemoteInvocation {
   const listener = remoteProgram('check-listener');
   const args = [l.host, String(l.port), l.dashboardHost, String(l.dashboardPort), String(l.lifetimeS)].map(quoteWord);
-  return hostScript(h, `exec ${programCommand(quotePath(h.remotePython), listener, false, args)}`, listener.source);
+  const py = pythonWord(h.remotePython);
+  return hostScript(h, [...py.lines, `exec ${programCommand(py.word, listener, false, args)}`].join('\n'), listener.source);
 }
 
 export interface ProbeResult {

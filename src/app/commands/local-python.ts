@@ -1,16 +1,16 @@
-// `up` without a host file needs a local Python that has distributed; `python3` on PATH
-// is often a virtualenv or pyenv without it, so look a little further.
+// `up` without a host file needs a local Python that has distributed: the same rule as
+// remote_python's default on a host (the first of PYTHON_CANDIDATES that has it), so a
+// host file naming this machine gets the same interpreter. `--python` names one instead.
 import { spawnSync } from 'node:child_process';
+import { HAS_DISTRIBUTED_PY, PYTHON_CANDIDATES } from '../../dask/remote-command.js';
 import { ExpectedError } from '../../errors.js';
-
-const CANDIDATES = ['python3', '/usr/bin/python3', 'python'];
 
 export function findLocalPython(env: Record<string, string | undefined>, preferred?: string): string {
   const tried: string[] = [];
-  for (const py of preferred ? [preferred] : CANDIDATES) {
-    const r = spawnSync(py, ['-c', 'import distributed, sys; print(distributed.__version__)'], { env, encoding: 'utf8', timeout: 30_000 });
+  for (const py of preferred ? [preferred] : PYTHON_CANDIDATES) {
+    const r = spawnSync(py, ['-c', HAS_DISTRIBUTED_PY], { env, encoding: 'utf8', timeout: 30_000 });
     if (r.status === 0) return py;
-    tried.push(`${py}: ${r.error ? 'not found' : (r.stderr.trim().split('\n').pop() ?? `exit ${r.status}`)}`);
+    tried.push(`${py}: ${r.error ? 'not found' : (r.stderr.trim().split('\n').pop() || 'no module named distributed')}`);
   }
   throw new ExpectedError(`Dask is not installed for any local Python (tried ${tried.join('; ')})`, {
     hint: "install it: apt-get install python3-distributed, or pip install 'distributed'; or name an interpreter with --python",

@@ -32,8 +32,8 @@ export function writeHostsYaml(path: string, info: HostsPart, extra: Doc = {}): 
     // Namespace hosts all listen on 22; loopback fallback hosts need their own port.
     hosts: rest.hosts ?? info.hosts.map((h) => (h.port === 22 ? h.ip : { host: h.ip, connect_options: { port: h.port } })),
   };
-  // `security: undefined` asks for the product's default (TLS).
-  if (doc.security === undefined) delete doc.security;
+  // A key given as undefined (`security`, `remote_python`) asks for the product's default.
+  for (const k of Object.keys(doc)) if (doc[k] === undefined) delete doc[k];
   writeFileSync(path, stringify(doc));
   return path;
 }

@@ -33,7 +33,7 @@ describe('parseHostFile: defaults', () => {
     expect(spec.schedulerOptions).toEqual({ port: 8786, dashboardAddress: '127.0.0.1:8787' });
     const h = spec.workerHosts[1]!;
     expect(h.workerOptions).toEqual({ nthreads: 2, nworkers: 1, memoryLimit: 'auto', resources: {}, nanny: true, deathTimeoutS: 60 });
-    expect([h.remotePython, h.env, h.setup, h.maxWorkers]).toEqual(['python3', {}, [], 1]);
+    expect([h.remotePython, h.env, h.setup, h.maxWorkers]).toEqual(['auto', {}, [], 1]);
     expect(spec.adaptive).toBeUndefined();
   });
 });

@@ -62,7 +62,23 @@ describe('evaluateCheck', () => {
       ['n1', 'python not found: remote_python "/opt/py"'],
       ['n2', "distributed cannot be imported by /usr/bin/python3: ModuleNotFoundError: No module named 'distributed'"],
     ]);
-    expect(r.problems[1]!.hint).toBe('install it for that interpreter: /usr/bin/python3 -m pip install "distributed==2024.1.0"');
+    expect(r.problems[1]!.hint).toBe('install it for that interpreter: /usr/bin/python3 -m pip install "distributed==2024.1.0"; or remove remote_python to use the first of python3, /usr/bin/python3, python that has distributed');
+  });
+
+  it('with remote_python auto, says that no candidate has distributed (not: install it for the same one)', () => {
+    const r = evaluateCheck([
+      sched({ remotePython: 'auto' }),
+      worker('n1', { remotePython: 'auto', probe: probe({ pythonPath: undefined, pythonVersion: undefined, dask: undefined, distributed: undefined }) }),
+      worker('n2', { remotePython: 'auto', probe: probe({ pythonPath: '/home/u/.pyenv/shims/python3', distributed: undefined, distributedError: "ModuleNotFoundError: No module named 'distributed'" }) }),
+    ]);
+    expect(r.problems.map((p) => [p.host, p.message, p.hint])).toEqual([
+      ['n1', 'python not found: none of python3, /usr/bin/python3, python is on that host', "install Python 3 with distributed (apt-get install python3-distributed), or set remote_python to the interpreter's full path"],
+      [
+        'n2',
+        "distributed cannot be imported by /home/u/.pyenv/shims/python3: ModuleNotFoundError: No module named 'distributed'",
+        'none of python3, /usr/bin/python3, python has distributed: install it for one (/home/u/.pyenv/shims/python3 -m pip install "distributed==2024.1.0", or apt-get install python3-distributed), or set remote_python to an interpreter that has it',
+      ],
+    ]);
   });
 
   it('flags versions that differ from the scheduler host (errors) and a python minor mismatch (warning)', () => {
