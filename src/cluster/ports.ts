@@ -2,6 +2,7 @@
 // runner over SSH or a local shell; the scheduler client from dask/); the core and its
 // tests see only these interfaces.
 import type { Duplex } from 'node:stream';
+import type { PendingGroup } from './resources/demand.js';
 
 /** What to run: a remote process is {name, host, argv, env} in … */
 export interface ProcessSpec {
@@ -103,6 +104,8 @@ export interface SchedulerPort {
    * scheduler cannot serve it (distributed 2024.x answers HTTP 500 while tasks finish).
    */
   identityOrWorkers(): Promise<{ workers: SchedulerWorker[] }>;
+  /** Pending work by resource restriction set (the scheduler preload); undefined without it. */
+  demand(): Promise<{ groups: PendingGroup[] } | undefined>;
 }
 
 /** A worker as the scheduler's identity document describes it (what adaptive reads). */

@@ -13,7 +13,7 @@ import { HostLinks } from './host-links.js';
 import { plan, type DesiredProcess } from './plan.js';
 import type { Clock, HostRunner, ProcessSpec, SchedulerPort } from './ports.js';
 import { ProcessLifecycle } from './process-lifecycle.js';
-import { dropWorkers, scaleTo, type ScaleResult } from './scaling.js';
+import { addWorkers, dropWorkers, scaleTo, type ScaleResult } from './scaling.js';
 
 export interface ReconcilerDeps {
   state: ClusterState;
@@ -115,6 +115,12 @@ export class Reconciler {
     const r = scaleTo(this.d.state, n, opts);
     await this.tick();
     return r;
+  }
+
+  /** New workers on these hosts (adaptive, placed by resource). */
+  async add(adds: readonly { host: string; count: number }[]): Promise<void> {
+    addWorkers(this.d.state, adds);
+    await this.tick();
   }
 
   /** Retire these workers by name (adaptive scale-down picks which). */

@@ -3,6 +3,7 @@
 // over ClusterState; the next reconcile tick makes the processes follow.
 import type { ClusterState } from './cluster-state.js';
 import { explainShortfall, placeWorkers, type PlacedWorker } from './placement.js';
+import { nameAdds } from './resources/names.js';
 
 export interface ScaleResult {
   desired: number;
@@ -26,6 +27,13 @@ export function scaleTo(s: ClusterState, n: number, opts: { retryCrashed?: boole
   for (const w of [...p.added, ...p.removed]) s.supervisor.reset(w.name);
   s.desiredWorkers = p.workers;
   return { desired: p.workers.length, message: explainShortfall(n, p, hosts) };
+}
+
+/** New workers on these hosts (adaptive placed them by resource), named like any other. */
+export function addWorkers(s: ClusterState, adds: readonly { host: string; count: number }[]): void {
+  const added = nameAdds(adds, s.desiredWorkers);
+  for (const w of added) s.supervisor.reset(w.name);
+  s.desiredWorkers = [...s.desiredWorkers, ...added];
 }
 
 /** These workers leave the desired set by name (adaptive scale-down picks which). */

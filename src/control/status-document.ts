@@ -48,6 +48,8 @@ export interface AdaptiveStatus {
   waitCount: number;
   targetDurationMs: number;
   target: number | null;
+  /** Demand the hosts cannot meet now, one line per kind: "want 3 GPU workers, 1 placeable: gpu2 unreachable". */
+  unmet: string[];
   lastDecision: { decision: string; reason: string; time: string } | null;
   log: { time: string; target: number; current: number; decision: string; reason: string; count: number }[];
 }

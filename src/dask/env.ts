@@ -40,6 +40,8 @@ export function schedulerEnv(extra: Record<string, string> = {}): Record<string,
     ...extra,
     ...loggingEnv(),
     DASK_DISTRIBUTED__SCHEDULER__HTTP__ROUTES: pythonList(DASK_API_ROUTES),
+    // The preload is imported from the cluster's files directory: no __pycache__ there.
+    PYTHONDONTWRITEBYTECODE: '1',
   };
 }
 

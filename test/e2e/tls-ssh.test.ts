@@ -25,7 +25,7 @@ const state = (name: string) => JSON.parse(fs.readFileSync(path.join(clusterDir(
   controller: { pid: number };
 };
 /** Where cluster-files.py puts a cluster's files; the namespace hosts share this /tmp. */
-const hostTlsDir = (clusterId: string) => path.join('/tmp', `sshcluster-${process.getuid!()}`, clusterId, 'tls');
+const hostTlsDir = (clusterId: string) => path.join('/tmp', `sshcluster-${process.getuid!()}`, clusterId, 'files');
 
 function upDetached(name: string, hosts: typeof info.hosts): void {
   // No `security:` key: the default.
@@ -94,7 +94,7 @@ describe('TLS over SSH (the default)', () => {
     const { clusterId } = state('tls4');
     const dir = hostTlsDir(clusterId);
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
-    expect(fs.readdirSync(dir).sort()).toEqual(['ca.pem', 'scheduler-key.pem', 'scheduler.pem', 'worker-key.pem', 'worker.pem']);
+    expect(fs.readdirSync(dir).sort()).toEqual(['ca.pem', 'scheduler-key.pem', 'scheduler.pem', 'scheduler_demand.py', 'worker-key.pem', 'worker.pem']);
     for (const f of fs.readdirSync(dir)) expect(fs.statSync(path.join(dir, f)).mode & 0o777).toBe(0o600);
 
     // No key material in ps (inside each namespace), status, state, logs, controller log.

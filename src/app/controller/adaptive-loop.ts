@@ -1,6 +1,7 @@
-// The adaptive loop: every interval, ask the scheduler for its target and its workers,
-// step the pure policy (adaptive/), and apply its decision to the desired worker set:
-// an absolute count up, names down. One step at a time; an error in a step is logged
+// The adaptive loop: every interval, ask the scheduler for its target, its workers and
+// its pending work by resource (the preload's demand route), step the pure policy
+// (adaptive/), place its decision by resource (cluster/resources/) and apply it to the
+// desired worker set: new workers on the hosts that can run the work, names down. One step at a time; an error in a step is logged
 // and the loop goes on. stop() (or the cluster's end) ends it, and a step still in
 // flight then applies nothing.
 import type { AdaptiveStatus } from '../../control/status-document.js';
@@ -11,6 +12,8 @@ import type { AdaptiveSpec } from '../../config/spec.js';
 import type { ClusterState } from '../../cluster/cluster-state.js';
 import { every } from '../../cluster/clock.js';
 import type { Clock, SchedulerPort } from '../../cluster/ports.js';
+import { resourceStep, type ResourceStep } from '../../cluster/resources/adaptive-step.js';
+import { unmetNotices } from '../../cluster/resources/unmet-notices.js';
 import type { ClusterEvent } from '../../events/types.js';
 
 /** What the loop needs of the cluster: read its state, change its worker count. */
@@ -20,8 +23,10 @@ export interface AdaptivePort {
   emit(e: ClusterEvent): void;
   scheduler(): SchedulerPort | undefined;
   daskVersion(): Promise<string>;
-  /** An absolute worker count. */
+  /** An absolute worker count (a scheduler without the demand route: resource-blind). */
   scale(n: number): Promise<unknown>;
+  /** New workers on these hosts (placed by resource). */
+  add(adds: readonly { host: string; count: number }[]): Promise<void>;
   retire(names: readonly string[]): Promise<void>;
   /** The cluster's life: the loop ends with it. */
   signal: AbortSignal;
@@ -34,6 +39,9 @@ export class AdaptiveLoop {
   private loop?: AbortController;
   private running?: Promise<void>;
   private lastTarget: number | null = null;
+  /** Unmet demand by kind, as last said (said again only when it changes). */
+  private unmet: ReadonlyMap<string, string> = new Map();
+  private blindSaid = false;
 
   constructor(
     private readonly p: AdaptivePort,
@@ -67,7 +75,9 @@ export class AdaptiveLoop {
   async stepOnce(dryRun: boolean): Promise<{ target: number; current: number; decision: AdaptiveDecision; reason: string }> {
     const client = this.p.scheduler();
     if (!client) throw new Error('the scheduler is not reachable yet');
-    const [rawTarget, identity, daskVersion] = await Promise.all([client.adaptiveTarget(), client.identityOrWorkers(), this.p.daskVersion()]);
+    const [rawTarget, identity, daskVersion, demand] = await Promise.all([
+      client.adaptiveTarget(), client.identityOrWorkers(), this.p.daskVersion(), client.demand(),
+    ]);
     const { state } = this.p;
     const plan = state.desiredWorkers.map((w) => {
       const t = state.processes.get(w.name);
@@ -82,16 +92,57 @@ export class AdaptiveLoop {
       newWorker: newWorkerSize(state.spec.workerHosts[0]?.workerOptions),
     };
     const r = step(this.state, input, this.spec);
-    const out = { target: r.log.target, current: r.log.current, decision: r.decision, reason: r.log.reason };
+    const placed = demand ? this.place(r.decision, demand.groups) : undefined;
+    const reason = placed ? r.log.reason + placementNote(placed) : r.log.reason;
+    const out = { target: r.log.target, current: r.log.current, decision: r.decision, reason };
     if (dryRun) return out;
     // Stopped (scale N, adapt --off, new bounds) while this step waited on the scheduler:
     // its decision belongs to a loop that no longer runs.
     if (!this.enabled) return { ...out, decision: { status: 'same', reason: 'adaptive stopped' }, reason: 'adaptive stopped' };
     this.state = r.state;
     this.lastTarget = r.log.target;
-    this.log.push(r.log);
-    await this.apply(r.decision);
+    this.log.push({ ...r.log, reason });
+    if (!demand) this.sayBlind();
+    if (placed) {
+      this.sayUnmet(placed);
+      await this.applyPlaced(placed);
+    } else await this.apply(r.decision);
     return out;
+  }
+
+  /** The decision placed by resource over the hosts as they are now. */
+  private place(decision: AdaptiveDecision, groups: Parameters<typeof resourceStep>[0]['groups']): ResourceStep {
+    const { state } = this.p;
+    const workers = state.desiredWorkers.map((w) => ({ name: w.name, host: w.host }));
+    const hosts = state.spec.workerHosts.map((h) => ({
+      name: h.name,
+      resources: h.workerOptions.resources,
+      nthreads: h.workerOptions.nthreads,
+      maxWorkers: h.maxWorkers,
+      workers: workers.filter((w) => w.host === h.name).length,
+      ...(state.placeable(h.name) ? {} : { unavailable: state.usable(h.name) ? 'degraded' : 'unreachable' }),
+    }));
+    const bounds = this.spec.groups?.map((g) => ({ name: g.name, hosts: g.hosts, minimum: g.minimum, maximum: g.maximum }));
+    return resourceStep({ decision, workers, hosts, groups, targetDurationS: this.spec.targetDurationMs / 1000, maximum: this.spec.maximum, bounds });
+  }
+
+  private async applyPlaced(p: ResourceStep): Promise<void> {
+    if (p.add.length) await this.p.add(p.add);
+    if (p.retire.length) await this.p.retire(p.retire);
+  }
+
+  private sayUnmet(p: ResourceStep): void {
+    const n = unmetNotices(this.unmet, p.unmet);
+    this.unmet = n.current;
+    for (const message of n.said) this.p.emit({ kind: 'notice', level: 'warning', message: `adaptive: ${message}` });
+    for (const what of n.cleared) this.p.emit({ kind: 'notice', level: 'info', message: `adaptive: ${what} demand is met` });
+  }
+
+  /** A scheduler without the demand route (started without the preload): said once. */
+  private sayBlind(): void {
+    if (this.blindSaid) return;
+    this.blindSaid = true;
+    this.p.emit({ kind: 'notice', level: 'warning', message: 'adaptive: the scheduler does not report pending work by resource (no demand route); scaling ignores worker resources' });
   }
 
   /** Dask's shape: an absolute worker count up, names down. */
@@ -120,8 +171,18 @@ export class AdaptiveLoop {
       waitCount: this.spec.waitCount,
       targetDurationMs: this.spec.targetDurationMs,
       target: this.lastTarget,
+      unmet: [...this.unmet.values()],
       lastDecision: last ? { decision: last.decision, reason: last.reason, time: iso(last.lastTime) } : null,
       log: entries.map((e) => ({ time: iso(e.time), target: e.target, current: e.current, decision: e.decision, reason: e.reason, count: e.count })),
     };
   }
+}
+
+/** What placement changed, for the decision log: "; placed gpu +1", "; kept w-0 (last worker able to run GPU=1 …)". */
+function placementNote(p: ResourceStep): string {
+  const parts = [
+    ...(p.add.length ? [`placed ${p.add.map((a) => `${a.host} +${a.count}`).join(', ')}`] : []),
+    ...p.kept.map((k) => `kept ${k.name} (${k.reason})`),
+  ];
+  return parts.length ? `; ${parts.join('; ')}` : '';
 }

@@ -28,6 +28,11 @@ import { confirmReady } from './start-up.js';
 import type { SessionTls } from '../tls-setup.js';
 import { distributedVersion } from './dask-version.js';
 import { systemClock } from '../system-clock.js';
+import path from 'node:path';
+import { SCHEDULER_DEMAND_PRELOAD_PATH, schedulerDemandPreload } from '../../dask/scheduler-preload.js';
+
+/** The scheduler preload's name on a host (it serves the adaptive loop's demand route). */
+const PRELOAD_FILE = 'scheduler_demand.py';
 
 export interface SessionOptions {
   spec: ClusterSpec;
@@ -70,6 +75,8 @@ export class ClusterSession {
   /** A second Ctrl-C: no more grace for anything still running. */
   private readonly forced = new AbortController();
   private stopping?: Promise<TeardownResult>;
+  /** Where the scheduler finds its preload (the local cluster: this machine's copy). */
+  private preloadPath: string | undefined;
   private version?: Promise<string>;
 
   constructor(readonly o: SessionOptions) {
@@ -79,13 +86,14 @@ export class ClusterSession {
     this.address = schedulerAddress(o.spec, o.tls ? 'tls' : 'tcp');
     this.dashboard = dashboardUrl(o.spec);
     this.state = new ClusterState(o.spec, o.initialWorkers);
+    if (o.spec.local) this.preloadPath = SCHEDULER_DEMAND_PRELOAD_PATH;
     o.signal?.addEventListener('abort', () => this.life.abort(), { once: true });
     this.reconciler = new Reconciler({
       state: this.state,
       clock: this.clock,
       emit: (e) => this.bus.emit(e),
       connect: (h) => this.openRunner(h),
-      specFor: processSpecs(o.spec, this.address, o.tls),
+      specFor: processSpecs(o.spec, this.address, o.tls, () => this.preloadPath),
       adoptRefusal: parseKeeperRefusal,
       scheduler: () => this.client,
       signal: this.life.signal,
@@ -100,19 +108,26 @@ export class ClusterSession {
     return this.clock.now();
   }
 
-  /** A host's runner; with TLS over SSH, once the host has the cluster's files (every connect). */
+  /**
+   * A host's runner, once the host has the files the cluster keeps there (on every
+   * connect): over SSH, the TLS material its roles need and, on the scheduler's host,
+   * the scheduler preload.
+   */
   private async openRunner(h: HostSpec): Promise<HostRunner> {
     const shell = await this.o.openShell(h);
     const { clusterId, orphanGraceS } = this.o;
     const runner = new ShellHostRunner({ host: h.name, clusterId, setup: h.setup, shell, orphanGraceS, python: h.remotePython, env: h.env });
     const ship = this.o.tls?.shipping;
-    if (ship) {
-      try {
-        ship.shipped(h.name, await runner.putClusterFiles(ship.filesFor(h.name)));
-      } catch (err) {
-        runner.close();
-        throw err;
-      }
+    const preload = h.name === this.spec.schedulerHost.name && !this.spec.local;
+    const files = [...(ship?.filesFor(h.name) ?? []), ...(preload ? [{ name: PRELOAD_FILE, content: schedulerDemandPreload() }] : [])];
+    if (!files.length) return runner;
+    try {
+      const dir = await runner.putClusterFiles(files);
+      ship?.shipped(h.name, dir);
+      if (preload) this.preloadPath = path.posix.join(dir, PRELOAD_FILE);
+    } catch (err) {
+      runner.close();
+      throw err;
     }
     return runner;
   }
@@ -218,6 +233,7 @@ export class ClusterSession {
         scheduler: () => this.client,
         daskVersion: () => this.daskVersion(),
         scale: (n) => this.scale(n),
+        add: (adds) => this.reconciler.add(adds),
         retire: (names) => this.retire(names),
         signal: this.life.signal,
       },

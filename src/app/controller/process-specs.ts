@@ -4,20 +4,28 @@ import type { DesiredProcess } from '../../cluster/plan.js';
 import type { ProcessSpec } from '../../cluster/ports.js';
 import type { ClusterSpec } from '../../config/spec.js';
 import { schedulerArgv, schedulerEnv, workerArgv, workerEnv } from '../../dask/argv.js';
+import { schedulerPreloadArgv } from '../../dask/scheduler-preload.js';
 import { requireEncryptionEnv } from '../../dask/tls.js';
 import { tlsPathsIn } from '../../tls/tls-files.js';
 import type { SessionTls } from '../tls-setup.js';
 
-export function processSpecs(spec: ClusterSpec, schedulerAddress: string, tlsFiles?: SessionTls): (d: DesiredProcess) => ProcessSpec | undefined {
+/** `preload()`: where the scheduler's host has the demand preload (undefined: started without it). */
+export function processSpecs(
+  spec: ClusterSpec,
+  schedulerAddress: string,
+  tlsFiles?: SessionTls,
+  preload: () => string | undefined = () => undefined,
+): (d: DesiredProcess) => ProcessSpec | undefined {
   const hostSpec = (name: string) => (name === spec.schedulerHost.name ? spec.schedulerHost : spec.workerHosts.find((h) => h.name === name));
   return (d) => {
     const h = hostSpec(d.host);
     if (!h) return undefined;
     const tlsDir = tlsFiles?.dirFor(d.host);
     const tls = tlsDir === undefined ? undefined : tlsPathsIn(tlsDir, d.role);
+    const preloadPath = d.role === 'scheduler' ? preload() : undefined;
     const argv =
       d.role === 'scheduler'
-        ? schedulerArgv(h.remotePython, spec.schedulerOptions, tls)
+        ? [...schedulerArgv(h.remotePython, spec.schedulerOptions, tls), ...(preloadPath ? schedulerPreloadArgv(preloadPath) : [])]
         : workerArgv(h.remotePython, schedulerAddress, d.name, h.workerOptions, tls);
     const env = {
       ...h.env,

@@ -81,7 +81,8 @@ export function statusText(raw: StatusJson): string {
 function adaptiveLine(a: AdaptiveStatus): string {
   const bounds = `${a.minimum}..${a.maximum ?? '∞'}`;
   const last = a.lastDecision ? `; last: ${a.lastDecision.decision} (${a.lastDecision.reason})` : '';
-  return `  adaptive: ${a.enabled ? 'on' : 'off'} ${bounds}, target ${a.target ?? '-'}${last}`;
+  const unmet = a.unmet.map((u) => `\n  unmet: ${u}`).join('');
+  return `  adaptive: ${a.enabled ? 'on' : 'off'} ${bounds}, target ${a.target ?? '-'}${last}${unmet}`;
 }
 
 export type { StatusJson } from '../../control/status-document.js';

@@ -1,5 +1,6 @@
 # The files a cluster keeps on a host besides its processes (its TLS certificates and
-# keys), in the cluster's private directory ${TMPDIR:-/tmp}/sshcluster-<uid>/<ID>/tls:
+# keys; on the scheduler's host, the scheduler preload), in the cluster's private
+# directory ${TMPDIR:-/tmp}/sshcluster-<uid>/<ID>/files:
 # every level ours, mode 0700, no symlink (private_dir, the launcher's check), each
 # file 0600, written to a temporary name and renamed over, so no reader sees half a key.
 #
@@ -9,16 +10,16 @@
 #
 # The content arrives on stdin only: never on a command line, in the environment or a
 # log. Python 3.7 compatible, stdlib only.
-import json, os, re, sys
+import json, os, re, shutil, stat, sys
 # NotOurs, private_dir(), our_dir(), user_dir(): shared.py, which remote-programs.ts puts in front.
 
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 MAX_INPUT = 1 << 20
-SUB = "tls"
+SUB = "files"
 
 
 def open_dir(cluster, create):
-    # Each level checked on its descriptor; returns (fd of the tls dir, its path).
+    # Each level checked on its descriptor; returns (fd of the files dir, its path).
     c = our_dir(cluster, create=create)
     try:
         return private_dir(SUB, os.path.join(user_dir(), cluster, SUB), at=c, create=create), os.path.join(user_dir(), cluster, SUB)
@@ -56,7 +57,12 @@ def remove(cluster):
         return
     try:
         for name in os.listdir(d):
-            os.unlink(name, dir_fd=d)
+            # What a Python that imported a file from here left (__pycache__) goes too;
+            # rmtree works on descriptors and follows no symlink.
+            if stat.S_ISDIR(os.stat(name, dir_fd=d, follow_symlinks=False).st_mode):
+                shutil.rmtree(os.path.join(user_dir(), cluster, SUB, name))
+            else:
+                os.unlink(name, dir_fd=d)
     finally:
         os.close(d)
     cdir = os.path.join(user_dir(), cluster)

@@ -1,4 +1,5 @@
-// Cluster name, addresses, uptime, workers running / target, adaptive state.
+// Cluster name, addresses, uptime, workers running / target, adaptive state and the
+// demand it cannot place.
 import { Box, Text } from 'ink';
 import type { ViewModel } from '../state/model.js';
 import { duration } from './format.js';
@@ -25,6 +26,9 @@ export function Header({ m, now }: { m: ViewModel; now: number }) {
         {'scheduler '}{m.schedulerAddress || '-'}{'  dashboard '}{m.dashboardUrl || '-'}
       </Text>
       <Text wrap="truncate">{'adaptive '}{adaptive}</Text>
+      {(a?.unmet ?? []).map((u) => (
+        <Text key={u} wrap="truncate" color={c('yellow')}>{'unmet '}{u}</Text>
+      ))}
     </Box>
   );
 }

@@ -1,5 +1,6 @@
 // Fakes at the core's ports (HostRunner, RunningProcess, SchedulerPort, Clock), for
 // tests that step the cluster by hand (cluster-harness.ts wires them together).
+import type { PendingGroup } from '../../../src/cluster/resources/demand.js';
 import type { Clock, ExitInfo, HostRunner, ProcessSpec, RunningProcess, SchedulerPort, StopOptions, StopResult, TaggedProcess } from '../../../src/cluster/ports.js';
 
 /** Lets every promise chain that can settle now settle. */
@@ -148,6 +149,8 @@ export class FakeScheduler implements SchedulerPort {
   retireHold?: Promise<void>;
   down = false;
   target = 0;
+  /** Pending restricted work the preload reports; undefined: no demand route. */
+  pending?: PendingGroup[];
   /** Per worker name: what identity.json says it is doing. */
   readonly metrics = new Map<string, { executing?: number; memory?: number }>();
   async health() {
@@ -164,6 +167,9 @@ export class FakeScheduler implements SchedulerPort {
   }
   async adaptiveTarget() {
     return this.target;
+  }
+  async demand() {
+    return this.pending ? { groups: this.pending } : undefined;
   }
   async identityOrWorkers() {
     return {

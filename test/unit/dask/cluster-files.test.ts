@@ -32,13 +32,14 @@ describe('cluster-files.py', () => {
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);
     const dir = parseClusterFilesDir(r.stdout);
-    expect(dir).toBe(path.join(tmp, `sshcluster-${uid}`, 'c0ffee', 'tls'));
+    expect(dir).toBe(path.join(tmp, `sshcluster-${uid}`, 'c0ffee', 'files'));
     expect(readdirSync(dir!).sort()).toEqual(['ca.pem', 'worker-key.pem']);
     expect(readFileSync(path.join(dir!, 'worker-key.pem'), 'utf8')).toBe(KEY);
     expect([mode(dir!), mode(path.dirname(dir!)), mode(path.join(dir!, 'worker-key.pem'))]).toEqual([0o700, 0o700, 0o600]);
     // Again (a reconnect): the same files, replaced.
     expect(files([{ name: 'ca.pem', content: 'CA2' }]).code).toBe(0);
     expect(readFileSync(path.join(dir!, 'ca.pem'), 'utf8')).toBe('CA2');
+    mkdirSync(path.join(dir!, '__pycache__')); // a Python that imported a file from here
     const gone = files();
     expect([gone.code, gone.stderr]).toEqual([0, '']);
     expect(readdirSync(path.join(tmp, `sshcluster-${uid}`))).toEqual([]);

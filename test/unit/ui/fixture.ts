@@ -26,7 +26,7 @@ export function snapshot(over: Partial<StatusJson> = {}): StatusJson {
     ],
     workers: [w('node1-0', 'node1'), w('node1-1', 'node1', { restarts: 2, executing: 3 }), w('node2-0', 'node2', { state: 'stopped', pid: null, address: null })],
     adaptive: {
-      enabled: true, minimum: 1, maximum: 4, intervalMs: 1000, waitCount: 3, targetDurationMs: 5000, target: 3,
+      enabled: true, minimum: 1, maximum: 4, intervalMs: 1000, waitCount: 3, targetDurationMs: 5000, target: 3, unmet: [],
       lastDecision: { decision: 'up by 1', reason: 'scheduler wants 3', time: new Date(T0).toISOString() }, log: [],
     },
     ...over,

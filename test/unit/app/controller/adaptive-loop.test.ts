@@ -1,5 +1,6 @@
 // The adaptive loop (app/controller/adaptive-loop.ts) over a fake port and clock: what
-// it applies, and that a step it no longer owns applies nothing.
+// it applies, that a step it no longer owns applies nothing, and how pending work by
+// resource (the scheduler preload's demand) decides where workers go and which stay.
 import { describe, expect, it } from 'vitest';
 import { AdaptiveLoop, type AdaptivePort } from '../../../../src/app/controller/adaptive-loop.js';
 import type { AdaptiveSpec } from '../../../../src/config/spec.js';
@@ -7,7 +8,7 @@ import { flush, harness, startUp, type Harness } from '../../cluster/harness.js'
 
 const spec: AdaptiveSpec = { minimum: 0, maximum: 10, intervalMs: 1_000, waitCount: 1, targetDurationMs: 5_000 };
 
-function loopOver(h: Harness) {
+function loopOver(h: Harness, over: Partial<AdaptiveSpec> = {}) {
   const calls: string[] = [];
   const port: AdaptivePort = {
     state: h.state,
@@ -16,10 +17,11 @@ function loopOver(h: Harness) {
     scheduler: () => h.scheduler,
     daskVersion: async () => '2024.12.1',
     scale: async (n) => void calls.push(`scale ${n}`),
+    add: async (adds) => void calls.push(`add ${adds.map((a) => `${a.host}+${a.count}`).join(',')}`),
     retire: async (names) => void calls.push(`retire ${names.join(',')}`),
     signal: h.life.signal,
   };
-  return { loop: new AdaptiveLoop(port, spec), calls };
+  return { loop: new AdaptiveLoop(port, { ...spec, ...over }), calls };
 }
 
 describe('adaptive loop', () => {
@@ -78,3 +80,76 @@ describe('adaptive loop', () => {
     expect(steps).toBe(4);
   });
 });
+
+/** Three CPU hosts and a GPU host (GPU=2), one worker slot each, no workers yet. */
+function gpuLab(): Harness {
+  const h = harness({ workers: ['c1', 'c2', 'gpu'], nworkers: 1, initialWorkers: 0 });
+  (h.state.spec.workerHosts[2]!.workerOptions as { resources: Record<string, number> }).resources = { GPU: 2 };
+  return h;
+}
+const gpuTasks = (n: number) => [{ resources: { GPU: 1 }, unrunnable: n, waiting: 0, running: 0, durationS: n }];
+const notices = (h: Harness) => h.events.flatMap((e) => (e.kind === 'notice' ? [e.message] : []));
+
+describe('adaptive loop with resources', () => {
+  it('starts the one worker that GPU tasks want on the GPU host, not the first host', async () => {
+    const h = gpuLab();
+    await startUp(h);
+    h.scheduler.target = 1; // Dask counts the unrunnable tasks, but not what they need
+    h.scheduler.pending = gpuTasks(10);
+    const { loop, calls } = loopOver(h, { maximum: 1 });
+    loop.start();
+    await flush();
+    expect(calls).toEqual(['add gpu+1']);
+    expect(loop.status().log.at(-1)?.reason).toMatch(/; placed gpu \+1$/);
+    expect(loop.status().unmet).toEqual([]);
+    loop.stop();
+  });
+
+  it('says unmet demand once, in status too, and starts nothing where the work cannot run', async () => {
+    const h = harness({ workers: ['c1', 'c2'], nworkers: 1, initialWorkers: 0 });
+    await startUp(h);
+    h.scheduler.target = 1;
+    h.scheduler.pending = gpuTasks(4);
+    const { loop, calls } = loopOver(h, { maximum: 1 });
+    loop.start();
+    await h.clock.advance(3_000);
+    const said = notices(h).filter((m) => m.includes('GPU'));
+    expect(said).toEqual(['adaptive: want 1 GPU worker, 0 placeable: no host declares GPU']);
+    expect(loop.status().unmet).toEqual(['want 1 GPU worker, 0 placeable: no host declares GPU']);
+    // Dask's target 1 is the GPU tasks: no CPU worker is started for them.
+    expect(calls).toEqual([]);
+    loop.stop();
+  });
+
+  it('keeps the last worker able to run pending GPU work when the policy would retire it', async () => {
+    const h = gpuLab();
+    await startUp(h);
+    h.scheduler.pending = gpuTasks(1);
+    await h.reconciler.add([{ host: 'gpu', count: 1 }]);
+    h.scheduler.registered.add('gpu-0');
+    h.scheduler.metrics.set('gpu-0', { executing: 0, memory: 100 }); // idle: the policy would retire it
+    h.scheduler.target = 0;
+    const { loop, calls } = loopOver(h);
+    loop.start();
+    await flush();
+    expect(calls).toEqual([]);
+    expect(loop.status().log.at(-1)?.reason).toContain("kept gpu-0 (last worker able to run GPU (1 task pending))");
+    h.scheduler.pending = [];
+    await h.clock.advance(1_000);
+    expect(calls).toEqual(['retire gpu-0']);
+    loop.stop();
+  });
+
+  it('without the demand route scales by count, resource-blind, and says so once', async () => {
+    const h = gpuLab();
+    await startUp(h);
+    h.scheduler.target = 1;
+    const { loop, calls } = loopOver(h, { maximum: 1 });
+    loop.start();
+    await h.clock.advance(2_000);
+    expect(calls[0]).toBe('scale 1');
+    expect(notices(h).filter((m) => m.includes('no demand route'))).toHaveLength(1);
+    loop.stop();
+  });
+});
+

@@ -1,0 +1,50 @@
+// One adaptive step with resources: the policy's decision (Dask's target, resource-blind)
+// turned into which hosts get new workers and which workers may go, from the pending
+// restricted work the scheduler reports. Pure; the adaptive loop applies the result.
+// Up, or the same size: placeByResource fills restricted demand first (only on hosts that
+// can run it), then plain demand up to the policy's target (plain hosts first). Dask's
+// target counts restricted tasks too, so the restricted workers that cannot be placed
+// anywhere come off it: GPU work with no GPU host starts no CPU worker. Down:
+// the policy's candidates, minus the last workers able to run pending restricted work.
+import type { AdaptiveDecision } from '../../adaptive/policy.js';
+import { workersWanted, type PendingGroup, type WorkerShape } from './demand.js';
+import { placeByResource, type GroupBound, type ResourceHost, type UnmetDemand } from './placement.js';
+import { protectResources, type PlanWorker } from './scale-down.js';
+
+export interface ResourceStepInput {
+  decision: AdaptiveDecision;
+  /** Workers in the plan now, with their hosts. */
+  workers: readonly PlanWorker[];
+  /** Every worker host, with its workers now and why nothing new may go there. */
+  hosts: readonly (ResourceHost & WorkerShape)[];
+  groups: readonly PendingGroup[];
+  targetDurationS: number;
+  maximum: number;
+  bounds?: readonly GroupBound[];
+}
+
+export interface ResourceStep {
+  /** New workers per host. */
+  add: { host: string; count: number }[];
+  /** Workers to retire (the policy's candidates that may go). */
+  retire: string[];
+  /** Candidates kept, with why. */
+  kept: { name: string; reason: string }[];
+  unmet: UnmetDemand[];
+}
+
+export function resourceStep(i: ResourceStepInput): ResourceStep {
+  const wanted = workersWanted(i.groups, i.hosts, i.targetDurationS);
+  if (i.decision.status === 'down') {
+    const r = protectResources({ candidates: i.decision.workers, workers: i.workers, hosts: i.hosts, wanted, groups: i.bounds });
+    return { add: [], retire: r.retire, kept: r.kept, unmet: [] };
+  }
+  const target = i.decision.status === 'up' ? i.decision.n : i.workers.length;
+  const place = (t: number) => placeByResource({ target: t, wanted, hosts: i.hosts, maximum: i.maximum, groups: i.bounds });
+  const first = place(target);
+  const restrictedUnmet = first.unmet.filter((u) => u.what !== 'plain');
+  const unplaceable = restrictedUnmet.filter((u) => !u.what.startsWith('group ')).reduce((n, u) => n + (u.want - u.placeable), 0);
+  if (unplaceable === 0) return { add: first.add, retire: [], kept: [], unmet: first.unmet };
+  const p = place(Math.max(i.workers.length, target - unplaceable));
+  return { add: p.add, retire: [], kept: [], unmet: [...restrictedUnmet, ...p.unmet.filter((u) => u.what === 'plain')] };
+}

@@ -1,0 +1,99 @@
+// Resource-aware adaptive on namespace hosts (issue 13): of 4 hosts only the last declares
+// GPU=2; adaptive 0..1 and 10 tasks needing GPU=1: the one worker starts on the GPU host,
+// every task completes, and the cluster goes back to 0. Without a GPU host the same
+// tasks are unmet demand: status --json says so and nothing starts anywhere.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, sleep, STATE_HOME } from './cli-driver.js';
+import { clientPython, getTestHosts } from './harness/context.js';
+import { daskProcessesIn, writeHostsYaml } from './harness/netns-hosts.js';
+
+const info = getTestHosts();
+const [sched, cpu1, cpu2, gpu] = info.hosts as [typeof info.hosts[0], typeof info.hosts[0], typeof info.hosts[0], typeof info.hosts[0]];
+const tmp = (name: string) => path.join(info.dir, name);
+const env = { DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch-res') };
+const INTERVAL_S = 1;
+const WAIT_COUNT = 3;
+
+interface Status {
+  schedulerAddress: string;
+  workers: { name: string; host: string; state: string }[];
+  adaptive: { unmet: string[]; log: { decision: string; reason: string }[] } | null;
+}
+const status = (name: string) => JSON.parse(runCli(['status', '--name', name, '--json']).stdout) as Status;
+
+async function until<T>(what: string, fn: () => T | undefined, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(250);
+  }
+}
+
+function upAdaptive(name: string, hosts: unknown[]): void {
+  const file = writeHostsYaml(tmp(`${name}.yaml`), info, {
+    name,
+    env,
+    hosts,
+    adaptive: { minimum: 0, maximum: 1, interval: `${INTERVAL_S}s`, wait_count: WAIT_COUNT },
+  });
+  const up = runCli(['up', file, '--detach'], {}, 120_000);
+  expect(up.code, up.stdout + up.stderr).toBe(0);
+}
+
+const clients: ChildProcess[] = [];
+/** A client submitting n tasks that need GPU=1; resolves with its last line. */
+function gpuClient(address: string, n: number): Promise<string> {
+  const code = [
+    'from distributed import Client, get_worker',
+    `c = Client(${JSON.stringify(address)}, timeout=60)`,
+    `fs = [c.submit(lambda i: (__import__("time").sleep(0.2), get_worker().name)[1], i, resources={"GPU": 1}, pure=False) for i in range(${n})]`,
+    'print(sorted(set(c.gather(fs))), len(fs))',
+  ].join('\n');
+  return new Promise((resolve, reject) => {
+    const p = spawn(clientPython(), ['-c', code]);
+    clients.push(p);
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (err += d));
+    p.on('close', (c) => (c === 0 ? resolve(out.trim().split('\n').at(-1) ?? '') : reject(new Error(`client exited ${c}: ${err.slice(-1500)}`))));
+  });
+}
+
+afterEach(() => {
+  for (const p of clients.splice(0)) p.kill('SIGKILL');
+  for (const name of ['res-gpu', 'res-none']) {
+    if (fs.existsSync(path.join(STATE_HOME, 'sshcluster', name, 'state.json'))) runCli(['down', '--name', name], {}, 90_000);
+  }
+});
+
+describe('resource-aware adaptive', () => {
+  it('starts the one worker GPU tasks need on the GPU host, runs them all, and goes back to 0', async () => {
+    upAdaptive('res-gpu', [sched.ip, cpu1.ip, cpu2.ip, { host: gpu.ip, worker_options: { resources: { GPU: 2 } } }]);
+    const done = await gpuClient(status('res-gpu').schedulerAddress, 10);
+    expect(done).toBe(`['${gpu.ip}-0'] 10`);
+    // Only the GPU host ever got a worker: the CPU hosts have no dask process at all.
+    expect([cpu1, cpu2].flatMap((h) => daskProcessesIn(h))).toEqual([]);
+    const placed = status('res-gpu').adaptive!.log.filter((e) => e.reason.includes(`placed ${gpu.ip} +1`));
+    expect(placed.length).toBeGreaterThan(0);
+    // Idle: back to 0 after wait_count intervals (margin: 30 intervals under load).
+    await until('the GPU worker to be retired', () => (status('res-gpu').workers.every((w) => w.state === 'stopped') ? true : undefined), 30 * WAIT_COUNT * INTERVAL_S * 1000);
+    await until('no dask worker on the GPU host', () => (daskProcessesIn(gpu).length === 0 ? true : undefined), 30_000);
+  });
+
+  it('says unmet GPU demand in status --json and starts nothing when no host declares GPU', async () => {
+    upAdaptive('res-none', [sched.ip, cpu1.ip, cpu2.ip]);
+    void gpuClient(status('res-none').schedulerAddress, 4).catch(() => undefined);
+    const unmet = await until('unmet demand in status', () => status('res-none').adaptive?.unmet.find((u) => u.includes('GPU')), 30 * INTERVAL_S * 1000);
+    expect(unmet).toBe('want 1 GPU worker, 0 placeable: no host declares GPU');
+    // Several more intervals: still nothing started for work no host can run.
+    await sleep(3 * INTERVAL_S * 1000);
+    expect(status('res-none').workers).toEqual([]);
+    expect([cpu1, cpu2].flatMap((h) => daskProcessesIn(h))).toEqual([]);
+  });
+});
