@@ -178,11 +178,12 @@ export class AdaptiveLoop {
   }
 }
 
-/** What placement changed, for the decision log: "; placed gpu +1", "; kept w-0 (last worker able to run GPU=1 …)". */
+/** What placement changed, for the decision log: "; placed gpu +1", "; kept w-0 (…)", "; unmet: want 1 GPU worker, …". */
 function placementNote(p: ResourceStep): string {
   const parts = [
     ...(p.add.length ? [`placed ${p.add.map((a) => `${a.host} +${a.count}`).join(', ')}`] : []),
     ...p.kept.map((k) => `kept ${k.name} (${k.reason})`),
+    ...p.unmet.map((u) => `unmet: ${u.line}`),
   ];
   return parts.length ? `; ${parts.join('; ')}` : '';
 }

@@ -22,7 +22,7 @@ import { ShellHostRunner } from '../remote/host-runner.js';
 import type { ShellPort } from '../../ssh/shell-port.js';
 import { AdaptiveLoop } from './adaptive-loop.js';
 import { dashboardForward, dashboardUrl, schedulerAddress } from './addresses.js';
-import { startHttpForwards, type HttpForwards } from './http-forwards.js';
+import { startHttpForwards, type HttpForwards } from './http/http-forwards.js';
 import { processSpecs } from './process-specs.js';
 import { confirmReady } from './start-up.js';
 import type { SessionTls } from '../tls-setup.js';

@@ -116,6 +116,7 @@ describe('adaptive loop with resources', () => {
     const said = notices(h).filter((m) => m.includes('GPU'));
     expect(said).toEqual(['adaptive: want 1 GPU worker, 0 placeable: no host declares GPU']);
     expect(loop.status().unmet).toEqual(['want 1 GPU worker, 0 placeable: no host declares GPU']);
+    expect(loop.status().log.at(-1)?.reason).toMatch(/; unmet: want 1 GPU worker, 0 placeable: no host declares GPU$/);
     // Dask's target 1 is the GPU tasks: no CPU worker is started for them.
     expect(calls).toEqual([]);
     loop.stop();

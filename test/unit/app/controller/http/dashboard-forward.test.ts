@@ -5,7 +5,7 @@ import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startDashboardForward, type Forward } from '../../../../src/app/controller/dashboard-forward.js';
+import { startDashboardForward, type Forward } from '../../../../../src/app/controller/http/dashboard-forward.js';
 
 let scheduler: http.Server | undefined;
 let fwd: Forward | undefined;

@@ -1,7 +1,7 @@
 // The two ways to the scheduler's HTTP server from this machine, opened once the
 // cluster is up: the shared dashboard port for a browser (dashboard only, said so) and
 // the owner's socket with the whole API. Either failing is a warning, not a failure.
-import type { ClusterEvent } from '../../events/types.js';
+import type { ClusterEvent } from '../../../events/types.js';
 import { startApiSocket } from './api-socket.js';
 import { startDashboardForward, type Connect } from './dashboard-forward.js';
 

@@ -1,7 +1,7 @@
 // The shared dashboard port forwards what a browser needs and none of the scheduler's
 // unauthenticated API (issue 12, finding 3).
 import { describe, expect, it } from 'vitest';
-import { browserRefusal, normalizedPath } from '../../../../src/app/controller/browser-rules.js';
+import { browserRefusal, normalizedPath } from '../../../../../src/app/controller/http/browser-rules.js';
 
 const host = '127.0.0.1:8787';
 

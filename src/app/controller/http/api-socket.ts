@@ -3,7 +3,7 @@
 // host's loopback. `curl --unix-socket …/http.sock http://scheduler/api/v1/get_workers`.
 import fs from 'node:fs/promises';
 import net from 'node:net';
-import { listenOnce, removeStaleSocket } from '../../control/socket-file.js';
+import { listenOnce, removeStaleSocket } from '../../../control/socket-file.js';
 import type { Connect } from './dashboard-forward.js';
 
 export interface SocketForward {
