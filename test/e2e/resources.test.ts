@@ -1,7 +1,8 @@
 // Resource-aware adaptive on namespace hosts (issue 13): of 4 hosts only the last declares
 // GPU=2; adaptive 0..1 and 10 tasks needing GPU=1: the one worker starts on the GPU host,
-// every task completes, and the cluster goes back to 0. Without a GPU host the same
-// tasks are unmet demand: status --json says so and nothing starts anywhere.
+// every task completes, and the cluster goes back to 0. Mixed load (60 plain + 10 GPU
+// tasks, 0..4): every result arrives, the GPU tasks on the GPU host. Without a GPU host
+// the GPU tasks are unmet demand: status --json says so and nothing starts anywhere.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -34,25 +35,29 @@ async function until<T>(what: string, fn: () => T | undefined, timeoutMs: number
   }
 }
 
-function upAdaptive(name: string, hosts: unknown[]): void {
+function upAdaptive(name: string, hosts: unknown[], maximum = 1): void {
   const file = writeHostsYaml(tmp(`${name}.yaml`), info, {
     name,
     env,
     hosts,
-    adaptive: { minimum: 0, maximum: 1, interval: `${INTERVAL_S}s`, wait_count: WAIT_COUNT },
+    worker_options: { nthreads: 2 },
+    adaptive: { minimum: 0, maximum, interval: `${INTERVAL_S}s`, wait_count: WAIT_COUNT },
   });
   const up = runCli(['up', file, '--detach'], {}, 120_000);
   expect(up.code, up.stdout + up.stderr).toBe(0);
 }
 
 const clients: ChildProcess[] = [];
-/** A client submitting n tasks that need GPU=1; resolves with its last line. */
-function gpuClient(address: string, n: number): Promise<string> {
+/** A client submitting n tasks that need GPU=1 (and `plain` one-second tasks); resolves with its last line. */
+function gpuClient(address: string, n: number, plain = 0): Promise<string> {
   const code = [
     'from distributed import Client, get_worker',
     `c = Client(${JSON.stringify(address)}, timeout=60)`,
-    `fs = [c.submit(lambda i: (__import__("time").sleep(0.2), get_worker().name)[1], i, resources={"GPU": 1}, pure=False) for i in range(${n})]`,
-    'print(sorted(set(c.gather(fs))), len(fs))',
+    'task = lambda s: (__import__("time").sleep(s), get_worker().name)[1]',
+    `ps = c.map(task, [1] * ${plain}, pure=False)`,
+    `fs = [c.submit(task, 0.2, resources={"GPU": 1}, pure=False) for i in range(${n})]`,
+    'import json',
+    'print(json.dumps({"plain": len(c.gather(ps)), "gpu": sorted(set(c.gather(fs))), "gpuTasks": len(fs)}))',
   ].join('\n');
   return new Promise((resolve, reject) => {
     const p = spawn(clientPython(), ['-c', code]);
@@ -67,7 +72,7 @@ function gpuClient(address: string, n: number): Promise<string> {
 
 afterEach(() => {
   for (const p of clients.splice(0)) p.kill('SIGKILL');
-  for (const name of ['res-gpu', 'res-none']) {
+  for (const name of ['res-gpu', 'res-mix', 'res-none']) {
     if (fs.existsSync(path.join(STATE_HOME, 'sshcluster', name, 'state.json'))) runCli(['down', '--name', name], {}, 90_000);
   }
 });
@@ -75,8 +80,8 @@ afterEach(() => {
 describe('resource-aware adaptive', () => {
   it('starts the one worker GPU tasks need on the GPU host, runs them all, and goes back to 0', async () => {
     upAdaptive('res-gpu', [sched.ip, cpu1.ip, cpu2.ip, { host: gpu.ip, worker_options: { resources: { GPU: 2 } } }]);
-    const done = await gpuClient(status('res-gpu').schedulerAddress, 10);
-    expect(done).toBe(`['${gpu.ip}-0'] 10`);
+    const done = JSON.parse(await gpuClient(status('res-gpu').schedulerAddress, 10));
+    expect(done).toEqual({ plain: 0, gpu: [`${gpu.ip}-0`], gpuTasks: 10 });
     // Only the GPU host ever got a worker: the CPU hosts have no dask process at all.
     expect([cpu1, cpu2].flatMap((h) => daskProcessesIn(h))).toEqual([]);
     const placed = status('res-gpu').adaptive!.log.filter((e) => e.reason.includes(`placed ${gpu.ip} +1`));
@@ -84,6 +89,14 @@ describe('resource-aware adaptive', () => {
     // Idle: back to 0 after wait_count intervals (margin: 30 intervals under load).
     await until('the GPU worker to be retired', () => (status('res-gpu').workers.every((w) => w.state === 'stopped') ? true : undefined), 30 * WAIT_COUNT * INTERVAL_S * 1000);
     await until('no dask worker on the GPU host', () => (daskProcessesIn(gpu).length === 0 ? true : undefined), 30_000);
+  });
+
+  it('mixed load, 0..4: every result arrives and the GPU tasks run on the GPU host', async () => {
+    upAdaptive('res-mix', [sched.ip, cpu1.ip, cpu2.ip, { host: gpu.ip, worker_options: { resources: { GPU: 2 } } }], 4);
+    const done = JSON.parse(await gpuClient(status('res-mix').schedulerAddress, 10, 60));
+    expect(done).toEqual({ plain: 60, gpu: [`${gpu.ip}-0`], gpuTasks: 10 });
+    const log = status('res-mix').adaptive!.log;
+    expect(log.some((e) => e.reason.includes(`placed ${gpu.ip} +1`)), JSON.stringify(log)).toBe(true);
   });
 
   it('says unmet GPU demand in status --json and starts nothing when no host declares GPU', async () => {
