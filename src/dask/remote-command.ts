@@ -2,7 +2,7 @@
 // cluster tag) from stdin, then the launcher (launcher.py, through boot.py) exec'd in
 // place of the shell so the PID the launcher reports is the one we tag and stop. And
 // the command that adopts a running one through the keeper (keeper.py).
-import { remoteProgram, programCommand } from './remote-programs.js';
+import { remoteProgram, programCommand, type ProgramFile } from './remote-programs.js';
 import { envInput, pythonWord, quoteWord, shellScript, type RemoteInvocation } from './remote-shell.js';
 
 export {
@@ -47,11 +47,25 @@ export function buildRemoteCommand(cmd: RemoteCommand): RemoteInvocation {
   const env: Record<string, string> = { ...cmd.env, [CLUSTER_ID_ENV]: cmd.clusterId };
   if (cmd.graceS !== undefined) env[LAUNCHER_GRACE_ENV] = String(cmd.graceS);
   if (cmd.orphanGraceS) env[ORPHAN_GRACE_ENV] = String(cmd.orphanGraceS);
-  const launcher = remoteProgram('launcher');
-  const py = pythonWord(program, { report: true });
-  const words = [quoteWord(cmd.name), py.word, ...args.map(quoteWord)];
-  const exec = `exec ${programCommand(py.word, launcher, true, words)}`;
-  return { command: shellScript(cmd.setup, [...py.lines, exec].join('\n')), input: envInput(env) + launcher.source };
+  return hostProgram({ setup: cmd.setup, env, python: program, report: true }, 'launcher', true, (py) => [quoteWord(cmd.name), py, ...args.map(quoteWord)]);
+}
+
+/**
+ * One of our programs run on a host the one way: setup, the env block from stdin,
+ * remote_python found (for `auto`), then the program exec'd in place of the shell with
+ * its source (and `input`, for the program itself) on stdin. `args` gets the python word.
+ */
+function hostProgram(
+  o: { setup: readonly string[]; env: Readonly<Record<string, string>>; python: string; report?: boolean },
+  file: ProgramFile,
+  install: boolean,
+  args: (python: string) => string[],
+  input = '',
+): RemoteInvocation {
+  const program = remoteProgram(file);
+  const py = pythonWord(o.python, { report: o.report });
+  const exec = `exec ${programCommand(py.word, program, install, args(py.word))}`;
+  return { command: shellScript(o.setup, [...py.lines, exec].join('\n')), input: envInput(o.env) + program.source + input };
 }
 
 export interface KeeperCommand {
@@ -66,11 +80,8 @@ export interface KeeperCommand {
 
 /** Runs the keeper on the process `pid` the launcher started as `name`. */
 export function buildKeeperCommand(cmd: KeeperCommand): RemoteInvocation {
-  const keeper = remoteProgram('keeper');
-  const py = pythonWord(cmd.python);
-  const exec = `exec ${programCommand(py.word, keeper, true, [quoteWord(cmd.name), String(cmd.pid)])}`;
   const env = { ...cmd.env, [CLUSTER_ID_ENV]: cmd.clusterId };
-  return { command: shellScript(cmd.setup, [...py.lines, exec].join('\n')), input: envInput(env) + keeper.source };
+  return hostProgram({ ...cmd, env }, 'keeper', true, () => [quoteWord(cmd.name), String(cmd.pid)]);
 }
 
 export interface ClusterFilesCommand {
@@ -93,12 +104,8 @@ export interface HostFile {
  * caller must close stdin once the input is written.
  */
 export function buildClusterFilesCommand(cmd: ClusterFilesCommand, put?: readonly HostFile[]): RemoteInvocation {
-  const program = remoteProgram('cluster-files');
-  const args = [put ? 'put' : 'remove', quoteWord(cmd.clusterId)];
-  const py = pythonWord(cmd.python);
-  const exec = `exec ${programCommand(py.word, program, false, args)}`;
   const data = put ? JSON.stringify(put.map((f) => ({ name: f.name, content: f.content }))) : '';
-  return { command: shellScript(cmd.setup, [...py.lines, exec].join('\n')), input: envInput(cmd.env) + program.source + data };
+  return hostProgram(cmd, 'cluster-files', false, () => [put ? 'put' : 'remove', quoteWord(cmd.clusterId)], data);
 }
 
 /** The directory cluster-files.py reports after `put`. */
