@@ -14,7 +14,7 @@ import { Reconciler } from '../../cluster/reconciler.js';
 import type { ScaleResult } from '../../cluster/scaling.js';
 import { teardown, type TeardownOptions, type TeardownResult } from '../../cluster/teardown.js';
 import type { SchedulerClient } from '../../dask/scheduler-client.js';
-import { ExpectedError } from '../../errors.js';
+import { ExpectedError, errorText } from '../../errors.js';
 import type { EventBus } from '../../events/types.js';
 import { parseKeeperRefusal } from '../../dask/log-lines.js';
 import { connectLimiter } from '../remote/fan-out.js';
@@ -126,8 +126,13 @@ export class ClusterSession {
       ship?.shipped(h.name, dir);
       if (preload) this.preloadPath = path.posix.join(dir, PRELOAD_FILE);
     } catch (err) {
-      runner.close();
-      throw err;
+      // Without its TLS files a host cannot take part; without the preload, the
+      // scheduler runs as Dask's own and adaptive ignores resources (said once there).
+      if (ship) {
+        runner.close();
+        throw err;
+      }
+      this.bus.emit({ kind: 'notice', level: 'warning', message: `${h.name}: the scheduler starts without sshcluster's preload (${errorText(err)})` });
     }
     return runner;
   }

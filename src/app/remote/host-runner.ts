@@ -106,7 +106,7 @@ export class ShellHostRunner implements HostRunner {
     this.keepsFiles = true;
     const r = await runRemote(this.o.shell, buildClusterFilesCommand(this.filesCommand(), files), CONTROL_COMMAND_TIMEOUT_MS);
     const dir = r.code === 0 ? parseClusterFilesDir(r.stdout) : undefined;
-    if (!dir) throw new Error(`could not write the cluster's TLS files: ${lastLine(r.stderr) || `exit ${r.code}`}`);
+    if (!dir) throw new Error(`could not write the cluster's files: ${lastLine(r.stderr) || `exit ${r.code}`}`);
     return dir;
   }
 
@@ -114,7 +114,7 @@ export class ShellHostRunner implements HostRunner {
   async removeClusterFiles(): Promise<void> {
     if (!this.keepsFiles) return;
     const r = await runRemote(this.o.shell, buildClusterFilesCommand(this.filesCommand()), CONTROL_COMMAND_TIMEOUT_MS);
-    if (r.code !== 0) throw new Error(`could not remove the cluster's TLS files: ${lastLine(r.stderr) || `exit ${r.code}`}`);
+    if (r.code !== 0) throw new Error(`could not remove the cluster's files: ${lastLine(r.stderr) || `exit ${r.code}`}`);
   }
 
   private filesCommand() {
