@@ -1,5 +1,4 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { runAdapt } from '../app/commands/adapt.js';
 import type { AdaptParams } from '../app/controller/control-api.js';
 import type { AppContext } from '../app/context.js';
 import { MIN_INTERVAL_MS } from '../adaptive/limits.js';
@@ -69,6 +68,7 @@ export function adaptCommand(ctx: AppContext, done: (code: number) => void): Com
         }).filter(([, v]) => v !== undefined),
       );
       const params: AdaptParams = o.off ? { off: true } : { dryRun: o.dryRun, spec };
+      const { runAdapt } = await import('../app/commands/adapt.js');
       done(await runAdapt(ctx, { name: o.name, params, json: o.json }));
     });
 }

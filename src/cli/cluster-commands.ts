@@ -1,9 +1,10 @@
 // Commands that act on a running cluster: found by --name, or the only one running.
 import { Command, Option } from 'commander';
-import { runAttach, runList, runLogs, runScale, runStatus } from '../app/commands/cluster-commands.js';
 import type { AppContext } from '../app/context.js';
-import { runDown } from '../app/commands/down.js';
 import { clusterName, seconds, wholeNumber } from './options.js';
+
+// Each command loads what it runs when it runs (`--help` loads none of it).
+const commands = () => import('../app/commands/cluster-commands.js');
 
 type Done = (code: number) => void;
 
@@ -11,7 +12,7 @@ export function listCommand(ctx: AppContext, done: Done): Command {
   return new Command('list')
     .description('clusters with state on this machine, and whether their controller is running')
     .option('--json', 'JSON output', false)
-    .action(async (o: { json: boolean }) => done(await runList(ctx, o)));
+    .action(async (o: { json: boolean }) => done(await (await commands()).runList(ctx, o)));
 }
 
 export function statusCommand(ctx: AppContext, done: Done): Command {
@@ -19,7 +20,7 @@ export function statusCommand(ctx: AppContext, done: Done): Command {
     .description('scheduler address, dashboard, hosts and workers of a running cluster')
     .option('--name <name>', 'which cluster (default: the only one running)', clusterName)
     .option('--json', 'the status document as JSON (fields: see README)', false)
-    .action(async (o: { name?: string; json: boolean }) => done(await runStatus(ctx, o)));
+    .action(async (o: { name?: string; json: boolean }) => done(await (await commands()).runStatus(ctx, o)));
 }
 
 export function scaleCommand(ctx: AppContext, done: Done): Command {
@@ -28,7 +29,7 @@ export function scaleCommand(ctx: AppContext, done: Done): Command {
     .argument('<n>', 'number of workers', wholeNumber)
     .option('--name <name>', 'which cluster (default: the only one running)', clusterName)
     .addOption(new Option('--timeout <duration>', 'how long to wait for the workers to be running').argParser(seconds).default(120, '120s'))
-    .action(async (n: number, o: { name?: string; timeout: number }) => done(await runScale(ctx, { name: o.name, n, timeoutMs: o.timeout * 1000 })));
+    .action(async (n: number, o: { name?: string; timeout: number }) => done(await (await commands()).runScale(ctx, { name: o.name, n, timeoutMs: o.timeout * 1000 })));
 }
 
 export function downCommand(ctx: AppContext, done: Done): Command {
@@ -36,7 +37,7 @@ export function downCommand(ctx: AppContext, done: Done): Command {
     .description('stop a cluster gracefully and check that nothing of it is left on any host (works without its controller too)')
     .option('--name <name>', 'which cluster (default: the only one)', clusterName)
     .option('--json', 'the result as JSON', false)
-    .action(async (o: { name?: string; json: boolean }) => done(await runDown(ctx, o)));
+    .action(async (o: { name?: string; json: boolean }) => done(await (await import('../app/commands/down.js')).runDown(ctx, o)));
 }
 
 export function logsCommand(ctx: AppContext, done: Done): Command {
@@ -47,7 +48,7 @@ export function logsCommand(ctx: AppContext, done: Done): Command {
     .option('-f, --follow', 'keep printing new lines', false)
     .option('--tail <n>', 'lines per process from the recorded log', wholeNumber, 50)
     .option('--previous', 'the run before the current (or last) one of this cluster', false)
-    .action(async (target: string | undefined, o: { name?: string; follow: boolean; tail: number; previous: boolean }) => done(await runLogs(ctx, { ...o, target })));
+    .action(async (target: string | undefined, o: { name?: string; follow: boolean; tail: number; previous: boolean }) => done(await (await commands()).runLogs(ctx, { ...o, target })));
 }
 
 export function attachCommand(ctx: AppContext, done: Done): Command {
@@ -55,5 +56,5 @@ export function attachCommand(ctx: AppContext, done: Done): Command {
     .description('the dashboard of a running (e.g. detached) cluster; off a terminal, its status, then its events and logs')
     .option('--name <name>', 'which cluster (default: the only one running)', clusterName)
     .option('--no-tui', 'plain status and log lines instead of the dashboard')
-    .action(async (o: { name?: string; tui: boolean }) => done(await runAttach(ctx, o)));
+    .action(async (o: { name?: string; tui: boolean }) => done(await (await commands()).runAttach(ctx, o)));
 }

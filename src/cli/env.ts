@@ -1,6 +1,5 @@
 import { Command } from 'commander';
 import type { AppContext } from '../app/context.js';
-import { runEnv } from '../app/env-command.js';
 import { UsageError } from '../errors.js';
 
 export function envCommand(ctx: AppContext, done: (code: number) => void): Command {
@@ -11,6 +10,7 @@ export function envCommand(ctx: AppContext, done: (code: number) => void): Comma
     .option('--python', 'a Python snippet building Client(..., security=Security(...))', false)
     .action(async (o: { name?: string; json: boolean; python: boolean }) => {
       if (o.json && o.python) throw new UsageError('--json and --python are alternatives: choose one');
+      const { runEnv } = await import('../app/env-command.js');
       done(await runEnv(ctx, o));
     });
 }

@@ -1,7 +1,5 @@
 import { Command, Option } from 'commander';
 import type { AppContext } from '../app/context.js';
-import { DETACHED_ORPHAN_GRACE_S, runDetached } from '../app/commands/detach.js';
-import { runUp } from '../app/commands/up.js';
 import { UsageError } from '../errors.js';
 import type { ClusterEvent } from '../events/types.js';
 import { clusterName, positiveInt, seconds, wholeNumber } from './options.js';
@@ -42,12 +40,14 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
     .action(async (file: string | undefined, o: UpFlags) => {
       if (o.detach && !o.controllerChild) {
         const args = process.argv.slice(2).filter((a) => a !== '--detach');
+        const { runDetached } = await import('../app/commands/detach.js');
         done(await runDetached(ctx, { file, name: o.name, python: o.python, json: o.json, security: o.security, mainScript: process.argv[1]!, childArgs: args }));
         return;
       }
       // In the background controller, start-up events also go to the waiting parent.
       const report = o.controllerChild && process.send ? reporter() : undefined;
       // Only a background controller's processes wait for adoption when it dies.
+      const [{ DETACHED_ORPHAN_GRACE_S }, { runUp }] = await Promise.all([import('../app/commands/detach.js'), import('../app/commands/up.js')]);
       const orphanGraceS = o.controllerChild ? DETACHED_ORPHAN_GRACE_S : 0;
       done(await runUp(ctx, { file, fanout: o.fanout, requireAll: o.requireAll, json: o.json, python: o.python, name: o.name, readyTimeoutMs: o.readyTimeout * 1000, report, adapt: adaptFlags(o), orphanGraceS, tui: o.tui, security: o.security }));
     });

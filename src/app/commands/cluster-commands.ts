@@ -9,10 +9,9 @@ import { ExpectedError, UsageError } from '../../errors.js';
 import { plainSink } from '../../events/plain-sink.js';
 import { jsonText, safeLine } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';
-import { attachDashboard } from '../dashboard/attach-dashboard.js';
 import { dashboardWanted } from '../dashboard/dashboard.js';
 import { findCluster, type FoundCluster } from './find-cluster.js';
-import { statusText, type StatusJson } from '../controller/status.js';
+import { statusText } from './status-text.js';
 
 export async function runList(ctx: AppContext, o: { json: boolean }): Promise<number> {
   const rows = [];
@@ -137,7 +136,7 @@ function clusterDirs(root: string): string[] {
 
 export async function runAttach(ctx: AppContext, o: { name?: string; tui?: boolean }): Promise<number> {
   const { client, name } = await findCluster(ctx, o.name, true);
-  if (dashboardWanted(ctx, o)) return attachDashboard(ctx, client!, name);
+  if (dashboardWanted(ctx, o)) return (await import('../dashboard/attach-dashboard.js')).attachDashboard(ctx, client!, name);
   const sink = plainSink((t) => ctx.stdout.write(t));
   ctx.stderr.write(`Attached to ${name}; Ctrl-C detaches (the cluster keeps running).\n`);
   const off = ctx.onSignal(() => client!.close());

@@ -1,17 +1,14 @@
 // The control endpoint of a running `up` (the controller process), what other commands
 // talk to: the control socket (status, scale, adapt, restart, down, subscribe), the
 // state file `down` falls back on, and the per-process log files `logs` reads.
-import { adaptiveRefusal } from '../../adaptive/limits.js';
-import { newWorkerSize } from '../../adaptive/inputs.js';
 import { clusterPaths, ensureClusterDir, socketPathFor, stateRoot, type ClusterPaths } from '../../control/paths.js';
 import { LogStore } from '../../control/log-store.js';
 import { startRun } from '../../control/log-runs.js';
 import { startControlServer, type ControlServer } from '../../control/server.js';
 import { removeCerts } from '../../tls/cert-store.js';
 import { adaptiveToJson, writeState, type ClusterState } from '../../control/state-file.js';
-import { UsageError } from '../../errors.js';
-import { mergeAdaptive, keepTargetDuration } from '../commands/adapt.js';
-import { controlApi, type AdaptParams, type AdaptReply } from './control-api.js';
+import { adapt } from './adapt-session.js';
+import { controlApi } from './control-api.js';
 import type { ClusterSession } from './cluster-session.js';
 import type { AppContext } from '../context.js';
 import { statusOf } from './status.js';
@@ -158,26 +155,4 @@ export class ControlEndpoint {
 function adaptiveOf(s: ClusterSession): ClusterState['adaptive'] {
   const spec = s.adaptive ? (s.adaptive.enabled ? s.adaptive.spec : undefined) : s.spec.adaptive;
   return spec ? adaptiveToJson(spec) : null;
-}
-
-export async function adapt(session: ClusterSession, p: AdaptParams): Promise<AdaptReply> {
-  if (p.off) {
-    session.adaptive?.stop();
-    return { enabled: false };
-  }
-  const spec = mergeAdaptive(session.adaptive?.spec ?? session.spec.adaptive, p.spec);
-  if (spec.minimum > spec.maximum) throw new UsageError(`adapt: --min ${spec.minimum} is above --max ${spec.maximum}`);
-  const loop = session.adaptiveLoop(spec);
-  const refusal = adaptiveRefusal(spec, newWorkerSize(session.spec.workerHosts[0]?.workerOptions));
-  if (refusal) throw new UsageError(refusal.message, { hint: refusal.hint });
-  if (p.dryRun) {
-    const r = await loop.stepOnce(true);
-    const d = r.decision;
-    const detail = d.status === 'up' ? `up by ${d.n - r.current}` : d.status === 'down' ? `down: retire ${d.workers.join(', ')}` : 'none';
-    return { enabled: session.adaptive?.enabled ?? false, dryRun: { target: r.target, decision: detail, reason: r.reason } };
-  }
-  const warnings = keepTargetDuration(session, spec, p.spec.targetDurationMs);
-  for (const message of warnings) session.bus.emit({ kind: 'notice', level: 'warning', message });
-  session.startAdaptive(spec);
-  return { enabled: true, spec, ...(warnings.length ? { warnings } : {}) };
 }

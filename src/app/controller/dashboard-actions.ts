@@ -3,7 +3,7 @@
 import type { DashboardActions } from '../../ui/actions.js';
 import type { ClusterSession } from './cluster-session.js';
 import type { ControlApiClient } from './control-api.js';
-import { adapt } from './control-endpoint.js';
+import { adapt } from './adapt-session.js';
 import { statusWithMetrics } from './status-metrics.js';
 
 export function sessionActions(

@@ -6,7 +6,6 @@ import { DashboardStore } from '../../ui/store.js';
 import type { AppContext } from '../context.js';
 import { openDashboard } from './dashboard.js';
 import { controlActions } from '../controller/dashboard-actions.js';
-import type { StatusJson } from '../controller/status.js';
 
 export async function attachDashboard(ctx: AppContext, client: ControlApiClient, name: string): Promise<number> {
   const store = new DashboardStore(name, Date.now, undefined, 'up');

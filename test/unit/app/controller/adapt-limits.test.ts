@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { adaptiveRefusal } from '../../../../src/adaptive/limits.js';
 import type { ClusterSession } from '../../../../src/app/controller/cluster-session.js';
 import { ClusterSession as Session } from '../../../../src/app/controller/cluster-session.js';
-import { adapt } from '../../../../src/app/controller/control-endpoint.js';
+import { adapt } from '../../../../src/app/controller/adapt-session.js';
 import { ClusterState } from '../../../../src/cluster/cluster-state.js';
 import { systemClock } from '../../../../src/app/system-clock.js';
 import { buildProgram } from '../../../../src/cli/program.js';

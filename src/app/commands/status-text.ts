@@ -1,0 +1,28 @@
+// `sshcluster status` without --json: the status document as text for a terminal.
+import type { AdaptiveStatus, StatusJson } from '../../control/status-document.js';
+import { safeDeep } from '../../events/terminal-text.js';
+
+/** For a terminal: names, errors and addresses can hold what a host said, so escaped. */
+export function statusText(raw: StatusJson): string {
+  const st = safeDeep(raw);
+  const lines = [
+    `cluster ${st.name}  up ${st.uptimeS}s  workers ${st.workers.filter((w) => w.state === 'running').length}/${st.desiredWorkers}`,
+    `  scheduler: ${st.schedulerAddress}`,
+    `  dashboard: ${st.dashboardUrl}`,
+    ...(st.adaptive ? [adaptiveLine(st.adaptive)] : []),
+    '',
+    'HOST'.padEnd(24) + 'STATE'.padEnd(13) + 'WORKERS  LAST ERROR',
+    ...st.hosts.map((h) => h.name.padEnd(24) + h.state.padEnd(13) + String(h.workers).padEnd(9) + (h.lastError ?? '')),
+    '',
+    'WORKER'.padEnd(24) + 'STATE'.padEnd(12) + 'PID'.padEnd(9) + 'RESTARTS  ADDRESS',
+    ...st.workers.map((w) => w.name.padEnd(24) + w.state.padEnd(12) + String(w.pid ?? '-').padEnd(9) + String(w.restarts).padEnd(10) + (w.address ?? '-')),
+  ];
+  return lines.join('\n') + '\n';
+}
+
+function adaptiveLine(a: AdaptiveStatus): string {
+  const bounds = `${a.minimum}..${a.maximum ?? '∞'}`;
+  const last = a.lastDecision ? `; last: ${a.lastDecision.decision} (${a.lastDecision.reason})` : '';
+  const unmet = a.unmet.map((u) => `\n  unmet: ${u}`).join('');
+  return `  adaptive: ${a.enabled ? 'on' : 'off'} ${bounds}, target ${a.target ?? '-'}${last}${unmet}`;
+}

@@ -1,0 +1,30 @@
+// `adapt` on a running session (the control socket's method and the dashboard's key):
+// off, a dry-run step, or new settings checked and the loop restarted with them.
+import { newWorkerSize } from '../../adaptive/inputs.js';
+import { adaptiveRefusal } from '../../adaptive/limits.js';
+import { UsageError } from '../../errors.js';
+import { keepTargetDuration, mergeAdaptive } from '../commands/adapt.js';
+import type { ClusterSession } from './cluster-session.js';
+import type { AdaptParams, AdaptReply } from './control-api.js';
+
+export async function adapt(session: ClusterSession, p: AdaptParams): Promise<AdaptReply> {
+  if (p.off) {
+    session.adaptive?.stop();
+    return { enabled: false };
+  }
+  const spec = mergeAdaptive(session.adaptive?.spec ?? session.spec.adaptive, p.spec);
+  if (spec.minimum > spec.maximum) throw new UsageError(`adapt: --min ${spec.minimum} is above --max ${spec.maximum}`);
+  const loop = session.adaptiveLoop(spec);
+  const refusal = adaptiveRefusal(spec, newWorkerSize(session.spec.workerHosts[0]?.workerOptions));
+  if (refusal) throw new UsageError(refusal.message, { hint: refusal.hint });
+  if (p.dryRun) {
+    const r = await loop.stepOnce(true);
+    const d = r.decision;
+    const detail = d.status === 'up' ? `up by ${d.n - r.current}` : d.status === 'down' ? `down: retire ${d.workers.join(', ')}` : 'none';
+    return { enabled: session.adaptive?.enabled ?? false, dryRun: { target: r.target, decision: detail, reason: r.reason } };
+  }
+  const warnings = keepTargetDuration(session, spec, p.spec.targetDurationMs);
+  for (const message of warnings) session.bus.emit({ kind: 'notice', level: 'warning', message });
+  session.startAdaptive(spec);
+  return { enabled: true, spec, ...(warnings.length ? { warnings } : {}) };
+}
