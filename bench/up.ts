@@ -7,7 +7,8 @@
 //   1. `sshcluster up HOSTS.yaml`: spawn -> "Cluster up: 3 worker(s)", then SIGINT -> exit 0;
 //   2. Dask's own `distributed.SSHCluster(...)` + `client.wait_for_workers(3)`, then close;
 //   3. `pdsh -R ssh -w <4 hosts> true`: the bare cost of reaching 4 hosts over SSH once.
-// See bench/README.md for what each figure means.
+// See bench/README.md for what each figure means. Over 200 lines: one whole experiment
+// (three contenders, their leftover checks, the report); what benchmarks share is in bench/lib/.
 import { BenchAbort, closedWithin, fmt, killAndWait, killChildren, median, min, parseBenchArgs, runMain, start, tail } from './lib/proc.js';
 import { BIN, DASH_PORT, ensureClean, machineLines, onSignals, preflight, PY, runSync, SCHED_PORT, type Leftover } from './lib/hosts.js';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

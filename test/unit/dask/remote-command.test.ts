@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildKeeperCommand, buildRemoteCommand, envInput, shellScript, viaSh, type RemoteInvocation } from '../../../src/dask/remote-command.js';
 import { remoteProgram } from '../../../src/dask/remote-programs.js';
-import { killStarted, started, until } from './launcher-harness.js';
+import { killStarted, started, until } from './remote/launcher-harness.js';
 
 const PYTHON = '/usr/bin/python3';
 const uid = os.userInfo().uid;

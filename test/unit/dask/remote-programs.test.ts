@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bootSource, remoteProgram, remoteSource } from '../../../src/dask/remote-programs.js';
-import { programPath } from './launcher-harness.js';
+import { programPath } from './remote/launcher-harness.js';
 
 const PYTHON = '/usr/bin/python3';
 const files = readdirSync(path.dirname(programPath('boot.py'))).filter((f) => f.endsWith('.py')).sort();

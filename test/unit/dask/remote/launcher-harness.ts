@@ -7,8 +7,8 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
-import { parseLauncherPid } from '../../../src/dask/log-lines.js';
-import { remoteProgram, type ProgramFile } from '../../../src/dask/remote-programs.js';
+import { parseLauncherPid } from '../../../../src/dask/log-lines.js';
+import { remoteProgram, type ProgramFile } from '../../../../src/dask/remote-programs.js';
 
 export const PYTHON = '/usr/bin/python3';
 export const started: number[] = [];
@@ -23,7 +23,7 @@ export interface Launched {
 }
 
 /** A program of src/dask/remote/ by its file name. */
-export const programPath = (file: string): string => fileURLToPath(new URL(`../../../src/dask/remote/${file}`, import.meta.url));
+export const programPath = (file: string): string => fileURLToPath(new URL(`../../../../src/dask/remote/${file}`, import.meta.url));
 
 /** `python PROGRAM args…` with the PID-line protocol on its stdout; PROGRAM is a path or `-c` source. */
 export function runProgram(program: string, args: string[], env: Record<string, string>): Launched {

@@ -7,7 +7,7 @@ import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, s
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildClusterFilesCommand, parseClusterFilesDir, type HostFile } from '../../../src/dask/remote-command.js';
+import { buildClusterFilesCommand, parseClusterFilesDir, type HostFile } from '../../../../src/dask/remote-command.js';
 
 const uid = os.userInfo().uid;
 const KEY = '-----BEGIN PRIVATE KEY-----\nnot-a-real-key\n-----END PRIVATE KEY-----\n';
