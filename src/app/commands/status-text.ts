@@ -1,5 +1,5 @@
 // `sshcluster status` without --json: the status document as text for a terminal.
-import type { AdaptiveStatus, StatusJson } from '../../control/status-document.js';
+import type { AdaptiveStatus, StatusJson, WorkerStatus } from '../../control/status-document.js';
 import { safeDeep } from '../../events/terminal-text.js';
 
 /** For a terminal: names, errors and addresses can hold what a host said, so escaped. */
@@ -14,10 +14,24 @@ export function statusText(raw: StatusJson): string {
     'HOST'.padEnd(24) + 'STATE'.padEnd(13) + 'WORKERS  LAST ERROR',
     ...st.hosts.map((h) => h.name.padEnd(24) + h.state.padEnd(13) + String(h.workers).padEnd(9) + (h.lastError ?? '')),
     '',
-    'WORKER'.padEnd(24) + 'STATE'.padEnd(12) + 'PID'.padEnd(9) + 'RESTARTS  ADDRESS',
-    ...st.workers.map((w) => w.name.padEnd(24) + w.state.padEnd(12) + String(w.pid ?? '-').padEnd(9) + String(w.restarts).padEnd(10) + (w.address ?? '-')),
+    'WORKER'.padEnd(24) + 'STATE'.padEnd(12) + 'PID'.padEnd(9) + 'RESTARTS  CPU    MEMORY      TASKS  ADDRESS',
+    ...st.workers.map((w) =>
+      w.name.padEnd(24) + w.state.padEnd(12) + String(w.pid ?? '-').padEnd(9) + String(w.restarts).padEnd(10) +
+      figures(w) + (w.address ?? '-'),
+    ),
   ];
   return lines.join('\n') + '\n';
+}
+
+/** The scheduler's figures for a worker (status --json's optional fields), '-' where absent. */
+function figures(w: WorkerStatus): string {
+  const cpu = w.cpu === undefined ? '-' : `${Math.round(w.cpu)}%`;
+  const mem = w.memoryBytes === undefined ? '-' : mib(w.memoryBytes) + (w.memoryLimitBytes ? `/${mib(w.memoryLimitBytes)}` : '');
+  return cpu.padEnd(7) + mem.padEnd(12) + String(w.executing ?? '-').padEnd(7);
+}
+
+function mib(bytes: number): string {
+  return bytes >= 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(1)}G` : `${Math.round(bytes / 2 ** 20)}M`;
 }
 
 function adaptiveLine(a: AdaptiveStatus): string {
