@@ -14,7 +14,7 @@ import { Reconciler } from '../../cluster/reconciler.js';
 import type { ScaleResult } from '../../cluster/scaling.js';
 import { teardown, type TeardownOptions, type TeardownResult } from '../../cluster/teardown.js';
 import type { SchedulerClient } from '../../dask/scheduler-client.js';
-import { ExpectedError, errorText } from '../../errors.js';
+import { ExpectedError } from '../../errors.js';
 import type { EventBus } from '../../events/types.js';
 import { parseKeeperRefusal } from '../../dask/log-lines.js';
 import { connectLimiter } from '../remote/fan-out.js';
@@ -28,11 +28,7 @@ import { confirmReady } from './start-up.js';
 import type { SessionTls } from '../tls-setup.js';
 import { distributedVersion } from './dask-version.js';
 import { systemClock } from '../system-clock.js';
-import path from 'node:path';
-import { SCHEDULER_DEMAND_PRELOAD_PATH, schedulerDemandPreload } from '../../dask/scheduler-preload.js';
-
-/** The scheduler preload's name on a host (it serves the adaptive loop's demand route). */
-const PRELOAD_FILE = 'scheduler_demand.py';
+import { HostFiles } from './host-files.js';
 
 export interface SessionOptions {
   spec: ClusterSpec;
@@ -75,8 +71,8 @@ export class ClusterSession {
   /** A second Ctrl-C: no more grace for anything still running. */
   private readonly forced = new AbortController();
   private stopping?: Promise<TeardownResult>;
-  /** Where the scheduler finds its preload (the local cluster: this machine's copy). */
-  private preloadPath: string | undefined;
+  /** What each host is given when it connects (TLS material, the scheduler preload). */
+  private readonly files: HostFiles;
   private version?: Promise<string>;
 
   constructor(readonly o: SessionOptions) {
@@ -86,14 +82,14 @@ export class ClusterSession {
     this.address = schedulerAddress(o.spec, o.tls ? 'tls' : 'tcp');
     this.dashboard = dashboardUrl(o.spec);
     this.state = new ClusterState(o.spec, o.initialWorkers);
-    if (o.spec.local) this.preloadPath = SCHEDULER_DEMAND_PRELOAD_PATH;
+    this.files = new HostFiles(o.spec, o.tls, (e) => this.bus.emit(e));
     o.signal?.addEventListener('abort', () => this.life.abort(), { once: true });
     this.reconciler = new Reconciler({
       state: this.state,
       clock: this.clock,
       emit: (e) => this.bus.emit(e),
       connect: (h) => this.openRunner(h),
-      specFor: processSpecs(o.spec, this.address, o.tls, () => this.preloadPath),
+      specFor: processSpecs(o.spec, this.address, o.tls, () => this.files.preloadPath),
       adoptRefusal: parseKeeperRefusal,
       scheduler: () => this.client,
       signal: this.life.signal,
@@ -108,31 +104,16 @@ export class ClusterSession {
     return this.clock.now();
   }
 
-  /**
-   * A host's runner, once the host has the files the cluster keeps there (on every
-   * connect): over SSH, the TLS material its roles need and, on the scheduler's host,
-   * the scheduler preload.
-   */
+  /** A host's runner, once the host has the files the cluster keeps there (every connect). */
   private async openRunner(h: HostSpec): Promise<HostRunner> {
     const shell = await this.o.openShell(h);
     const { clusterId, orphanGraceS } = this.o;
     const runner = new ShellHostRunner({ host: h.name, clusterId, setup: h.setup, shell, orphanGraceS, python: h.remotePython, env: h.env });
-    const ship = this.o.tls?.shipping;
-    const preload = h.name === this.spec.schedulerHost.name && !this.spec.local;
-    const files = [...(ship?.filesFor(h.name) ?? []), ...(preload ? [{ name: PRELOAD_FILE, content: schedulerDemandPreload() }] : [])];
-    if (!files.length) return runner;
     try {
-      const dir = await runner.putClusterFiles(files);
-      ship?.shipped(h.name, dir);
-      if (preload) this.preloadPath = path.posix.join(dir, PRELOAD_FILE);
+      await this.files.ship(runner, h);
     } catch (err) {
-      // Without its TLS files a host cannot take part; without the preload, the
-      // scheduler runs as Dask's own and adaptive ignores resources (said once there).
-      if (ship) {
-        runner.close();
-        throw err;
-      }
-      this.bus.emit({ kind: 'notice', level: 'warning', message: `${h.name}: the scheduler starts without sshcluster's preload (${errorText(err)})` });
+      runner.close();
+      throw err;
     }
     return runner;
   }
