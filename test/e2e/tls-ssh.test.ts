@@ -3,7 +3,7 @@
 // another cluster's CA and a raw TCP connection get nothing; no key material in ps
 // (inside each namespace), logs, state or status; the hosts' files are 0600 in a 0700
 // dir (never the client key); a re-adopting controller keeps the CA; the files are gone
-// after `down` through the controller and after `down` from the state file.
+// after `down` through the controller, after Ctrl-C, and after `down` from the state file.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { makeClusterCerts } from '../../src/tls/cert-authority.js';
 import { writeCerts } from '../../src/tls/cert-store.js';
-import { runCli, sleep, STATE_HOME } from './cli-driver.js';
+import { runCli, sleep, startCli, STATE_HOME } from './cli-driver.js';
 import { clientPython, getTestHosts } from './harness/context.js';
 import { daskProcessesIn, runIn, writeHostsYaml } from './harness/netns-hosts.js';
 
@@ -70,7 +70,7 @@ function everyFileBelow(dir: string): string[] {
 }
 
 afterEach(() => {
-  for (const name of ['tls4', 'tls2']) if (fs.existsSync(path.join(clusterDir(name), 'state.json'))) runCli(['down', '--name', name], {}, 90_000);
+  for (const name of ['tls4', 'tls2', 'tlsint']) if (fs.existsSync(path.join(clusterDir(name), 'state.json'))) runCli(['down', '--name', name], {}, 90_000);
 });
 afterAll(() => fs.rmSync(tmp('other-ca'), { recursive: true, force: true }));
 
@@ -80,7 +80,7 @@ describe('TLS over SSH (the default)', () => {
     const vars = envVars('tls4');
     const address = `tls://${four[0]!.ip}:8786`;
     expect(vars.DASK_SCHEDULER_ADDRESS).toBe(address);
-    expect(client('c = Client(timeout=30)\nprint(sum(c.gather(c.map(lambda x: x * x, range(100)))), len(c.scheduler_info()["workers"]))', vars)).toBe('328350 3');
+    expect(client('c = Client(timeout=30)\nc.wait_for_workers(3, timeout=60)\nprint(sum(c.gather(c.map(lambda x: x * x, range(100)))), len(c.scheduler_info()["workers"]))', vars)).toBe('328350 3');
 
     // Refused: plain TCP, another cluster's CA; a raw connection gets no Dask bytes.
     expect(client(`try:\n    Client("tcp://${four[0]!.ip}:8786", timeout=5)\n    print("CONNECTED")\nexcept Exception as e:\n    print("refused", type(e).__name__)`, {})).toMatch(/^refused/);
@@ -135,6 +135,17 @@ describe('TLS over SSH (the default)', () => {
     expect(fs.readdirSync(dir)).toContain('worker-key.pem');
     const down = runCli(['down', '--name', 'tls2'], {}, 90_000);
     expect(down.code, down.stdout + down.stderr).toBe(0);
+    expect(fs.existsSync(dir)).toBe(false);
+  });
+
+  it('Ctrl-C on a foreground up removes the files from every host', async () => {
+    const file = writeHostsYaml(tmp('tlsint.yaml'), { ...info, hosts: four.slice(0, 2) }, { name: 'tlsint', env, security: undefined });
+    const run = startCli(['up', file, '--no-tui']);
+    await run.waitFor(/Cluster up: 1 worker\(s\)/);
+    const dir = hostTlsDir(state('tlsint').clusterId);
+    expect(fs.readdirSync(dir)).toContain('worker-key.pem');
+    run.child.kill('SIGINT');
+    expect((await run.exited).code).toBe(0);
     expect(fs.existsSync(dir)).toBe(false);
   });
 });
