@@ -96,12 +96,18 @@ export class ClusterState {
 
   /**
    * New workers go to connected hosts whose workers are not failing: a host with a
-   * crash-looping worker (degraded) or one waiting out a restart back-off gets none,
-   * so growth uses the other hosts.
+   * crash-looping worker (degraded), one waiting out a restart back-off, or one whose
+   * restarted worker has not registered yet gets none, so growth uses the other hosts.
+   * (A worker that fails at launch spends most of its back-off waiting and a moment
+   * running again; that moment must not make its host look healthy.)
    */
   placeable(host: string): boolean {
     if (!this.usable(host) || this.health.state(host)?.kind === 'degraded') return false;
-    const failing = (name: string) => ['restarting', 'crash-looping'].includes(this.supervisor.status(name).state);
+    const failing = (name: string) => {
+      const s = this.supervisor.status(name);
+      if (s.state === 'restarting' || s.state === 'crash-looping') return true;
+      return s.state === 'running' && s.consecutiveFailures > 0 && !this.registered.has(name);
+    };
     return !this.desiredWorkers.some((w) => w.host === host && failing(w.name));
   }
 

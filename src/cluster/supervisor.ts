@@ -34,6 +34,8 @@ export interface ProcessStatus {
   state: ProcessRunState;
   /** Starts recorded after an unexpected exit; kept across reset(). */
   restarts: number;
+  /** Unexpected exits since the back-off last started again (0: not failing). */
+  consecutiveFailures: number;
   lastExitAt?: number;
   nextStartAt?: number;
 }
@@ -121,8 +123,8 @@ export class RestartSupervisor {
 
   status(name: string): ProcessStatus {
     const e = this.entries.get(name);
-    if (!e) return { state: 'stopped', restarts: 0 };
-    const s: ProcessStatus = { state: e.state, restarts: e.restarts };
+    if (!e) return { state: 'stopped', restarts: 0, consecutiveFailures: 0 };
+    const s: ProcessStatus = { state: e.state, restarts: e.restarts, consecutiveFailures: e.consecutive };
     if (e.lastExitAt !== undefined) s.lastExitAt = e.lastExitAt;
     if (e.nextStartAt !== undefined) s.nextStartAt = e.nextStartAt;
     return s;

@@ -100,6 +100,25 @@ describe('reconciler: a worker dying', () => {
     const added = h.state.desiredWorkers[1]!;
     expect(added.host).not.toBe(victim.host);
   });
+
+  it('keeps new workers off its host while its restarted worker has not registered, and allows them once it has', async () => {
+    // The tie (one worker each) would go to the first host, a.
+    const h = harness({ workers: ['a', 'b'], nworkers: 2, initialWorkers: 2 });
+    await startUp(h);
+    expect(h.state.desiredWorkers.map((w) => w.host)).toEqual(['a', 'b']);
+    h.host('a').running('a-0')[0]!.die();
+    h.scheduler.registered.delete('a-0');
+    await h.clock.advance(1_100);
+    expect(h.host('a').running('a-0')).toHaveLength(1);
+    expect(h.state.supervisor.status('a-0').state).toBe('running');
+    await h.reconciler.scale(3);
+    expect(h.state.desiredWorkers.map((w) => w.name)).toEqual(['a-0', 'b-0', 'b-1']);
+
+    h.scheduler.registered.add('a-0');
+    await h.reconciler.tick();
+    await h.reconciler.scale(4);
+    expect(h.state.desiredWorkers.map((w) => w.name)).toEqual(['a-0', 'b-0', 'b-1', 'a-1']);
+  });
 });
 
 describe('reconciler: a host dropping and coming back', () => {

@@ -15,7 +15,7 @@ describe('RestartSupervisor', () => {
 
   it('reports an unknown process as stopped and startable', () => {
     const s = new RestartSupervisor();
-    expect(s.status('w')).toEqual({ state: 'stopped', restarts: 0 });
+    expect(s.status('w')).toEqual({ state: 'stopped', restarts: 0, consecutiveFailures: 0 });
     expect(s.canStartAt('w')).toBe(0);
     expect(s.mayStart('w', 0)).toBe(true);
   });
@@ -24,7 +24,7 @@ describe('RestartSupervisor', () => {
     const s = new RestartSupervisor();
     s.recordStart('w', 0);
     expect(s.recordExit('w', 500, true)).toEqual({ kind: 'none' });
-    expect(s.status('w')).toEqual({ state: 'stopped', restarts: 0, lastExitAt: 500 });
+    expect(s.status('w')).toEqual({ state: 'stopped', restarts: 0, consecutiveFailures: 0, lastExitAt: 500 });
     expect(s.canStartAt('w')).toBe(0);
     expect(s.dueForRestart(10_000)).toEqual([]);
   });
@@ -52,14 +52,14 @@ describe('RestartSupervisor', () => {
     s.recordStart('w', 0);
     s.recordStart('v', 0);
     expect(s.recordExit('w', 1000, false)).toEqual({ kind: 'restart', at: 2000, attempt: 1 });
-    expect(s.status('w')).toEqual({ state: 'restarting', restarts: 0, lastExitAt: 1000, nextStartAt: 2000 });
+    expect(s.status('w')).toEqual({ state: 'restarting', restarts: 0, consecutiveFailures: 1, lastExitAt: 1000, nextStartAt: 2000 });
     expect(s.canStartAt('w')).toBe(2000);
     expect(s.mayStart('w', 1999)).toBe(false);
     expect(s.dueForRestart(1999)).toEqual([]);
     expect(s.mayStart('w', 2000)).toBe(true);
     expect(s.dueForRestart(2000)).toEqual(['w']);
     s.recordStart('w', 2100);
-    expect(s.status('w')).toEqual({ state: 'running', restarts: 1, lastExitAt: 1000 });
+    expect(s.status('w')).toEqual({ state: 'running', restarts: 1, consecutiveFailures: 1, lastExitAt: 1000 });
     expect(s.dueForRestart(5000)).toEqual([]);
   });
 
@@ -95,7 +95,7 @@ describe('RestartSupervisor', () => {
     }
     s.recordStart('w', now); // 15 400
     expect(s.recordExit('w', 15_500, false)).toEqual({ kind: 'crash-looping', failures: 5, windowMs: 300_000 });
-    expect(s.status('w')).toEqual({ state: 'crash-looping', restarts: 4, lastExitAt: 15_500 });
+    expect(s.status('w')).toEqual({ state: 'crash-looping', restarts: 4, consecutiveFailures: 5, lastExitAt: 15_500 });
     expect(s.canStartAt('w')).toBeNull();
     expect(s.mayStart('w', 1e12)).toBe(false);
     expect(s.dueForRestart(1e12)).toEqual([]);
@@ -160,7 +160,7 @@ describe('RestartSupervisor', () => {
     s.recordStart('w', 1010);
     expect(s.recordExit('w', 1020, false).kind).toBe('crash-looping');
     s.reset('w');
-    expect(s.status('w')).toEqual({ state: 'stopped', restarts: 1, lastExitAt: 1020 });
+    expect(s.status('w')).toEqual({ state: 'stopped', restarts: 1, consecutiveFailures: 0, lastExitAt: 1020 });
     expect(s.canStartAt('w')).toBe(0);
     s.recordStart('w', 5000);
     expect(s.status('w').restarts).toBe(1); // a start after reset is not an automatic restart
@@ -172,7 +172,7 @@ describe('RestartSupervisor', () => {
     s.recordStart('w', 0);
     expect(s.recordExit('w', 10, false).kind).toBe('crash-looping');
     s.recordStart('w', 20);
-    expect(s.status('w')).toEqual({ state: 'running', restarts: 1, lastExitAt: 10 });
+    expect(s.status('w')).toEqual({ state: 'running', restarts: 1, consecutiveFailures: 1, lastExitAt: 10 });
   });
 
   it('treats an exit with no recorded start as an unstable failure', () => {
@@ -191,7 +191,7 @@ describe('RestartSupervisor', () => {
     expect(s.dueForRestart(1030)).toEqual(['b']);
     expect(s.dueForRestart(2020)).toEqual(['a', 'b']);
     s.forget('a');
-    expect(s.status('a')).toEqual({ state: 'stopped', restarts: 0 });
+    expect(s.status('a')).toEqual({ state: 'stopped', restarts: 0, consecutiveFailures: 0 });
     expect(s.dueForRestart(2020)).toEqual(['b']);
   });
 });
