@@ -36,9 +36,14 @@ export class ClusterState {
   readonly supervisor = new RestartSupervisor();
   /** Hosts that failed at start-up, with the reason. */
   readonly failedHosts = new Map<string, string>();
+  /** Hosts taken out by `drain` (or being removed by `apply`): nothing is placed there. */
+  readonly drained = new Set<string>();
+  /** Workers an `apply` has yet to restart onto the spec in force (kept in the state file). */
+  readonly pendingRoll = new Set<string>();
 
   constructor(
-    readonly spec: ClusterSpec,
+    /** Desired: the hosts and how to launch on them; `apply` replaces it. */
+    public spec: ClusterSpec,
     /** Start with this many workers instead of the host file's nworkers (adaptive start). */
     initialWorkers?: number,
   ) {
@@ -102,13 +107,20 @@ export class ClusterState {
    * running again; that moment must not make its host look healthy.)
    */
   placeable(host: string): boolean {
-    if (!this.usable(host) || this.health.state(host)?.kind === 'degraded') return false;
+    return this.unavailable(host) === undefined;
+  }
+
+  /** Why nothing new can go to this host now ('drained', 'unreachable', 'degraded'), or undefined. */
+  unavailable(host: string): string | undefined {
+    if (this.drained.has(host)) return 'drained';
+    if (!this.usable(host)) return 'unreachable';
+    if (this.health.state(host)?.kind === 'degraded') return 'degraded';
     const failing = (name: string) => {
       const s = this.supervisor.status(name);
       if (s.state === 'restarting' || s.state === 'crash-looping') return true;
       return s.state === 'running' && s.consecutiveFailures > 0 && !this.registered.has(name);
     };
-    return !this.desiredWorkers.some((w) => w.host === host && failing(w.name));
+    return this.desiredWorkers.some((w) => w.host === host && failing(w.name)) ? 'degraded' : undefined;
   }
 
   placementHosts(): PlacementHost[] {

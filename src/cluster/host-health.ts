@@ -121,6 +121,11 @@ export class HostHealth {
     return [...this.entries.keys()];
   }
 
+  /** The host left the cluster. */
+  forget(host: string): void {
+    this.entries.delete(host);
+  }
+
   private entry(host: string, now: number): Entry {
     let e = this.entries.get(host);
     if (!e) {

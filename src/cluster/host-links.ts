@@ -89,6 +89,26 @@ export class HostLinks {
     this.d.emit({ kind: 'host-state', host, state: 'failed', reason, detail });
   }
 
+  /**
+   * A host leaves the cluster (removed by `apply`) once its processes are gone: anything
+   * still tagged there is stopped, the cluster's files removed, the connection closed.
+   */
+  async leave(host: string): Promise<void> {
+    const runner = this.d.state.runners.get(host);
+    this.d.state.runners.delete(host);
+    this.d.state.health.forget(host);
+    if (!runner) return;
+    try {
+      const stray = await runner.stopTagged('all', { graceMs: 0 });
+      if (stray.left.length) this.d.emit({ kind: 'notice', level: 'warning', message: `${host}: pid(s) ${stray.left.join(', ')} still running after it left the cluster` });
+      else await runner.removeClusterFiles();
+    } catch (err) {
+      this.d.emit({ kind: 'notice', level: 'warning', message: `${host}: could not verify that nothing is left (${errorText(err)})` });
+    } finally {
+      runner.close();
+    }
+  }
+
   /** Our own close is not a host dropping: no "unreachable" reports at teardown. */
   closeAll(): void {
     this.closing = true;

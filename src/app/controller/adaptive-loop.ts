@@ -120,7 +120,7 @@ export class AdaptiveLoop {
       nthreads: h.workerOptions.nthreads,
       maxWorkers: h.maxWorkers,
       workers: workers.filter((w) => w.host === h.name).length,
-      ...(state.placeable(h.name) ? {} : { unavailable: state.usable(h.name) ? 'degraded' : 'unreachable' }),
+      ...(state.placeable(h.name) ? {} : { unavailable: state.unavailable(h.name) }),
     }));
     const bounds = this.spec.groups?.map((g) => ({ name: g.name, hosts: g.hosts, minimum: g.minimum, maximum: g.maximum }));
     return resourceStep({ decision, workers, hosts, groups, targetDurationS: this.spec.targetDurationMs / 1000, maximum: this.spec.maximum, bounds });

@@ -1,0 +1,59 @@
+// Changes to a running cluster's desired state that `apply` and `drain` make: a new spec
+// with its worker counts per host, hosts taken out of placement and back. Pure over
+// ClusterState; the next reconcile tick makes the processes follow (a removed or drained
+// host's workers are retired through the scheduler, their data moved).
+import type { ClusterSpec } from '../config/spec.js';
+import type { ClusterState } from './cluster-state.js';
+import { placeWorkers } from './placement.js';
+import { addWorkers, dropWorkers } from './scaling.js';
+import type { SpecDiff } from './spec-diff.js';
+
+/** The new spec in force; each host's worker count as the diff says (removed hosts: 0). */
+export function applySpec(s: ClusterState, next: ClusterSpec, diff: SpecDiff): void {
+  s.spec = next;
+  for (const host of diff.hostsRemoved) s.drained.delete(host);
+  for (const c of diff.counts) {
+    const on = s.desiredWorkers.filter((w) => w.host === c.host);
+    if (c.to < c.from) dropWorkers(s, on.slice(c.to).map((w) => w.name));
+    else addWorkers(s, [{ host: c.host, count: c.to - c.from }]);
+  }
+}
+
+/** The host spec `host` had before (a failed roll puts it back), in the spec in force. */
+export function restoreHost(s: ClusterState, old: ClusterSpec, host: string): void {
+  const before = old.workerHosts.find((h) => h.name === host);
+  if (!before) return;
+  s.spec = { ...s.spec, workerHosts: s.spec.workerHosts.map((h) => (h.name === host ? before : h)) };
+}
+
+export interface DrainResult {
+  /** Hosts of the request not in the cluster. */
+  unknown: string[];
+  retired: string[];
+  /** Workers started elsewhere to keep the cluster's size. */
+  replaced: string[];
+}
+
+/**
+ * Takes hosts out: nothing new is placed there and their workers leave the desired set.
+ * `keepSize`: as many are placed on the other hosts as they have room for (a fixed-size
+ * cluster keeps its size through maintenance; adaptive places on its own).
+ */
+export function drainHosts(s: ClusterState, hosts: readonly string[], keepSize: boolean): DrainResult {
+  const known = new Set(s.spec.workerHosts.map((h) => h.name));
+  const unknown = hosts.filter((h) => !known.has(h));
+  for (const h of hosts) if (known.has(h)) s.drained.add(h);
+  const retired = s.desiredWorkers.filter((w) => s.drained.has(w.host) && hosts.includes(w.host)).map((w) => w.name);
+  const size = s.desiredWorkers.length;
+  dropWorkers(s, retired);
+  if (!keepSize) return { unknown, retired, replaced: [] };
+  const p = placeWorkers(size, s.placementHosts(), s.desiredWorkers);
+  for (const w of p.added) s.supervisor.reset(w.name);
+  s.desiredWorkers = p.workers;
+  return { unknown, retired, replaced: p.added.map((w) => w.name) };
+}
+
+/** Back in placement; the workers moved away stay where they are. */
+export function undrainHosts(s: ClusterState, hosts: readonly string[]): string[] {
+  return hosts.filter((h) => s.drained.delete(h));
+}

@@ -1,0 +1,143 @@
+// apply's spec change, drain/undrain and the rolling restart, stepped by hand over the
+// fake hosts and scheduler (the scheduler registers what runs, unless told a process is
+// broken).
+import { describe, expect, it } from 'vitest';
+import { applySpec, drainHosts, undrainHosts } from '../../../src/cluster/change.js';
+import { rollingRestart, type RollResult } from '../../../src/cluster/rolling.js';
+import { diffSpecs } from '../../../src/cluster/spec-diff.js';
+import { testHost } from '../config/spec-fixture.js';
+import { flush, harness, startUp, type Harness } from './harness.js';
+
+/** The fake scheduler lists every running worker process, except the broken ones. */
+function registersWhatRuns(h: Harness, broken: (name: string, argv: string[]) => boolean = () => false): void {
+  h.scheduler.workers = async () =>
+    [...h.hosts.values()].flatMap((host) => host.running().filter((p) => p.spec.role === 'worker' && !broken(p.spec.name, p.spec.argv)).map((p) => ({ name: p.spec.name, address: `tcp://${p.spec.name}:${p.remotePid}` })));
+}
+
+/** Runs a roll to its end, moving the clock on while it waits; how many were registered as each restart began. */
+async function roll(h: Harness, names: string[], maxUnavailable = 1): Promise<{ r: RollResult; registeredAtRestart: number[] }> {
+  const registeredAtRestart: number[] = [];
+  const tick = () => h.reconciler.tick();
+  const restart = (n: string) => (registeredAtRestart.push(h.state.registered.size), h.reconciler.restartWorker(n));
+  const done = rollingRestart({ state: h.state, clock: h.clock, signal: h.life.signal, restart, tick, progress: () => {} }, names, { maxUnavailable, timeoutMs: 30_000, pollMs: 500 });
+  let r: RollResult | undefined;
+  void done.then((x) => (r = x));
+  for (let i = 0; i < 400 && !r; i++) await h.clock.advance(500);
+  return { r: r!, registeredAtRestart };
+}
+
+describe('drain', () => {
+  it("retires a host's workers, places as many elsewhere, and places nothing there until undrained", async () => {
+    const h = harness({ workers: ['a', 'b'], nworkers: 2, initialWorkers: 2 });
+    await startUp(h);
+    expect(h.state.desiredWorkers.map((w) => w.name)).toEqual(['a-0', 'b-0']);
+    const r = drainHosts(h.state, ['a', 'nope'], true);
+    expect(r).toEqual({ unknown: ['nope'], retired: ['a-0'], replaced: ['b-1'] });
+    await h.reconciler.tick();
+    await flush();
+    expect(h.host('a').running()).toEqual([]);
+    expect(h.host('b').running().map((p) => p.spec.name).sort()).toEqual(['b-0', 'b-1']);
+    expect(h.scheduler.retireCalls).toEqual([['tcp://a-0:1']]);
+    await h.reconciler.scale(3);
+    expect(h.state.desiredWorkers.map((w) => w.host)).toEqual(['b', 'b']);
+    expect(undrainHosts(h.state, ['a', 'b'])).toEqual(['a']);
+    await h.reconciler.scale(3);
+    expect(h.state.desiredWorkers.map((w) => w.name)).toEqual(['b-0', 'b-1', 'a-0']);
+  });
+
+  it('under adaptive, only retires (adaptive places on its own)', async () => {
+    const h = harness({ workers: ['a', 'b'], nworkers: 2, initialWorkers: 2 });
+    await startUp(h);
+    expect(drainHosts(h.state, ['a'], false)).toEqual({ unknown: [], retired: ['a-0'], replaced: [] });
+    expect(h.state.desiredWorkers.map((w) => w.name)).toEqual(['b-0']);
+  });
+});
+
+describe('applySpec', () => {
+  it("adds a new host's workers, drops a removed host's, and launches with the new spec", async () => {
+    const h = harness({ workers: ['a', 'b'] });
+    await startUp(h);
+    const old = h.state.spec;
+    const next = { ...old, workerHosts: [{ ...old.workerHosts[0]!, workerOptions: { ...old.workerHosts[0]!.workerOptions, nthreads: 8 } }, testHost('c', 2)] };
+    const diff = diffSpecs(old, next, h.state.desiredWorkers, false);
+    applySpec(h.state, next, diff);
+    expect(h.state.desiredWorkers.map((w) => w.name)).toEqual(['a-0', 'c-0', 'c-1']);
+    expect(h.state.hosts().map((x) => x.name)).toEqual(['n0', 'a', 'c']);
+    await h.reconciler.links.connect('c');
+    await h.reconciler.tick();
+    await flush();
+    expect(h.host('c').running().map((p) => p.spec.name)).toEqual(['c-0', 'c-1']);
+    expect(h.host('b').running()).toEqual([]);
+    await h.reconciler.links.leave('b');
+    expect(h.host('b').closed).toBe(true);
+    expect(h.host('b').filesRemoved).toEqual([0]);
+    expect(h.state.runners.has('b')).toBe(false);
+    expect(diff.restart).toEqual([{ host: 'a', workers: ['a-0'], why: ['worker_options.nthreads 2 → 8'] }]);
+  });
+});
+
+describe('rollingRestart', () => {
+  it('restarts one worker at a time, each registered before the next, so at most one is missing', async () => {
+    const h = harness({ workers: ['a', 'b'], nworkers: 2 });
+    await startUp(h);
+    registersWhatRuns(h);
+    await h.reconciler.tick();
+    const pids = h.state.all().map((t) => t.pid);
+    const names = h.state.desiredWorkers.map((w) => w.name);
+    const { r, registeredAtRestart } = await roll(h, names);
+    expect(r).toEqual({ kind: 'done', restarted: names });
+    // Each replacement was registered before the next worker was retired.
+    expect(registeredAtRestart).toEqual([4, 4, 4, 4]);
+    expect(h.state.registered.size).toBe(4);
+    for (const t of h.state.alive('worker')) expect(pids).not.toContain(t.pid);
+  });
+
+  it('with --max-unavailable 2, restarts two at a time', async () => {
+    const h = harness({ workers: ['a', 'b'], nworkers: 2 });
+    await startUp(h);
+    registersWhatRuns(h);
+    await h.reconciler.tick();
+    const stopping: number[] = [];
+    const restartWorker = h.reconciler.restartWorker.bind(h.reconciler);
+    h.reconciler.restartWorker = async (n) => {
+      const p = restartWorker(n);
+      stopping.push(h.state.alive('worker').filter((t) => t.stopping).length);
+      return p;
+    };
+    const { r, registeredAtRestart } = await roll(h, ['a-0', 'a-1', 'b-0', 'b-1'], 2);
+    expect(r.kind).toBe('done');
+    // Two retire together; the next two only once both replacements registered.
+    expect(stopping).toEqual([1, 2, 1, 2]);
+    expect(registeredAtRestart).toEqual([4, 4, 4, 4]);
+  });
+
+  it('stops at the first replacement that does not register and leaves the rest as they were', async () => {
+    const h = harness({ workers: ['a', 'b'], nworkers: 2 });
+    await startUp(h);
+    registersWhatRuns(h, (name) => name === 'a-0' && h.host('a').started.filter((p) => p.spec.name === 'a-0').length > 1);
+    await h.reconciler.tick();
+    const before = new Map(h.state.alive('worker').map((t) => [t.desired.name, t.pid]));
+    const { r } = await roll(h, ['a-0', 'a-1', 'b-0', 'b-1']);
+    // 30 s of waiting for a-0, then the roll stops.
+    expect(r).toMatchObject({ kind: 'stopped', restarted: [], failed: 'a-0', notReached: ['a-1', 'b-0', 'b-1'] });
+    expect(r.kind === 'stopped' && r.reason).toBe('a-0 did not register within 30s');
+    for (const n of ['a-1', 'b-0', 'b-1']) expect(h.state.processes.get(n)?.pid).toBe(before.get(n));
+  });
+
+  it('stops at once when a replacement exits, saying its last line', async () => {
+    const h = harness({ workers: ['a'], nworkers: 2 });
+    await startUp(h);
+    registersWhatRuns(h);
+    await h.reconciler.tick();
+    h.onConnect = undefined;
+    const restart = async (n: string) => {
+      await h.reconciler.restartWorker(n);
+      const p = h.host('a').running(n)[0]!;
+      p.line('/opt/no/python3: python not found');
+      p.die(127);
+    };
+    const done = rollingRestart({ state: h.state, clock: h.clock, signal: h.life.signal, restart, tick: () => h.reconciler.tick(), progress: () => {} }, ['a-0', 'a-1'], { maxUnavailable: 1, timeoutMs: 30_000, pollMs: 500 });
+    await h.clock.advance(600);
+    expect(await done).toEqual({ kind: 'stopped', restarted: [], failed: 'a-0', reason: 'a-0 exited after its restart: /opt/no/python3: python not found', notReached: ['a-1'] });
+  });
+});
