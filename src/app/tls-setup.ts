@@ -60,7 +60,8 @@ function shippedTls(spec: ClusterSpec, certs: ClusterCerts): SessionTls {
       filesFor(host) {
         const roles = new Set<'scheduler' | 'worker'>();
         if (host === spec.schedulerHost.name) roles.add('scheduler');
-        if (workerHosts.has(host)) roles.add('worker');
+        // A host added by `apply` is a worker host too.
+        if (host !== spec.schedulerHost.name || workerHosts.has(host)) roles.add('worker');
         return hostFiles(certs, roles);
       },
       shipped: (host, dir) => void dirs.set(host, dir),

@@ -6,6 +6,7 @@ import { checkCommand } from './check.js';
 import { envCommand } from './env.js';
 import { attachCommand, downCommand, listCommand, logsCommand, scaleCommand, statusCommand } from './cluster-commands.js';
 import { execCommand } from './exec.js';
+import { applyCommand, drainCommand, planCommand, restartCommand, undrainCommand } from './change.js';
 import { upCommand } from './up.js';
 
 export function buildProgram(ctx: AppContext, done: (code: number) => void): Command {
@@ -13,7 +14,7 @@ export function buildProgram(ctx: AppContext, done: (code: number) => void): Com
     .description('Turn SSH-reachable machines into a running Dask cluster')
     .version('0.1.0');
   program.addCommand(upCommand(ctx, done));
-  for (const make of [adaptCommand, statusCommand, scaleCommand, logsCommand, attachCommand, downCommand, listCommand, envCommand]) {
+  for (const make of [adaptCommand, statusCommand, scaleCommand, planCommand, applyCommand, drainCommand, undrainCommand, restartCommand, logsCommand, attachCommand, downCommand, listCommand, envCommand]) {
     program.addCommand(make(ctx, done));
   }
   program.addCommand(checkCommand(ctx, done));

@@ -30,6 +30,10 @@ export interface ClusterState {
    * Absent in files written before this field existed.
    */
   adaptive?: AdaptiveJson | null;
+  /** Hosts taken out by `drain`, kept out by a re-adopting controller. */
+  drained?: string[];
+  /** Workers an interrupted `apply` had yet to restart: a re-adopting controller restarts them. */
+  pendingRoll?: string[];
   updatedAt: string;
 }
 
@@ -81,6 +85,8 @@ const schema = z.looseObject({
     .looseObject({ minimum: int, maximum: int.nullable(), intervalMs: z.number().positive(), waitCount: z.number().int().positive(), targetDurationMs: z.number().nonnegative() })
     .nullable()
     .optional(),
+  drained: z.array(z.string()).optional(),
+  pendingRoll: z.array(z.string()).optional(),
   updatedAt: z.string(),
 });
 

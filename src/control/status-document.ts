@@ -3,7 +3,8 @@
 // type, here below both app/ (which builds it) and ui/ (which shows it).
 
 export type WorkerState = 'starting' | 'running' | 'retiring' | 'stopped' | 'crashed' | 'restarting';
-export type HostStatusState = 'connecting' | 'up' | 'degraded' | 'unreachable';
+/** draining: taken out (drain, or removed by apply) with workers still retiring; drained: none left. */
+export type HostStatusState = 'connecting' | 'up' | 'degraded' | 'unreachable' | 'draining' | 'drained';
 
 export interface StatusJson {
   name: string;

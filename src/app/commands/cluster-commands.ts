@@ -11,6 +11,7 @@ import { jsonText, safeLine } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';
 import { dashboardWanted } from '../dashboard/dashboard.js';
 import { findCluster, type FoundCluster } from './find-cluster.js';
+import type { ControlApiClient } from '../controller/control-api.js';
 import { statusText } from './status-text.js';
 
 export async function runList(ctx: AppContext, o: { json: boolean }): Promise<number> {
@@ -60,22 +61,26 @@ export async function runScale(ctx: AppContext, o: { name?: string; n: number; t
     const r = await client!.call('scale', { n: o.n }, { timeoutMs: 0 });
     if (r.adaptiveOff) ctx.stderr.write(`${name}: adaptive scaling is now off (scale sets a fixed size; sshcluster adapt turns it back on)\n`);
     if (r.message) ctx.stderr.write(`warning: ${r.message}\n`);
-    const deadline = Date.now() + o.timeoutMs;
-    for (;;) {
-      const st = await client!.call('status');
-      const running = st.workers.filter((w) => w.state === 'running').length;
-      const settled = running === r.desired && st.workers.every((w) => w.state === 'running' || w.state === 'stopped');
-      if (settled) {
-        ctx.stdout.write(`${name}: ${running} worker(s) running\n`);
-        return r.desired === o.n ? 0 : 1;
-      }
-      if (Date.now() > deadline) {
-        throw new ExpectedError(`${name}: ${running} of ${r.desired} worker(s) running after ${o.timeoutMs / 1000}s`, { hint: 'sshcluster status shows which workers are not running and why' });
-      }
-      await new Promise((res) => setTimeout(res, 500));
-    }
+    const running = await waitSettled(client!, name, r.desired, o.timeoutMs);
+    ctx.stdout.write(`${name}: ${running} worker(s) running\n`);
+    return r.desired === o.n ? 0 : 1;
   } finally {
     client!.close();
+  }
+}
+
+/** Waits until `desired` workers run and none is starting or retiring; the count running. */
+export async function waitSettled(client: ControlApiClient, name: string, desired: number | undefined, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const st = await client.call('status');
+    const want = desired ?? st.desiredWorkers;
+    const running = st.workers.filter((w) => w.state === 'running').length;
+    if (running === want && st.workers.every((w) => w.state === 'running' || w.state === 'stopped')) return running;
+    if (Date.now() > deadline) {
+      throw new ExpectedError(`${name}: ${running} of ${want} worker(s) running after ${timeoutMs / 1000}s`, { hint: 'sshcluster status shows which workers are not running and why' });
+    }
+    await new Promise((res) => setTimeout(res, 500));
   }
 }
 

@@ -32,7 +32,7 @@ async function tryConnect(state: ClusterState): Promise<ControlApiClient | undef
  * Refuses when a controller of `name` answers. Returns the state file a dead one left
  * (its processes may still be running, waiting to be adopted), else undefined.
  */
-export async function refuseIfRunning(paths: ClusterPaths, name: string): Promise<ClusterState | undefined> {
+export async function refuseIfRunning(paths: ClusterPaths, name: string, file?: string): Promise<ClusterState | undefined> {
   await checkClusterDirs(paths);
   const state = await readState(paths.stateFile, { name });
   if (!state) return undefined;
@@ -40,7 +40,7 @@ export async function refuseIfRunning(paths: ClusterPaths, name: string): Promis
   client?.close();
   if (client) {
     throw new ExpectedError(`a cluster named "${name}" is already running (controller pid ${state.controller?.pid})`, {
-      hint: `use sshcluster status/scale/down --name ${name}, or start this one under another name with --name`,
+      hint: `use sshcluster status/scale/down --name ${name}${file ? `; to change it to ${file}, sshcluster plan ${quoteWord(file)} shows what would change and apply makes it live` : ''}; or start this one under another name with --name`,
     });
   }
   // Adopting the processes of a controller that is alive but slow to answer would put

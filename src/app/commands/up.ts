@@ -20,6 +20,7 @@ import { withFreeLocalPorts, withLocalPortsOf } from './local-ports.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
 import { setUpTls } from '../tls-setup.js';
 import { loadSpec, shellOpener } from './cluster-spec.js';
+import { diffSpecs, hasChanges } from '../../cluster/spec-diff.js';
 
 export interface UpOptions {
   file?: string;
@@ -46,12 +47,12 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   const name = opts.name ?? given.name;
   const paths = pathsFor(ctx, name);
   // A dead controller's processes keep its cluster id: adopting them needs it.
-  const previous = await refuseIfRunning(paths, name);
+  const previous = await refuseIfRunning(paths, name, opts.file);
+  const bus = new EventBus();
   // A local cluster re-adopts on the ports it had (its scheduler may still hold them).
-  const local = given.local ? (previous ? withLocalPortsOf(given, previous.spec) : await withFreeLocalPorts(given)) : given;
+  const local = given.local ? (previous ? withLocalPortsOf(given, previous.spec) : await withFreeLocalPorts(given)) : runningSpec(given, previous, bus);
   const spec = withAdaptive(carryAdaptive({ ...local, name }, previous), opts.adapt);
   const clusterId = previous?.clusterId ?? randomBytes(8).toString('hex');
-  const bus = new EventBus();
   // A password or passphrase prompt needs the terminal the dashboard would take.
   const tui = opts.tui !== false && !needsPrompt(spec);
   // A background controller's stdout and stderr are controller.log: capped and rotated.
@@ -83,6 +84,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     openShell: shellOpener(ctx, spec),
     orphanGraceS: opts.orphanGraceS,
     previous,
+    drained: previous?.drained,
     tls,
     apiSocket: httpSocketPathFor(paths),
   });
@@ -122,6 +124,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     await controller.start();
     if (upEvent) opts.report?.(upEvent);
     if (spec.adaptive) session.startAdaptive(spec.adaptive);
+    continueRoll(session, previous, opts.readyTimeoutMs);
     const schedulerDied = session.schedulerExit().then(() => 'scheduler-died' as const);
     const why = await Promise.race([stopRequested.then(() => 'stop' as const), schedulerDied]);
     if (why === 'scheduler-died') {
@@ -142,6 +145,30 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     out.close();
     await controller.close(result !== undefined && result.leftover.length === 0);
   }
+}
+
+/**
+ * A re-adopting controller keeps the spec its processes were started with: a host file
+ * changed since is for `plan`/`apply`, not a reason to adopt processes under another spec.
+ */
+function runningSpec(given: ClusterSpec, previous: ClusterState | undefined, bus: EventBus): ClusterSpec {
+  if (!previous || !hasChanges(diffSpecs(previous.spec, { ...given, name: previous.spec.name, adaptive: previous.spec.adaptive }, [], false))) return given;
+  const file = previous.source ?? 'the host file';
+  bus.emit({ kind: 'notice', level: 'warning', message: `the host file differs from the spec the running processes have; keeping theirs (sshcluster plan ${file} shows the difference, apply makes it)` });
+  return { ...previous.spec, adaptive: given.adaptive ?? previous.spec.adaptive };
+}
+
+/** Workers an interrupted `apply` had not restarted yet are restarted now, one at a time. */
+function continueRoll(session: ClusterSession, previous: ClusterState | undefined, timeoutMs: number): void {
+  const names = (previous?.pendingRoll ?? []).filter((n) => session.state.desiredWorkers.some((w) => w.name === n));
+  if (!names.length) return;
+  session.bus.emit({ kind: 'notice', level: 'info', message: `continuing the interrupted apply: restarting ${names.length} worker(s) onto the spec in force` });
+  for (const n of names) session.state.pendingRoll.add(n);
+  void session.changes
+    .restart(names, { maxUnavailable: 1, timeoutMs })
+    .then((r) => r.kind === 'stopped' && session.bus.emit({ kind: 'notice', level: 'error', message: `rolling restart stopped: ${r.reason}` }))
+    .catch((err: unknown) => session.bus.emit({ kind: 'notice', level: 'error', message: `rolling restart failed: ${String(err)}` }))
+    .finally(() => session.state.pendingRoll.clear()); // roll() saved the state file at its end
 }
 
 /**

@@ -29,6 +29,7 @@ import type { SessionTls } from '../tls-setup.js';
 import { distributedVersion } from './dask-version.js';
 import { systemClock } from '../system-clock.js';
 import { HostFiles } from './host-files.js';
+import { ClusterChanges } from './cluster-changes.js';
 
 export interface SessionOptions {
   spec: ClusterSpec;
@@ -47,6 +48,8 @@ export interface SessionOptions {
   orphanGraceS?: number;
   /** A dead controller's record of this cluster: adopt what of it still runs. */
   previous?: PreviousCluster;
+  /** Hosts a dead controller had drained: kept out. */
+  drained?: string[];
   /** Set when the processes talk mutual TLS: where each host keeps the cluster's files. */
   tls?: SessionTls;
   /** The command's stop: aborted, start-up stops waiting and nothing new starts. */
@@ -56,7 +59,6 @@ export interface SessionOptions {
 }
 
 export class ClusterSession {
-  readonly spec: ClusterSpec;
   readonly address: string;
   dashboard: string;
   readonly startedAt: number;
@@ -74,14 +76,15 @@ export class ClusterSession {
   /** What each host is given when it connects (TLS material, the scheduler preload). */
   private readonly files: HostFiles;
   private version?: Promise<string>;
+  private changer?: ClusterChanges;
 
   constructor(readonly o: SessionOptions) {
-    this.spec = o.spec;
     this.clock = o.clock ?? systemClock;
     this.startedAt = this.clock.now();
     this.address = schedulerAddress(o.spec, o.tls ? 'tls' : 'tcp');
     this.dashboard = dashboardUrl(o.spec);
     this.state = new ClusterState(o.spec, o.initialWorkers);
+    for (const h of o.drained ?? []) this.state.drained.add(h);
     this.files = new HostFiles(o.spec, o.tls, (e) => this.bus.emit(e));
     o.signal?.addEventListener('abort', () => this.life.abort(), { once: true });
     this.reconciler = new Reconciler({
@@ -89,7 +92,7 @@ export class ClusterSession {
       clock: this.clock,
       emit: (e) => this.bus.emit(e),
       connect: (h) => this.openRunner(h),
-      specFor: processSpecs(o.spec, this.address, o.tls, () => this.files.preloadPath),
+      specFor: processSpecs(() => this.state.spec, this.address, o.tls, () => this.files.preloadPath),
       adoptRefusal: parseKeeperRefusal,
       scheduler: () => this.client,
       signal: this.life.signal,
@@ -98,6 +101,29 @@ export class ClusterSession {
 
   get bus(): EventBus {
     return this.o.bus;
+  }
+
+  /** The spec in force (`apply` replaces it). */
+  get spec(): ClusterSpec {
+    return this.state.spec;
+  }
+
+  /** apply, drain and the rolling restart (one at a time). */
+  get changes(): ClusterChanges {
+    const reconciler = this.reconciler;
+    this.changer ??= new ClusterChanges({
+      state: this.state,
+      clock: this.clock,
+      signal: this.life.signal,
+      emit: (e) => this.bus.emit(e),
+      tick: () => reconciler.tick(),
+      restartWorker: (n) => reconciler.restartWorker(n),
+      connect: (h) => reconciler.links.connect(h),
+      leave: (h) => reconciler.links.leave(h),
+      adaptive: () => (this.adaptive?.enabled ? this.adaptive.spec : undefined),
+      startAdaptive: (spec) => this.startAdaptive(spec),
+    });
+    return this.changer;
   }
 
   now(): number {

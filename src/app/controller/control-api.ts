@@ -6,7 +6,10 @@ import { method, noParams, paramsObject } from '../../control/methods.js';
 import type { ScaleResult } from '../../cluster/scaling.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
 import { UsageError } from '../../errors.js';
-import type { AdaptiveSpec } from '../../config/spec.js';
+import type { AdaptiveSpec, ClusterSpec } from '../../config/spec.js';
+import type { DrainResult } from '../../cluster/change.js';
+import type { RollResult } from '../../cluster/rolling.js';
+import type { ApplyReply, RollParams } from './cluster-changes.js';
 import type { StatusJson } from './status.js';
 
 /** What the flags say; unset keys keep the host file's `adaptive:` or Dask's defaults. */
@@ -26,6 +29,10 @@ export const controlApi = {
   adapt: method<AdaptParams, AdaptReply>(parseAdapt),
   restart: method<{ name: string }, { restarted: string }>(parseRestart),
   down: method<undefined, TeardownResult>(noParams),
+  apply: method<{ spec: ClusterSpec } & RollParams, ApplyReply>(parseApply),
+  drain: method<{ hosts: string[]; undrain: boolean }, DrainResult>(parseDrain),
+  /** A rolling restart of these workers (all when none are named). */
+  roll: method<{ workers?: string[] } & RollParams, RollResult>(parseRoll),
   /** Events from now on; the result is the status to show before them. */
   subscribe: method<undefined, StatusJson>(noParams),
 };
@@ -63,4 +70,38 @@ function parseAdapt(raw: unknown): AdaptParams {
     }
   }
   return { dryRun: p.dryRun === true, spec: spec as Extract<AdaptParams, { spec: unknown }>['spec'] };
+}
+
+function rollParams(p: Record<string, unknown>, name: string): RollParams {
+  const { maxUnavailable, timeoutMs } = p;
+  if (typeof maxUnavailable !== 'number' || !Number.isInteger(maxUnavailable) || maxUnavailable < 1) {
+    throw new UsageError(`${name}: maxUnavailable must be a whole number ≥ 1, got ${JSON.stringify(maxUnavailable)}`);
+  }
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) throw new UsageError(`${name}: timeoutMs must be a number > 0, got ${JSON.stringify(timeoutMs)}`);
+  return { maxUnavailable, timeoutMs };
+}
+
+function names(v: unknown, what: string): string[] {
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' && x.length > 0)) throw new UsageError(`${what}: expected a list of names, got ${JSON.stringify(v)}`);
+  return v as string[];
+}
+
+/** The command built the spec from a host file the same user owns; its shape is checked, not re-validated. */
+function parseApply(raw: unknown): { spec: ClusterSpec } & RollParams {
+  const p = paramsObject(raw, 'apply');
+  const spec = paramsObject(p.spec, 'apply spec');
+  if (typeof spec.name !== 'string' || !Array.isArray(spec.workerHosts) || typeof spec.schedulerHost !== 'object' || typeof spec.schedulerOptions !== 'object') {
+    throw new UsageError('apply: the spec lacks name, schedulerHost, schedulerOptions or workerHosts');
+  }
+  return { spec: spec as unknown as ClusterSpec, ...rollParams(p, 'apply') };
+}
+
+function parseDrain(raw: unknown): { hosts: string[]; undrain: boolean } {
+  const p = paramsObject(raw, 'drain');
+  return { hosts: names(p.hosts, 'drain hosts'), undrain: p.undrain === true };
+}
+
+function parseRoll(raw: unknown): { workers?: string[] } & RollParams {
+  const p = paramsObject(raw, 'roll');
+  return { ...(p.workers === undefined ? {} : { workers: names(p.workers, 'roll workers') }), ...rollParams(p, 'roll') };
 }

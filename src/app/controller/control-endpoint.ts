@@ -62,11 +62,15 @@ export class ControlEndpoint {
         return { restarted: name };
       },
       down: async () => this.o.requestStop('sshcluster down'),
+      apply: async ({ spec, ...roll }) => this.saved(await session.changes.apply(spec, roll)),
+      drain: async ({ hosts, undrain }) => this.saved(await session.changes.drain(hosts, undrain)),
+      roll: async ({ workers, ...roll }) => session.changes.restart(workers ?? session.state.desiredWorkers.map((w) => w.name), roll),
       subscribe: async (_params, conn) => {
         conn.subscribe();
         return statusOf(session, this.o.clusterId, this.o.pid);
       },
     });
+    session.changes.listeners.add(() => this.saveSoon());
     session.bus.on((e) => {
       this.server?.broadcast(e);
       if (e.kind === 'process-started' || e.kind === 'process-exit' || e.kind === 'cluster-up') this.saveSoon();
@@ -105,8 +109,16 @@ export class ControlEndpoint {
       desiredWorkers: s.state.desiredWorkers.length,
       runId: this.o.runId,
       adaptive: adaptiveOf(s),
+      ...(s.state.drained.size ? { drained: [...s.state.drained] } : {}),
+      ...(s.state.pendingRoll.size ? { pendingRoll: [...s.state.pendingRoll] } : {}),
       updatedAt: new Date().toISOString(),
     };
+  }
+
+  /** A change's reply, once the state file has what it changed. */
+  private async saved<T>(reply: T): Promise<T> {
+    await this.save();
+    return reply;
   }
 
   private saveSoon(): void {

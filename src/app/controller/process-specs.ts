@@ -11,14 +11,15 @@ import type { SessionTls } from '../tls-setup.js';
 
 /** `preload()`: where the scheduler's host has the demand preload (undefined: started without it). */
 export function processSpecs(
-  spec: ClusterSpec,
+  /** The spec in force when each process starts (`apply` replaces it). */
+  specNow: () => ClusterSpec,
   schedulerAddress: string,
   tlsFiles?: SessionTls,
   preload: () => string | undefined = () => undefined,
 ): (d: DesiredProcess) => ProcessSpec | undefined {
-  const hostSpec = (name: string) => (name === spec.schedulerHost.name ? spec.schedulerHost : spec.workerHosts.find((h) => h.name === name));
   return (d) => {
-    const h = hostSpec(d.host);
+    const spec = specNow();
+    const h = d.host === spec.schedulerHost.name ? spec.schedulerHost : spec.workerHosts.find((x) => x.name === d.host);
     if (!h) return undefined;
     const tlsDir = tlsFiles?.dirFor(d.host);
     const tls = tlsDir === undefined ? undefined : tlsPathsIn(tlsDir, d.role);

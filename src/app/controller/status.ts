@@ -34,10 +34,13 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
       memoryLimit: opts?.memoryLimit ?? '',
     };
   });
-  const hostNames = [...new Set([s.spec.schedulerHost.name, ...s.spec.workerHosts.map((h) => h.name)])];
+  // A host removed by apply is listed while its processes retire.
+  const hostNames = [...new Set([s.spec.schedulerHost.name, ...s.spec.workerHosts.map((h) => h.name), ...c.alive().map((t) => t.desired.host)])];
   const hosts = hostNames.map((name) => {
     const h = c.health.state(name);
-    const state: HostStatusState = !h ? 'connecting' : h.kind;
+    const out = c.drained.has(name) || !c.hostSpec(name);
+    const busy = c.alive().some((t) => t.desired.host === name);
+    const state: HostStatusState = out ? (busy ? 'draining' : 'drained') : !h ? 'connecting' : h.kind;
     const lastError = !h ? (c.failedHosts.get(name) ?? null) : h.kind === 'unreachable' ? h.error : h.kind === 'degraded' ? h.reason : (h.lastError ?? null);
     const roles: ('scheduler' | 'worker')[] = [];
     if (name === s.spec.schedulerHost.name) roles.push('scheduler');

@@ -63,8 +63,8 @@ function fakeSession(adaptive?: AdaptiveSpec) {
   bus.on((e) => events.push(e));
   const scaled: number[] = [];
   const spec = { ...testSpec({ workers: ['n1', 'n2'] }), ...(adaptive ? { adaptive } : {}) };
+  // spec is read from state (a getter on the prototype).
   const s = Object.assign(Object.create(Session.prototype) as object, {
-    spec,
     o: { bus },
     state: new ClusterState(spec),
     clock: systemClock,

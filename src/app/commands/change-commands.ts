@@ -1,0 +1,97 @@
+// apply, drain/undrain and restart --rolling: a running cluster changed without stopping
+// it, through its controller. plan.ts says what apply would do; apply prints that first.
+import { hasChanges } from '../../cluster/spec-diff.js';
+import { hostMatcher } from '../../config/hosts/host-match.js';
+import { ExpectedError, UsageError } from '../../errors.js';
+import { jsonText, safeLine } from '../../events/terminal-text.js';
+import type { AppContext } from '../context.js';
+import type { ControlApiClient } from '../controller/control-api.js';
+import { waitSettled } from './cluster-commands.js';
+import { findCluster } from './find-cluster.js';
+import { planFor } from './plan.js';
+import { planText } from './plan-text.js';
+
+/** --max-unavailable: a count, or a percentage of the cluster's workers (at least 1). */
+export type Unavailable = { count: number } | { percent: number };
+
+export interface ApplyOptions {
+  file: string;
+  name?: string;
+  json: boolean;
+  security?: 'tls' | 'none';
+  maxUnavailable: Unavailable;
+  timeoutMs: number;
+}
+
+export async function runApply(ctx: AppContext, o: ApplyOptions): Promise<number> {
+  const { found, next, diff } = await planFor(ctx, o);
+  const client = found.client;
+  try {
+    if (!o.json) ctx.stdout.write(planText(found.name, o.file, diff));
+    if (!hasChanges(diff)) return 0;
+    if (diff.recreate.length) throw new ExpectedError(`${found.name}: apply refuses: ${diff.recreate.join('; ')}`, { hint: 'sshcluster down, then up with the new file' });
+    if (!client) throw new ExpectedError(`${found.name}: no controller is running to apply the change`, { hint: `sshcluster up ${o.file} --name ${found.name} --detach adopts the cluster first` });
+    const maxUnavailable = await unavailableCount(client, o.maxUnavailable);
+    const r = await client.call('apply', { spec: next, maxUnavailable, timeoutMs: o.timeoutMs }, { timeoutMs: 0 });
+    if (o.json) ctx.stdout.write(jsonText({ cluster: found.name, ...r }, 2) + '\n');
+    for (const f of r.failedHosts) ctx.stderr.write(safeLine(`warning: ${f.host} could not be added: ${f.reason}`) + '\n');
+    if (r.roll?.kind === 'stopped') {
+      throw new ExpectedError(`${found.name}: the rolling restart stopped at ${r.roll.failed}: ${r.roll.reason}`, {
+        hint: `${r.roll.restarted.length} worker(s) run the new spec; ${r.roll.notReached.length + 1} keep the old one (sshcluster plan ${o.file} shows what is left)`,
+      });
+    }
+    const running = await waitSettled(client, found.name, undefined, o.timeoutMs);
+    if (!o.json) ctx.stdout.write(`${found.name}: applied; ${running} worker(s) running${r.roll ? `, ${r.roll.restarted.length} restarted` : ''}\n`);
+    return r.failedHosts.length ? 1 : 0;
+  } finally {
+    client?.close();
+  }
+}
+
+export async function runDrain(ctx: AppContext, o: { hosts: string[]; name?: string; undrain: boolean; timeoutMs: number }): Promise<number> {
+  const { client, name } = await findCluster(ctx, o.name, true);
+  try {
+    const r = await client!.call('drain', { hosts: o.hosts, undrain: o.undrain }, { timeoutMs: 0 });
+    for (const h of r.unknown) ctx.stderr.write(safeLine(`warning: ${h}: not a ${o.undrain ? 'drained' : 'worker'} host of ${name}`) + '\n');
+    if (o.undrain) {
+      ctx.stdout.write(safeLine(`${name}: ${o.hosts.filter((h) => !r.unknown.includes(h)).join(', ')} back in placement`) + '\n');
+      return 0;
+    }
+    const running = await waitSettled(client!, name, undefined, o.timeoutMs);
+    ctx.stdout.write(safeLine(`${name}: drained ${o.hosts.filter((h) => !r.unknown.includes(h)).join(', ')}: ${r.retired.length} worker(s) retired, ${r.replaced.length} started elsewhere; ${running} running`) + '\n');
+    return 0;
+  } finally {
+    client!.close();
+  }
+}
+
+export async function runRestart(ctx: AppContext, o: { name?: string; hosts?: string; maxUnavailable: Unavailable; timeoutMs: number }): Promise<number> {
+  const { client, name } = await findCluster(ctx, o.name, true);
+  try {
+    const st = await client!.call('status');
+    const matches = o.hosts === undefined ? () => true : hostsOption(o.hosts);
+    const workers = st.workers.filter((w) => w.state !== 'stopped' && matches(w.host)).map((w) => w.name);
+    if (!workers.length) throw new UsageError(`restart: no worker${o.hosts ? ` on a host matching "${o.hosts}"` : ''} in ${name}`);
+    const maxUnavailable = await unavailableCount(client!, o.maxUnavailable);
+    const r = await client!.call('roll', { workers, maxUnavailable, timeoutMs: o.timeoutMs }, { timeoutMs: 0 });
+    if (r.kind === 'stopped') throw new ExpectedError(`${name}: the rolling restart stopped at ${r.failed}: ${r.reason}`, { hint: `${r.restarted.length} of ${workers.length} restarted` });
+    ctx.stdout.write(`${name}: ${r.restarted.length} worker(s) restarted, ${maxUnavailable} at a time\n`);
+    return 0;
+  } finally {
+    client!.close();
+  }
+}
+
+async function unavailableCount(client: ControlApiClient, u: Unavailable): Promise<number> {
+  if ('count' in u) return u.count;
+  const st = await client.call('status');
+  return Math.max(1, Math.floor((st.desiredWorkers * u.percent) / 100));
+}
+
+function hostsOption(pattern: string): (host: string) => boolean {
+  try {
+    return hostMatcher(pattern);
+  } catch (err) {
+    throw new UsageError(`--hosts ${JSON.stringify(pattern)}: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,26 @@
+// How `plan` (and `apply` before it acts) says what a changed host file does to a
+// running cluster, one line per host, terraform-style: + added, - drained, ~ changed,
+// ! needs a new cluster.
+import type { SpecDiff } from '../../cluster/spec-diff.js';
+import { hasChanges } from '../../cluster/spec-diff.js';
+import { safeLine } from '../../events/terminal-text.js';
+
+export function planText(cluster: string, file: string, d: SpecDiff): string {
+  if (!hasChanges(d)) return `${cluster}: ${file} matches the running cluster; nothing to apply\n`;
+  const lines = [`${cluster}: ${file} differs from the running cluster:`];
+  const count = (host: string) => d.counts.find((c) => c.host === host);
+  for (const host of d.hostsAdded) lines.push(`  + host ${host}: ${count(host)?.to ?? 0} worker(s)${count(host) ? '' : ' (adaptive places into its slots)'}`);
+  for (const host of d.hostsRemoved) lines.push(`  - host ${host}: drain ${count(host)?.from ?? 0} worker(s) (retired through the scheduler, data moved), then leave it`);
+  for (const c of d.counts) {
+    if (d.hostsAdded.includes(c.host) || d.hostsRemoved.includes(c.host)) continue;
+    lines.push(`  ~ host ${c.host}: workers ${c.from} → ${c.to}`);
+  }
+  for (const r of d.restart) lines.push(`  ~ host ${r.host}: rolling restart of ${r.workers.length} worker(s): ${r.why.join('; ')}`);
+  if (d.adaptive) lines.push(`  ~ adaptive: ${d.adaptive.to ? 'new settings from the file' : 'the file has none; the settings in force stay'}`);
+  for (const why of d.recreate) lines.push(`  ! needs a new cluster: ${why}`);
+  const restarts = d.restart.reduce((s, r) => s + r.workers.length, 0);
+  const summary = [`${d.hostsAdded.length} host(s) to add`, `${d.hostsRemoved.length} to drain`, `${restarts} worker(s) to restart`];
+  lines.push(`Plan: ${summary.join(', ')}.`);
+  lines.push(d.recreate.length ? 'apply refuses this: a running scheduler cannot take it (down, then up with the new file)' : `sshcluster apply ${file} carries it out`);
+  return lines.map(safeLine).join('\n') + '\n';
+}

@@ -1,0 +1,144 @@
+// `apply`, `drain`/`undrain` and the rolling restart, on a running cluster: the core's
+// pure changes (cluster/change.ts, spec-diff.ts) and roll (cluster/rolling.ts), driven
+// with the session's reconciler, links and adaptive loop. One change at a time.
+import { applySpec, drainHosts, restoreHost, undrainHosts, type DrainResult } from '../../cluster/change.js';
+import { delay } from '../../cluster/clock.js';
+import type { ClusterState } from '../../cluster/cluster-state.js';
+import type { Clock } from '../../cluster/ports.js';
+import { rollingRestart, type RollResult } from '../../cluster/rolling.js';
+import { diffSpecs, hasChanges, type SpecDiff } from '../../cluster/spec-diff.js';
+import type { AdaptiveSpec, ClusterSpec } from '../../config/spec.js';
+import { ExpectedError } from '../../errors.js';
+import type { ClusterEvent } from '../../events/types.js';
+
+export interface ChangeDeps {
+  state: ClusterState;
+  clock: Clock;
+  signal: AbortSignal;
+  emit(e: ClusterEvent): void;
+  tick(): Promise<void>;
+  restartWorker(name: string): Promise<void>;
+  connect(host: string): Promise<void>;
+  leave(host: string): Promise<void>;
+  /** The adaptive settings in force, undefined at a fixed size. */
+  adaptive(): AdaptiveSpec | undefined;
+  startAdaptive(spec: AdaptiveSpec): void;
+}
+
+export interface RollParams {
+  maxUnavailable: number;
+  timeoutMs: number;
+}
+
+export interface ApplyReply {
+  diff: SpecDiff;
+  roll?: RollResult;
+  /** Added hosts that could not be connected, with the reason. */
+  failedHosts: { host: string; reason: string }[];
+}
+
+/** How long a removed host's workers may take to retire and stop before it is left anyway. */
+const LEAVE_TIMEOUT_MS = 60_000;
+const POLL_MS = 500;
+
+export class ClusterChanges {
+  private busy?: string;
+  /** Called when what the state file keeps (spec, drained, pending restarts) changed. */
+  readonly listeners = new Set<() => void>();
+
+  constructor(private readonly d: ChangeDeps) {}
+
+  async apply(next: ClusterSpec, o: RollParams): Promise<ApplyReply> {
+    return this.one('apply', async () => {
+      const { state } = this.d;
+      const old = state.spec;
+      const diff = diffSpecs(old, { ...next, name: old.name }, state.desiredWorkers, this.d.adaptive() !== undefined);
+      if (diff.recreate.length) {
+        throw new ExpectedError(`apply: a running cluster cannot take this: ${diff.recreate.join('; ')}`, { hint: 'sshcluster down, then up with the new file' });
+      }
+      if (!hasChanges(diff)) return { diff, failedHosts: [] };
+      applySpec(state, { ...next, name: old.name }, diff);
+      this.say(`apply: ${diff.hostsAdded.length} host(s) added, ${diff.hostsRemoved.length} removed, ${diff.restart.length} with a changed launch`);
+      await Promise.all(diff.hostsAdded.map((h) => this.d.connect(h)));
+      const failedHosts = diff.hostsAdded.flatMap((host) => {
+        const reason = state.failedHosts.get(host);
+        return reason === undefined ? [] : [{ host, reason }];
+      });
+      if (diff.adaptive?.to && this.d.adaptive()) this.d.startAdaptive(diff.adaptive.to);
+      await this.d.tick();
+      const names = diff.restart.flatMap((r) => r.workers).filter((n) => state.desiredWorkers.some((w) => w.name === n));
+      for (const n of names) state.pendingRoll.add(n);
+      const roll = names.length ? await this.roll(names, o) : undefined;
+      state.pendingRoll.clear();
+      this.changed();
+      if (roll?.kind === 'stopped') {
+        // The hosts not fully reached go back to the spec their workers still run.
+        const back = new Set([roll.failed, ...roll.notReached].map((n) => state.desiredWorkers.find((w) => w.name === n)?.host));
+        for (const host of back) if (host) restoreHost(state, old, host);
+        await this.d.restartWorker(roll.failed).catch(() => undefined);
+      }
+      await Promise.all(diff.hostsRemoved.map((h) => this.leaveWhenEmpty(h)));
+      return { diff, failedHosts, ...(roll ? { roll } : {}) };
+    });
+  }
+
+  drain(hosts: readonly string[], undrain: boolean): Promise<DrainResult> {
+    return this.one(undrain ? 'undrain' : 'drain', async () => {
+      const { state } = this.d;
+      if (undrain) {
+        const back = undrainHosts(state, hosts);
+        this.say(`undrain: ${back.join(', ') || 'no drained host given'}`);
+        return { unknown: hosts.filter((h) => !back.includes(h)), retired: [], replaced: [] };
+      }
+      const r = drainHosts(state, hosts, this.d.adaptive() === undefined);
+      if (r.unknown.length === hosts.length) throw new ExpectedError(`drain: no worker host named ${r.unknown.join(', ')} in this cluster`);
+      this.say(`drain: ${hosts.filter((h) => !r.unknown.includes(h)).join(', ')}: retiring ${r.retired.length} worker(s)${r.replaced.length ? `, ${r.replaced.length} started elsewhere` : ''}`);
+      await this.d.tick();
+      return r;
+    });
+  }
+
+  /** `restart --rolling`: these workers (all by default) on the spec in force. */
+  restart(names: readonly string[], o: RollParams): Promise<RollResult> {
+    return this.one('restart', () => this.roll(names, o));
+  }
+
+  private async roll(names: readonly string[], o: RollParams): Promise<RollResult> {
+    const { state, clock, signal } = this.d;
+    const progress = (line: string) => {
+      this.say(`rolling restart: ${line}`);
+      this.changed();
+    };
+    const r = await rollingRestart({ state, clock, signal, restart: (n) => this.d.restartWorker(n), tick: () => this.d.tick(), progress }, names, { ...o, pollMs: POLL_MS });
+    this.changed();
+    return r;
+  }
+
+  private changed(): void {
+    for (const l of this.listeners) l();
+  }
+
+  /** A removed host is left once its workers have retired and stopped (or after a bound). */
+  private async leaveWhenEmpty(host: string): Promise<void> {
+    const deadline = this.d.clock.now() + LEAVE_TIMEOUT_MS;
+    while (this.d.state.alive().some((t) => t.desired.host === host) && this.d.clock.now() < deadline && !this.d.signal.aborted) {
+      await delay(this.d.clock, POLL_MS, this.d.signal);
+    }
+    await this.d.leave(host);
+    this.say(`${host} left the cluster`);
+  }
+
+  private async one<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    if (this.busy) throw new ExpectedError(`${what}: ${this.busy} is still in progress; try again when it is done`);
+    this.busy = what;
+    try {
+      return await fn();
+    } finally {
+      this.busy = undefined;
+    }
+  }
+
+  private say(message: string): void {
+    this.d.emit({ kind: 'notice', level: 'info', message });
+  }
+}

@@ -1,0 +1,185 @@
+// Changing a running cluster on real namespace hosts and real Dask: plan and apply add a
+// host, drain a removed one and roll changed workers while a computation keeps its
+// results; a roll that cannot start stops after one batch; drain/undrain; a controller
+// killed in the middle of an apply.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { daskClient, runCli, sleep, startCli, STATE_HOME } from './cli-driver.js';
+import { clientPython, getTestHosts } from './harness/context.js';
+import { daskProcessesIn, writeHostsYaml } from './harness/netns-hosts.js';
+
+const info = getTestHosts();
+const [s0, h1, h2, h3] = info.hosts as [typeof info.hosts[0], typeof info.hosts[0], typeof info.hosts[0], typeof info.hosts[0]];
+const tmp = (name: string) => path.join(info.dir, name);
+const env = { DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch') };
+const NAME = 'live';
+
+interface Status {
+  schedulerAddress: string;
+  desiredWorkers: number;
+  hosts: { name: string; state: string; workers: number }[];
+  workers: { name: string; host: string; pid: number | null; state: string; nthreads: number }[];
+}
+
+function status(): Status {
+  const r = runCli(['status', '--name', NAME, '--json']);
+  if (r.code !== 0) throw new Error(`status failed (${r.code}): ${r.stderr}`);
+  return JSON.parse(r.stdout) as Status;
+}
+const running = (s: Status) => s.workers.filter((w) => w.state === 'running');
+
+/** A host file of the scheduler host s0 and these worker hosts (each 1 worker unless said). */
+function hostFile(file: string, workers: (string | Record<string, unknown>)[], workerOptions: Record<string, unknown> = { nthreads: 1 }): string {
+  return writeHostsYaml(tmp(file), { ...info, hosts: [s0] }, { env, name: NAME, worker_options: workerOptions, hosts: [s0.ip, ...workers] });
+}
+
+/** A Dask client in the background; resolves with its stdout. */
+function client(address: string, code: string): Promise<string> {
+  const script = `import time\nfrom distributed import Client, wait\nc = Client(${JSON.stringify(address)}, timeout=60)\n${code}\nc.close()\n`;
+  return new Promise((resolve, reject) => {
+    const p = spawn(clientPython(), ['-c', script]);
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (err += d));
+    p.on('close', (c) => (c === 0 ? resolve(out) : reject(new Error(`client exited ${c}: ${err.slice(-2000)}`))));
+  });
+}
+
+async function until<T>(what: string, fn: () => T | undefined, timeoutMs = 90_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(300);
+  }
+}
+
+const stateFile = () => JSON.parse(fs.readFileSync(path.join(STATE_HOME, 'sshcluster', NAME, 'state.json'), 'utf8')) as { controller: { pid: number }; pendingRoll?: string[] };
+
+afterEach(() => {
+  runCli(['down', '--name', NAME], {}, 120_000);
+});
+
+describe('changing a running cluster', () => {
+  it('adds a host, drains a removed one and rolls changed workers while 120 tasks keep their results', async () => {
+    const a = hostFile('a.yaml', [h1.ip, h2.ip]);
+    const up = runCli(['up', a, '--detach'], {}, 120_000);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expect(runCli(['plan', a]).code).toBe(0);
+    fs.writeFileSync(tmp('broken.yaml'), 'hosts: [a]\nworker_options: {nthreads: x}\n');
+    const broken = runCli(['plan', tmp('broken.yaml'), '--name', NAME]);
+    expect([broken.code, broken.stderr]).toEqual([2, expect.stringContaining('broken.yaml:2:28 worker_options.nthreads')]);
+    const address = status().schedulerAddress;
+    // Results stay on the workers until the end: retiring a worker must move them.
+    const work = client(address, 'fs = c.map(lambda x: (time.sleep(1), x)[1], range(120))\nwait(fs)\nprint(sum(c.gather(fs)))');
+
+    const b = hostFile('b.yaml', [h1.ip, h2.ip, h3.ip]);
+    const planB = runCli(['plan', b]);
+    expect(planB.code, planB.stderr).toBe(3);
+    expect(planB.stdout).toContain(`+ host ${h3.ip}: 1 worker(s)`);
+    const applyB = runCli(['apply', b], {}, 180_000);
+    expect(applyB.code, applyB.stdout + applyB.stderr).toBe(0);
+    expect(running(status()).map((w) => w.host).sort()).toEqual([h1.ip, h2.ip, h3.ip].sort());
+
+    const c = hostFile('c.yaml', [h1.ip, h3.ip]);
+    const planC = runCli(['plan', c, '--json']);
+    expect(planC.code).toBe(3);
+    expect(JSON.parse(planC.stdout)).toMatchObject({ changes: true, hostsRemoved: [h2.ip], counts: [{ host: h2.ip, from: 1, to: 0 }] });
+    const applyC = runCli(['apply', c], {}, 180_000);
+    expect(applyC.code, applyC.stdout + applyC.stderr).toBe(0);
+    expect(applyC.stdout).toContain(`- host ${h2.ip}: drain 1 worker(s)`);
+    expect(daskProcessesIn(h2)).toEqual([]);
+    expect(status().hosts.map((h) => h.name)).not.toContain(h2.ip);
+
+    const d = hostFile('d.yaml', [h1.ip, h3.ip], { nthreads: 2 });
+    const planD = runCli(['plan', d]);
+    expect(planD.code).toBe(3);
+    expect(planD.stdout).toContain('rolling restart of 1 worker(s): worker_options.nthreads 1 → 2');
+    let fewest = Infinity;
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        fewest = Math.min(fewest, Number(daskClient(address, 'print(len(c.scheduler_info()["workers"]))').trim()));
+        await sleep(200);
+      }
+    })();
+    const applyD = runCli(['apply', d], {}, 180_000);
+    sampling = false;
+    await sampler;
+    expect(applyD.code, applyD.stdout + applyD.stderr).toBe(0);
+    expect(applyD.stdout).toContain('2 restarted');
+    expect(fewest).toBeGreaterThanOrEqual(1); // N − 1 of 2, sampled throughout the roll
+    expect(running(status()).map((w) => w.nthreads)).toEqual([2, 2]);
+    expect(runCli(['plan', d]).code).toBe(0);
+
+    expect(Number((await work).trim())).toBe(7140); // all 120 results, after 3 changes
+  });
+
+  it('stops a roll whose new spec cannot start after the first batch; the old workers keep serving', async () => {
+    const a = hostFile('bad-a.yaml', [h1.ip, h2.ip]);
+    expect(runCli(['up', a, '--detach'], {}, 120_000).code).toBe(0);
+    const before = status();
+    const bad = hostFile('bad-b.yaml', [{ host: h1.ip, remote_python: '/opt/no/python3' }, h2.ip]);
+    const r = runCli(['apply', bad], {}, 180_000);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`the rolling restart stopped at ${h1.ip.replace(/\./g, '\\.')}-0: .*exited after its restart: .*/opt/no/python3: No such file`));
+    expect(r.stderr).toContain('0 worker(s) run the new spec; 1 keep the old one');
+    // h1's worker is back on the spec it had; h2's was never touched.
+    const after = await until('both workers running', () => {
+      const s = status();
+      return running(s).length === 2 ? s : undefined;
+    });
+    expect(after.workers.find((w) => w.host === h2.ip)?.pid).toBe(before.workers.find((w) => w.host === h2.ip)?.pid);
+    expect(daskClient(after.schedulerAddress, 'print(c.submit(sum, [1, 2, 3]).result())').trim()).toBe('6');
+    expect(runCli(['plan', bad]).stdout).toContain(`~ host ${h1.ip}: rolling restart of 1 worker(s): remote_python`);
+  });
+
+  it('drains a host (its worker moves) and undrains it', async () => {
+    const a = hostFile('drain.yaml', [{ host: h1.ip, max_workers: 2 }, { host: h2.ip, max_workers: 2 }]);
+    expect(runCli(['up', a, '--detach'], {}, 120_000).code).toBe(0);
+    const r = runCli(['drain', h1.ip], {}, 180_000);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain(`drained ${h1.ip}: 1 worker(s) retired, 1 started elsewhere; 2 running`);
+    const s = status();
+    expect(s.hosts.find((h) => h.name === h1.ip)?.state).toBe('drained');
+    expect(running(s).map((w) => w.host)).toEqual([h2.ip, h2.ip]);
+    expect(daskProcessesIn(h1)).toEqual([]);
+    expect(runCli(['scale', '3', '--name', NAME], {}, 120_000).code).toBe(1); // h2 is full, h1 drained
+    expect(runCli(['undrain', h1.ip]).code).toBe(0);
+    expect(runCli(['scale', '3', '--name', NAME], {}, 120_000).code).toBe(0);
+    expect(running(status()).filter((w) => w.host === h1.ip).length).toBe(1);
+  });
+
+  it('after a controller killed with kill -9 mid-apply, up converges to the new spec with no duplicates', async () => {
+    const two = (h: typeof h1) => ({ host: h.ip, worker_options: { nworkers: 2 } });
+    const a = hostFile('kill-a.yaml', [two(h1), two(h2)]);
+    expect(runCli(['up', a, '--detach'], {}, 120_000).code).toBe(0);
+    const b = hostFile('kill-b.yaml', [two(h1), two(h2)], { nthreads: 2 });
+    const apply = startCli(['apply', b]);
+    const pid = await until('the apply to be rolling', () => {
+      const st = stateFile();
+      return st.pendingRoll && st.pendingRoll.length < 4 ? st.controller.pid : undefined;
+    });
+    process.kill(pid, 'SIGKILL');
+    await apply.exited; // its controller is gone: it fails
+    const again = runCli(['up', b, '--detach'], {}, 180_000);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/re-adopted \d+ process\(es\)/);
+    // After its start-up (the detached parent has returned), in the controller's log.
+    const log = path.join(STATE_HOME, 'sshcluster', NAME, 'controller.log');
+    await until('the roll to go on', () => (fs.readFileSync(log, 'utf8').includes('continuing the interrupted apply: restarting') ? true : undefined));
+    const address = status().schedulerAddress;
+    const threads = () => JSON.parse(daskClient(address, 'print(json.dumps(sorted(w["nthreads"] for w in c.scheduler_info()["workers"].values())))')) as number[];
+    await until('the roll to end', () => (stateFile().pendingRoll === undefined ? true : undefined), 120_000);
+    await until('4 workers registered', () => (threads().length === 4 ? true : undefined));
+    expect(threads()).toEqual([2, 2, 2, 2]);
+    // One `dask worker` per worker (its launcher names it too): no duplicates.
+    const workersOn = (h: typeof h1) => daskProcessesIn(h).filter((p) => !p.cmdline.includes('sshcluster-launcher')).length;
+    expect([h1, h2].map(workersOn)).toEqual([2, 2]);
+    expect(runCli(['plan', b]).code).toBe(0);
+  });
+});
