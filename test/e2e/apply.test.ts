@@ -138,7 +138,7 @@ describe('changing a running cluster', () => {
     expect(runCli(['plan', bad]).stdout).toContain(`~ host ${h1.ip}: rolling restart of 1 worker(s): remote_python`);
   });
 
-  it('drains a host (its worker moves) and undrains it', async () => {
+  it('drains a host (its worker moves) and undrains it; restart --rolling --hosts restarts only that host', async () => {
     const a = hostFile('drain.yaml', [{ host: h1.ip, max_workers: 2 }, { host: h2.ip, max_workers: 2 }]);
     expect(runCli(['up', a, '--detach'], {}, 120_000).code).toBe(0);
     const r = runCli(['drain', h1.ip], {}, 180_000);
@@ -152,6 +152,16 @@ describe('changing a running cluster', () => {
     expect(runCli(['undrain', h1.ip]).code).toBe(0);
     expect(runCli(['scale', '3', '--name', NAME], {}, 120_000).code).toBe(0);
     expect(running(status()).filter((w) => w.host === h1.ip).length).toBe(1);
+
+    const before = running(status());
+    const r2 = runCli(['restart', '--rolling', '--hosts', h2.ip, '--name', NAME], {}, 180_000);
+    expect(r2.code, r2.stdout + r2.stderr).toBe(0);
+    expect(r2.stdout).toContain('2 worker(s) restarted, 1 at a time');
+    const after = running(status());
+    const pid = (list: Status['workers'], host: string) => list.filter((w) => w.host === host).map((w) => w.pid).sort();
+    expect(pid(after, h1.ip)).toEqual(pid(before, h1.ip));
+    for (const p of pid(after, h2.ip)) expect(pid(before, h2.ip)).not.toContain(p);
+    expect(after.length).toBe(3);
   });
 
   it('after a controller killed with kill -9 mid-apply, up converges to the new spec with no duplicates', async () => {
