@@ -1,10 +1,9 @@
 // Adaptive scaling against a real scheduler's /api/v1/adaptive_target on namespace hosts.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, sleep } from './cli-driver.js';
-import { clientPython, getTestHosts } from './harness/context.js';
+import { daskClientInBackground, runCli, sleep } from './cli-driver.js';
+import { getTestHosts } from './harness/context.js';
 import { daskProcessesIn, writeHostsYaml } from './harness/netns-hosts.js';
 
 const info = getTestHosts();
@@ -25,19 +24,6 @@ function status(name: string): Status {
 }
 const runningCount = (s: Status) => s.workers.filter((w) => w.state === 'running').length;
 const aliveCount = (s: Status) => s.workers.filter((w) => w.state !== 'stopped').length;
-
-/** Runs a Dask client in the background; resolves with its stdout. */
-function client(address: string, code: string): Promise<string> {
-  const script = `import json, time\nfrom distributed import Client\nc = Client(${JSON.stringify(address)}, timeout=60)\n${code}\nc.close()\n`;
-  return new Promise((resolve, reject) => {
-    const p = spawn(clientPython(), ['-c', script]);
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.stderr.on('data', (d) => (err += d));
-    p.on('close', (c) => (c === 0 ? resolve(out) : reject(new Error(`client exited ${c}: ${err.slice(-2000)}`))));
-  });
-}
 
 afterEach(() => {
   runCli(['down', '--name', 'adapt'], {}, 120_000);
@@ -60,7 +46,7 @@ describe('adaptive scaling', () => {
         await sleep(500);
       }
     })();
-    const out = await client(s0.schedulerAddress, 'print(sum(c.gather(c.map(lambda x: (time.sleep(1), x)[1], range(60)))))');
+    const out = await daskClientInBackground(s0.schedulerAddress, 'print(sum(c.gather(c.map(lambda x: (time.sleep(1), x)[1], range(60)))))');
     sampling = false;
     await sampler;
     expect(Number(out.trim())).toBe(1770); // every one of the 60 results arrived
@@ -133,7 +119,7 @@ describe('adaptive scaling', () => {
         await sleep(300);
       }
     })();
-    const out = await client(
+    const out = await daskClientInBackground(
       status('adapt').schedulerAddress,
       `total = 0\nfor burst in range(3):\n    total += sum(c.gather(c.map(lambda x: (time.sleep(1), x)[1], range(burst * 10, burst * 10 + 10))))\n    time.sleep(${gapS})\nprint(total)`,
     );
@@ -155,7 +141,7 @@ describe('adaptive scaling', () => {
     const stop = tmp('shrink-stop');
     fs.rmSync(stop, { force: true });
     let done = false;
-    const work = client(status('adapt').schedulerAddress, [
+    const work = daskClientInBackground(status('adapt').schedulerAddress, [
       `import os\nstop = ${JSON.stringify(stop)}\nbatches, ok = 0, True`,
       // Once stopped, the rest of the batch returns at once (workers see the same /tmp).
       'def task(x):\n    if not os.path.exists(stop):\n        time.sleep(1)\n    return x',

@@ -2,12 +2,11 @@
 // host, drain a removed one and roll changed workers while a computation keeps its
 // results; a roll that cannot start stops after one batch; drain/undrain; a controller
 // killed in the middle of an apply.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { daskClient, runCli, sleep, startCli, STATE_HOME } from './cli-driver.js';
-import { clientPython, getTestHosts } from './harness/context.js';
+import { daskClient, daskClientInBackground, runCli, sleep, startCli, STATE_HOME } from './cli-driver.js';
+import { getTestHosts } from './harness/context.js';
 import { daskProcessesIn, writeHostsYaml } from './harness/netns-hosts.js';
 
 const info = getTestHosts();
@@ -33,19 +32,6 @@ const running = (s: Status) => s.workers.filter((w) => w.state === 'running');
 /** A host file of the scheduler host s0 and these worker hosts (each 1 worker unless said). */
 function hostFile(file: string, workers: (string | Record<string, unknown>)[], workerOptions: Record<string, unknown> = { nthreads: 1 }): string {
   return writeHostsYaml(tmp(file), { ...info, hosts: [s0] }, { env, name: NAME, worker_options: workerOptions, hosts: [s0.ip, ...workers] });
-}
-
-/** A Dask client in the background; resolves with its stdout. */
-function client(address: string, code: string): Promise<string> {
-  const script = `import time\nfrom distributed import Client, wait\nc = Client(${JSON.stringify(address)}, timeout=60)\n${code}\nc.close()\n`;
-  return new Promise((resolve, reject) => {
-    const p = spawn(clientPython(), ['-c', script]);
-    let out = '';
-    let err = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.stderr.on('data', (d) => (err += d));
-    p.on('close', (c) => (c === 0 ? resolve(out) : reject(new Error(`client exited ${c}: ${err.slice(-2000)}`))));
-  });
 }
 
 async function until<T>(what: string, fn: () => T | undefined, timeoutMs = 90_000): Promise<T> {
@@ -75,7 +61,7 @@ describe('changing a running cluster', () => {
     expect([broken.code, broken.stderr]).toEqual([2, expect.stringContaining('broken.yaml:2:28 worker_options.nthreads')]);
     const address = status().schedulerAddress;
     // Results stay on the workers until the end: retiring a worker must move them.
-    const work = client(address, 'fs = c.map(lambda x: (time.sleep(1), x)[1], range(120))\nwait(fs)\nprint(sum(c.gather(fs)))');
+    const work = daskClientInBackground(address, 'fs = c.map(lambda x: (time.sleep(1), x)[1], range(120))\nwait(fs)\nprint(sum(c.gather(fs)))');
 
     const b = hostFile('b.yaml', [h1.ip, h2.ip, h3.ip]);
     const planB = runCli(['plan', b]);

@@ -77,6 +77,19 @@ c.close()
   return r.stdout;
 }
 
+/** A Dask client in the background (json, time and wait imported); resolves with its stdout. */
+export function daskClientInBackground(address: string, code: string): Promise<string> {
+  const script = `import json, time\nfrom distributed import Client, wait\nc = Client(${JSON.stringify(address)}, timeout=60)\n${code}\nc.close()\n`;
+  return new Promise((resolve, reject) => {
+    const p = spawn(clientPython(), ['-c', script]);
+    let out = '';
+    let err = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (err += d));
+    p.on('close', (c) => (c === 0 ? resolve(out) : reject(new Error(`client exited ${c}: ${err.slice(-2000)}`))));
+  });
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
