@@ -9,6 +9,8 @@ import { HostsTable } from './components/HostsTable.js';
 import { LogPane } from './components/LogPane.js';
 import { selectedHost, type ViewModel } from './state/model.js';
 import { QuitPrompt } from './components/QuitPrompt.js';
+import { ConfirmPrompt } from './components/ConfirmPrompt.js';
+import { footer } from './hooks/key-table.js';
 import { StartupList } from './components/StartupList.js';
 import type { DashboardStore } from './store.js';
 import { ColorContext, useColor } from './hooks/use-color.js';
@@ -65,37 +67,38 @@ function Dashboard({ store, actions, size, now: fixedNow, pollMs = 1_000, fps = 
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
       <Header m={m} now={now} />
       <Box flexDirection="column" height={topRows} overflow="hidden">
-        {top(m, now, topRows, actions)}
+        {top(m, now, topRows, width, actions)}
       </Box>
       {m.overlay === 'help' ? null : <LogPane m={m} height={logRows} width={width} focused={m.focus === 'logs' || m.logsFull} />}
-      <Footer m={m} />
+      <Footer m={m} width={width} />
     </Box>
   );
 }
 
 function topWanted(m: ViewModel): number {
-  if (m.overlay === 'quit') return 5;
+  if (m.overlay === 'quit' || m.overlay === 'confirm') return 5;
   const h = selectedHost(m);
   if (m.detail && h) return m.workers.filter((w) => w.host === h.name).length + 3;
   return m.hosts.length + 1 + (m.phase === 'starting' ? 1 : 0);
 }
 
-function top(m: ViewModel, now: number, rows: number, actions: DashboardActions) {
+function top(m: ViewModel, now: number, rows: number, width: number, actions: DashboardActions) {
   if (m.overlay === 'help') return <HelpOverlay mode={actions.mode} />;
   if (m.overlay === 'quit') return <QuitPrompt />;
+  if (m.overlay === 'confirm' && m.confirm) return <ConfirmPrompt ask={m.confirm} desired={m.desiredWorkers} />;
   if (m.logsFull) return null;
   const h = selectedHost(m);
-  if (m.detail && h) return <WorkersTable m={m} host={h} height={rows} />;
+  if (m.detail && h) return <WorkersTable m={m} host={h} height={rows} width={width} />;
   if (m.phase === 'starting') return <StartupList hosts={m.hosts} now={now} height={rows} />;
-  return <HostsTable m={m} height={rows} focused={m.focus === 'hosts'} />;
+  return <HostsTable m={m} height={rows} width={width} focused={m.focus === 'hosts'} />;
 }
 
-function Footer({ m }: { m: ViewModel }) {
+function Footer({ m, width }: { m: ViewModel; width: number }) {
   const c = useColor();
   const color = m.message?.level === 'error' ? 'red' : m.message?.level === 'warning' ? 'yellow' : undefined;
   return (
     <Text wrap="truncate">
-      <Text inverse>{' ? help  q quit  + - scale  a adaptive  tab focus  enter host  r restart  l logs  / filter '}</Text>
+      <Text inverse>{footer(width)}</Text>
       {m.message ? <Text color={color ? c(color) : undefined}> {m.message.text}</Text> : null}
     </Text>
   );

@@ -71,8 +71,23 @@ describe('the dashboard under tmux', () => {
     tmux('send-keys', '-t', 'tui', 'Enter');
     const before = Number(pidRow.exec(await waitScreen((s) => pidRow.test(s), `${w0} selected`))![1]);
     tmux('send-keys', '-t', 'tui', 'r');
+    await waitScreen((s) => s.includes(`Restart ${w0}?`), 'r to ask first');
+    tmux('send-keys', '-t', 'tui', 'y');
     await waitScreen((s) => { const m = pidRow.exec(s); return m !== null && Number(m[1]) !== before; }, `${w0} running again with a new pid`);
     tmux('send-keys', '-t', 'tui', 'Escape');
+
+    // 80×24: low-priority columns go, every header shown is whole, the state stays.
+    expect(tmux('resize-window', '-t', 'tui', '-x', '80', '-y', '24').status).toBe(0);
+    const narrow = await waitScreen((s) => /^\s+HOST\s+WORKERS\s+MEMORY\s+CPU\s+TASKS\s+RESTARTS\s+STATE\s*$/m.test(s), 'the hosts table at 80 columns');
+    for (const w of workers) expect(hostRow(narrow, w.ip)).toMatch(/\bup\s*$/);
+    if (process.env.DASHBOARD_CAPTURE_NARROW) fs.writeFileSync(process.env.DASHBOARD_CAPTURE_NARROW, narrow.replace(/\s+$/, '') + '\n');
+    // / finds a log line by a word of its message.
+    tmux('send-keys', '-t', 'tui', '/');
+    tmux('send-keys', '-t', 'tui', '-l', 'Registered');
+    tmux('send-keys', '-t', 'tui', 'Enter');
+    const found = await waitScreen((s) => s.includes('filter /Registered') && /-\d │ .*Registered to/.test(s), 'a log line found by a word of its message');
+    // Every line shown has the word, unless the 80 columns cut it off.
+    expect(found.split('\n').filter((l) => l.includes(' │ ')).every((l) => /Registered/i.test(l) || l.trimEnd().endsWith('…'))).toBe(true);
 
     tmux('send-keys', '-t', 'tui', 'q');
     await waitScreen((s) => s.includes('tear the cluster down'), 'the quit prompt');

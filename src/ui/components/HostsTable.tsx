@@ -1,27 +1,35 @@
 // One row per host: workers, threads, memory used / limit, CPU, tasks executing,
-// restarts, and its state with any failure reason inline. The selection scrolls.
+// restarts, and its state with any failure reason inline. The selection scrolls;
+// columns the terminal has no room for are dropped (columns.ts), the state never.
 import { Box, Text } from 'ink';
+import type { WorkerStatus } from '../../control/status-document.js';
 import { workersOf, type HostView, type ViewModel } from '../state/model.js';
+import { fitColumns, headerOf, nameWidth, type Column } from './columns.js';
 import { bytes, pad, sum } from './format.js';
 import { useColor } from '../hooks/use-color.js';
 
-export const HOST_COLUMNS = '  HOST'.padEnd(26) + 'WORKERS '.padEnd(9) + 'THREADS '.padEnd(9) + 'MEMORY'.padEnd(14) + 'CPU'.padEnd(7) + 'TASKS '.padEnd(7) + 'RESTARTS '.padEnd(9) + 'STATE';
+interface HostRow {
+  h: HostView;
+  all: WorkerStatus[];
+  live: WorkerStatus[];
+  running: WorkerStatus[];
+}
 
-export function hostCells(m: ViewModel, h: HostView): string {
-  const ws = m.workers.filter((w) => w.host === h.name);
-  const live = workersOf(m, h.name);
-  const running = live.filter((w) => w.state === 'running');
-  const mem = `${bytes(sum(running.map((w) => w.memoryBytes)))}/${bytes(sum(running.map((w) => w.memoryLimitBytes)))}`;
-  const cpu = sum(running.map((w) => w.cpu));
-  return (
-    pad(h.name, 24) +
-    pad(h.roles.includes('worker') || live.length ? `${running.length}/${live.length}` : '-', 9) +
-    pad(running.length ? String(sum(running.map((w) => w.nthreads)) ?? 0) : '-', 9) +
-    pad(running.length ? mem : '-', 14) +
-    pad(cpu === undefined ? '-' : `${Math.round(cpu)}%`, 7) +
-    pad(String(sum(running.map((w) => w.executing)) ?? '-'), 7) +
-    pad(String(ws.reduce((a, w) => a + w.restarts, 0)), 9)
-  );
+function hostColumns(names: string[]): Column<HostRow>[] {
+  const col = (title: string, width: number, drop: number | undefined, text: (r: HostRow) => string): Column<HostRow> => ({ title, width, drop, cell: (r) => pad(text(r), width) });
+  return [
+    col('HOST', nameWidth('HOST', names, 24), undefined, (r) => r.h.name),
+    col('WORKERS', 9, undefined, (r) => (r.h.roles.includes('worker') || r.live.length ? `${r.running.length}/${r.live.length}` : '-')),
+    col('THREADS', 9, 1, (r) => (r.running.length ? String(sum(r.running.map((w) => w.nthreads)) ?? 0) : '-')),
+    col('MEMORY', 14, 4, (r) => (r.running.length ? `${bytes(sum(r.running.map((w) => w.memoryBytes)))}/${bytes(sum(r.running.map((w) => w.memoryLimitBytes)))}` : '-')),
+    col('CPU', 7, 3, (r) => {
+      const cpu = sum(r.running.map((w) => w.cpu));
+      return cpu === undefined ? '-' : `${Math.round(cpu)}%`;
+    }),
+    col('TASKS', 7, 5, (r) => String(sum(r.running.map((w) => w.executing)) ?? '-')),
+    col('RESTARTS', 9, 2, (r) => String(r.all.reduce((a, w) => a + w.restarts, 0))),
+    { title: 'STATE', width: 12, min: 12, cell: (r) => shownState(r.h) },
+  ];
 }
 
 export function stateColor(state: string): string {
@@ -30,21 +38,30 @@ export function stateColor(state: string): string {
   return 'yellow';
 }
 
-export function HostsTable({ m, height, focused }: { m: ViewModel; height: number; focused: boolean }) {
+function shownState(h: HostView): string {
+  return h.step === 'failed' && h.state === 'connecting' ? 'failed' : h.state;
+}
+
+export function HostsTable({ m, height, width, focused }: { m: ViewModel; height: number; width: number; focused: boolean }) {
   const c = useColor();
   const rows = Math.max(1, height - 1);
   const first = Math.max(0, Math.min(m.selectedHost - rows + 1, m.hosts.length - rows));
   const shown = m.hosts.slice(first, first + rows);
+  const cols = fitColumns(hostColumns(m.hosts.map((h) => h.name)), width);
+  const cells = cols.slice(0, -1);
   return (
     <Box flexDirection="column">
-      <Text bold wrap="truncate" color={focused ? c('cyan') : undefined}>{HOST_COLUMNS}</Text>
+      <Text bold wrap="truncate" color={focused ? c('cyan') : undefined}>{headerOf(cols)}</Text>
       {shown.map((h, i) => {
         const sel = first + i === m.selectedHost;
-        const state = h.step === 'failed' && h.state === 'connecting' ? 'failed' : h.state;
+        const all = m.workers.filter((w) => w.host === h.name);
+        const live = workersOf(m, h.name);
+        const row = { h, all, live, running: live.filter((w) => w.state === 'running') };
+        const state = shownState(h);
         return (
           <Text key={h.name} wrap="truncate" inverse={sel && focused} bold={sel}>
             {sel ? '▸ ' : '  '}
-            {hostCells(m, h)}
+            {cells.map((col) => col.cell(row)).join('')}
             <Text color={c(stateColor(state))}>{state}</Text>
             {h.reason ? <Text color={c('red')}>{`: ${h.reason}`}</Text> : null}
           </Text>

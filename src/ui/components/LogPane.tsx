@@ -25,10 +25,18 @@ export function LogPane({ m, height, width, focused }: { m: ViewModel; height: n
           <Text key={l.seq} wrap="truncate">
             <Text color={c(sourceColor(l.source))}>{src}</Text>
             {' │ '}
-            <Text color={color ? c(color) : undefined} bold={l.level === 'error'}>{l.text}</Text>
+            <Text color={color ? c(color) : undefined} bold={l.level === 'error'}>{compact(l.text)}</Text>
           </Text>
         );
       })}
     </Box>
   );
+}
+
+/**
+ * The message, not the padding: Dask's timestamp (the pane is live; `logs` keeps it) and
+ * runs of spaces go, so an 80-column pane still shows what a line says.
+ */
+export function compact(text: string): string {
+  return text.replace(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - /, '').replace(/\s{2,}/g, ' ');
 }

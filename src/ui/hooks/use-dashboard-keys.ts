@@ -1,8 +1,9 @@
-// Keys → UI commands (store) and cluster actions (the DashboardActions port).
+// Keys → the key table (key-table.ts), except while a prompt is open: the filter being
+// typed, the quit prompt, or a y/n confirmation, which take every key but Ctrl-C.
 import { useInput } from 'ink';
 import type { DashboardActions } from '../actions.js';
-import { selectedWorker } from '../state/model.js';
 import type { DashboardStore } from '../store.js';
+import { KEY_TABLE, type KeyContext } from './key-table.js';
 
 export function useDashboardKeys(store: DashboardStore, actions: DashboardActions, page: number, refresh: () => void): void {
   const say = (text: string, level: 'info' | 'warning' | 'error' = 'info') => store.dispatch({ kind: 'message', text, level });
@@ -17,12 +18,14 @@ export function useDashboardKeys(store: DashboardStore, actions: DashboardAction
 
   useInput((input, key) => {
     const m = store.model;
-    if (key.ctrl && input === 'c') return actions.interrupt();
+    const binding = KEY_TABLE.find((b) => b.match(input, key));
+    const c: KeyContext = { m, store, actions, page, input, key, say, run };
+    if (binding?.keys === 'Ctrl-C') return binding.act(c);
     if (m.editingFilter) {
       if (key.return) return store.dispatch({ kind: 'filter-done' });
       if (key.escape) return store.dispatch({ kind: 'filter-cancel' });
       if (key.backspace || key.delete) return store.dispatch({ kind: 'filter-backspace' });
-      if (input && !key.ctrl && !key.meta) store.dispatch({ kind: 'filter-input', text: input });
+      if (input && !key.ctrl && !key.meta) typed(store, input);
       return;
     }
     if (m.overlay === 'quit') {
@@ -32,29 +35,29 @@ export function useDashboardKeys(store: DashboardStore, actions: DashboardAction
       } else if (input === 'c' || input === 'q' || key.escape) store.dispatch({ kind: 'quit-prompt', open: false });
       return;
     }
-    const live = m.phase === 'up';
-    if (input === 'q') {
-      if (actions.mode === 'attached') return actions.detach();
-      return live ? store.dispatch({ kind: 'quit-prompt', open: true }) : say('the cluster is stopping; Ctrl-C forces');
-    }
-    if (input === '?') return store.dispatch({ kind: 'help' });
-    if (key.escape) return store.dispatch({ kind: 'back' });
-    if (key.tab) return store.dispatch({ kind: 'focus-next' });
-    if (key.upArrow || key.downArrow) return store.dispatch({ kind: 'move', delta: key.upArrow ? -1 : 1 });
-    if (key.pageUp || key.pageDown) return store.dispatch({ kind: 'move', delta: key.pageUp ? -page : page });
-    if (key.return) return store.dispatch({ kind: 'enter' });
-    if (input === 'l') return store.dispatch({ kind: 'logs-full' });
-    if (input === 'f' || (key.end && !m.follow)) return store.dispatch({ kind: 'follow' });
-    if (input === '/') return store.dispatch({ kind: 'filter-start' });
-    if (input === '+' || input === '-' || input === 'a' || input === 'r') {
-      if (!live) return say(m.phase === 'starting' ? 'the cluster is still starting' : 'the cluster is stopping');
-      if (input === 'a') return run(`adaptive ${m.adaptive?.enabled ? 'off' : 'on'}`, actions.setAdaptive(!m.adaptive?.enabled));
-      if (input === 'r') {
-        const w = selectedWorker(m);
-        return w ? run(`restart ${w.name}`, actions.restartWorker(w.name)) : say('select a worker first: enter on a host, then ↑ ↓');
+    if (m.overlay === 'confirm' && m.confirm) {
+      const ask = m.confirm;
+      if (input === '-' && ask.kind === 'scale') return store.dispatch({ kind: 'confirm', ask: { kind: 'scale', n: Math.max(0, ask.n - 1) } });
+      if (input === 'y') {
+        store.dispatch({ kind: 'confirm', ask: null });
+        if (ask.kind === 'restart') return run(`restart ${ask.name}`, actions.restartWorker(ask.name));
+        store.dispatch({ kind: 'desired', n: ask.n });
+        return run(`scale to ${ask.n}`, actions.scale(ask.n));
       }
-      const n = Math.max(0, (m.desiredWorkers ?? 0) + (input === '+' ? 1 : -1));
-      run(`scale to ${n}`, actions.scale(n));
+      if (input === 'n' || key.escape || input === 'q') store.dispatch({ kind: 'confirm', ask: null });
+      return;
     }
+    binding?.act(c);
   });
+}
+
+/**
+ * Typed (or pasted) filter text: a chunk may hold several keys, an Enter among them
+ * (tmux send-keys, a paste). Control characters never reach the filter or the screen.
+ */
+function typed(store: DashboardStore, input: string): void {
+  const [text = '', ...rest] = input.split(/[\r\n]/);
+  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
+  if (clean) store.dispatch({ kind: 'filter-input', text: clean });
+  if (rest.length) store.dispatch({ kind: 'filter-done' });
 }

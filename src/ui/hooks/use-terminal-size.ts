@@ -1,4 +1,4 @@
-// Columns and rows of the terminal, re-read on resize.
+// Columns and rows of the terminal, re-read on resize (the screen cleared then).
 import { useStdout } from 'ink';
 import { useEffect, useState } from 'react';
 
@@ -8,7 +8,12 @@ export function useTerminalSize(fixed?: { width: number; height: number }): { wi
   const [size, setSize] = useState(read);
   useEffect(() => {
     if (fixed) return;
-    const on = () => setSize(read());
+    const on = () => {
+      // Ink's own resize handler has just drawn the old-sized frame into the new size;
+      // its line count no longer matches the screen, so start from a clear one.
+      stdout.write('\x1b[2J\x1b[H');
+      setSize(read());
+    };
     stdout.on('resize', on);
     return () => void stdout.off('resize', on);
   }, [stdout, fixed]);

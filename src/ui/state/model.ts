@@ -6,7 +6,10 @@ import type { AdaptiveStatus, WorkerStatus } from '../../control/status-document
 export type Phase = 'starting' | 'up' | 'stopping' | 'stopped';
 export type StepState = 'connecting' | 'starting' | 'registered' | 'failed';
 export type Focus = 'hosts' | 'logs';
-export type Overlay = 'none' | 'help' | 'quit';
+export type Overlay = 'none' | 'help' | 'quit' | 'confirm';
+
+/** What `r` and `-` ask before they act. */
+export type Confirm = { kind: 'restart'; name: string } | { kind: 'scale'; n: number };
 
 export interface HostView {
   name: string;
@@ -46,6 +49,7 @@ export interface ViewModel {
   selectedWorker: number;
   logsFull: boolean;
   overlay: Overlay;
+  confirm: Confirm | null;
   message: { text: string; level: 'info' | 'warning' | 'error' } | null;
 }
 
@@ -55,7 +59,7 @@ export function initialModel(name = '', logs = new LogRing()): ViewModel {
     phase: 'starting', phaseReason: null, hosts: [], workers: [], adaptive: null,
     logs, logVersion: 0, filter: '', editingFilter: false, follow: true, anchor: null,
     focus: 'hosts', selectedHost: 0, detail: false, selectedWorker: 0, logsFull: false,
-    overlay: 'none', message: null,
+    overlay: 'none', confirm: null, message: null,
   };
 }
 
@@ -72,9 +76,9 @@ export function selectedWorker(m: ViewModel): WorkerStatus | undefined {
   return h && m.detail ? workersOf(m, h.name)[m.selectedWorker] : undefined;
 }
 
-/** The log lines shown: the filter, and in a host's detail view only that host's. */
-export function logMatcher(m: ViewModel): (l: { host: string; source: string }) => boolean {
+/** The log lines shown: the filter (host, process or message text), and in a host's detail view only that host's. */
+export function logMatcher(m: ViewModel): (l: { host: string; source: string; text: string }) => boolean {
   const host = m.detail ? selectedHost(m)?.name : undefined;
   const f = m.filter.toLowerCase();
-  return (l) => (host === undefined || l.host === host) && (!f || l.host.toLowerCase().includes(f) || l.source.toLowerCase().includes(f));
+  return (l) => (host === undefined || l.host === host) && (!f || l.host.toLowerCase().includes(f) || l.source.toLowerCase().includes(f) || l.text.toLowerCase().includes(f));
 }

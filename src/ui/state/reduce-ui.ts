@@ -1,6 +1,6 @@
 // Keys → view-model changes that need no cluster action (focus, selection, scrolling,
 // filter, overlays). Pure.
-import { logMatcher, workersOf, type ViewModel } from './model.js';
+import { logMatcher, workersOf, type Confirm, type ViewModel } from './model.js';
 
 export type UiCommand =
   | { kind: 'move'; delta: number }
@@ -16,6 +16,9 @@ export type UiCommand =
   | { kind: 'filter-done' }
   | { kind: 'filter-cancel' }
   | { kind: 'quit-prompt'; open: boolean }
+  | { kind: 'confirm'; ask: Confirm | null }
+  /** The size just asked for (+, or a confirmed -): the next press counts from it. */
+  | { kind: 'desired'; n: number }
   | { kind: 'message'; text: string; level: 'info' | 'warning' | 'error' };
 
 export function reduceUi(m: ViewModel, c: UiCommand): ViewModel {
@@ -26,7 +29,7 @@ export function reduceUi(m: ViewModel, c: UiCommand): ViewModel {
       if (m.focus !== 'hosts' || !m.hosts.length) return m;
       return { ...m, detail: !m.detail, selectedWorker: 0, follow: true, anchor: null };
     case 'back':
-      if (m.overlay !== 'none') return { ...m, overlay: 'none' };
+      if (m.overlay !== 'none') return { ...m, overlay: 'none', confirm: null };
       if (m.logsFull) return { ...m, logsFull: false };
       return m.detail ? { ...m, detail: false, follow: true, anchor: null } : m;
     case 'focus-next':
@@ -49,6 +52,10 @@ export function reduceUi(m: ViewModel, c: UiCommand): ViewModel {
       return { ...m, editingFilter: false, filter: '' };
     case 'quit-prompt':
       return { ...m, overlay: c.open ? 'quit' : 'none' };
+    case 'confirm':
+      return { ...m, overlay: c.ask ? 'confirm' : 'none', confirm: c.ask };
+    case 'desired':
+      return { ...m, desiredWorkers: c.n };
     case 'message':
       return { ...m, message: { text: c.text, level: c.level } };
   }

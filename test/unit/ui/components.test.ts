@@ -47,12 +47,35 @@ describe('dashboard', () => {
     expect(frame()).toMatch(/\* node0\s+starting\s+<t>/);
   });
 
-  it('answers keys: + scales up by one, - down, a toggles adaptive', async () => {
-    const { press, calls } = show({ store: upStore() });
+  it('answers keys: + scales up by one (presses add up), - asks first and lowers with each press, a toggles adaptive', async () => {
+    const { press, calls, frame } = show({ store: upStore() });
     await press('+');
+    await press('+');
+    expect(calls).toEqual(['scale 4', 'scale 5']);
     await press('-');
+    expect(frame()).toContain('Scale down to 4 worker(s) (from 5)?');
+    await press('-');
+    expect(frame()).toContain('Scale down to 3 worker(s) (from 5)?');
+    await press('n');
+    expect(frame()).not.toContain('Scale down');
+    expect(calls).toEqual(['scale 4', 'scale 5']);
+    await press('-');
+    await press('y');
     await press('a');
-    expect(calls).toEqual(['scale 4', 'scale 2', 'adaptive false']);
+    expect(calls).toEqual(['scale 4', 'scale 5', 'scale 4', 'adaptive false']);
+  });
+
+  it('+ pressed twice before the controller answers asks for two more, not the same count twice', async () => {
+    const { actions, calls } = fakeActions();
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const scale = actions.scale;
+    const { press } = show({ store: upStore(), actions: { ...actions, scale: async (n) => (await held, scale(n)) } });
+    await press('+');
+    await press('+');
+    release();
+    await sleep(20);
+    expect(calls).toEqual(['scale 4', 'scale 5']);
   });
 
   it('enter on a host lists its workers; r restarts the selected one', async () => {
@@ -62,6 +85,9 @@ describe('dashboard', () => {
     await press('\u001B[B');
     expect(frame()).toMatchSnapshot();
     await press('r');
+    expect(frame()).toContain('Restart node1-1?');
+    expect(calls).toEqual([]);
+    await press('y');
     expect(calls).toEqual(['restart node1-1']);
   });
 
@@ -93,10 +119,39 @@ describe('dashboard', () => {
     expect(frame()).toContain('filter /node1-0');
     expect(frame()).toContain('Unmanaged memory');
     expect(frame()).not.toContain('Compute Failed');
+    await press('/');
+    for (let i = 0; i < 'node1-0'.length; i++) await press('\u007F');
+    for (const ch of 'unmanaged') await press(ch);
+    await press('\r');
+    // A word of the message finds the line too.
+    expect(frame()).toContain('Unmanaged memory');
+    expect(frame()).not.toContain('Compute Failed');
     await press('l');
     expect(frame()).not.toContain('HOST');
     await press('?');
     expect(frame()).toMatchSnapshot();
+  });
+
+  it('takes a filter typed in one chunk with its Enter (a paste, tmux send-keys), and no control character', async () => {
+    const { press, frame } = show({ store: upStore() });
+    await press('/');
+    await press('no\u0007de1-0\r');
+    expect(frame()).toContain('filter /node1-0  (');
+    expect(frame()).toContain('Unmanaged memory');
+    expect(frame()).not.toContain('Compute Failed');
+  });
+
+  it('at 80 columns drops low-priority columns and keeps every header it shows whole', async () => {
+    const { frame, press } = show({ store: upStore() }, { width: 80, height: 24 });
+    const hostHeader = frame().split('\n').find((l) => l.includes('HOST'))!;
+    expect(hostHeader.trim().split(/\s+/)).toEqual(['HOST', 'WORKERS', 'THREADS', 'MEMORY', 'CPU', 'TASKS', 'RESTARTS', 'STATE']);
+    expect(frame()).toMatch(/node2 .* unreachable/);
+    await press('\u001B[B');
+    await press('\r');
+    const workerHeader = frame().split('\n').find((l) => l.includes('WORKER '))!;
+    // Threads, pid and address go first; state, tasks and restarts stay.
+    expect(workerHeader.trim().split(/\s+/)).toEqual(['WORKER', 'STATE', 'MEMORY', 'CPU', 'TASKS', 'RESTARTS']);
+    expect(frame().split('\n').every((l) => l.length <= 80)).toBe(true);
   });
 
   it('renders cleanly in a small terminal and says so in a tiny one', () => {
@@ -114,5 +169,15 @@ describe('dashboard', () => {
     for (const until = Date.now() + 5_000; !r.lastFrame()?.includes('line 4999') && Date.now() < until; ) await sleep(10);
     expect(r.frames.length - before).toBeLessThanOrEqual(4);
     expect(r.lastFrame()).toContain('line 4999');
+  });
+});
+
+describe('log lines in the pane', () => {
+  it("show the message: Dask's timestamp and runs of spaces go", async () => {
+    const { compact } = await import('../../../src/ui/components/LogPane.js');
+    expect(compact('2026-11-24 21:57:40,177 - distributed.worker - INFO -         Registered to:      tcp://127.0.0.1:8786')).toBe(
+      'distributed.worker - INFO - Registered to: tcp://127.0.0.1:8786',
+    );
+    expect(compact('distributed.worker - INFO - Start worker')).toBe('distributed.worker - INFO - Start worker');
   });
 });

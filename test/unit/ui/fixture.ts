@@ -45,10 +45,12 @@ export function upStore(now = () => T0 + 65_000): DashboardStore {
 
 export function fakeActions(mode: 'controller' | 'attached' = 'controller') {
   const calls: string[] = [];
+  // As a controller does: the size asked for is the status's desiredWorkers from then on.
+  let desired: number | undefined;
   const actions: DashboardActions = {
     mode,
-    status: async () => snapshot(),
-    scale: async (n) => (calls.push(`scale ${n}`), { desired: n }),
+    status: async () => ({ ...snapshot(), ...(desired === undefined ? {} : { desiredWorkers: desired }) }),
+    scale: async (n) => (calls.push(`scale ${n}`), (desired = n), { desired: n }),
     setAdaptive: async (on) => void calls.push(`adaptive ${on}`),
     restartWorker: async (name) => void calls.push(`restart ${name}`),
     teardown: async () => void calls.push('teardown'),
