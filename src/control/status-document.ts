@@ -19,6 +19,21 @@ export interface StatusJson {
   workers: WorkerStatus[];
   /** null while the cluster has never been adaptive. */
   adaptive: AdaptiveStatus | null;
+  /** The last 50 things that happened, oldest first (absent from controllers before events existed). */
+  events?: ClusterStatusEvent[];
+}
+
+export interface ClusterStatusEvent {
+  time: string;
+  level: 'info' | 'warning' | 'error';
+  /** A host, a process name, or "sshcluster". */
+  subject: string;
+  text: string;
+}
+
+/** Restarts of any kind: ours, and its nanny's of the worker process. */
+export function allRestarts(w: Pick<WorkerStatus, 'restarts' | 'nannyRestarts'>): number {
+  return w.restarts + (w.nannyRestarts ?? 0);
 }
 
 export interface WorkerStatus {
@@ -27,6 +42,8 @@ export interface WorkerStatus {
   pid: number | null;
   state: WorkerState;
   restarts: number;
+  /** Worker processes its nanny restarted (the process we started lived on). */
+  nannyRestarts?: number;
   /** The address the scheduler lists this worker under; null while not registered. */
   address: string | null;
   nthreads: number;

@@ -7,6 +7,7 @@ import { Header } from './components/Header.js';
 import { HelpOverlay } from './components/HelpOverlay.js';
 import { HostsTable } from './components/HostsTable.js';
 import { LogPane } from './components/LogPane.js';
+import { EventsPane } from './components/EventsPane.js';
 import { selectedHost, type ViewModel } from './state/model.js';
 import { QuitPrompt } from './components/QuitPrompt.js';
 import { ConfirmPrompt } from './components/ConfirmPrompt.js';
@@ -69,7 +70,7 @@ function Dashboard({ store, actions, size, now: fixedNow, pollMs = 1_000, fps = 
       <Box flexDirection="column" height={topRows} overflow="hidden">
         {top(m, now, topRows, width, actions)}
       </Box>
-      {m.overlay === 'help' ? null : <LogPane m={m} height={logRows} width={width} focused={m.focus === 'logs' || m.logsFull} />}
+      {m.overlay === 'help' ? null : m.showEvents ? <EventsPane m={m} height={logRows} width={width} /> : <LogPane m={m} height={logRows} width={width} focused={m.focus === 'logs' || m.logsFull} />}
       <Footer m={m} width={width} />
     </Box>
   );

@@ -229,6 +229,27 @@ describe('controller', () => {
     expect(running(status('beta')).length).toBe(1);
   });
 
+  it("says when a task kills its worker: the nanny's restarts in the worker's figures and the events", async () => {
+    const two = four.slice(0, 3);
+    upDetached('killer', two);
+    const address = status('killer').schedulerAddress;
+    const out = daskClient(address, [
+      'import os',
+      'from distributed import KilledWorker',
+      'try:',
+      '    c.submit(os._exit, 1, pure=False).result(timeout=120)',
+      'except KilledWorker:',
+      '    print("KilledWorker")',
+    ].join('\n'), 150_000);
+    expect(out.trim()).toBe('KilledWorker');
+    const st = await until('the restarts in status', () => {
+      const s = JSON.parse(runCli(['status', '--name', 'killer', '--json']).stdout) as Status & { workers: { nannyRestarts?: number }[]; events: { subject: string; text: string }[] };
+      return s.workers.reduce((n, w) => n + (w.nannyRestarts ?? 0), 0) >= 3 ? s : undefined;
+    });
+    expect(st.events.some((e) => /exited with status 1; its nanny restarted it/.test(e.text))).toBe(true);
+    expect(runCli(['status', '--name', 'killer']).stdout).toMatch(/RECENT EVENTS[\s\S]*its nanny restarted it/);
+  });
+
   it('places new workers away from a host whose worker keeps failing', async () => {
     const [s0, bad, good] = four as [typeof four[0], typeof four[0], typeof four[0]];
     const file = writeHostsYaml(tmp('place.yaml'), { ...info, hosts: [s0, bad, good] }, {

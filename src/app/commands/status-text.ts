@@ -1,5 +1,5 @@
 // `sshcluster status` without --json: the status document as text for a terminal.
-import type { AdaptiveStatus, StatusJson, WorkerStatus } from '../../control/status-document.js';
+import { allRestarts, type AdaptiveStatus, type StatusJson, type WorkerStatus } from '../../control/status-document.js';
 import { safeDeep } from '../../events/terminal-text.js';
 
 /** For a terminal: names, errors and addresses can hold what a host said, so escaped. */
@@ -16,9 +16,10 @@ export function statusText(raw: StatusJson): string {
     '',
     'WORKER'.padEnd(24) + 'STATE'.padEnd(12) + 'PID'.padEnd(9) + 'RESTARTS  CPU    MEMORY      TASKS  ADDRESS',
     ...st.workers.map((w) =>
-      w.name.padEnd(24) + w.state.padEnd(12) + String(w.pid ?? '-').padEnd(9) + String(w.restarts).padEnd(10) +
+      w.name.padEnd(24) + w.state.padEnd(12) + String(w.pid ?? '-').padEnd(9) + String(allRestarts(w)).padEnd(10) +
       figures(w) + (w.address ?? '-'),
     ),
+    ...(st.events?.length ? ['', 'RECENT EVENTS', ...st.events.slice(-10).map((e) => `${e.time.slice(11, 19)}  ${e.subject}: ${e.text}`)] : []),
   ];
   return lines.join('\n') + '\n';
 }

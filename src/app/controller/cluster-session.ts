@@ -30,6 +30,7 @@ import { distributedVersion } from './dask-version.js';
 import { systemClock } from '../system-clock.js';
 import { HostFiles } from './host-files.js';
 import { ClusterChanges } from './cluster-changes.js';
+import { EventLog } from './event-log.js';
 
 export interface SessionOptions {
   spec: ClusterSpec;
@@ -77,6 +78,8 @@ export class ClusterSession {
   private readonly files: HostFiles;
   private version?: Promise<string>;
   private changer?: ClusterChanges;
+  /** What happened, for status and the dashboard's events view. */
+  readonly events: EventLog;
 
   constructor(readonly o: SessionOptions) {
     this.clock = o.clock ?? systemClock;
@@ -86,6 +89,8 @@ export class ClusterSession {
     this.state = new ClusterState(o.spec, o.initialWorkers);
     for (const h of o.drained ?? []) this.state.drained.add(h);
     this.files = new HostFiles(o.spec, o.tls, (e) => this.bus.emit(e));
+    this.events = new EventLog(() => this.clock.now());
+    o.bus.on((e) => this.events.take(e));
     o.signal?.addEventListener('abort', () => this.life.abort(), { once: true });
     this.reconciler = new Reconciler({
       state: this.state,

@@ -29,6 +29,7 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
       pid: alive ? (t.pid ?? null) : null,
       state,
       restarts: sup.restarts,
+      ...(s.events.nannyRestarts.has(name) ? { nannyRestarts: s.events.nannyRestarts.get(name) } : {}),
       address: c.registered.get(name) ?? null,
       nthreads: opts?.nthreads ?? 0,
       memoryLimit: opts?.memoryLimit ?? '',
@@ -59,6 +60,7 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
     hosts,
     workers,
     adaptive: s.adaptive?.status() ?? null,
+    events: s.events.recent(),
   };
 }
 

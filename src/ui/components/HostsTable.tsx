@@ -2,7 +2,7 @@
 // restarts, and its state with any failure reason inline. The selection scrolls;
 // columns the terminal has no room for are dropped (columns.ts), the state never.
 import { Box, Text } from 'ink';
-import type { WorkerStatus } from '../../control/status-document.js';
+import { allRestarts, type WorkerStatus } from '../../control/status-document.js';
 import { workersOf, type HostView, type ViewModel } from '../state/model.js';
 import { fitColumns, headerOf, nameWidth, type Column } from './columns.js';
 import { bytes, pad, sum } from './format.js';
@@ -27,7 +27,7 @@ function hostColumns(names: string[]): Column<HostRow>[] {
       return cpu === undefined ? '-' : `${Math.round(cpu)}%`;
     }),
     col('TASKS', 7, 5, (r) => String(sum(r.running.map((w) => w.executing)) ?? '-')),
-    col('RESTARTS', 9, 2, (r) => String(r.all.reduce((a, w) => a + w.restarts, 0))),
+    col('RESTARTS', 9, 2, (r) => String(r.all.reduce((a, w) => a + allRestarts(w), 0))),
     { title: 'STATE', width: 12, min: 12, cell: (r) => shownState(r.h) },
   ];
 }

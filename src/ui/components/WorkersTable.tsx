@@ -1,7 +1,7 @@
 // A host's workers (enter on a host): select one for `r` (restart). Columns the
 // terminal has no room for are dropped (columns.ts): threads, pid, address first.
 import { Box, Text } from 'ink';
-import type { WorkerStatus } from '../../control/status-document.js';
+import { allRestarts, type WorkerStatus } from '../../control/status-document.js';
 import { workersOf, type HostView, type ViewModel } from '../state/model.js';
 import { fitColumns, headerOf, nameWidth, type Column } from './columns.js';
 import { bytes, pad } from './format.js';
@@ -18,7 +18,7 @@ function workerColumns(names: string[]): Column<WorkerStatus>[] {
     col('MEMORY', 14, 5, (w) => `${bytes(w.memoryBytes)}/${bytes(w.memoryLimitBytes)}`),
     col('CPU', 7, 4, (w) => (w.cpu === undefined ? '-' : `${Math.round(w.cpu)}%`)),
     col('TASKS', 7, undefined, (w) => String(w.executing ?? '-')),
-    col('RESTARTS', 10, undefined, (w) => String(w.restarts)),
+    col('RESTARTS', 10, undefined, (w) => String(allRestarts(w))),
     { title: 'ADDRESS', width: 28, min: 28, drop: 3, cell: (w) => w.address ?? '-' },
   ];
 }

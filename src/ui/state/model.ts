@@ -1,7 +1,7 @@
 // The dashboard's view model: everything a frame shows, derived from ClusterEvents and
 // status snapshots (reduce-event.ts) and from keys (reduce-ui.ts).
 import { LogRing } from './log-ring.js';
-import type { AdaptiveStatus, WorkerStatus } from '../../control/status-document.js';
+import type { AdaptiveStatus, ClusterStatusEvent, WorkerStatus } from '../../control/status-document.js';
 
 export type Phase = 'starting' | 'up' | 'stopping' | 'stopped';
 export type StepState = 'connecting' | 'starting' | 'registered' | 'failed';
@@ -34,6 +34,9 @@ export interface ViewModel {
   hosts: HostView[];
   workers: WorkerStatus[];
   adaptive: AdaptiveStatus | null;
+  /** The controller's recent events (status), shown instead of the logs with `e`. */
+  events: ClusterStatusEvent[];
+  showEvents: boolean;
   /** Mutable and bounded; logVersion changes whenever it does. */
   logs: LogRing;
   logVersion: number;
@@ -56,7 +59,7 @@ export interface ViewModel {
 export function initialModel(name = '', logs = new LogRing()): ViewModel {
   return {
     name, schedulerAddress: '', dashboardUrl: '', startedAt: null, desiredWorkers: null,
-    phase: 'starting', phaseReason: null, hosts: [], workers: [], adaptive: null,
+    phase: 'starting', phaseReason: null, hosts: [], workers: [], adaptive: null, events: [], showEvents: false,
     logs, logVersion: 0, filter: '', editingFilter: false, follow: true, anchor: null,
     focus: 'hosts', selectedHost: 0, detail: false, selectedWorker: 0, logsFull: false,
     overlay: 'none', confirm: null, message: null,

@@ -59,6 +59,7 @@ export function reduceStatus(m: ViewModel, st: StatusJson, now: number): ViewMod
     hosts,
     workers: st.workers,
     adaptive: st.adaptive,
+    events: st.events ?? m.events,
     selectedHost: Math.min(m.selectedHost, Math.max(0, hosts.length - 1)),
   };
 }

@@ -9,6 +9,7 @@ export type UiCommand =
   | { kind: 'focus-next' }
   | { kind: 'follow' }
   | { kind: 'logs-full' }
+  | { kind: 'events' }
   | { kind: 'help' }
   | { kind: 'filter-start' }
   | { kind: 'filter-input'; text: string }
@@ -38,6 +39,8 @@ export function reduceUi(m: ViewModel, c: UiCommand): ViewModel {
       return m.follow ? { ...m, follow: false, anchor: m.logs.newest } : { ...m, follow: true, anchor: null };
     case 'logs-full':
       return { ...m, logsFull: !m.logsFull };
+    case 'events':
+      return { ...m, showEvents: !m.showEvents };
     case 'help':
       return { ...m, overlay: m.overlay === 'help' ? 'none' : 'help' };
     case 'filter-start':

@@ -5,7 +5,7 @@ import { createElement } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App, type AppProps } from '../../../src/ui/App.js';
 import { DashboardStore } from '../../../src/ui/store.js';
-import { fakeActions, T0, upStore } from './fixture.js';
+import { fakeActions, snapshot, T0, upStore } from './fixture.js';
 
 const NOW = T0 + 65_000;
 const tick = () => new Promise((r) => setTimeout(r, 30));
@@ -141,6 +141,18 @@ describe('dashboard', () => {
     expect(frame()).not.toContain('Compute Failed');
   });
 
+  it('e shows the events in place of the logs, and back', async () => {
+    const store = upStore();
+    store.setStatus(statusWithEvents());
+    const { press, frame } = show({ store });
+    await press('e');
+    expect(frame()).toContain('Events (last 2; e: back to the logs)');
+    expect(frame()).toMatch(/12:00:01 node1-0: Worker process 42 was killed by signal 9; its nanny restarted it/);
+    expect(frame()).not.toContain('Compute Failed');
+    await press('e');
+    expect(frame()).toContain('Compute Failed');
+  });
+
   it('at 80 columns drops low-priority columns and keeps every header it shows whole', async () => {
     const { frame, press } = show({ store: upStore() }, { width: 80, height: 24 });
     const hostHeader = frame().split('\n').find((l) => l.includes('HOST'))!;
@@ -181,3 +193,13 @@ describe('log lines in the pane', () => {
     expect(compact('distributed.worker - INFO - Start worker')).toBe('distributed.worker - INFO - Start worker');
   });
 });
+
+function statusWithEvents() {
+  return {
+    ...snapshot(),
+    events: [
+      { time: '2026-11-24T12:00:00.000Z', level: 'error' as const, subject: 'node2', text: 'unreachable: connect ECONNREFUSED' },
+      { time: '2026-11-24T12:00:01.000Z', level: 'warning' as const, subject: 'node1-0', text: 'Worker process 42 was killed by signal 9; its nanny restarted it (1 time(s) so far)' },
+    ],
+  };
+}

@@ -1,0 +1,69 @@
+// What happened to the cluster, newest last, for `status --json` (events[]) and the
+// dashboard's events view: hosts lost and back, workers that died or were restarted
+// (ours, and the nanny's own restarts of its worker process, which our process table
+// never sees), and the controller's warnings and decisions. Bounded.
+import type { ClusterEvent } from '../../events/types.js';
+import { parseWorkerLine } from '../../dask/log-lines.js';
+import type { ClusterStatusEvent } from '../../control/status-document.js';
+
+export const EVENT_LOG_SIZE = 100;
+
+export class EventLog {
+  private readonly items: ClusterStatusEvent[] = [];
+  private readonly lastDeath = new Map<string, string>();
+  /** Hosts last seen unreachable: their next 'running' is a reconnect. */
+  private readonly down = new Set<string>();
+  /** Per worker name: worker processes its nanny restarted (KilledWorker comes from these). */
+  readonly nannyRestarts = new Map<string, number>();
+
+  constructor(private readonly now: () => number) {}
+
+  /** Feed it every bus event. */
+  take(e: ClusterEvent): void {
+    const item = this.noteOf(e);
+    if (!item) return;
+    this.items.push({ time: new Date(this.now()).toISOString(), ...item });
+    if (this.items.length > EVENT_LOG_SIZE) this.items.shift();
+  }
+
+  recent(n = 50): ClusterStatusEvent[] {
+    return this.items.slice(-n);
+  }
+
+  private noteOf(e: ClusterEvent): Omit<ClusterStatusEvent, 'time'> | undefined {
+    switch (e.kind) {
+      case 'host-state':
+        if (e.state === 'unreachable') {
+          this.down.add(e.host);
+          return { level: 'error', subject: e.host, text: `unreachable: ${e.reason ?? 'connection lost'}` };
+        }
+        if (e.state === 'failed') return { level: 'error', subject: e.host, text: `failed: ${e.reason ?? ''}`.trimEnd() };
+        if (e.state === 'running' && this.down.delete(e.host)) return { level: 'info', subject: e.host, text: 'reconnected' };
+        return undefined;
+      case 'process-exit':
+        if (e.expected) return { level: 'info', subject: e.name, text: 'stopped' };
+        return { level: 'warning', subject: e.name, text: `exited unexpectedly (${e.signal ?? `code ${e.code}`})` };
+      case 'process-line': {
+        if (e.name === 'scheduler') return undefined;
+        // A death is counted when the nanny says it restarts the process: a stop of ours
+        // also kills the worker process, but then the nanny closes instead.
+        const w = parseWorkerLine(e.line);
+        if (w?.kind === 'worker-died') this.lastDeath.set(e.name, w.message);
+        if (w?.kind !== 'restarting') return undefined;
+        const n = (this.nannyRestarts.get(e.name) ?? 0) + 1;
+        this.nannyRestarts.set(e.name, n);
+        const why = this.lastDeath.get(e.name) ?? 'its worker process died';
+        this.lastDeath.delete(e.name);
+        return { level: 'warning', subject: e.name, text: `${why}; its nanny restarted it (${n} time(s) so far; tasks that keep killing workers end in KilledWorker)` };
+      }
+      case 'notice':
+        return { level: e.level, subject: 'sshcluster', text: e.message };
+      case 'teardown-started':
+        return { level: 'info', subject: 'sshcluster', text: `stopping the cluster (${e.reason})` };
+      case 'process-started':
+      case 'cluster-up':
+      case 'teardown-done':
+        return undefined;
+    }
+  }
+}
