@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { daskClient, runCli, sleep, STATE_HOME } from './cli-driver.js';
+import { daskClient, runCli, sleep, startCli, STATE_HOME } from './cli-driver.js';
 import { getTestHosts } from './harness/context.js';
 import { daskProcessesIn, runIn, setLink, writeHostsYaml } from './harness/netns-hosts.js';
 
@@ -227,6 +227,18 @@ describe('controller', () => {
     expect(daskIn([a0, a1])).toEqual([]);
     expect(daskIn([b0, b1]).sort()).toEqual(betaPids);
     expect(running(status('beta')).length).toBe(1);
+  });
+
+  it('attach --no-tui starts with the status and the newest recorded lines, then follows; Ctrl-C detaches', async () => {
+    upDetached('att', four.slice(0, 2));
+    const run = startCli(['attach', '--no-tui', '--name', 'att']);
+    // Lines from before attach (the worker registered during up) arrive first.
+    await run.waitFor(/cluster att[\s\S]*-0 │ .*Registered to/);
+    expect(runCli(['scale', '0', '--name', 'att'], {}, 120_000).code).toBe(0);
+    await run.waitFor(/-0 stopped|exited/);
+    run.child.kill('SIGINT');
+    expect((await run.exited).code).toBe(0);
+    expect(status('att').desiredWorkers).toBe(0); // its controller still answers: detaching left it running
   });
 
   it("says when a task kills its worker: the nanny's restarts in the worker's figures and the events", async () => {

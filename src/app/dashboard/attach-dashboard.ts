@@ -1,14 +1,17 @@
 // `attach` on a terminal: the dashboard over the control socket. q or Ctrl-C detaches;
 // the cluster keeps running. When the controller goes away, the dashboard closes.
 import type { ControlApiClient } from '../controller/control-api.js';
+import type { ClusterEvent } from '../../events/types.js';
 import { safeLine } from '../../events/terminal-text.js';
 import { DashboardStore } from '../../ui/store.js';
 import type { AppContext } from '../context.js';
 import { openDashboard } from './dashboard.js';
 import { controlActions } from '../controller/dashboard-actions.js';
 
-export async function attachDashboard(ctx: AppContext, client: ControlApiClient, name: string): Promise<number> {
+/** `recent`: the newest recorded lines, shown before the live ones. */
+export async function attachDashboard(ctx: AppContext, client: ControlApiClient, name: string, recent: readonly ClusterEvent[] = []): Promise<number> {
   const store = new DashboardStore(name, Date.now, undefined, 'up');
+  for (const e of recent) store.apply(e);
   let detached = false;
   const detach = () => {
     detached = true;
