@@ -18,7 +18,8 @@ interface Status {
   schedulerAddress: string;
   desiredWorkers: number;
   hosts: { name: string; state: string; lastError: string | null; workers: number }[];
-  workers: { name: string; host: string; pid: number | null; state: string; restarts: number; address: string | null }[];
+  workers: { name: string; host: string; pid: number | null; state: string; restarts: number; nannyRestarts?: number; address: string | null }[];
+  events: { subject: string; text: string }[];
 }
 
 function status(name: string): Status {
@@ -255,7 +256,7 @@ describe('controller', () => {
     ].join('\n'), 150_000);
     expect(out.trim()).toBe('KilledWorker');
     const st = await until('the restarts in status', () => {
-      const s = JSON.parse(runCli(['status', '--name', 'killer', '--json']).stdout) as Status & { workers: { nannyRestarts?: number }[]; events: { subject: string; text: string }[] };
+      const s = status('killer');
       return s.workers.reduce((n, w) => n + (w.nannyRestarts ?? 0), 0) >= 3 ? s : undefined;
     });
     expect(st.events.some((e) => /exited with status 1; its nanny restarted it/.test(e.text))).toBe(true);
