@@ -59,14 +59,16 @@ export class ShellHostRunner implements HostRunner {
   }
 
   async listTagged(): Promise<TaggedProcess[]> {
-    // environ is NUL-separated; `tr` makes each variable a whole line so ids never match
-    // by prefix. Both the cluster id and this host's name must match: hosts that share
-    // a kernel (containers, namespaces) must not see each other's processes as theirs.
+    // environ is NUL-separated: `grep -z` reads each variable as a whole line, so ids
+    // never match by prefix. Both the cluster id and this host's name must match: hosts
+    // that share a kernel (containers, namespaces) must not see each other's processes
+    // as theirs. Two greps over every process, not two processes per process (a loop
+    // forking tr and grep per /proc entry took seconds on a loaded host).
     const id = quoteWord(`${CLUSTER_ID_ENV}=${this.o.clusterId}`);
     const host = quoteWord(`${HOST_TAG}=${this.host}`);
     const cmd =
-      `for p in /proc/[0-9]*; do n=$(tr '\\0' '\\n' < "$p/environ" 2>/dev/null | grep -cxF -e ${id} -e ${host}); ` +
-      `[ "$n" = 2 ] && cat "$p/stat" 2>/dev/null; done; true`;
+      `f=$(grep -lzxF -e ${id} /proc/[0-9]*/environ 2>/dev/null); ` +
+      `[ -n "$f" ] && for e in $(grep -lzxF -e ${host} $f 2>/dev/null); do cat "\${e%/environ}/stat" 2>/dev/null; done; true`;
     const r = await this.o.shell.run(cmd, { timeoutMs: CONTROL_COMMAND_TIMEOUT_MS });
     return r.stdout.split('\n').flatMap((line) => {
       const p = parseStat(line);
