@@ -66,9 +66,14 @@ export class ShellHostRunner implements HostRunner {
     // forking tr and grep per /proc entry took seconds on a loaded host).
     const id = quoteWord(`${CLUSTER_ID_ENV}=${this.o.clusterId}`);
     const host = quoteWord(`${HOST_TAG}=${this.host}`);
-    const cmd =
+    // A grep without -z (old busybox) must not make the scan find nothing: the loop then.
+    const fast =
       `f=$(grep -lzxF -e ${id} /proc/[0-9]*/environ 2>/dev/null); ` +
-      `[ -n "$f" ] && for e in $(grep -lzxF -e ${host} $f 2>/dev/null); do cat "\${e%/environ}/stat" 2>/dev/null; done; true`;
+      `[ -n "$f" ] && for e in $(grep -lzxF -e ${host} $f 2>/dev/null); do cat "\${e%/environ}/stat" 2>/dev/null; done`;
+    const slow =
+      `for p in /proc/[0-9]*; do n=$(tr '\\0' '\\n' < "$p/environ" 2>/dev/null | grep -cxF -e ${id} -e ${host}); ` +
+      `[ "$n" = 2 ] && cat "$p/stat" 2>/dev/null; done`;
+    const cmd = `if printf 'a\\0' | grep -qzx a 2>/dev/null; then ${fast}; else ${slow}; fi; true`;
     const r = await this.o.shell.run(cmd, { timeoutMs: CONTROL_COMMAND_TIMEOUT_MS });
     return r.stdout.split('\n').flatMap((line) => {
       const p = parseStat(line);
