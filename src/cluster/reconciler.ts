@@ -71,7 +71,9 @@ export class Reconciler {
   private async reconcileOnce(): Promise<void> {
     const { state, clock } = this.d;
     const now = clock.now();
-    await Promise.all(state.health.dueForReconnect(now).map((h) => this.links.connect(h)));
+    // A host that failed during start-up is reported with the cluster-up, and retried
+    // only after it: start-up's ticks (one per host as it connects) must not wait on it.
+    if (this.started) await Promise.all(state.health.dueForReconnect(now).map((h) => this.links.connect(h)));
     await this.observeScheduler();
     const actions = plan(state.desired(), state.observed(), state.unusable()).filter(
       // The scheduler is started once; after start-up its death ends the cluster.

@@ -1,6 +1,7 @@
 // `sshcluster up` against real OpenSSH sshd hosts (one network namespace each) running
 // real dask scheduler / worker processes.
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { daskClient, sleep, startCli, type CliRun } from './cli-driver.js';
@@ -79,6 +80,7 @@ print(sum(c.gather(c.map(lambda x: x * x, range(100)))))
 
   it('reports an unreachable host and one with a wrong host key by name, and starts the rest', async () => {
     const [s, w1, w2, w3] = four as [typeof four[0], typeof four[0], typeof four[0], typeof four[0]];
+    const silent = await silentListener();
     // An address on the test bridge where no host lives.
     const unreachable = w1.ip.replace(/\.\d+$/, '.250');
     // known_hosts with another host's key filed under w3's address.
@@ -89,13 +91,23 @@ print(sum(c.gather(c.map(lambda x: x * x, range(100)))))
     const file = writeHostsYaml(tmp('broken.yaml'), { ...info, hosts: [s, w1, w2, w3] }, {
       env,
       connect_options: { known_hosts: wrongKh, connect_timeout: '3s' },
-      hosts: [s.ip, w1.ip, w2.ip, w3.ip, unreachable],
+      // A host that accepts TCP and never speaks SSH is waited for its whole connect
+      // timeout, 8 s: far longer than any start here (under 2 s on a loaded CI machine).
+      hosts: [s.ip, w1.ip, w2.ip, w3.ip, unreachable, { host: '127.0.0.1', connect_options: { port: silent.port, connect_timeout: '8s' } }],
     });
     run = startCli(['up', file]);
     await run.waitFor(/ {2}eval "\$\(sshcluster env/);
+    silent.close();
     const out = run.output();
+    // Pipelined start-up: the scheduler and the workers of hosts that answered start
+    // while the silent host is still being waited for, not after every host answered.
+    const failedAt = out.search(/\[127\.0\.0\.1\] failed/);
+    expect(failedAt).toBeGreaterThan(-1);
+    expect(out.indexOf('scheduler started')).toBeGreaterThan(-1);
+    expect(out.indexOf('scheduler started')).toBeLessThan(failedAt);
+    expect(out.search(new RegExp(`${w1.ip.replace(/\./g, '\\.')}-0 started`))).toBeLessThan(failedAt);
     expect(out).toMatch(/Cluster up: 2 worker\(s\), failed hosts: /);
-    expect(out).toMatch(new RegExp(`\\[${unreachable.replace(/\./g, '\\.')}\\] failed: (unreachable|no SSH handshake|timed out|no route)`, 'i'));
+    expect(out).toMatch(new RegExp(`\\[${unreachable.replace(/\./g, '\\.')}\\] failed: (unreachable|no SSH handshake|timed out|no route|cannot reach)`, 'i'));
     expect(out).toMatch(new RegExp(`\\[${w3.ip.replace(/\./g, '\\.')}\\] failed: .*host key.*SHA256:.*SHA256:`, 'i'));
     run.child.kill('SIGINT');
     expect((await run.exited).code).toBe(0);
@@ -141,3 +153,17 @@ print(c.submit(lambda: 6 * 7, pure=False).result())
     expect((await run.exited).code).toBe(0);
   });
 });
+
+/** Accepts connections on loopback and says nothing (an SSH handshake never comes). */
+async function silentListener(): Promise<{ port: number; close(): void }> {
+  const sockets: net.Socket[] = [];
+  const server = net.createServer((c) => void sockets.push(c));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    close: () => {
+      for (const c of sockets) c.destroy();
+      server.close();
+    },
+  };
+}

@@ -153,11 +153,24 @@ export class ClusterSession {
   async start(): Promise<void> {
     const { state, reconciler } = this;
     const limit = connectLimiter({ fanout: this.o.fanout });
-    await Promise.all(state.hosts().map((h) => limit(() => reconciler.links.connect(h.name))));
-    const schedulerFailure = state.failedHosts.get(this.spec.schedulerHost.name);
-    if (schedulerFailure !== undefined) throw await this.fatal(`scheduler host ${this.spec.schedulerHost.name} failed: ${schedulerFailure}`);
-    const adopt = (p: Parameters<typeof reconciler.lifecycle.adopt>[0], pid: number) => reconciler.lifecycle.adopt(p, pid);
-    const adopted = this.o.previous ? await readopt({ state, address: this.address, emit: (e) => this.bus.emit(e), adopt }, this.o.previous) : 0;
+    const scheduler = this.spec.schedulerHost.name;
+    const connect = (h: string) => limit(() => reconciler.links.connect(h));
+    let adopted = 0;
+    if (this.o.previous) {
+      // What a dead controller left is adopted once every host is connected.
+      await Promise.all(state.hosts().map((h) => connect(h.name)));
+      await this.failIfSchedulerHostFailed(scheduler);
+      const adopt = (p: Parameters<typeof reconciler.lifecycle.adopt>[0], pid: number) => reconciler.lifecycle.adopt(p, pid);
+      adopted = await readopt({ state, address: this.address, emit: (e) => this.bus.emit(e), adopt }, this.o.previous);
+    } else {
+      // Pipelined: the scheduler starts as soon as its host connects, and each worker
+      // host's processes as soon as it connects (after the scheduler's launch), not once
+      // every host has.
+      const schedulerStarted = connect(scheduler).then(() => (state.failedHosts.has(scheduler) ? undefined : this.tick()));
+      const others = state.hosts().filter((h) => h.name !== scheduler);
+      await Promise.all([schedulerStarted, ...others.map((h) => connect(h.name).then(() => schedulerStarted).then(() => (state.failedHosts.has(scheduler) ? undefined : this.tick())))]);
+    }
+    await this.failIfSchedulerHostFailed(scheduler);
     await this.tick();
     if (adopted) {
       const started = state.all().length - adopted;
@@ -190,6 +203,12 @@ export class ClusterSession {
   }
 
   private httpForwards?: HttpForwards;
+
+  /** Without its scheduler host there is no cluster: what started elsewhere is stopped. */
+  private async failIfSchedulerHostFailed(scheduler: string): Promise<void> {
+    const why = this.state.failedHosts.get(scheduler);
+    if (why !== undefined) throw await this.fatal(`scheduler host ${scheduler} failed: ${why}`);
+  }
 
   /** A dashboard on the scheduler host's loopback is forwarded here (see http-forwards.ts). */
   private async forwardDashboard(): Promise<void> {

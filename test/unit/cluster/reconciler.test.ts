@@ -121,6 +121,24 @@ describe('reconciler: a worker dying', () => {
   });
 });
 
+describe('reconciler: start-up', () => {
+  it('does not retry a host that failed to connect until start-up is over, then does', async () => {
+    const h = harness({ workers: ['a', 'b'] });
+    h.refuse.set('b', 'connect ETIMEDOUT');
+    await Promise.all(h.state.hosts().map((x) => h.reconciler.links.connect(x.name)));
+    let connects = 0;
+    h.onConnect = () => void connects++;
+    h.refuse.delete('b');
+    await h.clock.advance(5_000); // b's back-off (1 s) is long over
+    await h.reconciler.tick();
+    expect(h.hosts.get('b')).toBeUndefined();
+    h.reconciler.startupDone();
+    await h.reconciler.tick();
+    expect(connects).toBe(1);
+    expect(h.host('b').running('b-0')).toHaveLength(1);
+  });
+});
+
 describe('reconciler: a host dropping and coming back', () => {
   it('marks it unreachable, reconnects after the back-off, stops what the old session left, and starts its worker again', async () => {
     const h = harness({ workers: ['a', 'b'] });
