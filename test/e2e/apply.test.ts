@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { daskClient, daskClientInBackground, runCli, sleep, startCli, STATE_HOME } from './cli-driver.js';
+import { daskClient, daskClientInBackground, runCli, sleep, startCli, STATE_HOME, until } from './cli-driver.js';
 import { getTestHosts } from './harness/context.js';
 import { daskProcessesIn, writeHostsYaml } from './harness/netns-hosts.js';
 
@@ -32,16 +32,6 @@ const running = (s: Status) => s.workers.filter((w) => w.state === 'running');
 /** A host file of the scheduler host s0 and these worker hosts (each 1 worker unless said). */
 function hostFile(file: string, workers: (string | Record<string, unknown>)[], workerOptions: Record<string, unknown> = { nthreads: 1 }): string {
   return writeHostsYaml(tmp(file), { ...info, hosts: [s0] }, { env, name: NAME, worker_options: workerOptions, hosts: [s0.ip, ...workers] });
-}
-
-async function until<T>(what: string, fn: () => T | undefined, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(300);
-  }
 }
 
 const stateFile = () => JSON.parse(fs.readFileSync(path.join(STATE_HOME, 'sshcluster', NAME, 'state.json'), 'utf8')) as { controller: { pid: number }; pendingRoll?: string[] };

@@ -90,6 +90,17 @@ export function daskClientInBackground(address: string, code: string): Promise<s
   });
 }
 
+/** Polls `fn` until it gives a value (not undefined); the bound is a failure, never a pass. */
+export async function until<T>(what: string, fn: () => T | undefined, timeoutMs = 60_000, everyMs = 300): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { daskClient, runCli, sleep, startCli, STATE_HOME } from './cli-driver.js';
+import { daskClient, runCli, sleep, startCli, STATE_HOME, until } from './cli-driver.js';
 import { getTestHosts } from './harness/context.js';
 import { daskProcessesIn, runIn, setLink, writeHostsYaml } from './harness/netns-hosts.js';
 
@@ -26,16 +26,6 @@ function status(name: string): Status {
   const r = runCli(['status', '--name', name, '--json']);
   if (r.code !== 0) throw new Error(`status failed (${r.code}): ${r.stderr}`);
   return JSON.parse(r.stdout) as Status;
-}
-
-async function until<T>(what: string, fn: () => T | undefined, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(500);
-  }
 }
 
 const running = (s: Status) => s.workers.filter((w) => w.state === 'running');

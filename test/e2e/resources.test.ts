@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runCli, sleep, STATE_HOME } from './cli-driver.js';
+import { runCli, sleep, STATE_HOME, until } from './cli-driver.js';
 import { clientPython, getTestHosts } from './harness/context.js';
 import { daskProcessesIn, writeHostsYaml } from './harness/netns-hosts.js';
 
@@ -24,16 +24,6 @@ interface Status {
   adaptive: { unmet: string[]; log: { decision: string; reason: string }[] } | null;
 }
 const status = (name: string) => JSON.parse(runCli(['status', '--name', name, '--json']).stdout) as Status;
-
-async function until<T>(what: string, fn: () => T | undefined, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(250);
-  }
-}
 
 function upAdaptive(name: string, hosts: unknown[], maximum = 1): void {
   const file = writeHostsYaml(tmp(`${name}.yaml`), info, {
