@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, sleep, STATE_HOME } from './cli-driver.js';
+import { runCli, sleep, STATE_HOME, until } from './cli-driver.js';
 import { getTestHosts } from './harness/context.js';
 import { writeHostsYaml } from './harness/netns-hosts.js';
 
@@ -45,7 +45,11 @@ describe('a planted directory in a shared TMPDIR', () => {
     const again = runCli(['up', file, '--detach'], {}, 120_000);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toContain('re-adopted 2 process(es)');
-    const s = JSON.parse(runCli(['status', '--name', 'planted', '--json']).stdout);
+    // The keepers say so as they start reading, which may be just after up returned.
+    const s = await until('both hosts degraded', () => {
+      const st = JSON.parse(runCli(['status', '--name', 'planted', '--json']).stdout) as { hosts: { state: string; lastError: string | null }[] };
+      return st.hosts.every((h) => h.state === 'degraded') ? st : undefined;
+    }, 30_000);
     for (const h of s.hosts) {
       expect(h.state).toBe('degraded');
       expect(h.lastError).toMatch(new RegExp(`: not our directory: ${shared}/sshcluster-\\d+ \\(a symlink or not a directory\\)`));
