@@ -40,8 +40,9 @@ export function applyCommand(ctx: AppContext, done: Done): Command {
     .addOption(securityOption())
     .addOption(unavailableOption())
     .addOption(timeoutOption())
-    .action(async (file: string, o: { name?: string; json: boolean; security?: 'tls' | 'none'; maxUnavailable: Unavailable; timeout: number }) =>
-      done(await (await changes()).runApply(ctx, { ...o, file, timeoutMs: o.timeout * 1000 })),
+    .option('--recreate', 'for a change only a new cluster can take: down, then up --detach with the file (tasks and results in memory are lost)', false)
+    .action(async (file: string, o: { name?: string; json: boolean; security?: 'tls' | 'none'; maxUnavailable: Unavailable; timeout: number; recreate: boolean }) =>
+      done(await (await changes()).runApply(ctx, { ...o, file, timeoutMs: o.timeout * 1000, recreate: o.recreate ? { mainScript: process.argv[1]! } : undefined })),
     );
 }
 

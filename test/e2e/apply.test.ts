@@ -114,6 +114,25 @@ describe('changing a running cluster', () => {
     expect(runCli(['plan', bad]).stdout).toContain(`~ host ${h1.ip}: rolling restart of 1 worker(s): remote_python`);
   });
 
+  it('refuses a change only a new cluster can take, and makes it with --recreate', async () => {
+    const a = hostFile('re-a.yaml', [h1.ip]);
+    expect(runCli(['up', a, '--detach'], {}, 120_000).code).toBe(0);
+    const b = writeHostsYaml(tmp('re-b.yaml'), { ...info, hosts: [s0] }, { env, name: NAME, worker_options: { nthreads: 1 }, scheduler_options: { port: 8800 }, hosts: [s0.ip, h1.ip] });
+    const plan = runCli(['plan', b]);
+    expect(plan.code).toBe(3);
+    expect(plan.stdout).toContain('! needs a new cluster: scheduler_options.port 8786 → 8800');
+    const refused = runCli(['apply', b], {}, 60_000);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('apply refuses: scheduler_options.port 8786 → 8800');
+    expect(status().schedulerAddress).toBe(`tcp://${s0.ip}:8786`);
+    const r = runCli(['apply', b, '--recreate'], {}, 180_000);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/recreating[\s\S]*Cluster up: 1 worker\(s\)/);
+    expect(status().schedulerAddress).toBe(`tcp://${s0.ip}:8800`);
+    expect(daskClient(`tcp://${s0.ip}:8800`, 'print(c.submit(sum, [1, 2, 3]).result())').trim()).toBe('6');
+    expect(runCli(['plan', b]).code).toBe(0);
+  });
+
   it('drains a host (its worker moves) and undrains it; restart --rolling --hosts restarts only that host', async () => {
     const a = hostFile('drain.yaml', [{ host: h1.ip, max_workers: 2 }, { host: h2.ip, max_workers: 2 }]);
     expect(runCli(['up', a, '--detach'], {}, 120_000).code).toBe(0);

@@ -21,6 +21,8 @@ export interface ApplyOptions {
   security?: 'tls' | 'none';
   maxUnavailable: Unavailable;
   timeoutMs: number;
+  /** --recreate: a change only a new cluster can take is made by down, then up --detach. */
+  recreate?: { mainScript: string };
 }
 
 export async function runApply(ctx: AppContext, o: ApplyOptions): Promise<number> {
@@ -29,7 +31,11 @@ export async function runApply(ctx: AppContext, o: ApplyOptions): Promise<number
   try {
     if (!o.json) ctx.stdout.write(planText(found.name, o.file, diff));
     if (!hasChanges(diff)) return 0;
-    if (diff.recreate.length) throw new ExpectedError(`${found.name}: apply refuses: ${diff.recreate.join('; ')}`, { hint: 'sshcluster down, then up with the new file' });
+    if (diff.recreate.length) {
+      if (!o.recreate) throw new ExpectedError(`${found.name}: apply refuses: ${diff.recreate.join('; ')}`, { hint: `apply --recreate stops the cluster (tasks and results in memory are lost) and starts it anew from ${o.file}` });
+      client?.close();
+      return await recreate(ctx, found.name, o, o.recreate.mainScript);
+    }
     if (!client) throw new ExpectedError(`${found.name}: no controller is running to apply the change`, { hint: `sshcluster up ${o.file} --name ${found.name} --detach adopts the cluster first` });
     const maxUnavailable = await unavailableCount(client, o.maxUnavailable);
     const r = await client.call('apply', { spec: next, maxUnavailable, timeoutMs: o.timeoutMs }, { timeoutMs: 0 });
@@ -94,4 +100,15 @@ function hostsOption(pattern: string): (host: string) => boolean {
   } catch (err) {
     throw new UsageError(`--hosts ${JSON.stringify(pattern)}: ${(err as Error).message}`);
   }
+}
+
+/** down, then the same `up FILE --detach` a user would type: every process starts anew. */
+async function recreate(ctx: AppContext, name: string, o: ApplyOptions, mainScript: string): Promise<number> {
+  ctx.stdout.write(`${name}: recreating: stopping the running cluster (its tasks and results in memory are lost)\n`);
+  const { runDown } = await import('./down.js');
+  const down = await runDown(ctx, { name, json: false });
+  if (down !== 0) throw new ExpectedError(`${name}: down did not end cleanly (exit ${down}); not starting the new cluster`, { hint: `sshcluster down --name ${name} shows what is left` });
+  const { runDetached } = await import('./detach.js');
+  const childArgs = ['up', o.file, '--name', name, ...(o.security ? ['--security', o.security] : [])];
+  return runDetached(ctx, { file: o.file, name, security: o.security, mainScript, childArgs });
 }

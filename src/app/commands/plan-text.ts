@@ -21,6 +21,6 @@ export function planText(cluster: string, file: string, d: SpecDiff): string {
   const restarts = d.restart.reduce((s, r) => s + r.workers.length, 0);
   const summary = [`${d.hostsAdded.length} host(s) to add`, `${d.hostsRemoved.length} to drain`, `${restarts} worker(s) to restart`];
   lines.push(`Plan: ${summary.join(', ')}.`);
-  lines.push(d.recreate.length ? 'apply refuses this: a running scheduler cannot take it (down, then up with the new file)' : `sshcluster apply ${file} carries it out`);
+  lines.push(d.recreate.length ? `a running scheduler cannot take this: sshcluster apply --recreate ${file} stops the cluster and starts it anew (tasks and results in memory are lost)` : `sshcluster apply ${file} carries it out`);
   return lines.map(safeLine).join('\n') + '\n';
 }
