@@ -111,6 +111,8 @@ describe('changing a running cluster', () => {
     });
     expect(after.workers.find((w) => w.host === h2.ip)?.pid).toBe(before.workers.find((w) => w.host === h2.ip)?.pid);
     expect(daskClient(after.schedulerAddress, 'print(c.submit(sum, [1, 2, 3]).result())').trim()).toBe('6');
+    // status says so too, not only the apply that asked.
+    expect(runCli(['status', '--name', NAME]).stdout).toMatch(/RECENT EVENTS[\s\S]*rolling restart stopped at .*-0: .*1 keep their old spec/);
     expect(runCli(['plan', bad]).stdout).toContain(`~ host ${h1.ip}: rolling restart of 1 worker(s): remote_python`);
   });
 

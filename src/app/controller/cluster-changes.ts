@@ -111,6 +111,10 @@ export class ClusterChanges {
     };
     const r = await rollingRestart({ state, clock, signal, restart: (n) => this.d.restartWorker(n), tick: () => this.d.tick(), progress }, names, { ...o, pollMs: POLL_MS });
     this.changed();
+    // Said where status and the dashboard show it, not only to the command that asked.
+    if (r.kind === 'stopped') {
+      this.d.emit({ kind: 'notice', level: 'error', message: `rolling restart stopped at ${r.failed}: ${r.reason}; ${r.restarted.length} worker(s) restarted, ${r.notReached.length + 1} keep their old spec` });
+    }
     return r;
   }
 
