@@ -163,12 +163,8 @@ function continueRoll(session: ClusterSession, previous: ClusterState | undefine
   const names = (previous?.pendingRoll ?? []).filter((n) => session.state.desiredWorkers.some((w) => w.name === n));
   if (!names.length) return;
   session.bus.emit({ kind: 'notice', level: 'info', message: `continuing the interrupted apply: restarting ${names.length} worker(s) onto the spec in force` });
-  for (const n of names) session.state.pendingRoll.add(n);
-  void session.changes
-    .restart(names, { maxUnavailable: 1, timeoutMs })
-    .then((r) => r.kind === 'stopped' && session.bus.emit({ kind: 'notice', level: 'error', message: `rolling restart stopped: ${r.reason}` }))
-    .catch((err: unknown) => session.bus.emit({ kind: 'notice', level: 'error', message: `rolling restart failed: ${String(err)}` }))
-    .finally(() => session.state.pendingRoll.clear()); // roll() saved the state file at its end
+  // A roll that stops says so itself (cluster-changes.ts).
+  void session.changes.resume(names, { maxUnavailable: 1, timeoutMs }).catch((err: unknown) => session.bus.emit({ kind: 'notice', level: 'error', message: `rolling restart failed: ${String(err)}` }));
 }
 
 /**

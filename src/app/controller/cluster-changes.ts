@@ -67,10 +67,7 @@ export class ClusterChanges {
       if (diff.adaptive?.to && this.d.adaptive()) this.d.startAdaptive(diff.adaptive.to);
       await this.d.tick();
       const names = diff.restart.flatMap((r) => r.workers).filter((n) => state.desiredWorkers.some((w) => w.name === n));
-      for (const n of names) state.pendingRoll.add(n);
-      const roll = names.length ? await this.roll(names, o) : undefined;
-      state.pendingRoll.clear();
-      this.changed();
+      const roll = names.length ? await this.pendingRoll(names, o) : undefined;
       if (roll?.kind === 'stopped') {
         // The hosts not fully reached go back to the spec their workers still run.
         const back = new Set([roll.failed, ...roll.notReached].map((n) => state.desiredWorkers.find((w) => w.name === n)?.host));
@@ -101,6 +98,22 @@ export class ClusterChanges {
   /** `restart --rolling`: these workers (all by default) on the spec in force. */
   restart(names: readonly string[], o: RollParams): Promise<RollResult> {
     return this.one('restart', () => this.roll(names, o));
+  }
+
+  /** What an interrupted apply (the dead controller's state file) had yet to restart. */
+  resume(names: readonly string[], o: RollParams): Promise<RollResult> {
+    return this.one('apply (resumed)', () => this.pendingRoll(names, o));
+  }
+
+  /** A roll an apply owes: kept in the state file (pendingRoll) until it ends. */
+  private async pendingRoll(names: readonly string[], o: RollParams): Promise<RollResult> {
+    for (const n of names) this.d.state.pendingRoll.add(n);
+    try {
+      return await this.roll(names, o);
+    } finally {
+      this.d.state.pendingRoll.clear();
+      this.changed();
+    }
   }
 
   private async roll(names: readonly string[], o: RollParams): Promise<RollResult> {
