@@ -8,6 +8,7 @@ import { HelpOverlay } from './components/HelpOverlay.js';
 import { HostsTable } from './components/HostsTable.js';
 import { LogPane } from './components/LogPane.js';
 import { EventsPane } from './components/EventsPane.js';
+import { WorkerDetail } from './components/WorkerDetail.js';
 import { selectedHost, type ViewModel } from './state/model.js';
 import { QuitPrompt } from './components/QuitPrompt.js';
 import { ConfirmPrompt } from './components/ConfirmPrompt.js';
@@ -78,6 +79,7 @@ function Dashboard({ store, actions, size, now: fixedNow, pollMs = 1_000, fps = 
 
 function topWanted(m: ViewModel): number {
   if (m.overlay === 'quit' || m.overlay === 'confirm') return 5;
+  if (m.overlay === 'worker') return 20;
   const h = selectedHost(m);
   if (m.detail && h) return m.workers.filter((w) => w.host === h.name).length + 3;
   return m.hosts.length + 1 + (m.phase === 'starting' ? 1 : 0);
@@ -87,6 +89,7 @@ function top(m: ViewModel, now: number, rows: number, width: number, actions: Da
   if (m.overlay === 'help') return <HelpOverlay mode={actions.mode} />;
   if (m.overlay === 'quit') return <QuitPrompt />;
   if (m.overlay === 'confirm' && m.confirm) return <ConfirmPrompt ask={m.confirm} desired={m.desiredWorkers} />;
+  if (m.overlay === 'worker') return <WorkerDetail m={m} height={rows} />;
   if (m.logsFull) return null;
   const h = selectedHost(m);
   if (m.detail && h) return <WorkersTable m={m} host={h} height={rows} width={width} />;

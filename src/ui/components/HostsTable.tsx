@@ -3,7 +3,7 @@
 // columns the terminal has no room for are dropped (columns.ts), the state never.
 import { Box, Text } from 'ink';
 import { allRestarts, type WorkerStatus } from '../../control/status-document.js';
-import { workersOf, type HostView, type ViewModel } from '../state/model.js';
+import { sortedHosts, workersOf, type HostView, type ViewModel } from '../state/model.js';
 import { fitColumns, headerOf, nameWidth, type Column } from './columns.js';
 import { bytes, pad, sum } from './format.js';
 import { useColor } from '../hooks/use-color.js';
@@ -45,8 +45,9 @@ function shownState(h: HostView): string {
 export function HostsTable({ m, height, width, focused }: { m: ViewModel; height: number; width: number; focused: boolean }) {
   const c = useColor();
   const rows = Math.max(1, height - 1);
-  const first = Math.max(0, Math.min(m.selectedHost - rows + 1, m.hosts.length - rows));
-  const shown = m.hosts.slice(first, first + rows);
+  const hosts = sortedHosts(m);
+  const first = Math.max(0, Math.min(m.selectedHost - rows + 1, hosts.length - rows));
+  const shown = hosts.slice(first, first + rows);
   const cols = fitColumns(hostColumns(m.hosts.map((h) => h.name)), width);
   const cells = cols.slice(0, -1);
   return (

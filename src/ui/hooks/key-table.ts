@@ -82,6 +82,8 @@ export const KEY_TABLE: readonly KeyBinding[] = [
   { keys: 'enter', footer: 'host', help: "a host's workers and only its logs; esc goes back", match: (_i, k) => k.return, act: (c) => c.store.dispatch({ kind: 'enter' }) },
   { keys: 'esc', help: 'back (closes help, full-screen logs, a host view)', match: (_i, k) => k.escape, act: (c) => c.store.dispatch({ kind: 'back' }) },
   { keys: 'l', footer: 'logs', help: 'logs full screen', match: is('l'), act: (c) => c.store.dispatch({ kind: 'logs-full' }) },
+  { keys: 's', help: 'sort hosts and workers: host-file order, then by CPU, memory, tasks, restarts (largest first)', match: is('s'), act: (c) => c.store.dispatch({ kind: 'sort' }) },
+  { keys: 'x', help: "the selected worker's detail: pid, address, figures, restarts, its last log lines (x or esc closes)", match: is('x'), act: (c) => c.store.dispatch({ kind: 'worker-detail' }) },
   { keys: 'e', footer: 'events', help: 'events (hosts lost and back, workers died or restarted, warnings) in place of the logs; e again: logs', match: is('e'), act: (c) => c.store.dispatch({ kind: 'events' }) },
   { keys: 'f / End', help: 'follow the logs on / off (End: on)', match: (i, k) => i === 'f' || k.end, act: (c) => (c.key.end && c.m.follow ? undefined : c.store.dispatch({ kind: 'follow' })) },
   { keys: '/', footer: 'filter', help: 'filter logs by host, worker or a word of the message; enter keeps it, esc clears', match: is('/'), act: (c) => c.store.dispatch({ kind: 'filter-start' }) },

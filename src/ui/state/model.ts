@@ -6,7 +6,11 @@ import type { AdaptiveStatus, ClusterStatusEvent, WorkerStatus } from '../../con
 export type Phase = 'starting' | 'up' | 'stopping' | 'stopped';
 export type StepState = 'connecting' | 'starting' | 'registered' | 'failed';
 export type Focus = 'hosts' | 'logs';
-export type Overlay = 'none' | 'help' | 'quit' | 'confirm';
+export type Overlay = 'none' | 'help' | 'quit' | 'confirm' | 'worker';
+
+/** `s` cycles through these: host-file order, then the busiest first by each figure. */
+export const SORT_KEYS = ['host file', 'cpu', 'memory', 'tasks', 'restarts'] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
 
 /** What `r` and `-` ask before they act. */
 export type Confirm = { kind: 'restart'; name: string } | { kind: 'scale'; n: number };
@@ -37,6 +41,7 @@ export interface ViewModel {
   /** The controller's recent events (status), shown instead of the logs with `e`. */
   events: ClusterStatusEvent[];
   showEvents: boolean;
+  sortBy: SortKey;
   /** Mutable and bounded; logVersion changes whenever it does. */
   logs: LogRing;
   logVersion: number;
@@ -59,19 +64,43 @@ export interface ViewModel {
 export function initialModel(name = '', logs = new LogRing()): ViewModel {
   return {
     name, schedulerAddress: '', dashboardUrl: '', startedAt: null, desiredWorkers: null,
-    phase: 'starting', phaseReason: null, hosts: [], workers: [], adaptive: null, events: [], showEvents: false,
+    phase: 'starting', phaseReason: null, hosts: [], workers: [], adaptive: null, events: [], showEvents: false, sortBy: 'host file',
     logs, logVersion: 0, filter: '', editingFilter: false, follow: true, anchor: null,
     focus: 'hosts', selectedHost: 0, detail: false, selectedWorker: 0, logsFull: false,
     overlay: 'none', confirm: null, message: null,
   };
 }
 
-export function selectedHost(m: ViewModel): HostView | undefined {
-  return m.hosts[m.selectedHost];
+/** The hosts in the order shown (and selected in): `sortBy`'s figure, largest first; ties keep host-file order. */
+export function sortedHosts(m: ViewModel): HostView[] {
+  if (m.sortBy === 'host file') return m.hosts;
+  const total = (h: HostView) => m.workers.filter((w) => w.host === h.name && w.state !== 'stopped').reduce((s, w) => s + figure(w, m.sortBy), 0);
+  return [...m.hosts].sort((a, b) => total(b) - total(a));
 }
 
+export function selectedHost(m: ViewModel): HostView | undefined {
+  return sortedHosts(m)[m.selectedHost];
+}
+
+/** A host's live workers, in the order shown (and selected in). */
 export function workersOf(m: ViewModel, host: string): WorkerStatus[] {
-  return m.workers.filter((w) => w.host === host && w.state !== 'stopped');
+  const ws = m.workers.filter((w) => w.host === host && w.state !== 'stopped');
+  return m.sortBy === 'host file' ? ws : [...ws].sort((a, b) => figure(b, m.sortBy) - figure(a, m.sortBy));
+}
+
+function figure(w: WorkerStatus, key: SortKey): number {
+  switch (key) {
+    case 'cpu':
+      return w.cpu ?? 0;
+    case 'memory':
+      return w.memoryBytes ?? 0;
+    case 'tasks':
+      return w.executing ?? 0;
+    case 'restarts':
+      return w.restarts + (w.nannyRestarts ?? 0);
+    case 'host file':
+      return 0;
+  }
 }
 
 export function selectedWorker(m: ViewModel): WorkerStatus | undefined {

@@ -1,6 +1,6 @@
 // Keys → view-model changes that need no cluster action (focus, selection, scrolling,
 // filter, overlays). Pure.
-import { logMatcher, workersOf, type Confirm, type ViewModel } from './model.js';
+import { logMatcher, selectedHost, selectedWorker, SORT_KEYS, sortedHosts, workersOf, type Confirm, type ViewModel } from './model.js';
 
 export type UiCommand =
   | { kind: 'move'; delta: number }
@@ -10,6 +10,8 @@ export type UiCommand =
   | { kind: 'follow' }
   | { kind: 'logs-full' }
   | { kind: 'events' }
+  | { kind: 'sort' }
+  | { kind: 'worker-detail' }
   | { kind: 'help' }
   | { kind: 'filter-start' }
   | { kind: 'filter-input'; text: string }
@@ -41,6 +43,16 @@ export function reduceUi(m: ViewModel, c: UiCommand): ViewModel {
       return { ...m, logsFull: !m.logsFull };
     case 'events':
       return { ...m, showEvents: !m.showEvents };
+    case 'sort': {
+      // The selection stays on the same host.
+      const keep = selectedHost(m)?.name;
+      const next = { ...m, sortBy: SORT_KEYS[(SORT_KEYS.indexOf(m.sortBy) + 1) % SORT_KEYS.length]! };
+      const i = keep === undefined ? 0 : Math.max(0, sortedHosts(next).findIndex((h) => h.name === keep));
+      return { ...next, selectedHost: i, selectedWorker: 0, message: { text: `sorted by ${next.sortBy}${next.sortBy === 'host file' ? ' order' : ', largest first'}`, level: 'info' } };
+    }
+    case 'worker-detail':
+      if (m.overlay === 'worker') return { ...m, overlay: 'none' };
+      return selectedWorker(m) ? { ...m, overlay: 'worker' } : { ...m, message: { text: 'select a worker first: enter on a host, then ↑ ↓', level: 'info' } };
     case 'help':
       return { ...m, overlay: m.overlay === 'help' ? 'none' : 'help' };
     case 'filter-start':
@@ -66,7 +78,7 @@ export function reduceUi(m: ViewModel, c: UiCommand): ViewModel {
 
 function select(m: ViewModel, delta: number): ViewModel {
   if (m.detail) {
-    const h = m.hosts[m.selectedHost];
+    const h = selectedHost(m);
     const n = h ? workersOf(m, h.name).length : 0;
     return { ...m, selectedWorker: clamp(m.selectedWorker + delta, n) };
   }

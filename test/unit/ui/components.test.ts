@@ -141,6 +141,23 @@ describe('dashboard', () => {
     expect(frame()).not.toContain('Compute Failed');
   });
 
+  it('s sorts the hosts by CPU (busiest first), keeping the selection on its host; x shows a worker in detail', async () => {
+    const { press, frame } = show({ store: upStore() }, { width: 140, height: 30 });
+    const order = () => frame().split('\n').filter((l) => /^[ ▸] node\d/.test(l)).map((l) => l.slice(2, 7));
+    expect(order()).toEqual(['node0', 'node1', 'node2']);
+    await press('s');
+    expect(order()).toEqual(['node1', 'node0', 'node2']);
+    expect(frame()).toContain('sorted by cpu, largest first');
+    expect(frame()).toMatch(/▸ node0/);
+    await press('\u001B[A'); // up: node1, now first
+    await press('\r');
+    await press('x');
+    expect(frame()).toMatch(/node1-\d on node1 {2}\(x or esc closes\)/);
+    expect(frame()).toMatch(/restarts\s+\d+ by sshcluster, 0 by its nanny/);
+    await press('x');
+    expect(frame()).not.toContain('x or esc closes');
+  });
+
   it('e shows the events in place of the logs, and back', async () => {
     const store = upStore();
     store.setStatus(statusWithEvents());
