@@ -1,5 +1,5 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -75,13 +75,17 @@ describe('env', () => {
       "distributed:\n  logging: {distributed: warning}\n  admin: {log-format: '%(message)s'}\n",
     );
     const env = { PATH: '/usr/bin:/bin', HOME: dir, DASK_CONFIG: dir };
-    expect(daskConfig(env)).toMatchObject({ level: 30, fmt: '%(message)s' });
-    expect(daskConfig({ ...env, ...schedulerEnv() })).toEqual({
-      routes: [...DASK_API_ROUTES],
-      fmt: '%(asctime)s - %(name)s - %(levelname)s - %(message)s',
-      level: 20,
-    });
-    expect(daskConfig({ ...env, ...workerEnv() })).toMatchObject({ level: 20 });
+    try {
+      expect(daskConfig(env)).toMatchObject({ level: 30, fmt: '%(message)s' });
+      expect(daskConfig({ ...env, ...schedulerEnv() })).toEqual({
+        routes: [...DASK_API_ROUTES],
+        fmt: '%(asctime)s - %(name)s - %(levelname)s - %(message)s',
+        level: 20,
+      });
+      expect(daskConfig({ ...env, ...workerEnv() })).toMatchObject({ level: 20 });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps the keys it depends on over the extra env', () => {
