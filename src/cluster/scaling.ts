@@ -13,16 +13,18 @@ export interface ScaleResult {
 
 /**
  * n workers. `retryCrashed` is a user's "scale again to retry": a crash-looping worker
- * gets a fresh start and its host is no longer held back. Adaptive steps do not pass
- * it, or a crash loop would be retried every interval.
+ * gets a fresh start and its host's degraded mark goes, but this scale's new workers are
+ * placed as the hosts stood before the retry (a crash-looping host gets none: the retry
+ * has to succeed first). Adaptive steps do not pass it, or a crash loop would be retried
+ * every interval.
  */
 export function scaleTo(s: ClusterState, n: number, opts: { retryCrashed?: boolean } = {}): ScaleResult {
+  const hosts = s.placementHosts();
   for (const w of opts.retryCrashed ? s.desiredWorkers : []) {
     if (s.supervisor.status(w.name).state !== 'crash-looping') continue;
     s.supervisor.reset(w.name);
     s.health.clearDegraded(w.host);
   }
-  const hosts = s.placementHosts();
   const p = placeWorkers(n, hosts, s.desiredWorkers);
   for (const w of [...p.added, ...p.removed]) s.supervisor.reset(w.name);
   s.desiredWorkers = p.workers;

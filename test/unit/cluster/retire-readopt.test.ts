@@ -87,6 +87,17 @@ describe("a user's scale", () => {
     expect(h.state.health.state('a')?.kind).toBe('up');
   });
 
+  it('places new workers away from the retried host: the retry has to prove it first', async () => {
+    const h = harness({ workers: ['a', 'b'], nworkers: 2, initialWorkers: 2 });
+    await startUp(h);
+    const w = await crashLoop(h);
+    expect(w.host).toBe('a');
+    // Without the rule the tie (one worker each) would go to a, the first host.
+    await h.reconciler.scale(3, { retryCrashed: true });
+    expect(h.state.desiredWorkers.map((x) => x.name).sort()).toEqual(['a-0', 'b-0', 'b-1']);
+    expect(h.host('a').running(w.name)).toHaveLength(1);
+  });
+
   it('is the only one that does: an adaptive step to the same size leaves the crash loop alone', async () => {
     const h = harness({ workers: ['a'] });
     await startUp(h);
