@@ -124,13 +124,19 @@ export async function connectControl<M extends MethodTable = MethodTable>(socket
     // The table's types are the contract; on the wire a call is a name, params and a result.
     call: call as ControlClient<M>['call'],
     async subscribe(onEvent, subOpts: SubscribeOptions<M> = {}) {
-      listeners.add(onEvent);
+      // Events that overtake the reply wait for it: what it holds comes first.
+      let early: ClusterEvent[] | undefined = [];
+      const listener = (e: ClusterEvent) => (early ? early.push(e) : onEvent(e));
+      listeners.add(listener);
       try {
         const result = await call(SUBSCRIBE_METHOD, subOpts.params);
         subOpts.onSubscribed?.(result as SubscribeResult<M>);
+        const queued = early;
+        early = undefined;
+        queued.forEach(onEvent);
         await closedPromise;
       } finally {
-        listeners.delete(onEvent);
+        listeners.delete(listener);
       }
       if (failure && !(failure instanceof ClosedByUs)) throw failure;
     },

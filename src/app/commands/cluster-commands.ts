@@ -13,7 +13,6 @@ import { dashboardWanted } from '../dashboard/dashboard.js';
 import { findCluster, type FoundCluster } from './find-cluster.js';
 import type { ControlApiClient } from '../controller/control-api.js';
 import { statusText } from './status-text.js';
-import { recentLines } from './recent-lines.js';
 
 export async function runList(ctx: AppContext, o: { json: boolean }): Promise<number> {
   const rows = [];
@@ -141,15 +140,14 @@ function clusterDirs(root: string): string[] {
 }
 
 export async function runAttach(ctx: AppContext, o: { name?: string; tui?: boolean }): Promise<number> {
-  const { client, name, paths, state } = await findCluster(ctx, o.name, true);
-  // The newest recorded lines first, so neither view starts empty.
-  const recent = await recentLines(paths, state).catch(() => []);
-  if (dashboardWanted(ctx, o)) return (await import('../dashboard/attach-dashboard.js')).attachDashboard(ctx, client!, name, recent);
+  const { client, name } = await findCluster(ctx, o.name, true);
+  // The controller hands over its newest lines with the subscription: neither view starts empty.
+  if (dashboardWanted(ctx, o)) return (await import('../dashboard/attach-dashboard.js')).attachDashboard(ctx, client!, name);
   const sink = plainSink((t) => ctx.stdout.write(t));
   ctx.stderr.write(`Attached to ${name}; Ctrl-C detaches (the cluster keeps running).\n`);
   const off = ctx.onSignal(() => client!.close());
   try {
-    await client!.subscribe(sink, { onSubscribed: (st) => (ctx.stdout.write(statusText(st)), recent.forEach(sink)) }).catch(() => undefined);
+    await client!.subscribe(sink, { onSubscribed: (r) => (ctx.stdout.write(statusText(r.status)), r.recentLines.forEach(sink)) }).catch(() => undefined);
   } finally {
     off();
   }

@@ -121,10 +121,13 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
       await started.catch(() => undefined);
       return 130;
     }
+    // In the state file from its first save on: killed again before the roll goes on,
+    // the next controller still owes it.
+    const owed = owedRoll(session, previous);
     await controller.start();
     if (upEvent) opts.report?.(upEvent);
     if (spec.adaptive) session.startAdaptive(spec.adaptive);
-    continueRoll(session, previous, opts.readyTimeoutMs);
+    continueRoll(session, owed, opts.readyTimeoutMs);
     const schedulerDied = session.schedulerExit().then(() => 'scheduler-died' as const);
     const why = await Promise.race([stopRequested.then(() => 'stop' as const), schedulerDied]);
     if (why === 'scheduler-died') {
@@ -158,9 +161,15 @@ function runningSpec(given: ClusterSpec, previous: ClusterState | undefined, bus
   return { ...previous.spec, adaptive: given.adaptive ?? previous.spec.adaptive };
 }
 
-/** Workers an interrupted `apply` had not restarted yet are restarted now, one at a time. */
-function continueRoll(session: ClusterSession, previous: ClusterState | undefined, timeoutMs: number): void {
+/** The workers an interrupted `apply` had not restarted yet, owed again (state.pendingRoll). */
+function owedRoll(session: ClusterSession, previous: ClusterState | undefined): string[] {
   const names = (previous?.pendingRoll ?? []).filter((n) => session.state.desiredWorkers.some((w) => w.name === n));
+  for (const n of names) session.state.pendingRoll.add(n);
+  return names;
+}
+
+/** Restarts them now, one at a time. */
+function continueRoll(session: ClusterSession, names: readonly string[], timeoutMs: number): void {
   if (!names.length) return;
   session.bus.emit({ kind: 'notice', level: 'info', message: `continuing the interrupted apply: restarting ${names.length} worker(s) onto the spec in force` });
   // A roll that stops says so itself (cluster-changes.ts).

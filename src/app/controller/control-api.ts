@@ -11,6 +11,7 @@ import type { DrainResult } from '../../cluster/change.js';
 import type { RollResult } from '../../cluster/rolling.js';
 import type { ApplyReply, RollParams } from './cluster-changes.js';
 import type { StatusJson } from './status.js';
+import type { ProcessLine } from './recent-lines.js';
 
 /** What the flags say; unset keys keep the host file's `adaptive:` or Dask's defaults. */
 export type AdaptParams = { off: true } | { off?: false; dryRun: boolean; spec: Partial<Record<keyof AdaptiveSpec, number | null>> };
@@ -23,6 +24,12 @@ export interface AdaptReply {
   warnings?: string[];
 }
 
+export interface SubscribeReply {
+  status: StatusJson;
+  /** The newest process lines, oldest first; the live ones continue from the last. */
+  recentLines: ProcessLine[];
+}
+
 export const controlApi = {
   status: method<undefined, StatusJson>(noParams),
   scale: method<{ n: number }, ScaleResult & { adaptiveOff?: true }>(parseScale),
@@ -33,8 +40,8 @@ export const controlApi = {
   drain: method<{ hosts: string[]; undrain: boolean }, DrainResult>(parseDrain),
   /** A rolling restart of these workers (all when none are named). */
   roll: method<{ workers?: string[] } & RollParams, RollResult>(parseRoll),
-  /** Events from now on; the result is the status to show before them. */
-  subscribe: method<undefined, StatusJson>(noParams),
+  /** Events from now on; the result is what to show before them: the status and the newest lines. */
+  subscribe: method<undefined, SubscribeReply>(noParams),
 };
 
 export type ControlApi = typeof controlApi;

@@ -12,6 +12,7 @@ import { controlApi } from './control-api.js';
 import type { ClusterSession } from './cluster-session.js';
 import type { AppContext } from '../context.js';
 import { statusOf } from './status.js';
+import { RecentLines } from './recent-lines.js';
 import { statusWithMetrics } from './status-metrics.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
 
@@ -32,6 +33,7 @@ export function pathsFor(ctx: AppContext, name: string): ClusterPaths {
 export class ControlEndpoint {
   private server?: ControlServer;
   private logs?: LogStore;
+  private readonly recent = new RecentLines();
   private stateTimer?: NodeJS.Timeout;
   readonly socket: string;
 
@@ -47,16 +49,10 @@ export class ControlEndpoint {
     await this.ensureDir();
     this.server = await startControlServer(this.socket, controlApi, {
       status: async () => statusWithMetrics(session, this.o.clusterId, this.o.pid),
-      scale: async ({ n }) => {
-        const r = await session.userScale(n);
-        this.saveSoon();
-        return r;
-      },
-      adapt: async (params) => {
-        const r = await adapt(session, params);
-        this.saveSoon();
-        return r;
-      },
+      // A change is in the state file before its reply: a controller killed right after
+      // must not come back with the old size or adaptive settings.
+      scale: async ({ n }) => this.saved(await session.userScale(n)),
+      adapt: async (params) => this.saved(await adapt(session, params)),
       restart: async ({ name }) => {
         await session.restartWorker(name);
         return { restarted: name };
@@ -65,9 +61,10 @@ export class ControlEndpoint {
       apply: async ({ spec, ...roll }) => this.saved(await session.changes.apply(spec, roll)),
       drain: async ({ hosts, undrain }) => this.saved(await session.changes.drain(hosts, undrain)),
       roll: async ({ workers, ...roll }) => session.changes.restart(workers ?? session.state.desiredWorkers.map((w) => w.name), roll),
+      // No await before the return: the recent lines end where the subscription starts.
       subscribe: async (_params, conn) => {
         conn.subscribe();
-        return statusOf(session, this.o.clusterId, this.o.pid);
+        return { status: statusOf(session, this.o.clusterId, this.o.pid), recentLines: this.recent.list() };
       },
     });
     session.changes.listeners.add(() => this.saveSoon());
@@ -78,8 +75,15 @@ export class ControlEndpoint {
     await this.save();
   }
 
-  /** From before the first process starts, so its start-up lines are kept too. */
+  /**
+   * From before the first process starts, so its start-up lines are kept too: in the
+   * log files, and the newest in memory for `attach` (pushed before the same event is
+   * broadcast, by a listener registered before start()'s).
+   */
   async recordLogs(): Promise<void> {
+    this.o.session.bus.on((e) => {
+      if (e.kind === 'process-line') this.recent.push(e);
+    });
     try {
       await this.ensureDir();
       this.logs = new LogStore(await startRun(this.paths.logsDir, this.o.runId));

@@ -8,10 +8,8 @@ import type { AppContext } from '../context.js';
 import { openDashboard } from './dashboard.js';
 import { controlActions } from '../controller/dashboard-actions.js';
 
-/** `recent`: the newest recorded lines, shown before the live ones. */
-export async function attachDashboard(ctx: AppContext, client: ControlApiClient, name: string, recent: readonly ClusterEvent[] = []): Promise<number> {
+export async function attachDashboard(ctx: AppContext, client: ControlApiClient, name: string): Promise<number> {
   const store = new DashboardStore(name, Date.now, undefined, 'up');
-  for (const e of recent) store.apply(e);
   let detached = false;
   const detach = () => {
     detached = true;
@@ -21,7 +19,12 @@ export async function attachDashboard(ctx: AppContext, client: ControlApiClient,
   const off = ctx.onSignal(detach);
   let ended: string | undefined;
   try {
-    await client.subscribe((e) => store.apply(e), { onSubscribed: (st) => store.setStatus(st) });
+    await client.subscribe((e) => store.apply(e), {
+      onSubscribed: (r) => {
+        store.setStatus(r.status);
+        for (const e of r.recentLines) store.apply(e);
+      },
+    });
   } catch (err) {
     ended = err instanceof Error ? err.message : String(err);
   } finally {

@@ -129,6 +129,23 @@ describe('control server and client', () => {
     await vi.waitFor(() => expect(s.subscribers).toBe(0));
   });
 
+  it('hands events that overtake the snapshot to the subscriber only after it', async () => {
+    let s: Awaited<ReturnType<typeof start>> | undefined;
+    s = await start({
+      subscribe: async (_p, conn) => {
+        conn.subscribe();
+        s!.broadcast(notice(0)); // on the wire before the reply
+        await new Promise((r) => setTimeout(r, 20));
+        return { workers: 3 };
+      },
+    });
+    const c = await connectControl(sock, { timeoutMs: 2000 });
+    const seen: string[] = [];
+    void c.subscribe((e) => seen.push(e.kind === 'notice' ? e.message : e.kind), { onSubscribed: () => seen.push('snapshot') }).catch(() => {});
+    await vi.waitFor(() => expect(seen).toEqual(['snapshot', 'n0']));
+    c.close();
+  });
+
   it('drops a subscriber that stops reading, with a final error line, without queueing everything', async () => {
     const s = await start({}, { maxQueue: 100 });
     const raw = net.connect(sock);
