@@ -21,6 +21,21 @@ export interface StatusJson {
   adaptive: AdaptiveStatus | null;
   /** The last 50 things that happened, oldest first (absent from controllers before events existed). */
   events?: ClusterStatusEvent[];
+  /** Optional, from the scheduler (absent when it did not answer in time, or without sshcluster's preload). */
+  tasks?: TaskFigures;
+}
+
+/** The cluster's work as the scheduler sees it. */
+export interface TaskFigures {
+  /** Tasks held by state, Dask's names (processing, queued, no-worker, waiting, memory, erred, released); zero counts left out. */
+  byState: Record<string, number>;
+  /** The newest computation (a client's burst of work): done and erred of total; null before any. */
+  progress: { done: number; total: number; erred: number } | null;
+  /** Clients connected to the scheduler. */
+  clients: number;
+  /** The scheduler process: percent of one core, RSS in bytes. */
+  schedulerCpu: number;
+  schedulerMemoryBytes: number;
 }
 
 export interface ClusterStatusEvent {
@@ -54,8 +69,14 @@ export interface WorkerStatus {
   memoryBytes?: number;
   /** Optional: the scheduler's memory limit of this worker in bytes (absent: none). */
   memoryLimitBytes?: number;
-  /** Optional: tasks executing now. */
+  /** Optional: tasks executing now (from /json/identity.json, when the preload is absent). */
   executing?: number;
+  /** Optional: tasks assigned to it (executing or ready there). */
+  processing?: number;
+  /** Optional: results it holds. */
+  inMemory?: number;
+  /** Optional: seconds it has had nothing to process; absent while busy. */
+  idleS?: number;
 }
 
 export interface AdaptiveStatus {

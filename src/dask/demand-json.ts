@@ -32,18 +32,45 @@ export interface DemandWorker {
   nthreads: number;
   resources: Record<string, number>;
   used: Record<string, number>;
+  /** The worker's figures (absent from a preload that did not send them). */
+  figures?: WorkerFigures;
+}
+
+export interface WorkerFigures {
+  /** Tasks assigned to it (executing or ready there). */
+  processing: number;
+  /** Results it holds. */
+  inMemory: number;
+  /** Percent of one core. */
+  cpu: number;
+  memoryBytes: number;
+  /** 0: no limit. */
+  memoryLimitBytes: number;
+  /** Seconds with nothing to process; absent while busy. */
+  idleS?: number;
+}
+
+/** The whole cluster as the scheduler sees it. */
+export interface ClusterFigures {
+  /** Tasks held by state (Dask's names: processing, queued, no-worker, waiting, memory, erred, released). */
+  tasks: Record<string, number>;
+  /** The newest computation: done (and erred) of total; null before any. */
+  progress: { done: number; total: number; erred: number } | null;
+  clients: number;
+  scheduler: { cpu: number; memoryBytes: number };
 }
 
 export interface SchedulerDemand {
   distributed: string;
   groups: DemandGroup[];
   workers: DemandWorker[];
+  figures?: ClusterFigures;
 }
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0);
-const seconds = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+const positive = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
 
 export function parseDemand(req: RequestInfo, body: unknown): SchedulerDemand {
   if (!isObj(body) || !Array.isArray(body['groups']) || !Array.isArray(body['workers'])) {
@@ -58,6 +85,37 @@ export function parseDemand(req: RequestInfo, body: unknown): SchedulerDemand {
     distributed: typeof body['distributed'] === 'string' ? body['distributed'].slice(0, 64) : '',
     groups: body['groups'].slice(0, MAX_GROUPS).flatMap(parseGroup),
     workers: body['workers'].slice(0, MAX_WORKERS).flatMap(parseWorker),
+    ...(isObj(body['figures']) ? { figures: parseFigures(body['figures']) } : {}),
+  };
+}
+
+/** Dask's task states; anything else an answer names is dropped (it is untrusted). */
+const TASK_STATES = ['released', 'waiting', 'no-worker', 'queued', 'processing', 'memory', 'erred'];
+
+function parseFigures(f: Obj): ClusterFigures {
+  const tasks: Record<string, number> = {};
+  const states = isObj(f['tasks']) ? f['tasks'] : {};
+  for (const s of TASK_STATES) if (count(states[s]) > 0) tasks[s] = count(states[s]);
+  const p = f['progress'];
+  const sched = isObj(f['scheduler']) ? f['scheduler'] : {};
+  return {
+    tasks,
+    progress: isObj(p) ? { done: count(p['done']), total: count(p['total']), erred: count(p['erred']) } : null,
+    clients: count(f['clients']),
+    scheduler: { cpu: positive(sched['cpu']), memoryBytes: count(sched['memory']) },
+  };
+}
+
+function parseWorkerFigures(w: Obj): WorkerFigures | undefined {
+  if (typeof w['processing'] !== 'number') return undefined;
+  const idle = w['idle_s'];
+  return {
+    processing: count(w['processing']),
+    inMemory: count(w['in_memory']),
+    cpu: positive(w['cpu']),
+    memoryBytes: count(w['memory']),
+    memoryLimitBytes: count(w['memory_limit']),
+    ...(typeof idle === 'number' && Number.isFinite(idle) && idle >= 0 ? { idleS: idle } : {}),
   };
 }
 
@@ -70,7 +128,7 @@ function parseGroup(g: unknown): DemandGroup[] {
     unrunnable: count(g['unrunnable']),
     waiting: count(g['waiting']),
     running: count(g['running']),
-    durationS: seconds(g['duration']),
+    durationS: positive(g['duration']),
     unknown: count(g['unknown']),
   }];
 }
@@ -78,11 +136,13 @@ function parseGroup(g: unknown): DemandGroup[] {
 function parseWorker(w: unknown): DemandWorker[] {
   if (!isObj(w) || typeof w['address'] !== 'string') return [];
   const name = w['name'];
+  const figures = parseWorkerFigures(w);
   return [{
     name: typeof name === 'string' || typeof name === 'number' ? String(name) : w['address'],
     address: w['address'],
     nthreads: count(w['nthreads']),
     resources: numberRecord(w['resources']),
     used: numberRecord(w['used']),
+    ...(figures ? { figures } : {}),
   }];
 }

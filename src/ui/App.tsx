@@ -3,7 +3,7 @@
 // cluster action goes through the DashboardActions port.
 import { Box, Text } from 'ink';
 import type { DashboardActions } from './actions.js';
-import { Header } from './components/Header.js';
+import { Header, headerRows } from './components/Header.js';
 import { HelpOverlay } from './components/HelpOverlay.js';
 import { HostsTable } from './components/HostsTable.js';
 import { LogPane } from './components/LogPane.js';
@@ -53,7 +53,7 @@ function Dashboard({ store, actions, size, now: fixedNow, pollMs = 1_000, fps = 
   // One row short of the screen: a frame as tall as the terminal makes Ink clear it every time.
   const height = Math.max(1, rows - 1);
   const refresh = useStatusPoll(store, actions, pollMs);
-  const body = height - 4;
+  const body = height - headerRows(m) - 1;
   const topRows = m.overlay === 'help' ? body : m.logsFull && m.overlay === 'none' ? 0 : Math.max(3, Math.min(topWanted(m), Math.floor(body * 0.45)));
   const logRows = Math.max(1, body - topRows);
   useDashboardKeys(store, actions, Math.max(1, logRows - 2), refresh);

@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchedulerClient, tcpConnector } from '../../src/dask/scheduler-client.js';
-import { daskClient, runCli, sleep } from './cli-driver.js';
+import type { StatusJson } from '../../src/control/status-document.js';
+import { daskClient, runCli, sleep, until } from './cli-driver.js';
 import { clientPython, getTestHosts } from './harness/context.js';
 import { writeHostsYaml } from './harness/netns-hosts.js';
 
@@ -118,6 +119,25 @@ describe(`Dask ${info.dask} on the hosts`, () => {
       const dry = runCli(['adapt', '--name', 'version', '--min', '0', '--max', '10', '--dry-run']);
       expect(dry.code, dry.stderr).toBe(0);
       expect(dry.stdout).toMatch(new RegExp(`would up by ${TASKS / NTHREADS - 1} \\(target ${TASKS / NTHREADS}\\)`));
+      // The scheduler's figures in status (sshcluster's preload on this version): none of
+      // the 16 done, all processing or queued (2024.12 queues past 1.1 × threads).
+      const st = await until('the task figures in status --json', () => {
+        const r = runCli(['status', '--json', '--name', 'version']);
+        const doc = JSON.parse(r.stdout) as StatusJson;
+        return doc.tasks ? doc : undefined;
+      });
+      const t = st.tasks!;
+      expect(t.progress).toEqual({ done: 0, total: TASKS, erred: 0 });
+      expect((t.byState['processing'] ?? 0) + (t.byState['queued'] ?? 0)).toBe(TASKS);
+      expect(t.clients).toBe(1);
+      const worker = st.workers.find((w) => w.host === h1.ip)!;
+      expect(worker.processing).toBe(t.byState['processing']);
+      expect(worker.idleS).toBeUndefined();
+      const text = await until('the task figures in status', () => {
+        const out = runCli(['status', '--name', 'version']).stdout;
+        return out.includes('  tasks: ') ? out : undefined;
+      });
+      expect(text).toContain(`; newest computation 0/${TASKS} done (0%)`);
     } finally {
       fs.writeFileSync(stop, '');
     }

@@ -1,6 +1,7 @@
 // `sshcluster status` without --json: the status document as text for a terminal.
-import { allRestarts, type AdaptiveStatus, type StatusJson, type WorkerStatus } from '../../control/status-document.js';
+import { allRestarts, type AdaptiveStatus, type StatusJson, type TaskFigures, type WorkerStatus } from '../../control/status-document.js';
 import { safeDeep } from '../../events/terminal-text.js';
+import { clientsAndScheduler, progressText, taskStates, workerTasks } from '../../control/task-figures-text.js';
 
 /** For a terminal: names, errors and addresses can hold what a host said, so escaped. */
 export function statusText(raw: StatusJson): string {
@@ -10,11 +11,12 @@ export function statusText(raw: StatusJson): string {
     `  scheduler: ${st.schedulerAddress}`,
     `  dashboard: ${st.dashboardUrl}`,
     ...(st.adaptive ? [adaptiveLine(st.adaptive)] : []),
+    ...(st.tasks ? tasksLines(st.tasks) : []),
     '',
     'HOST'.padEnd(24) + 'STATE'.padEnd(13) + 'WORKERS  LAST ERROR',
     ...st.hosts.map((h) => h.name.padEnd(24) + h.state.padEnd(13) + String(h.workers).padEnd(9) + (h.lastError ?? '')),
     '',
-    'WORKER'.padEnd(24) + 'STATE'.padEnd(12) + 'PID'.padEnd(9) + 'RESTARTS  CPU    MEMORY      TASKS  ADDRESS',
+    'WORKER'.padEnd(24) + 'STATE'.padEnd(12) + 'PID'.padEnd(9) + 'RESTARTS  CPU    MEMORY      TASKS  IDLE   ADDRESS',
     ...st.workers.map((w) =>
       w.name.padEnd(24) + w.state.padEnd(12) + String(w.pid ?? '-').padEnd(9) + String(allRestarts(w)).padEnd(10) +
       figures(w) + (w.address ?? '-'),
@@ -28,7 +30,13 @@ export function statusText(raw: StatusJson): string {
 function figures(w: WorkerStatus): string {
   const cpu = w.cpu === undefined ? '-' : `${Math.round(w.cpu)}%`;
   const mem = w.memoryBytes === undefined ? '-' : mib(w.memoryBytes) + (w.memoryLimitBytes ? `/${mib(w.memoryLimitBytes)}` : '');
-  return cpu.padEnd(7) + mem.padEnd(12) + String(w.executing ?? '-').padEnd(7);
+  const idle = w.idleS === undefined ? '-' : `${Math.floor(w.idleS)}s`;
+  return cpu.padEnd(7) + mem.padEnd(12) + String(workerTasks(w) ?? '-').padEnd(7) + idle.padEnd(7);
+}
+
+function tasksLines(t: TaskFigures): string[] {
+  const progress = progressText(t);
+  return [`  tasks: ${taskStates(t)}${progress ? `; newest computation ${progress}` : ''}`, `  ${clientsAndScheduler(t, mib)}`];
 }
 
 function mib(bytes: number): string {

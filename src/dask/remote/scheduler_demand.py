@@ -18,7 +18,18 @@ Answer (JSON):
     duration      expected seconds of the unrunnable + waiting tasks, from the
                   scheduler's own per-prefix estimates
     unknown       how many of those had no estimate (counted at unknown-task-duration)
-  workers       every worker: name, address, nthreads, declared resources, used
+  workers       every worker: name, address, nthreads, declared resources, used,
+                and its figures: processing (tasks assigned to it), in_memory (results
+                it holds), cpu (percent of a core), memory (process bytes),
+                memory_limit (bytes, 0: none), idle_s (seconds with nothing to
+                process, as seen by these requests; absent while busy)
+  figures       the whole cluster, for `status` and the dashboard (absent if reading
+                them failed; the rest still answers):
+    tasks         tasks the scheduler holds by state (no zero counts, no forgotten)
+    progress      the newest computation (a client's burst of work): done and
+                  erred of total tasks; null before any
+    clients       clients connected (the scheduler's own fire-and-forget not counted)
+    scheduler     the scheduler process: cpu (percent of a core), memory (bytes)
 
 Restricted tasks are never queued (is_rootish() is False for them in both versions),
 so `scheduler.queued` is not scanned.
@@ -27,6 +38,7 @@ so `scheduler.queued` is not scanned.
 import json
 import logging
 import math
+import time
 
 ROUTE = "/api/v1/sshcluster/demand"
 VERSION = 1
@@ -101,18 +113,85 @@ def demand(scheduler):
         # Only a worker that declares resources can hold a restricted task.
         if ws.resources:
             _worker_tasks(scheduler, groups, ws)
-        workers.append({
+        w = {
             "name": str(ws.name),
             "address": ws.address,
             "nthreads": ws.nthreads,
             "resources": dict(ws.resources),
             "used": dict(ws.used_resources),
-        })
-    return {
+        }
+        w.update(_worker_figures(ws))
+        workers.append(w)
+    _forget_idle(scheduler)
+    body = {
         "version": VERSION,
         "distributed": distributed.__version__,
         "groups": list(groups.values()),
         "workers": workers,
+    }
+    try:
+        body["figures"] = figures(scheduler)
+    except Exception:  # figures are for people; demand must still answer
+        logger.exception("sshcluster figures failed")
+    return body
+
+
+# address -> time.monotonic() when a request first saw the worker with nothing to process
+_idle_since = {}
+
+
+def _worker_figures(ws):
+    try:
+        processing = len(ws.processing)
+        metrics = ws.metrics or {}
+        out = {
+            "processing": processing,
+            "in_memory": len(ws.has_what),
+            "cpu": float(metrics.get("cpu") or 0),
+            "memory": int(metrics.get("memory") or 0),
+            "memory_limit": int(ws.memory_limit or 0),
+        }
+    except Exception:
+        return {}
+    now = time.monotonic()
+    if processing:
+        _idle_since.pop(ws.address, None)
+    else:
+        out["idle_s"] = round(now - _idle_since.setdefault(ws.address, now), 1)
+    return out
+
+
+def _forget_idle(scheduler):
+    for address in [a for a in _idle_since if a not in scheduler.workers]:
+        del _idle_since[address]
+
+
+def _count_states(groups):
+    counts = {}
+    for tg in groups:
+        for state, n in tg.states.items():
+            if n > 0 and state != "forgotten":
+                counts[state] = counts.get(state, 0) + n
+    return counts
+
+
+def figures(scheduler):
+    tasks = _count_states(list(scheduler.task_groups.values()))
+    progress = None
+    if scheduler.computations:
+        states = {}
+        for tg in list(scheduler.computations[-1].groups):
+            for state, n in tg.states.items():
+                states[state] = states.get(state, 0) + n
+        total = sum(states.values())
+        pending = sum(states.get(s, 0) for s in ("processing", "queued", "no-worker", "waiting"))
+        progress = {"done": total - pending, "total": total, "erred": states.get("erred", 0)}
+    recent = scheduler.monitor.recent()
+    return {
+        "tasks": tasks,
+        "progress": progress,
+        "clients": sum(1 for c in scheduler.clients if c != "fire-and-forget"),
+        "scheduler": {"cpu": float(recent.get("cpu") or 0), "memory": int(recent.get("memory") or 0)},
     }
 
 

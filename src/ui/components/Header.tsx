@@ -1,9 +1,18 @@
-// Cluster name, addresses, uptime, workers running / target, adaptive state and the
-// demand it cannot place.
+// Cluster name, addresses, uptime, workers running / target, the scheduler's work
+// (progress of the newest computation, tasks by state, clients, its own load), adaptive
+// state and the demand it cannot place.
 import { Box, Text } from 'ink';
 import type { ViewModel } from '../state/model.js';
-import { duration } from './format.js';
+import { bytes, duration } from './format.js';
+import { clientsAndScheduler, progressBar, progressText, taskStates } from '../../control/task-figures-text.js';
 import { useColor } from '../hooks/use-color.js';
+
+const PROGRESS_CELLS = 16;
+
+/** Rows the header takes: three, one for the scheduler's work once known, one per unmet demand. */
+export function headerRows(m: ViewModel): number {
+  return 3 + (m.tasks ? 1 : 0) + (m.adaptive?.unmet.length ?? 0);
+}
 
 export function Header({ m, now }: { m: ViewModel; now: number }) {
   const c = useColor();
@@ -25,6 +34,14 @@ export function Header({ m, now }: { m: ViewModel; now: number }) {
       <Text wrap="truncate">
         {'scheduler '}{m.schedulerAddress || '-'}{'  dashboard '}{m.dashboardUrl || '-'}
       </Text>
+      {m.tasks ? (
+        <Text wrap="truncate">
+          {'tasks '}
+          {progressText(m.tasks) ? <Text color={c('green')}>{progressBar(m.tasks, PROGRESS_CELLS) + ' '}</Text> : null}
+          {progressText(m.tasks) ? <Text bold>{progressText(m.tasks)}</Text> : null}
+          {(progressText(m.tasks) ? ' · ' : '') + taskStates(m.tasks) + ' · ' + clientsAndScheduler(m.tasks, bytes)}
+        </Text>
+      ) : null}
       <Text wrap="truncate">{'adaptive '}{adaptive}</Text>
       {(a?.unmet ?? []).map((u) => (
         <Text key={u} wrap="truncate" color={c('yellow')}>{'unmet '}{u}</Text>

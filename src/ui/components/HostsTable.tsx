@@ -3,6 +3,7 @@
 // columns the terminal has no room for are dropped (columns.ts), the state never.
 import { Box, Text } from 'ink';
 import { allRestarts, type WorkerStatus } from '../../control/status-document.js';
+import { workerTasks } from '../../control/task-figures-text.js';
 import { sortedHosts, workersOf, type HostView, type ViewModel } from '../state/model.js';
 import { fitColumns, headerOf, nameWidth, type Column } from './columns.js';
 import { bytes, pad, sum } from './format.js';
@@ -26,7 +27,7 @@ function hostColumns(names: string[]): Column<HostRow>[] {
       const cpu = sum(r.running.map((w) => w.cpu));
       return cpu === undefined ? '-' : `${Math.round(cpu)}%`;
     }),
-    col('TASKS', 7, 5, (r) => String(sum(r.running.map((w) => w.executing)) ?? '-')),
+    col('TASKS', 7, 5, (r) => String(sum(r.running.map(workerTasks)) ?? '-')),
     col('RESTARTS', 9, 2, (r) => String(r.all.reduce((a, w) => a + allRestarts(w), 0))),
     { title: 'STATE', width: 12, min: 12, cell: (r) => shownState(r.h) },
   ];

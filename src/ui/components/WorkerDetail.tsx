@@ -1,7 +1,7 @@
 // `x` on a selected worker: everything status knows of it, and its last log lines.
 import { Box, Text } from 'ink';
 import { selectedWorker, type ViewModel } from '../state/model.js';
-import { bytes } from './format.js';
+import { bytes, duration } from './format.js';
 import { compact } from './LogPane.js';
 
 export function WorkerDetail({ m, height }: { m: ViewModel; height: number }) {
@@ -14,7 +14,7 @@ export function WorkerDetail({ m, height }: { m: ViewModel; height: number }) {
     ['threads', String(w.nthreads)],
     ['memory', `${bytes(w.memoryBytes)} of ${bytes(w.memoryLimitBytes)}`],
     ['cpu', w.cpu === undefined ? '-' : `${Math.round(w.cpu)}%`],
-    ['tasks', String(w.executing ?? '-')],
+    ['tasks', w.processing === undefined ? String(w.executing ?? '-') : `${w.processing} processing, ${w.inMemory ?? 0} results in memory${w.idleS === undefined ? '' : `; idle ${duration(w.idleS * 1000)}`}`],
     ['restarts', `${w.restarts} by sshcluster, ${w.nannyRestarts ?? 0} by its nanny`],
   ];
   const room = Math.max(0, height - facts.length - 4);
@@ -22,7 +22,7 @@ export function WorkerDetail({ m, height }: { m: ViewModel; height: number }) {
   return (
     <Box flexDirection="column" borderStyle="round" paddingX={1}>
       <Text bold wrap="truncate">{`${w.name} on ${w.host}  (x or esc closes)`}</Text>
-      {facts.map(([k, v]) => (
+      {facts.slice(0, Math.max(0, height - 3)).map(([k, v]) => (
         <Text key={k} wrap="truncate">
           <Text bold>{k.padEnd(10)}</Text>
           {v}

@@ -1,10 +1,11 @@
 // A host's workers (enter on a host): select one for `r` (restart). Columns the
-// terminal has no room for are dropped (columns.ts): threads, pid, address first.
+// terminal has no room for are dropped (columns.ts): threads, pid, address, idle first.
 import { Box, Text } from 'ink';
 import { allRestarts, type WorkerStatus } from '../../control/status-document.js';
+import { workerTasks } from '../../control/task-figures-text.js';
 import { workersOf, type HostView, type ViewModel } from '../state/model.js';
 import { fitColumns, headerOf, nameWidth, type Column } from './columns.js';
-import { bytes, pad } from './format.js';
+import { bytes, duration, pad } from './format.js';
 import { stateColor } from './HostsTable.js';
 import { useColor } from '../hooks/use-color.js';
 
@@ -17,8 +18,9 @@ function workerColumns(names: string[]): Column<WorkerStatus>[] {
     col('THREADS', 9, 1, (w) => String(w.nthreads)),
     col('MEMORY', 14, 5, (w) => `${bytes(w.memoryBytes)}/${bytes(w.memoryLimitBytes)}`),
     col('CPU', 7, 4, (w) => (w.cpu === undefined ? '-' : `${Math.round(w.cpu)}%`)),
-    col('TASKS', 7, undefined, (w) => String(w.executing ?? '-')),
+    col('TASKS', 7, undefined, (w) => String(workerTasks(w) ?? '-')),
     col('RESTARTS', 10, undefined, (w) => String(allRestarts(w))),
+    col('IDLE', 7, 3.5, (w) => (w.idleS === undefined ? '-' : duration(w.idleS * 1000))),
     { title: 'ADDRESS', width: 28, min: 28, drop: 3, cell: (w) => w.address ?? '-' },
   ];
 }

@@ -1,7 +1,8 @@
 // The dashboard's view model: everything a frame shows, derived from ClusterEvents and
 // status snapshots (reduce-event.ts) and from keys (reduce-ui.ts).
 import { LogRing } from './log-ring.js';
-import type { AdaptiveStatus, ClusterStatusEvent, WorkerStatus } from '../../control/status-document.js';
+import type { AdaptiveStatus, ClusterStatusEvent, TaskFigures, WorkerStatus } from '../../control/status-document.js';
+import { workerTasks } from '../../control/task-figures-text.js';
 
 export type Phase = 'starting' | 'up' | 'stopping' | 'stopped';
 export type StepState = 'connecting' | 'starting' | 'registered' | 'failed';
@@ -38,6 +39,8 @@ export interface ViewModel {
   hosts: HostView[];
   workers: WorkerStatus[];
   adaptive: AdaptiveStatus | null;
+  /** The scheduler's work (status's optional figures); null while unknown. */
+  tasks: TaskFigures | null;
   /** The controller's recent events (status), shown instead of the logs with `e`. */
   events: ClusterStatusEvent[];
   showEvents: boolean;
@@ -64,7 +67,7 @@ export interface ViewModel {
 export function initialModel(name = '', logs = new LogRing()): ViewModel {
   return {
     name, schedulerAddress: '', dashboardUrl: '', startedAt: null, desiredWorkers: null,
-    phase: 'starting', phaseReason: null, hosts: [], workers: [], adaptive: null, events: [], showEvents: false, sortBy: 'host file',
+    phase: 'starting', phaseReason: null, hosts: [], workers: [], adaptive: null, tasks: null, events: [], showEvents: false, sortBy: 'host file',
     logs, logVersion: 0, filter: '', editingFilter: false, follow: true, anchor: null,
     focus: 'hosts', selectedHost: 0, detail: false, selectedWorker: 0, logsFull: false,
     overlay: 'none', confirm: null, message: null,
@@ -95,7 +98,7 @@ function figure(w: WorkerStatus, key: SortKey): number {
     case 'memory':
       return w.memoryBytes ?? 0;
     case 'tasks':
-      return w.executing ?? 0;
+      return workerTasks(w) ?? 0;
     case 'restarts':
       return w.restarts + (w.nannyRestarts ?? 0);
     case 'host file':

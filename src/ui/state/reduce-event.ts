@@ -59,6 +59,7 @@ export function reduceStatus(m: ViewModel, st: StatusJson, now: number): ViewMod
     hosts,
     workers: st.workers,
     adaptive: st.adaptive,
+    tasks: st.tasks ?? null,
     events: st.events ?? m.events,
     selectedHost: Math.min(m.selectedHost, Math.max(0, hosts.length - 1)),
   };

@@ -62,8 +62,30 @@ describe('GET /api/v1/sshcluster/demand', () => {
     expect(byName['gpu-0']!.address).toMatch(/^tcp:\/\/127\.0\.0\.1:\d+$/);
   });
 
+  it('adds the figures status and the dashboard show: tasks by state, the newest computation, clients, the scheduler, each worker', async () => {
+    const d = (await client(ports.http).demand())!;
+    const f = d.figures!;
+    expect(f.tasks).toMatchObject({ processing: 10, 'no-worker': 3 });
+    // One computation: the 4 plain tasks finished (done), 10 + 3 still to run.
+    expect(f.progress).toEqual({ done: 4, total: 17, erred: 0 });
+    expect(f.clients).toBe(1);
+    expect(f.scheduler.memoryBytes).toBeGreaterThan(10_000_000);
+    const byName = Object.fromEntries(d.workers.map((w) => [w.name, w.figures]));
+    expect(byName['gpu-0']).toMatchObject({ processing: 10, inMemory: 0 });
+    expect(byName['gpu-0']!.idleS).toBeUndefined();
+    expect(byName['cpu-0']).toMatchObject({ processing: 0, idleS: expect.any(Number) });
+    for (const w of Object.values(byName)) {
+      expect(w!.memoryBytes).toBeGreaterThan(10_000_000);
+      expect(w!.memoryLimitBytes).toBeGreaterThan(0);
+    }
+    // Seen idle by the first request, idle longer by the next.
+    await new Promise((r) => setTimeout(r, 300));
+    const again = (await client(ports.http).demand())!.workers.find((w) => w.name === 'cpu-0')!.figures!;
+    expect(again.idleS!).toBeGreaterThan(byName['cpu-0']!.idleS!);
+  });
+
   it('works when the preload is given as the text of the module', async () => {
-    expect(await client(ports.text).demand()).toEqual({ distributed: expect.any(String), groups: [], workers: [] });
+    expect(await client(ports.text).demand()).toEqual({ distributed: expect.any(String), groups: [], workers: [], figures: { tasks: {}, progress: null, clients: 0, scheduler: expect.any(Object) } });
   });
 
   it('is undefined (the caller falls back) on a scheduler started without the preload', async () => {

@@ -170,6 +170,15 @@ describe('dashboard', () => {
     expect(frame()).toContain('Compute Failed');
   });
 
+  it("shows the scheduler's work under the header: progress bar, tasks by state, clients, its load; the layout makes room for the line", async () => {
+    const s = upStore();
+    s.setStatus(snapshot({ tasks: { byState: { processing: 12, queued: 40, memory: 108 }, progress: { done: 108, total: 160, erred: 0 }, clients: 1, schedulerCpu: 3, schedulerMemoryBytes: 120 * 2 ** 20 } }));
+    const { frame } = show({ store: s }, { width: 160, height: 24 });
+    expect(frame()).toContain('tasks ███████████░░░░░ 108/160 done (67%) · 40 queued, 12 processing, 108 in memory · 1 client · scheduler 3% 120M');
+    expect(frame().split('\n').length).toBeLessThanOrEqual(23);
+    expect(frame()).toMatch(/Logs \[follow\]/);
+  });
+
   it('at 80 columns drops low-priority columns and keeps every header it shows whole', async () => {
     const { frame, press } = show({ store: upStore() }, { width: 80, height: 24 });
     const hostHeader = frame().split('\n').find((l) => l.includes('HOST'))!;
@@ -178,8 +187,8 @@ describe('dashboard', () => {
     await press('\u001B[B');
     await press('\r');
     const workerHeader = frame().split('\n').find((l) => l.includes('WORKER '))!;
-    // Threads, pid and address go first; state, tasks and restarts stay.
-    expect(workerHeader.trim().split(/\s+/)).toEqual(['WORKER', 'STATE', 'MEMORY', 'CPU', 'TASKS', 'RESTARTS']);
+    // Threads, pid and address go first; state, tasks, restarts and idle stay.
+    expect(workerHeader.trim().split(/\s+/)).toEqual(['WORKER', 'STATE', 'MEMORY', 'CPU', 'TASKS', 'RESTARTS', 'IDLE']);
     expect(frame().split('\n').every((l) => l.length <= 80)).toBe(true);
   });
 

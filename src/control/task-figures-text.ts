@@ -1,0 +1,41 @@
+// The scheduler's figures as text, one way for `status` and the dashboard: a worker's
+// tasks, and the cluster's work as "tasks 12 processing, 40 queued, 108 in memory ·
+// 108/160 done (67%) ████░░ · 1 client · scheduler 3% 120M".
+import type { TaskFigures, WorkerStatus } from './status-document.js';
+
+/** Tasks at a worker: processing (sshcluster's preload), else executing (identity.json). */
+export function workerTasks(w: Pick<WorkerStatus, 'processing' | 'executing'>): number | undefined {
+  return w.processing ?? w.executing;
+}
+
+/** Dask's states in the order work moves through them; "memory" reads "in memory". */
+const SHOWN: [state: string, label: string][] = [
+  ['no-worker', 'no worker'], ['waiting', 'waiting'], ['queued', 'queued'], ['processing', 'processing'],
+  ['memory', 'in memory'], ['erred', 'erred'],
+];
+
+/** "12 processing, 40 queued, 108 in memory", or "none". */
+export function taskStates(t: TaskFigures): string {
+  const parts = SHOWN.filter(([s]) => (t.byState[s] ?? 0) > 0).map(([s, label]) => `${t.byState[s]} ${label}`);
+  return parts.length ? parts.join(', ') : 'none';
+}
+
+/** "108/160 done (67%)" with erred ones said, or undefined before any computation. */
+export function progressText(t: TaskFigures): string | undefined {
+  const p = t.progress;
+  if (!p || p.total === 0) return undefined;
+  const pct = Math.floor((100 * p.done) / p.total);
+  return `${p.done}/${p.total} done (${pct}%)${p.erred ? `, ${p.erred} erred` : ''}`;
+}
+
+/** A bar of `width` cells for the newest computation's progress. */
+export function progressBar(t: TaskFigures, width: number): string {
+  const p = t.progress;
+  if (!p || p.total === 0 || width <= 0) return '';
+  const full = Math.round((width * p.done) / p.total);
+  return '█'.repeat(full) + '░'.repeat(width - full);
+}
+
+export function clientsAndScheduler(t: TaskFigures, mem: (bytes: number) => string): string {
+  return `${t.clients} client${t.clients === 1 ? '' : 's'} · scheduler ${Math.round(t.schedulerCpu)}% ${mem(t.schedulerMemoryBytes)}`;
+}
