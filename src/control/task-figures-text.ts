@@ -32,7 +32,7 @@ export function progressText(t: TaskFigures): string | undefined {
 export function progressBar(t: TaskFigures, width: number): string {
   const p = t.progress;
   if (!p || p.total === 0 || width <= 0) return '';
-  const full = Math.round((width * p.done) / p.total);
+  const full = Math.floor((width * p.done) / p.total); // full only when all are done
   return '█'.repeat(full) + '░'.repeat(width - full);
 }
 

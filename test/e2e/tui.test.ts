@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { daskClient, sleep, STATE_HOME } from './cli-driver.js';
+import { daskClient, daskClientInBackground, sleep, STATE_HOME } from './cli-driver.js';
 import { getTestHosts } from './harness/context.js';
 import { daskProcessesIn, writeHostsYaml } from './harness/netns-hosts.js';
 
@@ -40,7 +40,8 @@ describe('the dashboard under tmux', () => {
     const [sched, ...workers] = three as [typeof three[0], ...typeof three];
     // Each worker host starts one worker and has room for a second: + has somewhere to go.
     const hosts = three.map((h, i) => ({ host: h.ip, ...(i > 0 ? { max_workers: 2 } : {}), ...(h.port === 22 ? {} : { connect_options: { port: h.port } }) }));
-    const file = writeHostsYaml(path.join(info.dir, 'tui.yaml'), info, { name: 'tui', hosts, env: { DASK_TEMPORARY_DIRECTORY: path.join(info.dir, 'dask-scratch') } });
+    // Two threads each: the workload below holds one and the rest run on the other.
+    const file = writeHostsYaml(path.join(info.dir, 'tui.yaml'), info, { name: 'tui', hosts, worker_options: { nthreads: 2 }, env: { DASK_TEMPORARY_DIRECTORY: path.join(info.dir, 'dask-scratch') } });
     const env = `NO_COLOR=1 XDG_STATE_HOME=${STATE_HOME}`;
     // Ink draws only the last frame when it sees CI set (is-in-ci); a person at this
     // terminal would not have it, and CI runs this test with CI=true.
@@ -54,9 +55,6 @@ describe('the dashboard under tmux', () => {
     expect(hostRow(up, sched.ip)).toMatch(/\bup\s*$/);
     expect(up).toContain(`scheduler tcp://${sched.ip}:8786`);
     expect(up).toMatch(new RegExp(`${workers[0]!.ip}-0 │ .*distributed\\.`));
-    await sleep(2_500); // one status poll later: memory and CPU are in the table
-    const shot = screen();
-    if (process.env.DASHBOARD_CAPTURE) fs.writeFileSync(process.env.DASHBOARD_CAPTURE, shot.replace(/\s+$/, '') + '\n');
 
     tmux('send-keys', '-t', 'tui', '+');
     const grown = await waitScreen((s) => /workers 3\/3/.test(s), 'a third worker in the table');
@@ -75,6 +73,31 @@ describe('the dashboard under tmux', () => {
     tmux('send-keys', '-t', 'tui', 'y');
     await waitScreen((s) => { const m = pidRow.exec(s); return m !== null && Number(m[1]) !== before; }, `${w0} running again with a new pid`);
     tmux('send-keys', '-t', 'tui', 'Escape');
+
+    // A workload's progress under the header, and moving: one task held until a file
+    // exists, submitted first (so the other 39, at a higher priority, join its
+    // computation), then 39 that finish at once.
+    const hold = path.join(info.dir, 'tui-hold');
+    fs.rmSync(hold, { force: true });
+    const work = daskClientInBackground(`tcp://${sched.ip}:8786`, [
+      'import os',
+      `hold = ${JSON.stringify(hold)}`,
+      'def held(i):',
+      '    while not os.path.exists(hold):',
+      '        time.sleep(0.05)',
+      '    return i',
+      'first = c.submit(held, 0, pure=False)',
+      'while not c.run_on_scheduler(lambda dask_scheduler: sum(len(ws.processing) for ws in dask_scheduler.workers.values())):',
+      '    time.sleep(0.05)',
+      'rest = c.map(lambda i: i, range(1, 40), priority=10, pure=False)',
+      'print(sum(c.gather([first] + rest)))',
+    ].join('\n'));
+    const partway = await waitScreen((s) => /tasks .*39\/40 done \(97%\)/.test(s), 'the workload at 39 of 40');
+    expect(partway).toMatch(/39\/40 done \(97%\) · .*1 processing.* · 1 client · scheduler \d+%/);
+    if (process.env.DASHBOARD_CAPTURE) fs.writeFileSync(process.env.DASHBOARD_CAPTURE, partway.replace(/\s+$/, '') + '\n');
+    fs.writeFileSync(hold, '');
+    await waitScreen((s) => /tasks .*40\/40 done \(100%\)/.test(s), 'the workload done');
+    expect((await work).trim()).toBe('780');
 
     // 80×24: low-priority columns go, every header shown is whole, the state stays.
     expect(tmux('resize-window', '-t', 'tui', '-x', '80', '-y', '24').status).toBe(0);

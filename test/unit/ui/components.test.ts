@@ -174,7 +174,7 @@ describe('dashboard', () => {
     const s = upStore();
     s.setStatus(snapshot({ tasks: { byState: { processing: 12, queued: 40, memory: 108 }, progress: { done: 108, total: 160, erred: 0 }, clients: 1, schedulerCpu: 3, schedulerMemoryBytes: 120 * 2 ** 20 } }));
     const { frame } = show({ store: s }, { width: 160, height: 24 });
-    expect(frame()).toContain('tasks ███████████░░░░░ 108/160 done (67%) · 40 queued, 12 processing, 108 in memory · 1 client · scheduler 3% 120M');
+    expect(frame()).toContain('tasks ██████████░░░░░░ 108/160 done (67%) · 40 queued, 12 processing, 108 in memory · 1 client · scheduler 3% 120M');
     expect(frame().split('\n').length).toBeLessThanOrEqual(23);
     expect(frame()).toMatch(/Logs \[follow\]/);
   });
