@@ -42,6 +42,8 @@ export function plainLine(e: ClusterEvent): string | undefined {
     }
     case 'notice':
       return e.level === 'info' ? e.message : `${e.level}: ${e.message}`;
+    case 'adaptive-decision':
+      return `adaptive: ${decisionText(e)}`;
   }
 }
 
@@ -64,4 +66,9 @@ function shellWord(s: string): string {
 /** A host with pids still runs something of ours; one without could not be checked. */
 export function leftoverLine(l: { host: string; pids: number[] }): string {
   return l.pids.length ? `  STILL RUNNING on ${l.host}: pids ${l.pids.join(' ')}` : `  NOT CHECKED: ${l.host} (not connected; run sshcluster down again when it is back)`;
+}
+
+/** "up (target 3, 1 now): start 2: target 3 > 1", one way for every view. */
+export function decisionText(e: Extract<ClusterEvent, { kind: 'adaptive-decision' }>): string {
+  return `${e.decision} (target ${e.target}, ${e.current} now): ${e.reason}`;
 }

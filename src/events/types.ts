@@ -19,7 +19,9 @@ export type ClusterEvent =
     }
   | { kind: 'teardown-started'; reason: string }
   | { kind: 'teardown-done'; forced: string[]; leftover: { host: string; pids: number[] }[] }
-  | { kind: 'notice'; level: 'info' | 'warning' | 'error'; message: string };
+  | { kind: 'notice'; level: 'info' | 'warning' | 'error'; message: string }
+  /** An adaptive step that changes the worker set ('up', 'down'), with its reason. */
+  | { kind: 'adaptive-decision'; decision: string; target: number; current: number; reason: string };
 
 export type EventListener = (e: ClusterEvent) => void;
 

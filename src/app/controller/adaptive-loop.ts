@@ -102,6 +102,7 @@ export class AdaptiveLoop {
     this.state = r.state;
     this.lastTarget = r.log.target;
     this.log.push({ ...r.log, reason });
+    if (r.decision.status !== 'same') this.p.emit({ kind: 'adaptive-decision', decision: r.log.decision, target: r.log.target, current: r.log.current, reason });
     if (!demand) this.sayBlind();
     if (placed) {
       this.sayUnmet(placed);

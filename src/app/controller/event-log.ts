@@ -3,6 +3,7 @@
 // (ours, and the nanny's own restarts of its worker process, which our process table
 // never sees), and the controller's warnings and decisions. Bounded.
 import type { ClusterEvent } from '../../events/types.js';
+import { decisionText } from '../../events/plain-sink.js';
 import { parseWorkerLine } from '../../dask/log-lines.js';
 import type { ClusterStatusEvent } from '../../control/status-document.js';
 
@@ -58,6 +59,8 @@ export class EventLog {
       }
       case 'notice':
         return { level: e.level, subject: 'sshcluster', text: e.message };
+      case 'adaptive-decision':
+        return { level: 'info', subject: 'adaptive', text: decisionText(e) };
       case 'teardown-started':
         return { level: 'info', subject: 'sshcluster', text: `stopping the cluster (${e.reason})` };
       case 'process-started':

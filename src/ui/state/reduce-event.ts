@@ -1,6 +1,7 @@
 // ClusterEvents and status snapshots → the view model. Pure apart from the log ring,
 // which is appended in place (copying 5,000 lines per event would not keep up).
 import type { ClusterEvent } from '../../events/types.js';
+import { decisionText } from '../../events/plain-sink.js';
 import type { HostView, StepState, ViewModel } from './model.js';
 import type { StatusJson } from '../../control/status-document.js';
 
@@ -32,6 +33,8 @@ export function reduceEvent(m: ViewModel, e: ClusterEvent, now: number): ViewMod
       const text = clean ? 'cluster stopped; no process left on any host' : `cluster stopped; STILL RUNNING: ${e.leftover.map((l) => `${l.host} ${l.pids.join(' ')}`).join(', ')}`;
       return log({ ...m, phase: 'stopped' }, '', 'sshcluster', text, clean ? 'info' : 'error');
     }
+    case 'adaptive-decision':
+      return log(m, '', 'sshcluster', `adaptive: ${decisionText(e)}`);
     case 'notice': {
       const level = e.level;
       return { ...log(m, '', 'sshcluster', e.message, level), message: level === 'info' ? m.message : { text: e.message, level } };

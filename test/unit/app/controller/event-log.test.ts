@@ -32,11 +32,13 @@ describe('EventLog', () => {
     log.take({ kind: 'host-state', host: 'n1', state: 'running' });
     log.take({ kind: 'process-exit', host: 'n1', name: 'n1-0', code: null, signal: 'SIGKILL', expected: false });
     log.take({ kind: 'notice', level: 'warning', message: 'n1-0 on n1 exited; restart 1 in 1s' });
+    log.take({ kind: 'adaptive-decision', decision: 'up', target: 3, current: 1, reason: 'start 2: target 3 > 1' });
     expect(log.recent().map((e) => [e.level, `${e.subject}: ${e.text}`])).toEqual([
       ['error', 'n1: unreachable: connection reset'],
       ['info', 'n1: reconnected'],
       ['warning', 'n1-0: exited unexpectedly (SIGKILL)'],
       ['warning', 'sshcluster: n1-0 on n1 exited; restart 1 in 1s'],
+      ['info', 'adaptive: up (target 3, 1 now): start 2: target 3 > 1'],
     ]);
   });
 
