@@ -53,7 +53,9 @@ function Dashboard({ store, actions, size, now: fixedNow, pollMs = 1_000, fps = 
   // One row short of the screen: a frame as tall as the terminal makes Ink clear it every time.
   const height = Math.max(1, rows - 1);
   const refresh = useStatusPoll(store, actions, pollMs);
-  const body = height - headerRows(m) - 1;
+  // Help takes the whole screen but the footer: the header would squeeze it.
+  const help = m.overlay === 'help';
+  const body = height - (help ? 0 : headerRows(m)) - 1;
   const topRows = m.overlay === 'help' ? body : m.logsFull && m.overlay === 'none' ? 0 : Math.max(3, Math.min(topWanted(m), Math.floor(body * 0.45)));
   const logRows = Math.max(1, body - topRows);
   useDashboardKeys(store, actions, Math.max(1, logRows - 2), refresh);
@@ -67,7 +69,7 @@ function Dashboard({ store, actions, size, now: fixedNow, pollMs = 1_000, fps = 
   }
   return (
     <Box flexDirection="column" width={width} height={height} overflow="hidden">
-      <Header m={m} now={now} />
+      {help ? null : <Header m={m} now={now} />}
       <Box flexDirection="column" height={topRows} overflow="hidden">
         {top(m, now, topRows, width, actions)}
       </Box>
@@ -86,7 +88,7 @@ function topWanted(m: ViewModel): number {
 }
 
 function top(m: ViewModel, now: number, rows: number, width: number, actions: DashboardActions) {
-  if (m.overlay === 'help') return <HelpOverlay mode={actions.mode} />;
+  if (m.overlay === 'help') return <HelpOverlay mode={actions.mode} width={width} height={rows} />;
   if (m.overlay === 'quit') return <QuitPrompt />;
   if (m.overlay === 'confirm' && m.confirm) return <ConfirmPrompt ask={m.confirm} desired={m.desiredWorkers} />;
   if (m.overlay === 'worker') return <WorkerDetail m={m} height={rows} />;

@@ -8,11 +8,15 @@ import { sourceColor, useColor } from '../hooks/use-color.js';
 export function LogPane({ m, height, width, focused }: { m: ViewModel; height: number; width: number; focused: boolean }) {
   const c = useColor();
   const rows = Math.max(1, height - 1);
-  const lines = m.logs.window(rows, logMatcher(m), m.follow ? null : m.anchor);
+  const match = logMatcher(m);
+  const lines = m.logs.window(rows, match, m.follow ? null : m.anchor);
   const host = m.detail ? selectedHost(m)?.name : undefined;
+  // Where a pinned view is, among the lines the filters let through.
+  const pos = m.follow ? undefined : m.logs.position(match, m.anchor);
   const title =
-    `Logs ${m.follow ? '[follow]' : '[paused: f or End follows]'}` +
+    `Logs ${pos ? `[paused at ${pos.at} of ${pos.total}: f or End follows]` : '[follow]'}` +
     (host ? `  host ${host}` : '') +
+    (m.minLevel !== 'info' ? `  level ${m.minLevel === 'warning' ? 'WARNING+' : 'ERROR'} (w)` : '') +
     (m.editingFilter || m.filter ? `  filter /${m.filter}${m.editingFilter ? '▏' : ''}` : '') +
     `  (${m.logs.size} kept)`;
   return (
@@ -25,7 +29,7 @@ export function LogPane({ m, height, width, focused }: { m: ViewModel; height: n
           <Text key={l.seq} wrap="truncate">
             <Text color={c(sourceColor(l.source))}>{src}</Text>
             {' │ '}
-            <Text color={color ? c(color) : undefined} bold={l.level === 'error'}>{compact(l.text)}</Text>
+            <Highlighted text={compact(l.text)} word={m.filter} color={color ? c(color) : undefined} bold={l.level === 'error'} />
           </Text>
         );
       })}
@@ -39,4 +43,33 @@ export function LogPane({ m, height, width, focused }: { m: ViewModel; height: n
  */
 export function compact(text: string): string {
   return text.replace(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - /, '').replace(/\s{2,}/g, ' ');
+}
+
+/** The text cut around each occurrence of `word` (any case), the occurrences marked. */
+export function highlightParts(text: string, word: string): { s: string; hit: boolean }[] {
+  if (!word) return [{ s: text, hit: false }];
+  const parts: { s: string; hit: boolean }[] = [];
+  const lower = text.toLowerCase();
+  const w = word.toLowerCase();
+  let from = 0;
+  for (let i = lower.indexOf(w); i >= 0; i = lower.indexOf(w, i + w.length)) {
+    if (i > from) parts.push({ s: text.slice(from, i), hit: false });
+    parts.push({ s: text.slice(i, i + w.length), hit: true });
+    from = i + w.length;
+  }
+  if (from < text.length) parts.push({ s: text.slice(from), hit: false });
+  return parts;
+}
+
+/** The message with the filter's word shown inverse. */
+function Highlighted({ text, word, color, bold }: { text: string; word: string; color: string | undefined; bold: boolean }) {
+  return (
+    <>
+      {highlightParts(text, word).map((p, i) => (
+        <Text key={i} color={color} bold={bold} inverse={p.hit}>
+          {p.s}
+        </Text>
+      ))}
+    </>
+  );
 }

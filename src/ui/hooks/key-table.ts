@@ -86,6 +86,7 @@ export const KEY_TABLE: readonly KeyBinding[] = [
   { keys: 'x', help: "the selected worker's detail: pid, address, figures, restarts, its last log lines (x or esc closes)", match: is('x'), act: (c) => c.store.dispatch({ kind: 'worker-detail' }) },
   { keys: 'e', footer: 'events', help: 'events (hosts lost and back, workers died or restarted, warnings) in place of the logs; e again: logs', match: is('e'), act: (c) => c.store.dispatch({ kind: 'events' }) },
   { keys: 'f / End', help: 'follow the logs on / off (End: on)', match: (i, k) => i === 'f' || k.end, act: (c) => (c.key.end && c.m.follow ? undefined : c.store.dispatch({ kind: 'follow' })) },
+  { keys: 'w', help: 'log levels shown: all → WARNING and worse → ERROR only → all', match: is('w'), act: (c) => c.store.dispatch({ kind: 'level' }) },
   { keys: '/', footer: 'filter', help: 'filter logs by host, worker or a word of the message; enter keeps it, esc clears', match: is('/'), act: (c) => c.store.dispatch({ kind: 'filter-start' }) },
   { keys: 'Ctrl-C', help: 'like Ctrl-C without the dashboard (in any prompt too)', match: (i, k) => k.ctrl && i === 'c', act: (c) => c.actions.interrupt() },
 ];

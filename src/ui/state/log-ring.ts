@@ -64,6 +64,19 @@ export class LogRing {
     return out.reverse();
   }
 
+  /** The matching lines up to `bottom` (inclusive; the newest when null) and in all: where a pinned view is. */
+  position(match: (l: LogLine) => boolean, bottom: number | null): { at: number; total: number } {
+    let at = 0;
+    let total = 0;
+    const last = bottom ?? this.newest;
+    for (let s = this.oldest; s <= this.newest; s++) {
+      if (!match(this.items[s % this.capacity]!)) continue;
+      total++;
+      if (s <= last) at++;
+    }
+    return { at, total };
+  }
+
   /** seq of the matching line `steps` away from `from` (negative: older); clamped. */
   step(from: number, steps: number, match: (l: LogLine) => boolean): number {
     let at = from;

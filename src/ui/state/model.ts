@@ -1,6 +1,6 @@
 // The dashboard's view model: everything a frame shows, derived from ClusterEvents and
 // status snapshots (reduce-event.ts) and from keys (reduce-ui.ts).
-import { LogRing } from './log-ring.js';
+import { LogRing, type LogLevel } from './log-ring.js';
 import type { AdaptiveStatus, ClusterStatusEvent, TaskFigures, WorkerStatus } from '../../control/status-document.js';
 import { workerTasks } from '../../control/task-figures-text.js';
 
@@ -50,6 +50,8 @@ export interface ViewModel {
   logVersion: number;
   filter: string;
   editingFilter: boolean;
+  /** The least level a log line needs to be shown (`w` cycles info → warning → error). */
+  minLevel: LogLevel;
   follow: boolean;
   /** seq of the bottom line while not following. */
   anchor: number | null;
@@ -68,7 +70,7 @@ export function initialModel(name = '', logs = new LogRing()): ViewModel {
   return {
     name, schedulerAddress: '', dashboardUrl: '', startedAt: null, desiredWorkers: null,
     phase: 'starting', phaseReason: null, hosts: [], workers: [], adaptive: null, tasks: null, events: [], showEvents: false, sortBy: 'host file',
-    logs, logVersion: 0, filter: '', editingFilter: false, follow: true, anchor: null,
+    logs, logVersion: 0, filter: '', editingFilter: false, minLevel: 'info', follow: true, anchor: null,
     focus: 'hosts', selectedHost: 0, detail: false, selectedWorker: 0, logsFull: false,
     overlay: 'none', confirm: null, message: null,
   };
@@ -112,8 +114,16 @@ export function selectedWorker(m: ViewModel): WorkerStatus | undefined {
 }
 
 /** The log lines shown: the filter (host, process or message text), and in a host's detail view only that host's. */
-export function logMatcher(m: ViewModel): (l: { host: string; source: string; text: string }) => boolean {
+export function logMatcher(m: ViewModel): (l: { host: string; source: string; text: string; level: LogLevel }) => boolean {
   const host = m.detail ? selectedHost(m)?.name : undefined;
   const f = m.filter.toLowerCase();
-  return (l) => (host === undefined || l.host === host) && (!f || l.host.toLowerCase().includes(f) || l.source.toLowerCase().includes(f) || l.text.toLowerCase().includes(f));
+  const least = LEVEL_RANK[m.minLevel];
+  return (l) =>
+    LEVEL_RANK[l.level] >= least &&
+    (host === undefined || l.host === host) &&
+    (!f || l.host.toLowerCase().includes(f) || l.source.toLowerCase().includes(f) || l.text.toLowerCase().includes(f));
 }
+
+const LEVEL_RANK: Record<LogLevel, number> = { info: 0, warning: 1, error: 2 };
+/** What `w` moves the least level to. */
+export const NEXT_LEVEL: Record<LogLevel, LogLevel> = { info: 'warning', warning: 'error', error: 'info' };

@@ -1,6 +1,6 @@
 // Keys → view-model changes that need no cluster action (focus, selection, scrolling,
 // filter, overlays). Pure.
-import { logMatcher, selectedHost, selectedWorker, SORT_KEYS, sortedHosts, workersOf, type Confirm, type ViewModel } from './model.js';
+import { logMatcher, NEXT_LEVEL, selectedHost, selectedWorker, SORT_KEYS, sortedHosts, workersOf, type Confirm, type ViewModel } from './model.js';
 
 export type UiCommand =
   | { kind: 'move'; delta: number }
@@ -18,6 +18,7 @@ export type UiCommand =
   | { kind: 'filter-backspace' }
   | { kind: 'filter-done' }
   | { kind: 'filter-cancel' }
+  | { kind: 'level' }
   | { kind: 'quit-prompt'; open: boolean }
   | { kind: 'confirm'; ask: Confirm | null }
   /** The size just asked for (+, or a confirmed -): the next press counts from it. */
@@ -65,6 +66,8 @@ export function reduceUi(m: ViewModel, c: UiCommand): ViewModel {
       return { ...m, editingFilter: false };
     case 'filter-cancel':
       return { ...m, editingFilter: false, filter: '' };
+    case 'level':
+      return { ...m, minLevel: NEXT_LEVEL[m.minLevel], follow: true, anchor: null };
     case 'quit-prompt':
       return { ...m, overlay: c.open ? 'quit' : 'none' };
     case 'confirm':

@@ -5,6 +5,9 @@ import { createElement } from 'react';
 import { afterEach, describe, expect, it } from 'vitest';
 import { App, type AppProps } from '../../../src/ui/App.js';
 import { DashboardStore } from '../../../src/ui/store.js';
+import { highlightParts } from '../../../src/ui/components/LogPane.js';
+import { helpLines } from '../../../src/ui/components/HelpOverlay.js';
+import { KEY_TABLE } from '../../../src/ui/hooks/key-table.js';
 import { fakeActions, snapshot, T0, upStore } from './fixture.js';
 
 const NOW = T0 + 65_000;
@@ -123,7 +126,7 @@ describe('dashboard', () => {
     for (let i = 0; i < 'node1-0'.length; i++) await press('\u007F');
     for (const ch of 'unmanaged') await press(ch);
     await press('\r');
-    // A word of the message finds the line too.
+    // A word of the message finds the line too (highlighted in it: highlightParts).
     expect(frame()).toContain('Unmanaged memory');
     expect(frame()).not.toContain('Compute Failed');
     await press('l');
@@ -210,7 +213,27 @@ describe('dashboard', () => {
   });
 });
 
+describe('the help overlay', () => {
+  it('wraps when everything fits, else gives each key one line, else says how many keys it left out', () => {
+    const tall = helpLines(60, 100, 'note');
+    expect(tall.length).toBeGreaterThan(KEY_TABLE.length + 1);
+    expect(tall.every((l) => l.text.length <= 60)).toBe(true);
+    expect(tall.at(-1)).toEqual({ text: 'note', dim: true });
+    expect(helpLines(60, KEY_TABLE.length, 'note')).toHaveLength(KEY_TABLE.length);
+    const short = helpLines(60, 10, 'note');
+    expect(short).toHaveLength(10);
+    expect(short.at(-1)!.text).toBe(`… ${KEY_TABLE.length - 9} more keys: a taller terminal shows them`);
+  });
+});
+
 describe('log lines in the pane', () => {
+  it("marks every occurrence of the filter's word, in any case", () => {
+    expect(highlightParts('Unmanaged memory: unmanaged', 'unmanaged')).toEqual([
+      { s: 'Unmanaged', hit: true }, { s: ' memory: ', hit: false }, { s: 'unmanaged', hit: true },
+    ]);
+    expect(highlightParts('no word here', '')).toEqual([{ s: 'no word here', hit: false }]);
+  });
+
   it("show the message: Dask's timestamp and runs of spaces go", async () => {
     const { compact } = await import('../../../src/ui/components/LogPane.js');
     expect(compact('2026-11-24 21:57:40,177 - distributed.worker - INFO -         Registered to:      tcp://127.0.0.1:8786')).toBe(

@@ -72,6 +72,25 @@ describe('dashboard store', () => {
     s.dispatch({ kind: 'filter-cancel' });
     expect(s.model.filter).toBe('');
   });
+  it('w shows WARNING and worse, then ERROR only, then everything again', () => {
+    const s = upStore();
+    const shown = () => s.model.logs.window(10, logMatcher(s.model), null).map((l) => l.text);
+    expect(shown()).toContain('distributed.scheduler - INFO - Register worker');
+    s.dispatch({ kind: 'level' });
+    expect(shown()).toEqual(['distributed.worker - WARNING - Unmanaged memory use is high', 'distributed.worker - ERROR - Compute Failed']);
+    s.dispatch({ kind: 'level' });
+    expect(shown()).toEqual(['distributed.worker - ERROR - Compute Failed']);
+    s.dispatch({ kind: 'level' });
+    expect(s.model.minLevel).toBe('info');
+  });
+  it('a pinned view knows where it is among the lines shown', () => {
+    const s = new DashboardStore('lab');
+    for (let i = 0; i < 100; i++) s.apply(line('h', 'w', i % 2 ? `odd ${i}` : `even ${i}`));
+    s.dispatch({ kind: 'focus-next' });
+    s.dispatch({ kind: 'move', delta: -10 });
+    expect(s.model.logs.position(() => true, s.model.anchor)).toEqual({ at: 90, total: 100 });
+    expect(s.model.logs.position((l) => l.text.startsWith('odd'), s.model.anchor)).toEqual({ at: 45, total: 50 });
+  });
   it('scrolling up pins the view while lines keep coming; back down to the newest follows again', () => {
     const s = new DashboardStore('lab');
     for (let i = 0; i < 100; i++) s.apply(line('h', 'w', `l${i}`));
