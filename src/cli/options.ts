@@ -20,6 +20,15 @@ export function wholeNumber(value: string): number {
   return n;
 }
 
+/** --metrics: `[HOST]:PORT` or `PORT`; no host means loopback. */
+export function listenAddress(value: string): { host: string; port: number } {
+  const m = /^(?:(\[[0-9a-fA-F:]+\]|[\w.-]*):)?(\d+)$/.exec(value.trim());
+  const port = Number(m?.[2]);
+  if (!m || !Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError(`expected [HOST]:PORT, e.g. :9464 or 0.0.0.0:9464, got "${value}"`);
+  const host = (m[1] ?? '').replace(/^\[|\]$/g, '');
+  return { host: host || '127.0.0.1', port };
+}
+
 export function seconds(value: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
   if (!m) throw new InvalidArgumentError(`expected a duration like 60s, 2m or 500ms, got "${value}"`);

@@ -2,7 +2,7 @@ import { Command, Option } from 'commander';
 import type { AppContext } from '../app/context.js';
 import { UsageError } from '../errors.js';
 import type { ClusterEvent } from '../events/types.js';
-import { clusterName, positiveInt, seconds, wholeNumber } from './options.js';
+import { clusterName, listenAddress, positiveInt, seconds, wholeNumber } from './options.js';
 
 interface UpFlags {
   fanout: number;
@@ -18,6 +18,7 @@ interface UpFlags {
   max?: number;
   tui: boolean;
   security?: 'tls' | 'none';
+  metrics?: { host: string; port: number };
 }
 
 export function upCommand(ctx: AppContext, done: (code: number) => void): Command {
@@ -33,6 +34,7 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
     .option('--max <n>', 'with --adapt: maximum workers', wholeNumber)
     .option('--no-tui', 'plain prefixed log lines instead of the dashboard (the default off a terminal)')
     .option('--json', 'write events as NDJSON instead of plain lines', false)
+    .option('--metrics <[host]:port>', 'serve GET /metrics (Prometheus text) from the controller; HOST defaults to 127.0.0.1', listenAddress)
     .option('--python <path>', 'local cluster only: the Python interpreter that has distributed')
     .addOption(new Option('--security <mode>', "tls or none, instead of the host file's security: (the local cluster is plain TCP unless --security tls)").choices(['tls', 'none']))
     .addOption(new Option('--ready-timeout <duration>', 'how long to wait for the scheduler and workers to register').argParser(seconds).default(120, '120s'))
@@ -49,7 +51,7 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
       // Only a background controller's processes wait for adoption when it dies.
       const [{ DETACHED_ORPHAN_GRACE_S }, { runUp }] = await Promise.all([import('../app/commands/detach.js'), import('../app/commands/up.js')]);
       const orphanGraceS = o.controllerChild ? DETACHED_ORPHAN_GRACE_S : 0;
-      done(await runUp(ctx, { file, fanout: o.fanout, requireAll: o.requireAll, json: o.json, python: o.python, name: o.name, readyTimeoutMs: o.readyTimeout * 1000, report, adapt: adaptFlags(o), orphanGraceS, tui: o.tui, security: o.security }));
+      done(await runUp(ctx, { file, fanout: o.fanout, requireAll: o.requireAll, json: o.json, python: o.python, name: o.name, readyTimeoutMs: o.readyTimeout * 1000, report, adapt: adaptFlags(o), orphanGraceS, tui: o.tui, security: o.security, metrics: o.metrics }));
     });
 }
 

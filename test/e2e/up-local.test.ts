@@ -1,11 +1,23 @@
 // The README quick start: `sshcluster up` with no host file runs a local cluster,
 // without SSH, as child processes of this machine.
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { daskClient, interruptGroup, runCli, sleep, startCli, STATE_HOME, type CliRun } from './cli-driver.js';
 
 const PY = ['--python', '/usr/bin/python3'];
+
+/** A port nothing listens on now (the kernel's pick, released again). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
 const stateFile = path.join(STATE_HOME, 'sshcluster', 'local', 'state.json');
 
 interface Status {
@@ -97,6 +109,27 @@ describe('sshcluster up (local, no host file)', () => {
     const down = runCli(['down'], {}, 120_000);
     expect(down.code, down.stderr).toBe(0);
     expect(down.stdout).toContain('verified: no process of it is left on any host');
+  });
+
+  it('--metrics serves the controller\'s figures to Prometheus; a taken port fails up before anything starts', async () => {
+    const port = await freePort();
+    const first = runCli(['up', '--detach', '--metrics', `:${port}`, ...PY], {}, 120_000);
+    expect(first.code, first.stdout + first.stderr).toBe(0);
+    const workers = running(status()).length;
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/plain; version=0.0.4');
+    const text = await res.text();
+    expect(text).toContain(`sshcluster_workers{cluster="local",state="running"} ${workers}`);
+    expect(text).toContain(`sshcluster_workers_desired{cluster="local"} ${workers}`);
+    expect((await fetch(`http://127.0.0.1:${port}/`)).status).toBe(404);
+    // The port is the running controller's: a second cluster asking for it stops at once.
+    const clash = runCli(['up', '--no-tui', '--name', 'clash', '--metrics', `127.0.0.1:${port}`, ...PY], {}, 60_000);
+    expect(clash.code).toBe(1);
+    expect(clash.stderr).toContain(`--metrics 127.0.0.1:${port}: the port is in use`);
+    expect(fs.existsSync(path.join(STATE_HOME, 'sshcluster', 'clash', 'state.json'))).toBe(false);
+    expect(runCli(['down'], {}, 120_000).code).toBe(0);
+    await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
   });
 
   it('logs are those of the current run, start-up included; --previous reads the run before', async () => {

@@ -21,6 +21,8 @@ import type { TeardownResult } from '../../cluster/teardown.js';
 import { setUpTls } from '../tls-setup.js';
 import { loadSpec, shellOpener } from './cluster-spec.js';
 import { diffSpecs, hasChanges } from '../../cluster/spec-diff.js';
+import { serveMetrics, type MetricsAddress } from '../controller/metrics-server.js';
+import { statusOf, type StatusJson } from '../controller/status.js';
 
 export interface UpOptions {
   file?: string;
@@ -40,6 +42,8 @@ export interface UpOptions {
   tui?: boolean;
   /** --security: overrides the host file's `security:` (the local cluster's way to opt in). */
   security?: 'tls' | 'none';
+  /** --metrics: where the controller serves GET /metrics. */
+  metrics?: MetricsAddress;
 }
 
 export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
@@ -65,6 +69,9 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   let upEvent: ClusterEvent | undefined;
   if (opts.report) bus.on((e) => (e.kind === 'cluster-up' ? (upEvent = e) : opts.report!(e)));
   if (spec.local) bus.emit({ kind: 'notice', level: 'info', message: `Local cluster on this machine (${spec.workerHosts[0]?.workerOptions.nworkers ?? 0} workers, python ${spec.schedulerHost.remotePython})` });
+  // Bound before anything is written: a taken port fails `up` with nothing started.
+  let statusNow: (() => StatusJson) | undefined;
+  const metrics = opts.metrics ? await serveMetrics(opts.metrics, () => statusNow?.()) : undefined;
   const tls = await setUpTls({ spec, paths, clusterId, bus, now: new Date() });
 
   // The one stop of this command (Ctrl-C, SIGTERM, `down`, q): aborted with its reason,
@@ -89,6 +96,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     apiSocket: httpSocketPathFor(paths),
   });
 
+  statusNow = () => statusOf(session, clusterId, ctx.pid);
   const requestStop = (reason: string): Promise<TeardownResult> => {
     if (!stop.signal.aborted) stop.abort(reason);
     return session.teardown({ reason: stopReason(reason), force: false });
@@ -144,6 +152,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     if (stop.signal.aborted) return 130;
     throw err;
   } finally {
+    await metrics?.close();
     off();
     out.close();
     await controller.close(result !== undefined && result.leftover.length === 0);

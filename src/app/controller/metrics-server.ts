@@ -1,0 +1,45 @@
+// `up --metrics [HOST]:PORT`: GET /metrics in Prometheus's text format (metrics-text.ts).
+// Bound before anything starts, so a taken port fails `up` with nothing half-started.
+// Loopback unless a HOST is given: what it says (host and worker names) is for the
+// machine's own scraper unless the user opens it.
+import http from 'node:http';
+import { ExpectedError } from '../../errors.js';
+import type { StatusJson } from '../../control/status-document.js';
+import { metricsText } from './metrics-text.js';
+
+export interface MetricsAddress {
+  host: string;
+  port: number;
+}
+
+export interface MetricsServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** `status`: undefined until the cluster exists (then 503). */
+export async function serveMetrics(at: MetricsAddress, status: () => StatusJson | undefined): Promise<MetricsServer> {
+  const server = http.createServer((req, res) => {
+    if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
+      res.writeHead(404, { 'Content-Type': 'text/plain' }).end('sshcluster serves GET /metrics only\n');
+      return;
+    }
+    const st = status();
+    if (!st) res.writeHead(503, { 'Content-Type': 'text/plain' }).end('starting\n');
+    else res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4; charset=utf-8' }).end(metricsText(st));
+  });
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 10_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err: NodeJS.ErrnoException) =>
+      reject(new ExpectedError(`--metrics ${at.host}:${at.port}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`, { hint: 'choose another port, e.g. --metrics :9464' })));
+    server.listen(at.port, at.host, () => resolve());
+  });
+  // Never what keeps the process alive: the cluster is, and when `up` fails early it ends.
+  server.unref();
+  const bound = server.address();
+  return {
+    port: typeof bound === 'object' && bound ? bound.port : at.port,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
