@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { z } from 'zod';
+import { arrayOf, bool, literal, matches, nonEmpty, nonNegative, nullable, object, oneOf, optional, positive, positiveInt, str, wholeNumber } from './json-check.js';
 import type { AdaptiveSpec, ClusterSpec } from '../config/spec.js';
 import { ExpectedError } from '../errors.js';
 
@@ -57,37 +57,31 @@ export class StateFileError extends ExpectedError {
   }
 }
 
-const int = z.number().int().nonnegative();
 // The spec is checked only where a damaged file would hurt (teardown reaches hosts
 // through it); the rest is trusted because only this module writes the file.
-const host = z.looseObject({ name: z.string(), connect: z.looseObject({ hostname: z.string(), port: int }) });
-const schema = z.looseObject({
-  version: z.literal(1),
-  name: z.string().min(1),
-  clusterId: z.string().min(1),
-  source: z.string().optional(),
-  spec: z.looseObject({
-    name: z.string(),
-    local: z.boolean(),
+const host = object({ name: str, connect: object({ hostname: str, port: wholeNumber }) });
+const stateShape = object({
+  version: literal(1),
+  name: nonEmpty,
+  clusterId: nonEmpty,
+  source: optional(str),
+  spec: object({
+    name: str,
+    local: bool,
     schedulerHost: host,
-    schedulerOptions: z.looseObject({ port: int }),
-    workerHosts: z.array(host),
+    schedulerOptions: object({ port: wholeNumber }),
+    workerHosts: arrayOf(host),
   }),
-  controller: z.object({ pid: int, socket: z.string(), startedAt: z.string() }).nullable(),
-  schedulerAddress: z.string(),
-  dashboardUrl: z.string(),
-  processes: z.array(
-    z.object({ name: z.string(), host: z.string(), role: z.enum(['scheduler', 'worker']), pid: int.optional() }),
-  ),
-  desiredWorkers: int,
-  runId: z.string().regex(/^[0-9A-Za-z-]+$/).optional(),
-  adaptive: z
-    .looseObject({ minimum: int, maximum: int.nullable(), intervalMs: z.number().positive(), waitCount: z.number().int().positive(), targetDurationMs: z.number().nonnegative() })
-    .nullable()
-    .optional(),
-  drained: z.array(z.string()).optional(),
-  pendingRoll: z.array(z.string()).optional(),
-  updatedAt: z.string(),
+  controller: nullable(object({ pid: wholeNumber, socket: str, startedAt: str })),
+  schedulerAddress: str,
+  dashboardUrl: str,
+  processes: arrayOf(object({ name: str, host: str, role: oneOf('scheduler', 'worker'), pid: optional(wholeNumber) })),
+  desiredWorkers: wholeNumber,
+  runId: optional(matches(/^[0-9A-Za-z-]+$/)),
+  adaptive: optional(nullable(object({ minimum: wholeNumber, maximum: nullable(wholeNumber), intervalMs: positive, waitCount: positiveInt, targetDurationMs: nonNegative }))),
+  drained: optional(arrayOf(str)),
+  pendingRoll: optional(arrayOf(str)),
+  updatedAt: str,
 });
 
 export interface StateExpectation {
@@ -125,11 +119,11 @@ export function parseState(file: string, text: string): ClusterState {
   if (typeof json === 'object' && json !== null && version !== undefined && version !== 1) {
     throw new StateFileError(file, `unsupported state file version ${JSON.stringify(version)} (this sshcluster reads version 1)`);
   }
-  const r = schema.safeParse(json);
-  if (!r.success) {
-    const issue = r.error.issues[0];
-    const where = issue?.path.length ? issue.path.map(String).join('.') : 'top level';
-    throw new StateFileError(file, `not a valid state file: ${where}: ${issue?.message ?? 'invalid'}`);
+  const bad = stateShape(json, []);
+  if (bad) {
+    const message = bad.at(-1)!;
+    const where = bad.length > 1 ? bad.slice(0, -1).join('.') : 'top level';
+    throw new StateFileError(file, `not a valid state file: ${where}: ${message}`);
   }
   const state = json as ClusterState;
   if (state.spec.name !== state.name) {

@@ -36,7 +36,7 @@ function loaded(args: string[]): { packages: string[]; own: string[] } {
   return { packages, own };
 }
 
-const HEAVY = /^(ssh2|yaml|zod-to-json|ink|react|@peculiar\/.*|ssh-config)$/;
+const HEAVY = /^(ssh2|yaml|zod|ink|react|@peculiar\/.*|ssh-config)$/;
 // Ours that would drag in the above or the controller: the SSH and TLS code, the Ink
 // views, the running cluster's session and transport.
 const DRAG = /^(ssh|tls|ui)\/|^app\/(controller\/cluster-session|remote\/)/;
