@@ -10,6 +10,7 @@ import { ensureClusterDir } from '../control/paths.js';
 import type { EventBus } from '../events/types.js';
 import type { ClusterCerts } from '../tls/cert-authority.js';
 import { prepareCerts } from '../tls/cert-store.js';
+import { makeCertsApart } from './cert-maker.js';
 import { readOwnCerts } from '../tls/own-certs.js';
 import { hostFiles, type NamedFile } from '../tls/tls-files.js';
 
@@ -40,7 +41,7 @@ export async function setUpTls(o: TlsSetupOptions): Promise<SessionTls | undefin
   }
   await ensureClusterDir(o.paths);
   const own = security.files ? await readOwnCerts(security.files) : undefined;
-  const prepared = await prepareCerts({ clusterDir: o.paths.dir, clusterName: o.spec.name, clusterId: o.clusterId, now: o.now, own });
+  const prepared = await prepareCerts({ clusterDir: o.paths.dir, clusterName: o.spec.name, clusterId: o.clusterId, now: o.now, own, make: makeCertsApart });
   if (prepared.reused) o.bus.emit({ kind: 'notice', level: 'info', message: "TLS: using the cluster's certificate authority from its state dir" });
   if (o.spec.local) return { dirFor: () => prepared.dir };
   return shippedTls(o.spec, prepared.certs);

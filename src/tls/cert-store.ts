@@ -6,9 +6,6 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ExpectedError } from '../errors.js';
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import type { ClusterCerts, MakeCertsOptions, TlsRole } from './cert-authority.js';
 import { allFiles, CA_FILE, certFile, keyFile } from './tls-files.js';
 
@@ -24,6 +21,8 @@ export interface PrepareCertsOptions {
   now: Date;
   /** The user's own certificates (security: {ca_file, …}): copied in, never made. */
   own?: ClusterCerts;
+  /** How new certificates are made (default: here, loading the X.509 library). */
+  make?: (o: MakeCertsOptions) => Promise<ClusterCerts>;
   uid?: number;
 }
 
@@ -44,29 +43,10 @@ export async function prepareCerts(o: PrepareCertsOptions): Promise<PreparedCert
     const kept = await readCerts(dir);
     if (kept && belongsTo(kept, o.clusterId, o.now)) return { certs: kept, dir, reused: true };
   }
-  const certs = o.own ?? (await makeCertsApart({ clusterName: o.clusterName, clusterId: o.clusterId, now: o.now }));
+  const make = o.make ?? (async (m: MakeCertsOptions) => (await import('./cert-authority.js')).makeClusterCerts(m));
+  const certs = o.own ?? (await make({ clusterName: o.clusterName, clusterId: o.clusterId, now: o.now }));
   await writeCerts(dir, certs, o.uid);
   return { certs, dir, reused: false };
-}
-
-const CERT_WORKER = fileURLToPath(new URL('./cert-worker.js', import.meta.url));
-
-/**
- * New certificates, made by a short-lived `node` of their own (cert-worker.ts), so this
- * process never loads the X.509 library; in-process where the built worker is absent
- * (tests run the sources).
- */
-async function makeCertsApart(o: MakeCertsOptions): Promise<ClusterCerts> {
-  if (!existsSync(CERT_WORKER)) return (await import('./cert-authority.js')).makeClusterCerts(o);
-  const child = spawn(process.execPath, [CERT_WORKER], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
-  child.stdin.end(JSON.stringify({ ...o, now: o.now.toISOString() }));
-  const code = await new Promise<number | null>((resolve, reject) => child.on('error', reject).on('close', resolve));
-  if (code !== 0) throw new ExpectedError(`making the cluster's TLS certificates failed (exit ${code}): ${err.trim().split('\n').at(-1) ?? ''}`);
-  return JSON.parse(out) as ClusterCerts;
 }
 
 function belongsTo(certs: ClusterCerts, clusterId: string, now: Date): boolean {
