@@ -96,7 +96,8 @@ function pressAndTime(): Promise<void> {
     const t0 = performance.now();
     const timeout = setTimeout(() => ((stdout.onWrite = undefined), latencies.push(Infinity), resolve()), 5_000);
     stdout.onWrite = (s) => {
-      if (s.includes(MARK) !== want || !s.includes('sshcluster')) return;
+      // A whole frame: the help (which takes the screen) or the header back.
+      if (s.includes(MARK) !== want || (!want && !s.includes('sshcluster'))) return;
       clearTimeout(timeout);
       stdout.onWrite = undefined;
       latencies.push(performance.now() - t0);
