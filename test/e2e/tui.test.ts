@@ -99,6 +99,31 @@ describe('the dashboard under tmux', () => {
     await waitScreen((s) => /tasks .*40\/40 done \(100%\)/.test(s), 'the workload done');
     expect((await work).trim()).toBe('780');
 
+    // A task that kills its worker once (the nanny restarts the worker process, the task
+    // runs again and finishes): said in the events view and in the host's RESTARTS.
+    const killed = path.join(info.dir, 'tui-killed');
+    fs.rmSync(killed, { force: true });
+    const once = daskClientInBackground(`tcp://${sched.ip}:8786`, [
+      'import os',
+      `mark = ${JSON.stringify(killed)}`,
+      'def die_once():',
+      '    if not os.path.exists(mark):',
+      '        open(mark, "w").close()',
+      '        os._exit(1)',
+      '    return "survived"',
+      'print(c.submit(die_once, pure=False).result(timeout=120))',
+    ].join('\n'));
+    expect((await once).trim()).toBe('survived');
+    tmux('send-keys', '-t', 'tui', 'e');
+    const events = await waitScreen((s) => /its nanny restarted it \(1 time/.test(s), 'the nanny restart in the events view');
+    expect(events).toMatch(/Events/);
+    expect(workers.some((w) => /\s1\s+up\s*$/.test(hostRow(events, w.ip)))).toBe(true); // RESTARTS 1 on its host
+    tmux('send-keys', '-t', 'tui', 'e');
+
+    // 100×30: every column of the hosts table fits, and the tasks line stays.
+    expect(tmux('resize-window', '-t', 'tui', '-x', '100', '-y', '30').status).toBe(0);
+    await waitScreen((s) => /^\s+HOST\s+WORKERS\s+THREADS\s+MEMORY\s+CPU\s+TASKS\s+RESTARTS\s+STATE\s*$/m.test(s) && /tasks .*done/.test(s), 'the hosts table and the tasks line at 100 columns');
+
     // 80×24: low-priority columns go, every header shown is whole, the state stays.
     expect(tmux('resize-window', '-t', 'tui', '-x', '80', '-y', '24').status).toBe(0);
     const narrow = await waitScreen((s) => /^\s+HOST\s+WORKERS\s+MEMORY\s+CPU\s+TASKS\s+RESTARTS\s+STATE\s*$/m.test(s), 'the hosts table at 80 columns');

@@ -1,6 +1,6 @@
 // Keys → the key table (key-table.ts), except while a prompt is open: the filter being
 // typed, the quit prompt, or a y/n confirmation, which take every key but Ctrl-C.
-import { useInput } from 'ink';
+import { useInput, type Key } from 'ink';
 import type { DashboardActions } from '../actions.js';
 import type { DashboardStore } from '../store.js';
 import { KEY_TABLE, type KeyContext } from './key-table.js';
@@ -17,6 +17,17 @@ export function useDashboardKeys(store: DashboardStore, actions: DashboardAction
   };
 
   useInput((input, key) => {
+    // Keys that arrive together (typed while the dashboard was busy, a paste, tmux
+    // send-keys) come as one chunk: taken one by one, or `/abc⏎` would be no key at all.
+    if (input.length > 1 && !key.ctrl && !key.meta && !key.escape) {
+      const plain = Object.fromEntries(Object.keys(key).map((k) => [k, false])) as unknown as Key;
+      for (const ch of input) handle(ch === '\r' || ch === '\n' ? '' : ch, ch === '\r' || ch === '\n' ? { ...plain, return: true } : plain);
+      return;
+    }
+    handle(input, key);
+  });
+
+  function handle(input: string, key: Key): void {
     const m = store.model;
     const binding = KEY_TABLE.find((b) => b.match(input, key));
     const c: KeyContext = { m, store, actions, page, input, key, say, run };
@@ -48,16 +59,11 @@ export function useDashboardKeys(store: DashboardStore, actions: DashboardAction
       return;
     }
     binding?.act(c);
-  });
+  }
 }
 
-/**
- * Typed (or pasted) filter text: a chunk may hold several keys, an Enter among them
- * (tmux send-keys, a paste). Control characters never reach the filter or the screen.
- */
+/** A typed filter key; control characters never reach the filter or the screen. */
 function typed(store: DashboardStore, input: string): void {
-  const [text = '', ...rest] = input.split(/[\r\n]/);
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
+  const clean = input.replace(/[\u0000-\u001f\u007f-\u009f]/g, '');
   if (clean) store.dispatch({ kind: 'filter-input', text: clean });
-  if (rest.length) store.dispatch({ kind: 'filter-done' });
 }

@@ -144,6 +144,13 @@ describe('dashboard', () => {
     expect(frame()).not.toContain('Compute Failed');
   });
 
+  it('takes keys that arrive together (a busy dashboard, a paste) one by one: / and the filter and Enter in one chunk', async () => {
+    const { press, frame } = show({ store: upStore() });
+    await press('/unmanaged\r');
+    expect(frame()).toContain('filter /unmanaged  (');
+    expect(frame()).not.toContain('Compute Failed');
+  });
+
   it('s sorts the hosts by CPU (busiest first), keeping the selection on its host; x shows a worker in detail', async () => {
     const { press, frame } = show({ store: upStore() }, { width: 140, height: 30 });
     const order = () => frame().split('\n').filter((l) => /^[ ▸] node\d/.test(l)).map((l) => l.slice(2, 7));
