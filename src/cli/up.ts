@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import type { AppContext } from '../app/context.js';
 import { UsageError } from '../errors.js';
 import type { ClusterEvent } from '../events/types.js';
+import type { ClusterSpec } from '../config/spec.js';
 import { clusterName, listenAddress, positiveInt, seconds, wholeNumber } from './options.js';
 
 interface UpFlags {
@@ -46,13 +47,22 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
         done(await runDetached(ctx, { file, name: o.name, python: o.python, json: o.json, security: o.security, mainScript: process.argv[1]!, childArgs: args }));
         return;
       }
-      // In the background controller, start-up events also go to the waiting parent.
+      // In the background controller, start-up events also go to the waiting parent,
+      // which first sends the spec it loaded.
       const report = o.controllerChild && process.send ? reporter() : undefined;
+      const spec = report ? await specFromParent() : undefined;
       // Only a background controller's processes wait for adoption when it dies.
-      const [{ DETACHED_ORPHAN_GRACE_S }, { runUp }] = await Promise.all([import('../app/commands/detach.js'), import('../app/commands/up.js')]);
+      const { DETACHED_ORPHAN_GRACE_S, runUp } = await import('../app/commands/up.js');
       const orphanGraceS = o.controllerChild ? DETACHED_ORPHAN_GRACE_S : 0;
-      done(await runUp(ctx, { file, fanout: o.fanout, requireAll: o.requireAll, json: o.json, python: o.python, name: o.name, readyTimeoutMs: o.readyTimeout * 1000, report, adapt: adaptFlags(o), orphanGraceS, tui: o.tui, security: o.security, metrics: o.metrics }));
+      done(await runUp(ctx, { file, fanout: o.fanout, requireAll: o.requireAll, json: o.json, python: o.python, name: o.name, readyTimeoutMs: o.readyTimeout * 1000, report, adapt: adaptFlags(o), orphanGraceS, tui: o.tui, security: o.security, metrics: o.metrics, spec }));
     });
+}
+
+function specFromParent(): Promise<ClusterSpec> {
+  return new Promise((resolve, reject) => {
+    process.once('message', (m: { spec?: ClusterSpec }) => (m.spec ? resolve(m.spec) : reject(new Error('the parent of this controller sent no spec'))));
+    process.once('disconnect', () => reject(new Error('the parent of this controller went away before sending the spec')));
+  });
 }
 
 function reporter(): (e: ClusterEvent) => void {

@@ -15,7 +15,8 @@ import type { AppContext } from '../context.js';
 import { connectLimiter } from '../remote/fan-out.js';
 import { clusterHosts } from '../hosts/host-pattern.js';
 import type { ShellPort } from '../../ssh/shell-port.js';
-import { loadSpec, shellOpener } from './cluster-spec.js';
+import { loadSpec } from './cluster-spec.js';
+import { shellOpener } from './shell-opener.js';
 
 export interface CheckOptions {
   file: string;

@@ -13,12 +13,6 @@ import { pathsFor } from '../controller/control-endpoint.js';
 import { refuseIfRunning } from './find-cluster.js';
 import { loadSpec } from './cluster-spec.js';
 
-/**
- * How long (s) the processes of a detached controller outlive it, waiting for an `up`
- * of the same cluster to adopt them; a foreground `up` uses 0 (they stop with it).
- */
-export const DETACHED_ORPHAN_GRACE_S = 300;
-
 export async function runDetached(ctx: AppContext, o: { file?: string; name?: string; python?: string; json?: boolean; security?: 'tls' | 'none'; mainScript: string; childArgs: string[] }): Promise<number> {
   // Config errors and a clash with a running cluster show here, before anything starts;
   // a dead controller's cluster is adopted by the child.
@@ -35,6 +29,9 @@ export async function runDetached(ctx: AppContext, o: { file?: string; name?: st
     stdio: ['ignore', log, log, 'ipc'],
   });
   fs.closeSync(log);
+  // The spec goes over the channel: the controller neither reads the host file again
+  // nor loads its reader (YAML, ~/.ssh/config), ~13 MB it would keep for days.
+  child.send({ spec });
   // --json: every line on stdout is an event, the hand-over included.
   const show = (o.json ? ndjsonSink : plainSink)((t) => ctx.stdout.write(t));
   return await new Promise<number>((resolve) => {

@@ -10,7 +10,7 @@ import type { AppContext, Output } from '../context.js';
 import { findCluster, type FoundCluster, NoClusterError } from './find-cluster.js';
 import { ShellHostRunner } from '../remote/host-runner.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
-import { shellOpener } from './cluster-spec.js';
+import { shellOpener } from './shell-opener.js';
 
 export async function runDown(ctx: AppContext, o: { name?: string; json: boolean }): Promise<number> {
   // With --json, stdout is the one JSON document; progress goes to stderr.

@@ -10,7 +10,8 @@ import { connectLimiter } from '../remote/fan-out.js';
 import { foldResults, renderFolds, summaryLine, worstCode, type HostResult } from '../exec/fold-output.js';
 import { clusterHosts, matchHosts } from '../hosts/host-pattern.js';
 import type { ShellPort } from '../../ssh/shell-port.js';
-import { loadSpec, shellOpener } from './cluster-spec.js';
+import { loadSpec } from './cluster-spec.js';
+import { shellOpener } from './shell-opener.js';
 
 export interface ExecOptions {
   file: string;

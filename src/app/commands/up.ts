@@ -19,10 +19,16 @@ import { refuseIfRunning } from './find-cluster.js';
 import { withFreeLocalPorts, withLocalPortsOf } from './local-ports.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
 import { setUpTls } from '../tls-setup.js';
-import { loadSpec, shellOpener } from './cluster-spec.js';
+import { shellOpener } from './shell-opener.js';
 import { diffSpecs, hasChanges } from '../../cluster/spec-diff.js';
 import { serveMetrics, type MetricsAddress } from '../controller/metrics-server.js';
 import { statusOf, type StatusJson } from '../controller/status.js';
+
+/**
+ * How long (s) the processes of a detached controller outlive it, waiting for an `up`
+ * of the same cluster to adopt them; a foreground `up` uses 0 (they stop with it).
+ */
+export const DETACHED_ORPHAN_GRACE_S = 300;
 
 export interface UpOptions {
   file?: string;
@@ -44,10 +50,13 @@ export interface UpOptions {
   security?: 'tls' | 'none';
   /** --metrics: where the controller serves GET /metrics. */
   metrics?: MetricsAddress;
+  /** The spec, already loaded and checked (by the parent of a background controller). */
+  spec?: ClusterSpec;
 }
 
 export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
-  const given = loadSpec(ctx, opts.file, opts.python, opts.security);
+  // A background controller has its spec from the `up --detach` that started it.
+  const given = opts.spec ?? (await import('./cluster-spec.js')).loadSpec(ctx, opts.file, opts.python, opts.security);
   const name = opts.name ?? given.name;
   const paths = pathsFor(ctx, name);
   // A dead controller's processes keep its cluster id: adopting them needs it.
