@@ -1,6 +1,6 @@
 // The scheduler's figures as text, one way for `status` and the dashboard: a worker's
-// tasks, and the cluster's work as "tasks 12 processing, 40 queued, 108 in memory ·
-// 108/160 done (67%) ████░░ · 1 client · scheduler 3% 120M".
+// tasks, and the cluster's work as "108/160 done (67%) · 40 queued, 12 processing,
+// 108 in memory · 1 client · scheduler 3% 120M" (the dashboard adds a bar).
 import type { TaskFigures, WorkerStatus } from './status-document.js';
 
 /** Tasks at a worker: processing (sshcluster's preload), else executing (identity.json). */
@@ -14,7 +14,7 @@ const SHOWN: [state: string, label: string][] = [
   ['memory', 'in memory'], ['erred', 'erred'],
 ];
 
-/** "12 processing, 40 queued, 108 in memory", or "none". */
+/** "40 queued, 12 processing, 108 in memory", or "none". */
 export function taskStates(t: TaskFigures): string {
   const parts = SHOWN.filter(([s]) => (t.byState[s] ?? 0) > 0).map(([s, label]) => `${t.byState[s]} ${label}`);
   return parts.length ? parts.join(', ') : 'none';
