@@ -3,11 +3,16 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll } from 'vitest';
 import { clientPython } from './harness/context.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/sshcluster');
-// Each test file gets its own state directory (control sockets, state files, logs).
+// Each test file gets its own state directory (control sockets, state files, logs):
+// this module is loaded anew per file. It goes with the file, by a hook registered
+// before the file's own, so it runs after them (vitest runs after-hooks in reverse): a
+// file's `down` in afterAll still finds its cluster.
 export const STATE_HOME = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-state-'));
+afterAll(() => fs.rmSync(STATE_HOME, { recursive: true, force: true }));
 const baseEnv = () => ({ ...process.env, NO_COLOR: '1', XDG_STATE_HOME: STATE_HOME });
 
 export interface CliRun {
