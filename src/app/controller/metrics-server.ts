@@ -13,7 +13,6 @@ export interface MetricsAddress {
 }
 
 export interface MetricsServer {
-  port: number;
   close(): Promise<void>;
 }
 
@@ -37,9 +36,5 @@ export async function serveMetrics(at: MetricsAddress, status: () => StatusJson 
   });
   // Never what keeps the process alive: the cluster is, and when `up` fails early it ends.
   server.unref();
-  const bound = server.address();
-  return {
-    port: typeof bound === 'object' && bound ? bound.port : at.port,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
-  };
+  return { close: () => new Promise((resolve) => server.close(() => resolve())) };
 }

@@ -1,4 +1,4 @@
-// `up --metrics [HOST:]PORT`: the controller's own figures in Prometheus's text format
+// `up --metrics [HOST]:PORT`: the controller's own figures in Prometheus's text format
 // (version 0.0.4), from the status document it already keeps: no scheduler call, so a
 // scrape costs nothing and answers even while the scheduler is busy or gone.
 import type { StatusJson } from '../../control/status-document.js';
