@@ -3,6 +3,7 @@
 // finds them: the local cluster reads the state dir; an SSH host gets the files its
 // roles need written into the cluster's private directory there when it connects (and
 // again on every reconnect), and its processes point at the directory it reported.
+// Beside them goes the preload every Dask process of a TLS cluster loads (dask/ssl-preload.ts).
 // `security: none` is allowed with one warning line.
 import type { ClusterSpec, SecuritySpec } from '../config/spec.js';
 import type { ClusterPaths } from '../control/paths.js';
@@ -13,10 +14,14 @@ import { prepareCerts } from '../tls/cert-store.js';
 import { makeCertsApart } from './cert-maker.js';
 import { readOwnCerts } from '../tls/own-certs.js';
 import { hostFiles, type NamedFile } from '../tls/tls-files.js';
+import { SSL_PRELOAD_FILE, SSL_PRELOAD_PATH, sslPreload } from '../dask/ssl-preload.js';
+import path from 'node:path';
 
 /** Where, on each host, the cluster's TLS files are (names: tls/tls-files.ts). */
 export interface SessionTls {
   dirFor(host: string): string;
+  /** Where, on `host`, its Dask processes find the TLS preload (dask/ssl-preload.ts). */
+  preloadFor(host: string): string;
   /** SSH hosts: what `host` must be given when it connects, and where it put it. */
   shipping?: {
     filesFor(host: string): NamedFile[];
@@ -43,7 +48,7 @@ export async function setUpTls(o: TlsSetupOptions): Promise<SessionTls | undefin
   const own = security.files ? await readOwnCerts(security.files) : undefined;
   const prepared = await prepareCerts({ clusterDir: o.paths.dir, clusterName: o.spec.name, clusterId: o.clusterId, now: o.now, own, make: makeCertsApart });
   if (prepared.reused) o.bus.emit({ kind: 'notice', level: 'info', message: "TLS: using the cluster's certificate authority from its state dir" });
-  if (o.spec.local) return { dirFor: () => prepared.dir };
+  if (o.spec.local) return { dirFor: () => prepared.dir, preloadFor: () => SSL_PRELOAD_PATH };
   return shippedTls(o.spec, prepared.certs);
 }
 
@@ -51,19 +56,21 @@ export async function setUpTls(o: TlsSetupOptions): Promise<SessionTls | undefin
 function shippedTls(spec: ClusterSpec, certs: ClusterCerts): SessionTls {
   const dirs = new Map<string, string>();
   const workerHosts = new Set(spec.workerHosts.map((h) => h.name));
+  const dirFor = (host: string) => {
+    const dir = dirs.get(host);
+    if (dir === undefined) throw new Error(`${host}: the cluster's TLS files are not there yet`);
+    return dir;
+  };
   return {
-    dirFor(host) {
-      const dir = dirs.get(host);
-      if (dir === undefined) throw new Error(`${host}: the cluster's TLS files are not there yet`);
-      return dir;
-    },
+    dirFor,
+    preloadFor: (host) => path.posix.join(dirFor(host), SSL_PRELOAD_FILE),
     shipping: {
       filesFor(host) {
         const roles = new Set<'scheduler' | 'worker'>();
         if (host === spec.schedulerHost.name) roles.add('scheduler');
         // A host added by `apply` is a worker host too.
         if (host !== spec.schedulerHost.name || workerHosts.has(host)) roles.add('worker');
-        return hostFiles(certs, roles);
+        return [...hostFiles(certs, roles), { name: SSL_PRELOAD_FILE, content: sslPreload() }];
       },
       shipped: (host, dir) => void dirs.set(host, dir),
     },

@@ -34,10 +34,11 @@ function upDetached(name: string, hosts: typeof info.hosts): void {
   expect(r.code, r.stdout + r.stderr).toBe(0);
 }
 
-/** A client in the hosts' Dask version with these variables; its last line of output. */
+/** A client in the hosts' Dask version with these variables; its last line of output, and on
+ * failure its stderr's end (a traceback's cause can sit above asyncio's shutdown messages). */
 function client(code: string, vars: Record<string, string>): string {
   const r = spawnSync(clientPython(), ['-c', `from distributed import Client\n${code}`], { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', ...vars }, encoding: 'utf8', timeout: 90_000 });
-  return (r.stdout.trim().split('\n').at(-1) ?? '') + (r.status === 0 ? '' : ` (exit ${r.status}: ${r.stderr.slice(-300)})`);
+  return (r.stdout.trim().split('\n').at(-1) ?? '') + (r.status === 0 ? '' : ` (exit ${r.status}: ${r.stderr.slice(-3000)})`);
 }
 
 function envVars(name: string): Record<string, string> {
@@ -94,7 +95,7 @@ describe('TLS over SSH (the default)', () => {
     const { clusterId } = state('tls4');
     const dir = hostTlsDir(clusterId);
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
-    expect(fs.readdirSync(dir).sort()).toEqual(['ca.pem', 'scheduler-key.pem', 'scheduler.pem', 'scheduler_demand.py', 'worker-key.pem', 'worker.pem']);
+    expect(fs.readdirSync(dir).sort()).toEqual(['ca.pem', 'scheduler-key.pem', 'scheduler.pem', 'scheduler_demand.py', 'ssl_error_queue.py', 'worker-key.pem', 'worker.pem']);
     for (const f of fs.readdirSync(dir)) expect(fs.statSync(path.join(dir, f)).mode & 0o777).toBe(0o600);
 
     // No key material in ps (inside each namespace), status, state, logs, controller log.

@@ -5,6 +5,7 @@ import type { ProcessSpec } from '../../cluster/ports.js';
 import type { ClusterSpec } from '../../config/spec.js';
 import { schedulerArgv, schedulerEnv, workerArgv, workerEnv } from '../../dask/argv.js';
 import { schedulerPreloadArgv } from '../../dask/scheduler-preload.js';
+import { sslPreloadArgv } from '../../dask/ssl-preload.js';
 import { requireEncryptionEnv } from '../../dask/tls.js';
 import { tlsPathsIn } from '../../tls/tls-files.js';
 import type { SessionTls } from '../tls-setup.js';
@@ -24,14 +25,17 @@ export function processSpecs(
     const tlsDir = tlsFiles?.dirFor(d.host);
     const tls = tlsDir === undefined ? undefined : tlsPathsIn(tlsDir, d.role);
     const preloadPath = d.role === 'scheduler' ? preload() : undefined;
+    const sslArgv = tls && tlsFiles ? sslPreloadArgv(tlsFiles.preloadFor(d.host), d.role === 'worker' && h.workerOptions.nanny) : [];
     const argv =
       d.role === 'scheduler'
-        ? [...schedulerArgv(h.remotePython, spec.schedulerOptions, tls), ...(preloadPath ? schedulerPreloadArgv(preloadPath) : [])]
-        : workerArgv(h.remotePython, schedulerAddress, d.name, h.workerOptions, tls);
+        ? [...schedulerArgv(h.remotePython, spec.schedulerOptions, tls), ...(preloadPath ? schedulerPreloadArgv(preloadPath) : []), ...sslArgv]
+        : [...workerArgv(h.remotePython, schedulerAddress, d.name, h.workerOptions, tls), ...sslArgv];
     const env = {
       ...h.env,
       ...(d.role === 'scheduler' ? schedulerEnv(adaptiveEnv(spec.adaptive?.targetDurationMs)) : workerEnv()),
       ...(tls ? requireEncryptionEnv() : {}),
+      // The TLS preload is imported from the cluster's files directory: no __pycache__ there.
+      ...(sslArgv.length ? { PYTHONDONTWRITEBYTECODE: '1' } : {}),
     };
     return { name: d.name, host: d.host, role: d.role, argv, env };
   };

@@ -46,6 +46,7 @@ describe('setUpTls', () => {
     const dir = path.join(root, 't', 'tls');
     expect(tls?.dirFor('localhost')).toBe(dir);
     expect(existsSync(path.join(dir, 'client-key.pem'))).toBe(true);
+    expect(existsSync(tls!.preloadFor('localhost'))).toBe(true); // this machine's copy of the TLS preload
   });
 
   it("makes an SSH cluster's CA and gives each host its roles' files, never the client key", async () => {
@@ -54,13 +55,14 @@ describe('setUpTls', () => {
     const certs = await readCerts(path.join(root, 't', 'tls'));
     expect(certs).toBeDefined();
     const names = (host: string) => tls!.shipping!.filesFor(host).map((f) => f.name).sort();
-    expect(names('n0')).toEqual(['ca.pem', 'scheduler-key.pem', 'scheduler.pem', 'worker-key.pem', 'worker.pem']);
-    expect(names('n1')).toEqual(['ca.pem', 'worker-key.pem', 'worker.pem']);
+    expect(names('n0')).toEqual(['ca.pem', 'scheduler-key.pem', 'scheduler.pem', 'ssl_error_queue.py', 'worker-key.pem', 'worker.pem']);
+    expect(names('n1')).toEqual(['ca.pem', 'ssl_error_queue.py', 'worker-key.pem', 'worker.pem']);
     expect(tls!.shipping!.filesFor('n1').find((f) => f.name === 'worker-key.pem')?.content).toBe(certs!.worker.key);
     // Processes point at the directory each host reported, and cannot start before it did.
     expect(() => tls!.dirFor('n1')).toThrow(/not there yet/);
     tls!.shipping!.shipped('n1', '/tmp/sshcluster-1000/id1/tls');
     expect(tls!.dirFor('n1')).toBe('/tmp/sshcluster-1000/id1/tls');
+    expect(tls!.preloadFor('n1')).toBe('/tmp/sshcluster-1000/id1/tls/ssl_error_queue.py');
     expect(notices()).toEqual([]);
   });
 });
