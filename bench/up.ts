@@ -1,17 +1,24 @@
 // Benchmark: time to a running 3-worker Dask cluster on 4 real SSH hosts, and back.
 //
-//   sudo npx tsx bench/up.ts [--rounds N] [--timeout SECONDS]
+//   sudo npx tsx bench/up.ts [--rounds N] [--timeout SECONDS] [--bashrc empty|slow|FILE]
 //
 // Compares, on the same 4 OpenSSH hosts (one Linux network namespace each, made by the
 // e2e harness), alternating run by run:
 //   1. `sshcluster up HOSTS.yaml`: spawn -> "Cluster up: 3 worker(s)", then SIGINT -> exit 0;
 //   2. Dask's own `distributed.SSHCluster(...)` + `client.wait_for_workers(3)`, then close;
-//   3. `pdsh -R ssh -w <4 hosts> true`: the bare cost of reaching 4 hosts over SSH once.
+//   3. `pdsh -R ssh -w <4 hosts> true`: the bare cost of reaching 4 hosts over SSH once;
+//   4. the raw-Dask floor: `dask scheduler`, then 3 `dask worker`s once it listens, started
+//      directly in the namespaces (no SSH), until the scheduler logs the third worker;
+//      then SIGTERM to the workers, and to the scheduler once they are gone.
+// Every SSH exec runs the login user's ~/.bashrc; --bashrc puts another one in its place
+// on the hosts (empty, or `sleep 0.3` for a conda/pyenv-like init), and each run counts
+// the SSH exec sessions (remote shells) it opened per host.
 // See bench/README.md for what each figure means. Over 200 lines: one whole experiment
 // (three contenders, their leftover checks, the report); what benchmarks share is in bench/lib/.
 import { BenchAbort, closedWithin, fmt, killAndWait, killChildren, median, min, parseBenchArgs, runMain, start, tail } from './lib/proc.js';
 import { BIN, DASH_PORT, ensureClean, machineLines, onSignals, preflight, PY, runSync, SCHED_PORT, type Leftover } from './lib/hosts.js';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
@@ -25,16 +32,31 @@ const NTHREADS = 2;
 
 // ---------------------------------------------------------------- arguments
 
-const parseArgs = (argv: string[]) =>
-  parseBenchArgs(argv, { rounds: 5, timeoutS: 120 },
-    'usage: npx tsx bench/up.ts [--rounds N] [--timeout SECONDS]\n' +
-      '  --rounds N         rounds of (sshcluster, SSHCluster, pdsh), default 5\n' +
-      '  --timeout SECONDS  per-run limit for reaching 3 workers, default 120\n' +
-      'Needs root (network namespaces), sshd, pdsh, python3-distributed, python3-asyncssh.');
+const USAGE = 'usage: npx tsx bench/up.ts [--rounds N] [--timeout SECONDS] [--bashrc empty|slow|FILE]\n' +
+  '  --rounds N         rounds of (sshcluster, SSHCluster, pdsh, raw floor), default 5\n' +
+  '  --timeout SECONDS  per-run limit for reaching 3 workers, default 120\n' +
+  "  --bashrc WHICH     the hosts' ~/.bashrc: empty, slow (`sleep 0.3`) or a FILE; default: this machine's own\n" +
+  'Needs root (network namespaces), sshd, pdsh, python3-distributed, python3-asyncssh.';
 
-// ---------------------------------------------------------------- small helpers
+/** What the hosts' ~/.bashrc is: a file to bind over it, or undefined for the machine's own. */
+function bashrcFile(which: string | undefined, dir: string): { file?: string; label: string } {
+  if (which === undefined) return { label: `this machine's own ${path.join(os.homedir(), '.bashrc')}` };
+  const text = which === 'empty' ? '' : which === 'slow' ? 'sleep 0.3\n' : undefined;
+  if (text === undefined) {
+    if (!existsSync(which)) {
+      console.error(`bench: --bashrc ${which}: no such file; give empty, slow or an existing file`);
+      process.exit(2);
+    }
+    return { file: path.resolve(which), label: path.resolve(which) };
+  }
+  const file = path.join(dir, `bashrc-${which}`);
+  writeFileSync(file, text);
+  return { file, label: which === 'empty' ? 'empty' : 'slow (`sleep 0.3`)' };
+}
 
-
+/** SSH exec sessions each host's sshd has started so far (its log says so at LogLevel VERBOSE). */
+const sessions = (info: TestHosts) =>
+  info.hosts.slice(0, 4).map((_, i) => (readFileSync(path.join(info.dir, `sshd-${i}.log`), 'utf8').match(/Starting session: command/g) ?? []).length);
 
 // ---------------------------------------------------------------- pre-flight
 
@@ -61,6 +83,8 @@ const isDask = (l: Leftover) =>
 
 interface Result {
   ok: boolean;
+  /** SSH exec sessions per host the run opened (scheduler host first). */
+  execs?: number[];
   timeout?: boolean;
   error?: string;
   /** Named durations in ms. */
@@ -191,6 +215,37 @@ async function runPdsh(info: TestHosts, timeoutMs: number): Promise<Result> {
   return { ok: true, t };
 }
 
+/**
+ * The floor: the same processes with the same options, started directly in the namespaces
+ * in the order a tool can do no better than: the scheduler, and the workers the moment it
+ * listens. Stopped the same way: the workers, and the scheduler once they are gone.
+ */
+async function runRawFloor(info: TestHosts, scratch: string, timeoutMs: number): Promise<Result> {
+  const [s, ...ws] = info.hosts.slice(0, 4);
+  const env = { ...process.env, DASK_TEMPORARY_DIRECTORY: scratch };
+  const inNs = (ns: string, args: string[]) => start('ip', ['netns', 'exec', ns, PY, '-m', ...args], env);
+  const t0 = performance.now();
+  const sched = inNs(s!.ns, ['distributed.cli.dask_scheduler', '--host', s!.ip, '--port', String(SCHED_PORT), '--dashboard-address', `:${DASH_PORT}`]);
+  const listening = await sched.waitFor(/Scheduler at:/, timeoutMs);
+  const workers = listening === 'timeout' || listening === 'exited' ? []
+    : ws.map((h) => inNs(h.ns, ['distributed.cli.dask_worker', `tcp://${s!.ip}:${SCHED_PORT}`, '--host', h.ip, '--nthreads', String(NTHREADS), '--nanny']));
+  const up = workers.length ? await sched.waitFor(/(?:Register worker[^]*?){3}/, Math.max(1, timeoutMs - (performance.now() - t0))) : listening;
+  const tSig = performance.now();
+  const stop = async (ps: typeof workers) => {
+    for (const p of ps) p.child.kill('SIGTERM');
+    return Promise.all(ps.map((p) => closedWithin(p, 60_000)));
+  };
+  const exits = [...(await stop(workers)), ...(await stop([sched]))];
+  if (exits.some((e) => !e)) {
+    await Promise.all([sched, ...workers].map((p) => killAndWait(p)));
+    return { ok: false, timeout: true, t: {}, error: `not all exited within 60s of SIGTERM:\n${tail(sched.out())}` };
+  }
+  if (up === 'timeout' || up === 'exited' || listening === 'timeout' || listening === 'exited') {
+    return { ok: false, timeout: up === 'timeout', t: {}, error: `the scheduler logged no third worker (${up}):\n${tail(sched.out())}${workers[0] ? `\n${tail(workers[0].out())}` : ''}` };
+  }
+  return { ok: true, t: { up: up.at - t0, teardown: Math.max(...exits.map((e) => e!.at)) - tSig }, stopAt: tSig };
+}
+
 // ---------------------------------------------------------------- report
 
 
@@ -207,7 +262,11 @@ const SERIES: Series[] = [
   { label: 'SSHCluster close -> python process exit', tool: 'SSHCluster', key: 'closeProcess' },
   { label: 'SSHCluster close -> hosts seen clean', tool: 'SSHCluster', key: 'clean' },
   { label: 'pdsh -R ssh -w <4 hosts> true', tool: 'pdsh', key: 'run' },
+  { label: 'raw floor up: spawn -> scheduler logs 3rd worker', tool: 'raw floor', key: 'up' },
+  { label: 'raw floor teardown: SIGTERM workers, scheduler -> exited', tool: 'raw floor', key: 'teardown' },
+  { label: 'raw floor teardown: SIGTERM -> hosts seen clean', tool: 'raw floor', key: 'clean' },
 ];
+const TOOLS = ['sshcluster', 'SSHCluster', 'pdsh', 'raw floor'];
 
 function report(results: Record<string, Result[]>, header: string[], rounds: number, aborted?: string): boolean {
   const vals = (tool: string, key: string) => (results[tool] ?? []).filter((r) => r.ok).map((r) => r.t[key]).filter((v): v is number => v !== undefined);
@@ -228,11 +287,18 @@ function report(results: Record<string, Result[]>, header: string[], rounds: num
     ['ratio SSHCluster / sshcluster, up (SSHCluster in-script)', ratio(m('SSHCluster', 'upScript'), m('sshcluster', 'up'))],
     ['ratio SSHCluster / sshcluster, stop -> hosts clean', ratio(m('SSHCluster', 'clean'), m('sshcluster', 'clean'))],
     ['ratio sshcluster up / pdsh', ratio(m('sshcluster', 'up'), m('pdsh', 'run'))],
+    ['ratio sshcluster up / raw floor up', ratio(m('sshcluster', 'up'), m('raw floor', 'up'))],
+    ['ratio SSHCluster up (spawn to ready) / raw floor up', ratio(m('SSHCluster', 'upProcess'), m('raw floor', 'up'))],
+    ['ratio sshcluster / raw floor, stop -> hosts clean', ratio(m('sshcluster', 'clean'), m('raw floor', 'clean'))],
   ];
   for (const [label, v] of ratios) lines.push(`${label.padEnd(w)}  ${v.padStart(8)}`);
   lines.push('(ratios of medians)');
-  let bad = false;
   for (const tool of ['sshcluster', 'SSHCluster', 'pdsh']) {
+    const per = (results[tool] ?? []).filter((r) => r.ok && r.execs).map((r) => r.execs!.join('/'));
+    if (per.length) lines.push(`${`SSH exec sessions per host (scheduler host first), ${tool}`.padEnd(w)}  ${[...new Set(per)].join(', ')}`);
+  }
+  let bad = false;
+  for (const tool of TOOLS) {
     const rs = results[tool] ?? [];
     const timeouts = rs.filter((r) => r.timeout).length;
     const failed = rs.filter((r) => !r.ok && !r.timeout).length;
@@ -241,7 +307,7 @@ function report(results: Record<string, Result[]>, header: string[], rounds: num
       lines.push(`${tool}: ${timeouts} timeout(s), ${failed} failure(s) out of ${rs.length} run(s) (excluded from the figures)`);
     }
   }
-  const done = Math.min(...['sshcluster', 'SSHCluster', 'pdsh'].map((t) => (results[t] ?? []).length));
+  const done = Math.min(...TOOLS.map((t) => (results[t] ?? []).length));
   if (done < rounds) lines.push(`only ${done} of ${rounds} round(s) completed`);
   if (aborted) {
     bad = true;
@@ -255,14 +321,17 @@ function report(results: Record<string, Result[]>, header: string[], rounds: num
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<number> {
-  const { rounds, timeoutMs } = parseArgs(process.argv.slice(2));
+  const { rounds, timeoutMs, own } = parseBenchArgs(process.argv.slice(2), { rounds: 5, timeoutS: 120 }, USAGE, ['bashrc']);
   preflight(ownProblems);
+  const rcDir = mkdtempSync(path.join(os.tmpdir(), 'bench-bashrc-'));
+  const rc = bashrcFile(own.bashrc, rcDir);
   const header = machineLines(['dask', 'distributed', 'asyncssh'], [['ssh', '-V'], ['pdsh', '-V']]);
   header.push(`setup: 4 OpenSSH hosts in network namespaces (host 0 scheduler, hosts 1-3 one worker each, nthreads ${NTHREADS}, nanny), ${rounds} round(s), per-run timeout ${timeoutMs / 1000}s`);
+  header.push(`the login user's ~/.bashrc on the hosts: ${rc.label}`);
   for (const l of header) console.log(l);
 
-  const info = await createTestHosts({ count: 4 });
-  const results: Record<string, Result[]> = { sshcluster: [], SSHCluster: [], pdsh: [] };
+  const info = await createTestHosts({ count: 4, bashrc: rc.file });
+  const results: Record<string, Result[]> = Object.fromEntries(TOOLS.map((t) => [t, []]));
   let aborted: string | undefined;
   try {
     if (info.mode !== 'netns') throw new BenchAbort('network namespaces unavailable (harness fell back to loopback); this benchmark needs one namespace per host');
@@ -270,8 +339,8 @@ async function main(): Promise<number> {
     console.log(`hosts: ${hosts.map((h) => h.ip).join(' ')} (scheduler ${hosts[0]!.ip})`);
     const scratchA = path.join(info.dir, 'dask-scratch-sshcluster');
     const scratchB = path.join(info.dir, 'dask-scratch-SSHCluster');
-    mkdirSync(scratchA, { recursive: true });
-    mkdirSync(scratchB, { recursive: true });
+    const scratchC = path.join(info.dir, 'dask-scratch-raw');
+    for (const d of [scratchA, scratchB, scratchC]) mkdirSync(d, { recursive: true });
     const yaml = writeHostsYaml(path.join(info.dir, 'bench-hosts.yaml'), { ...info, hosts }, {
       name: 'bench',
       env: { DASK_TEMPORARY_DIRECTORY: scratchA },
@@ -284,24 +353,36 @@ async function main(): Promise<number> {
 
     await ensureClean(hosts, 'host creation', isDask);
     for (let round = 1; round <= rounds; round++) {
-      const r1 = await runSshcluster(info, yaml, timeoutMs);
+      // Each contender's SSH exec sessions per host, from the sshd logs around its run.
+      const counted = async (run: () => Promise<Result>): Promise<Result> => {
+        const before = sessions(info);
+        const r = await run();
+        return { ...r, execs: sessions(info).map((n, i) => n - before[i]!) };
+      };
+      const r1 = await counted(() => runSshcluster(info, yaml, timeoutMs));
       results.sshcluster!.push(r1);
       const w1 = await ensureClean(hosts, `sshcluster round ${round}`, isDask);
       if (r1.ok && r1.stopAt !== undefined) r1.t.clean = w1.at - r1.stopAt;
       console.log(`round ${round}/${rounds} sshcluster  ${r1.ok ? 'ok     ' : r1.timeout ? 'TIMEOUT' : 'FAILED '} up ${fmt(r1.t.up)}  teardown ${fmt(r1.t.teardown)}` +
-        `${r1.note ? `  (${r1.note})` : ''}  [hosts clean ${fmt(w1.waited)} after exit]${r1.error ? `\n  ${r1.error}` : ''}`);
+        `${r1.note ? `  (${r1.note})` : ''}  execs ${r1.execs?.join('/')}  [hosts clean ${fmt(w1.waited)} after exit]${r1.error ? `\n  ${r1.error}` : ''}`);
 
-      const r2 = await runDaskSSHCluster(info, script, scratchB, timeoutMs);
+      const r2 = await counted(() => runDaskSSHCluster(info, script, scratchB, timeoutMs));
       results.SSHCluster!.push(r2);
       const w2 = await ensureClean(hosts, `SSHCluster round ${round}`, isDask);
       if (r2.ok && r2.stopAt !== undefined) r2.t.clean = w2.at - r2.stopAt;
       console.log(`round ${round}/${rounds} SSHCluster  ${r2.ok ? 'ok     ' : r2.timeout ? 'TIMEOUT' : 'FAILED '} up ${fmt(r2.t.upProcess)} (in script ${fmt(r2.t.upScript)})  close ${fmt(r2.t.closeScript)} (to exit ${fmt(r2.t.closeProcess)})` +
-        `${r2.note ? `  (${r2.note})` : ''}  [hosts clean ${fmt(w2.waited)} after exit]${r2.error ? `\n  ${r2.error}` : ''}`);
+        `${r2.note ? `  (${r2.note})` : ''}  execs ${r2.execs?.join('/')}  [hosts clean ${fmt(w2.waited)} after exit]${r2.error ? `\n  ${r2.error}` : ''}`);
 
-      const r3 = await runPdsh(info, timeoutMs);
+      const r3 = await counted(() => runPdsh(info, timeoutMs));
       results.pdsh!.push(r3);
       const w3 = await ensureClean(hosts, `pdsh round ${round}`, isDask);
-      console.log(`round ${round}/${rounds} pdsh        ${r3.ok ? 'ok     ' : r3.timeout ? 'TIMEOUT' : 'FAILED '} ${fmt(r3.t.run)}  [hosts clean ${fmt(w3.waited)} after exit]${r3.error ? `\n  ${r3.error}` : ''}`);
+      console.log(`round ${round}/${rounds} pdsh        ${r3.ok ? 'ok     ' : r3.timeout ? 'TIMEOUT' : 'FAILED '} ${fmt(r3.t.run)}  execs ${r3.execs?.join('/')}  [hosts clean ${fmt(w3.waited)} after exit]${r3.error ? `\n  ${r3.error}` : ''}`);
+
+      const r4 = await runRawFloor(info, scratchC, timeoutMs);
+      results['raw floor']!.push(r4);
+      const w4 = await ensureClean(hosts, `raw floor round ${round}`, isDask);
+      if (r4.ok && r4.stopAt !== undefined) r4.t.clean = w4.at - r4.stopAt;
+      console.log(`round ${round}/${rounds} raw floor   ${r4.ok ? 'ok     ' : r4.timeout ? 'TIMEOUT' : 'FAILED '} up ${fmt(r4.t.up)}  teardown ${fmt(r4.t.teardown)}  [hosts clean ${fmt(w4.waited)} after exit]${r4.error ? `\n  ${r4.error}` : ''}`);
     }
   } catch (err) {
     if (!(err instanceof BenchAbort)) throw err;
@@ -309,6 +390,7 @@ async function main(): Promise<number> {
   } finally {
     killChildren();
     await info.teardown();
+    rmSync(rcDir, { recursive: true, force: true });
   }
   return report(results, header, rounds, aborted) ? 0 : 1;
 }

@@ -89,13 +89,17 @@ export class BenchAbort extends Error {}
 export const fmt = (ms: number | undefined) => (ms === undefined ? '-' : `${(ms / 1000).toFixed(2)}s`);
 export const tail = (s: string, n = 25) => s.trimEnd().split('\n').slice(-n).map((l) => `    ${l}`).join('\n');
 
-/** `--rounds N --timeout SECONDS` (or `--flag=value`), `-h`; bad input prints usage and exits 2. */
-export function parseBenchArgs(argv: string[], defaults: { rounds: number; timeoutS: number }, usageText: string): { rounds: number; timeoutMs: number } {
+/**
+ * `--rounds N --timeout SECONDS` (or `--flag=value`), `-h`, and the bench's own `--NAME VALUE`
+ * options named in `own` (returned as given); bad input prints usage and exits 2.
+ */
+export function parseBenchArgs(argv: string[], defaults: { rounds: number; timeoutS: number }, usageText: string, own: string[] = []): { rounds: number; timeoutMs: number; own: Record<string, string> } {
   const usage = (code: number): never => {
     (code === 0 ? console.log : console.error)(usageText);
     process.exit(code);
   };
   let { rounds, timeoutS } = defaults;
+  const given: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const [flag, inline] = a.includes('=') ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] : [a, undefined];
@@ -103,6 +107,7 @@ export function parseBenchArgs(argv: string[], defaults: { rounds: number; timeo
     if (flag === '--rounds') rounds = Number(value());
     else if (flag === '--timeout') timeoutS = Number(value());
     else if (flag === '-h' || flag === '--help') usage(0);
+    else if (own.includes(flag.replace(/^--/, ''))) given[flag.replace(/^--/, '')] = value();
     else {
       console.error(`bench: unknown argument ${a}`);
       usage(2);
@@ -116,7 +121,7 @@ export function parseBenchArgs(argv: string[], defaults: { rounds: number; timeo
     console.error('bench: --timeout expects a positive number of seconds');
     usage(2);
   }
-  return { rounds, timeoutMs: timeoutS * 1000 };
+  return { rounds, timeoutMs: timeoutS * 1000, own: given };
 }
 
 export const median = (xs: number[]): number | undefined => {

@@ -22,6 +22,8 @@ export interface CreateOptions {
   sshdPort?: number;
   /** Skip namespaces (to exercise the fallback). */
   forceLoopback?: boolean;
+  /** A file that stands in for the login user's ~/.bashrc on every host (see startSshd). */
+  bashrc?: string;
 }
 
 const say = (line: string) => writeSync(2, `${line}\n`); // sync: also used from 'exit'
@@ -82,7 +84,7 @@ export async function createTestHosts(o: CreateOptions): Promise<TestHosts> {
     const started = at.map((p, i) => {
       const hostKey = makeKey(join(dir, `host${i}_ed25519`), `sshc-e2e-host${i}`);
       const cfg = sshdConfig({ ip: p.ip, port: p.port, hostKey, authorizedKeys, pidFile: join(dir, `sshd-${i}.pid`) });
-      const handle = startSshd(dir, i, p.ns, cfg);
+      const handle = startSshd(dir, i, p.ns, cfg, o.bashrc);
       sshdPids.push(handle.pid);
       const host: TestHost = { name: `host${i}`, ...p, hostKeyPubPath: `${hostKey}.pub`, sshdPid: handle.pid };
       return { host, handle };

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { run } from './proc.js';
@@ -38,15 +39,26 @@ export interface SshdHandle {
   exited: () => boolean;
 }
 
-/** Starts `sshd -D -e` (inside `ns` unless ns is ''), stderr to a log file in dir. */
-export function startSshd(dir: string, i: number, ns: string, cfg: string): SshdHandle {
+/**
+ * Starts `sshd -D -e` (inside `ns` unless ns is ''), stderr to a log file in dir. With
+ * `bashrc`, that file stands in for the login user's ~/.bashrc in every session of this
+ * sshd: bound over it in the private mount namespace `ip netns exec` gives sshd, so the
+ * machine's own file is never touched and the binding ends with sshd.
+ */
+export function startSshd(dir: string, i: number, ns: string, cfg: string, bashrc?: string): SshdHandle {
   mkdirSync('/run/sshd', { recursive: true }); // privilege separation dir, absent on this image
   const cfgPath = join(dir, `sshd-${i}.conf`);
   writeFileSync(cfgPath, cfg);
   const logPath = join(dir, `sshd-${i}.log`);
   const log = openSync(logPath, 'a');
-  const argv = ['/usr/sbin/sshd', '-D', '-e', '-f', cfgPath];
-  // `ip netns exec` execs sshd in place, so the child PID is sshd's own.
+  let argv = ['/usr/sbin/sshd', '-D', '-e', '-f', cfgPath];
+  if (bashrc !== undefined) {
+    if (ns === '') throw new Error('startSshd: a stand-in .bashrc needs a network namespace (its mount namespace)');
+    const target = join(homedir(), '.bashrc');
+    if (!existsSync(target)) throw new Error(`startSshd: no ${target} to stand in for (a bind needs a file to cover)`);
+    argv = ['sh', '-c', 'mount --bind "$0" "$1" && shift && exec "$@"', bashrc, target, ...argv];
+  }
+  // `ip netns exec` execs sshd in place (and `sh -c … exec` does too), so the child PID is sshd's own.
   const child = ns === '' ? spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', log, log] })
     : spawn('ip', ['netns', 'exec', ns, ...argv], { stdio: ['ignore', log, log] });
   closeSync(log);

@@ -1,0 +1,124 @@
+// Benchmark: the background controller's memory, and `status` latency, at N SSH hosts.
+//
+//   sudo npx tsx bench/rss.ts [--hosts N] [--seconds S] [--security tls|none] [--timeout SECONDS]
+//
+// On N OpenSSH namespace hosts (the e2e harness; scheduler on host 0, one 1-thread worker
+// without nanny on each other host), `up --detach`, then `scale` to 1, all, half and all
+// workers again, then S seconds of sampling `VmRSS` of the controller (/proc/<pid>/status)
+// every second with a `status --json` every 5 s, then `down`. Reported: RSS min/median/max
+// over the sampling, `VmHWM` (the peak since start), the median `status --json` time, and
+// the SSH exec sessions (remote shells: each runs the login user's ~/.bashrc) each command
+// opened on the scheduler's host and on each worker host, from the sshd logs.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createTestHosts, writeHostsYaml, type TestHosts } from '../test/e2e/harness/netns-hosts.js';
+import { BIN, ensureClean, machineLines, onSignals, preflight, runSync } from './lib/hosts.js';
+import { BenchAbort, median, parseBenchArgs, runMain, sleep } from './lib/proc.js';
+
+const USAGE = 'usage: sudo npx tsx bench/rss.ts [--hosts N] [--seconds S] [--security tls|none] [--timeout SECONDS]\n' +
+  '  --hosts N          SSH hosts (scheduler on the first, one worker on each other), default 4\n' +
+  '  --seconds S        sampling after the scale cycles, default 30\n' +
+  '  --security MODE    tls (the default, as a user gets it) or none';
+
+/** kB fields of /proc/<pid>/status, in MB (10^6 bytes). */
+/** SSH exec sessions each host's sshd has started so far (its log, LogLevel VERBOSE). */
+const sessions = (h: TestHosts) =>
+  h.hosts.map((_, i) => (readFileSync(path.join(h.dir, `sshd-${i}.log`), 'utf8').match(/Starting session: command/g) ?? []).length);
+
+/** "scheduler host 2, worker hosts 1" (or "1-2" when they differ) for what `run` opened. */
+async function counted<T>(h: TestHosts, what: string, lines: string[], run: () => T | Promise<T>): Promise<T> {
+  const before = sessions(h);
+  const r = await run();
+  const d = sessions(h).map((n, i) => n - before[i]!);
+  const w = d.slice(1);
+  const [lo, hi] = [Math.min(...w), Math.max(...w)];
+  lines.push(`SSH exec sessions, ${what}: scheduler host ${d[0]}, each worker host ${lo === hi ? lo : `${lo}-${hi}`}`);
+  return r;
+}
+
+function memOf(pid: number): { rss: number; hwm: number } {
+  const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN);
+  return { rss: (kb('VmRSS') * 1024) / 1e6, hwm: (kb('VmHWM') * 1024) / 1e6 };
+}
+
+async function main(): Promise<number> {
+  const { timeoutMs, own } = parseBenchArgs(process.argv.slice(2), { rounds: 1, timeoutS: 600 }, USAGE, ['hosts', 'seconds', 'security']);
+  const count = Number(own.hosts ?? 4);
+  const seconds = Number(own.seconds ?? 30);
+  const security = own.security ?? 'tls';
+  if (!Number.isInteger(count) || count < 2 || !(seconds > 0) || !['tls', 'none'].includes(security)) {
+    console.error(`bench: bad arguments\n${USAGE}`);
+    return 2;
+  }
+  preflight(() => []);
+  onSignals();
+  const header = machineLines(['distributed']);
+  header.push(`setup: ${count} OpenSSH hosts in network namespaces, ${count - 1} workers (1 thread, no nanny), security ${security}, ${seconds}s of sampling`);
+  for (const l of header) console.log(l);
+  const stateHome = mkdtempSync(path.join(os.tmpdir(), 'sshc-bench-rss-'));
+  const env = { ...process.env, NO_COLOR: '1', XDG_STATE_HOME: stateHome };
+  const name = 'bench-rss';
+  let hosts: TestHosts | undefined;
+  let upDone = false;
+  const execLines: string[] = [];
+  try {
+    hosts = await createTestHosts({ count });
+    const file = writeHostsYaml(path.join(hosts.dir, `${name}.yaml`), hosts, {
+      name,
+      security: security === 'tls' ? undefined : 'none',
+      env: { DASK_TEMPORARY_DIRECTORY: path.join(hosts.dir, 'scratch') },
+      worker_options: { nthreads: 1, nworkers: 1, nanny: false },
+    });
+    const t0 = performance.now();
+    const up = await counted(hosts, 'up --detach', execLines, () => runSync(process.execPath, [BIN, 'up', file, '--detach'], env, timeoutMs));
+    upDone = true;
+    if (!up.ok) throw new BenchAbort(`up failed: ${up.out.slice(-1500)}`);
+    console.log(`up --detach: ${((performance.now() - t0) / 1000).toFixed(2)}s to "${/Cluster up: [^\n]*/.exec(up.out)?.[0] ?? '?'}"`);
+    const state = JSON.parse(readFileSync(path.join(stateHome, 'sshcluster', name, 'state.json'), 'utf8')) as { controller: { pid: number } };
+    const pid = state.controller.pid;
+    const all = count - 1;
+    for (const n of [1, all, Math.max(1, Math.floor(all / 2)), all]) {
+      const s = await counted(hosts, `scale ${n}`, execLines, () => runSync(process.execPath, [BIN, 'scale', String(n), '--name', name], env, timeoutMs));
+      if (!s.ok) throw new BenchAbort(`scale ${n} failed: ${s.out.slice(-1500)}`);
+    }
+    const rss: number[] = [];
+    const statusMs: number[] = [];
+    for (let i = 0; i < seconds; i++) {
+      if (i % 5 === 0) {
+        const t = performance.now();
+        const st = await counted(hosts, 'status --json', execLines, () => runSync(process.execPath, [BIN, 'status', '--name', name, '--json'], env, 60_000));
+        if (!st.ok) throw new BenchAbort(`status failed: ${st.out.slice(-800)}`);
+        statusMs.push(performance.now() - t);
+      }
+      rss.push(memOf(pid).rss);
+      await sleep(1000);
+    }
+    const { hwm } = memOf(pid);
+    upDone = false;
+    const down = await counted(hosts, 'down', execLines, () => runSync(process.execPath, [BIN, 'down', '--name', name], env, timeoutMs));
+    if (!down.ok) throw new BenchAbort(`down failed: ${down.out.slice(-1500)}`);
+    const mb = (v: number | undefined) => (v === undefined ? '-' : `${v.toFixed(1)} MB`);
+    console.log(['', '='.repeat(72), ...header,
+      `controller RSS over ${seconds}s after scale 1/${all}/${Math.max(1, Math.floor(all / 2))}/${all}: min ${mb(Math.min(...rss))}, median ${mb(median(rss))}, max ${mb(Math.max(...rss))}; peak since start (VmHWM) ${mb(hwm)}`,
+      `status --json: median ${((median(statusMs) ?? 0) / 1000).toFixed(2)}s over ${statusMs.length} calls`,
+      ...[...new Set(execLines)],
+      '='.repeat(72)].join('\n'));
+    return 0;
+  } catch (err) {
+    if (!(err instanceof BenchAbort)) throw err;
+    console.error(`bench: ${err.message}`);
+    return 1;
+  } finally {
+    if (upDone) runSync(process.execPath, [BIN, 'down', '--name', name], env, timeoutMs);
+    if (hosts) {
+      await ensureClean(hosts.hosts, 'down').catch((e: unknown) => console.error(String(e)));
+      await hosts.teardown();
+    }
+    rmSync(stateHome, { recursive: true, force: true });
+  }
+}
+
+runMain(main);
