@@ -6,10 +6,11 @@
 // without nanny on each other host), `up --detach`, then `scale` to 1, all, half and all
 // workers again, then S seconds of sampling `VmRSS` of the controller (/proc/<pid>/status)
 // every second with a `status --json` every 5 s, then `down`. Reported: RSS min/median/max
-// over the sampling, `VmHWM` (the peak since start), the median `status --json` time, and
+// over the sampling, `VmHWM` (the peak since start), its open file descriptors, the median
+// `status --json` time, and
 // the SSH exec sessions (remote shells: each runs the login user's ~/.bashrc) each command
 // opened on the scheduler's host and on each worker host, from the sshd logs.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -77,6 +78,8 @@ async function main(): Promise<number> {
     upDone = true;
     if (!up.ok) throw new BenchAbort(`up failed: ${up.out.slice(-1500)}`);
     console.log(`up --detach: ${((performance.now() - t0) / 1000).toFixed(2)}s to "${/Cluster up: [^\n]*/.exec(up.out)?.[0] ?? '?'}"`);
+    // A host that failed says why on its own line; the run goes on (scale brings it back).
+    for (const l of up.out.split('\n').filter((x) => /\] failed: /.test(x))) console.log(`  ${l.slice(0, 300)}`);
     const state = JSON.parse(readFileSync(path.join(stateHome, 'sshcluster', name, 'state.json'), 'utf8')) as { controller: { pid: number } };
     const pid = state.controller.pid;
     const all = count - 1;
@@ -97,12 +100,14 @@ async function main(): Promise<number> {
       await sleep(1000);
     }
     const { hwm } = memOf(pid);
+    const fds = readdirSync(`/proc/${pid}/fd`).length;
     upDone = false;
     const down = await counted(hosts, 'down', execLines, () => runSync(process.execPath, [BIN, 'down', '--name', name], env, timeoutMs));
     if (!down.ok) throw new BenchAbort(`down failed: ${down.out.slice(-1500)}`);
     const mb = (v: number | undefined) => (v === undefined ? '-' : `${v.toFixed(1)} MB`);
     console.log(['', '='.repeat(72), ...header,
       `controller RSS over ${seconds}s after scale 1/${all}/${Math.max(1, Math.floor(all / 2))}/${all}: min ${mb(Math.min(...rss))}, median ${mb(median(rss))}, max ${mb(Math.max(...rss))}; peak since start (VmHWM) ${mb(hwm)}`,
+      `controller open file descriptors: ${fds}`,
       `status --json: median ${((median(statusMs) ?? 0) / 1000).toFixed(2)}s over ${statusMs.length} calls`,
       ...[...new Set(execLines)],
       '='.repeat(72)].join('\n'));

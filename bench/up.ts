@@ -6,6 +6,7 @@
 // e2e harness), alternating run by run:
 //   1. `sshcluster up HOSTS.yaml`: spawn -> "Cluster up: 3 worker(s)", then SIGINT -> exit 0;
 //   2. Dask's own `distributed.SSHCluster(...)` + `client.wait_for_workers(3)`, then close;
+// (3 workers on 4 hosts by default; --hosts N for N-1, e.g. 65 for the 64-worker run).
 //   3. `pdsh -R ssh -w <4 hosts> true`: the bare cost of reaching 4 hosts over SSH once;
 //   4. the raw-Dask floor: `dask scheduler`, then 3 `dask worker`s once it listens, started
 //      directly in the namespaces (no SSH), until the scheduler logs the third worker;
@@ -28,13 +29,18 @@ import {
   type TestHosts,
 } from '../test/e2e/harness/netns-hosts.js';
 
-const NTHREADS = 2;
+/** The cluster every contender starts: host 0 the scheduler, each other host one worker. */
+const SHAPE = { hosts: 4, nthreads: 2, nanny: true };
+const WORKERS = () => SHAPE.hosts - 1;
+const benchHosts = (info: TestHosts) => info.hosts.slice(0, SHAPE.hosts);
 
 // ---------------------------------------------------------------- arguments
 
-const USAGE = 'usage: npx tsx bench/up.ts [--rounds N] [--timeout SECONDS] [--bashrc empty|slow|FILE]\n' +
+const USAGE = 'usage: npx tsx bench/up.ts [--rounds N] [--timeout SECONDS] [--bashrc empty|slow|FILE] [--hosts N] [--nthreads N] [--nanny on|off]\n' +
   '  --rounds N         rounds of (sshcluster, SSHCluster, pdsh, raw floor), default 5\n' +
-  '  --timeout SECONDS  per-run limit for reaching 3 workers, default 120\n' +
+  '  --timeout SECONDS  per-run limit for reaching all workers, default 120\n' +
+  '  --hosts N          SSH hosts: the scheduler on the first, one worker on each other; default 4\n' +
+  '  --nthreads N       threads per worker, default 2; --nanny on|off, default on (the same for every contender)\n' +
   "  --bashrc WHICH     the hosts' ~/.bashrc: empty, slow (`sleep 0.3`) or a FILE; default: this machine's own\n" +
   'Needs root (network namespaces), sshd, pdsh, python3-distributed, python3-asyncssh.';
 
@@ -54,9 +60,17 @@ function bashrcFile(which: string | undefined, dir: string): { file?: string; la
   return { file, label: which === 'empty' ? 'empty' : 'slow (`sleep 0.3`)' };
 }
 
+/** "5 / 3": exec sessions on the scheduler's host, then on each worker host (a range when they differ). */
+function execText(execs: number[] | undefined): string {
+  if (!execs?.length) return '-';
+  const [first, ...rest] = execs;
+  const [lo, hi] = [Math.min(...rest), Math.max(...rest)];
+  return `${first} / ${lo === hi ? lo : `${lo}-${hi}`}`;
+}
+
 /** SSH exec sessions each host's sshd has started so far (its log says so at LogLevel VERBOSE). */
 const sessions = (info: TestHosts) =>
-  info.hosts.slice(0, 4).map((_, i) => (readFileSync(path.join(info.dir, `sshd-${i}.log`), 'utf8').match(/Starting session: command/g) ?? []).length);
+  benchHosts(info).map((_, i) => (readFileSync(path.join(info.dir, `sshd-${i}.log`), 'utf8').match(/Starting session: command/g) ?? []).length);
 
 // ---------------------------------------------------------------- pre-flight
 
@@ -124,8 +138,8 @@ async function runSshcluster(info: TestHosts, yaml: string, timeoutMs: number): 
   const t: Record<string, number> = { up: tUp, teardown: exit.at - tSig };
   if (process.env.BENCH_DEBUG) console.log(`--- sshcluster output (SIGINT at +${((tSig - p.t0) / 1000).toFixed(2)}s):\n${p.out()}\n---`);
   const problems: string[] = [];
-  if (n !== 3) problems.push(`"Cluster up: ${n} worker(s)", expected 3`);
-  if (workers !== 3) problems.push(`scheduler reports ${workers ?? '?'} workers, expected 3${typeof seen === 'object' ? '' : `:\n${tail(check.out())}`}`);
+  if (n !== WORKERS()) problems.push(`"Cluster up: ${n} worker(s)", expected ${WORKERS()}`);
+  if (workers !== WORKERS()) problems.push(`scheduler reports ${workers ?? '?'} workers, expected ${WORKERS()}${typeof seen === 'object' ? '' : `:\n${tail(check.out())}`}`);
   if (exit.code !== 0) problems.push(`exit ${exit.code ?? exit.signal} after SIGINT, expected 0`);
   if (!p.out().includes('verified: no process of this cluster is left on any host')) problems.push('no "verified: no process … left" line');
   if (problems.length) return { ok: false, t, error: `${problems.join('; ')}\n${tail(p.out())}` };
@@ -142,11 +156,12 @@ cluster = SSHCluster(
     hosts=cfg["hosts"],
     connect_options={"known_hosts": cfg["known_hosts"], "client_keys": [cfg["client_key"]], "username": "root"},
     worker_options={"nthreads": cfg["nthreads"], "local_directory": cfg["local_directory"]},
+    worker_class="distributed.Nanny" if cfg["nanny"] else "distributed.Worker",
     scheduler_options={"port": cfg["port"], "dashboard_address": cfg["dashboard_address"]},
     remote_python=cfg["remote_python"],
 )
 client = Client(cluster)
-client.wait_for_workers(3)
+client.wait_for_workers(cfg["workers"])
 T_UP = time.perf_counter()
 print("BENCH " + json.dumps({"event": "up", "import": T_IMPORT - T0, "up": T_UP - T0}), flush=True)
 n = len(client.scheduler_info()["workers"])
@@ -159,10 +174,12 @@ print("BENCH " + json.dumps({"event": "closed", "close": time.perf_counter() - T
 
 async function runDaskSSHCluster(info: TestHosts, script: string, scratch: string, timeoutMs: number): Promise<Result> {
   const cfg = {
-    hosts: info.hosts.slice(0, 4).map((h) => h.ip),
+    hosts: benchHosts(info).map((h) => h.ip),
+    workers: WORKERS(),
+    nanny: SHAPE.nanny,
     known_hosts: info.knownHostsPath,
     client_key: info.clientKeyPath,
-    nthreads: NTHREADS,
+    nthreads: SHAPE.nthreads,
     local_directory: scratch,
     port: SCHED_PORT,
     dashboard_address: `:${DASH_PORT}`,
@@ -172,7 +189,7 @@ async function runDaskSSHCluster(info: TestHosts, script: string, scratch: strin
   const up = await p.waitFor(/BENCH (\{"event": "up".*\})/, timeoutMs);
   if (up === 'timeout' || up === 'exited') {
     await killAndWait(p);
-    return { ok: false, timeout: up === 'timeout', t: {}, error: up === 'timeout' ? `wait_for_workers(3) not returned in ${timeoutMs / 1000}s:\n${tail(p.out())}` : `exited before up:\n${tail(p.out())}` };
+    return { ok: false, timeout: up === 'timeout', t: {}, error: up === 'timeout' ? `wait_for_workers(${WORKERS()}) not returned in ${timeoutMs / 1000}s:\n${tail(p.out())}` : `exited before up:\n${tail(p.out())}` };
   }
   const u = JSON.parse(up.m[1]!) as { import: number; up: number };
   const closing = await p.waitFor(/BENCH (\{"event": "closing".*\})/, 30_000);
@@ -188,7 +205,7 @@ async function runDaskSSHCluster(info: TestHosts, script: string, scratch: strin
   t.closeProcess = exit.at - closeStart;
   const n = typeof closing === 'object' ? (JSON.parse(closing.m[1]!) as { workers: number }).workers : undefined;
   const problems: string[] = [];
-  if (n !== 3) problems.push(`scheduler reports ${n ?? '?'} workers, expected 3`);
+  if (n !== WORKERS()) problems.push(`scheduler reports ${n ?? '?'} workers, expected ${WORKERS()}`);
   if (exit.code !== 0) problems.push(`python exited ${exit.code ?? exit.signal}`);
   if (!closedM) problems.push('no "closed" line');
   if (problems.length) return { ok: false, t, error: `${problems.join('; ')}\n${tail(p.out())}` };
@@ -196,7 +213,7 @@ async function runDaskSSHCluster(info: TestHosts, script: string, scratch: strin
 }
 
 async function runPdsh(info: TestHosts, timeoutMs: number): Promise<Result> {
-  const ips = info.hosts.slice(0, 4).map((h) => h.ip);
+  const ips = benchHosts(info).map((h) => h.ip);
   const env = {
     ...process.env,
     // -F /dev/null: no ~/.ssh/config or /etc/ssh/ssh_config (no ControlMaster reuse etc.).
@@ -221,15 +238,15 @@ async function runPdsh(info: TestHosts, timeoutMs: number): Promise<Result> {
  * listens. Stopped the same way: the workers, and the scheduler once they are gone.
  */
 async function runRawFloor(info: TestHosts, scratch: string, timeoutMs: number): Promise<Result> {
-  const [s, ...ws] = info.hosts.slice(0, 4);
+  const [s, ...ws] = benchHosts(info);
   const env = { ...process.env, DASK_TEMPORARY_DIRECTORY: scratch };
   const inNs = (ns: string, args: string[]) => start('ip', ['netns', 'exec', ns, PY, '-m', ...args], env);
   const t0 = performance.now();
   const sched = inNs(s!.ns, ['distributed.cli.dask_scheduler', '--host', s!.ip, '--port', String(SCHED_PORT), '--dashboard-address', `:${DASH_PORT}`]);
   const listening = await sched.waitFor(/Scheduler at:/, timeoutMs);
   const workers = listening === 'timeout' || listening === 'exited' ? []
-    : ws.map((h) => inNs(h.ns, ['distributed.cli.dask_worker', `tcp://${s!.ip}:${SCHED_PORT}`, '--host', h.ip, '--nthreads', String(NTHREADS), '--nanny']));
-  const up = workers.length ? await sched.waitFor(/(?:Register worker[^]*?){3}/, Math.max(1, timeoutMs - (performance.now() - t0))) : listening;
+    : ws.map((h) => inNs(h.ns, ['distributed.cli.dask_worker', `tcp://${s!.ip}:${SCHED_PORT}`, '--host', h.ip, '--nthreads', String(SHAPE.nthreads), SHAPE.nanny ? '--nanny' : '--no-nanny']));
+  const up = workers.length ? await sched.waitFor(new RegExp(`(?:Register worker[^]*?){${WORKERS()}}`), Math.max(1, timeoutMs - (performance.now() - t0))) : listening;
   const tSig = performance.now();
   const stop = async (ps: typeof workers) => {
     for (const p of ps) p.child.kill('SIGTERM');
@@ -251,18 +268,18 @@ async function runRawFloor(info: TestHosts, scratch: string, timeoutMs: number):
 
 interface Series { label: string; tool: string; key: string }
 const SERIES: Series[] = [
-  { label: 'sshcluster up: spawn -> "Cluster up: 3 worker(s)"', tool: 'sshcluster', key: 'up' },
+  { label: 'sshcluster up: spawn -> "Cluster up: N worker(s)"', tool: 'sshcluster', key: 'up' },
   { label: 'sshcluster teardown: SIGINT -> exit 0 (verified)', tool: 'sshcluster', key: 'teardown' },
   { label: 'sshcluster teardown: SIGINT -> hosts seen clean', tool: 'sshcluster', key: 'clean' },
-  { label: 'SSHCluster up: spawn -> wait_for_workers(3) returns', tool: 'SSHCluster', key: 'upProcess' },
+  { label: 'SSHCluster up: spawn -> wait_for_workers(N) returns', tool: 'SSHCluster', key: 'upProcess' },
   { label: 'SSHCluster up: in script (perf_counter from line 1)', tool: 'SSHCluster', key: 'upScript' },
   { label: '  of which: interpreter start before line 1', tool: 'SSHCluster', key: 'preScript' },
   { label: '  of which: import distributed (in script)', tool: 'SSHCluster', key: 'import' },
   { label: 'SSHCluster close: client.close()+cluster.close()', tool: 'SSHCluster', key: 'closeScript' },
   { label: 'SSHCluster close -> python process exit', tool: 'SSHCluster', key: 'closeProcess' },
   { label: 'SSHCluster close -> hosts seen clean', tool: 'SSHCluster', key: 'clean' },
-  { label: 'pdsh -R ssh -w <4 hosts> true', tool: 'pdsh', key: 'run' },
-  { label: 'raw floor up: spawn -> scheduler logs 3rd worker', tool: 'raw floor', key: 'up' },
+  { label: 'pdsh -R ssh -w <all hosts> true', tool: 'pdsh', key: 'run' },
+  { label: 'raw floor up: spawn -> scheduler logs Nth worker', tool: 'raw floor', key: 'up' },
   { label: 'raw floor teardown: SIGTERM workers, scheduler -> exited', tool: 'raw floor', key: 'teardown' },
   { label: 'raw floor teardown: SIGTERM -> hosts seen clean', tool: 'raw floor', key: 'clean' },
 ];
@@ -294,8 +311,8 @@ function report(results: Record<string, Result[]>, header: string[], rounds: num
   for (const [label, v] of ratios) lines.push(`${label.padEnd(w)}  ${v.padStart(8)}`);
   lines.push('(ratios of medians)');
   for (const tool of ['sshcluster', 'SSHCluster', 'pdsh']) {
-    const per = (results[tool] ?? []).filter((r) => r.ok && r.execs).map((r) => r.execs!.join('/'));
-    if (per.length) lines.push(`${`SSH exec sessions per host (scheduler host first), ${tool}`.padEnd(w)}  ${[...new Set(per)].join(', ')}`);
+    const per = (results[tool] ?? []).filter((r) => r.ok && r.execs).map((r) => execText(r.execs!));
+    if (per.length) lines.push(`${`SSH exec sessions, scheduler host / each worker host, ${tool}`.padEnd(w)}  ${[...new Set(per)].join(', ')}`);
   }
   let bad = false;
   for (const tool of TOOLS) {
@@ -321,16 +338,23 @@ function report(results: Record<string, Result[]>, header: string[], rounds: num
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<number> {
-  const { rounds, timeoutMs, own } = parseBenchArgs(process.argv.slice(2), { rounds: 5, timeoutS: 120 }, USAGE, ['bashrc']);
+  const { rounds, timeoutMs, own } = parseBenchArgs(process.argv.slice(2), { rounds: 5, timeoutS: 120 }, USAGE, ['bashrc', 'hosts', 'nthreads', 'nanny']);
+  SHAPE.hosts = Number(own.hosts ?? SHAPE.hosts);
+  SHAPE.nthreads = Number(own.nthreads ?? SHAPE.nthreads);
+  SHAPE.nanny = (own.nanny ?? 'on') === 'on';
+  if (!Number.isInteger(SHAPE.hosts) || SHAPE.hosts < 2 || !Number.isInteger(SHAPE.nthreads) || SHAPE.nthreads < 1 || !['on', 'off', undefined].includes(own.nanny)) {
+    console.error(`bench: --hosts expects an integer >= 2, --nthreads one >= 1, --nanny on or off\n${USAGE}`);
+    process.exit(2);
+  }
   preflight(ownProblems);
   const rcDir = mkdtempSync(path.join(os.tmpdir(), 'bench-bashrc-'));
   const rc = bashrcFile(own.bashrc, rcDir);
   const header = machineLines(['dask', 'distributed', 'asyncssh'], [['ssh', '-V'], ['pdsh', '-V']]);
-  header.push(`setup: 4 OpenSSH hosts in network namespaces (host 0 scheduler, hosts 1-3 one worker each, nthreads ${NTHREADS}, nanny), ${rounds} round(s), per-run timeout ${timeoutMs / 1000}s`);
+  header.push(`setup: ${SHAPE.hosts} OpenSSH hosts in network namespaces (host 0 scheduler, hosts 1-${WORKERS()} one worker each, nthreads ${SHAPE.nthreads}, ${SHAPE.nanny ? 'nanny' : 'no nanny'}), ${rounds} round(s), per-run timeout ${timeoutMs / 1000}s`);
   header.push(`the login user's ~/.bashrc on the hosts: ${rc.label}`);
   for (const l of header) console.log(l);
 
-  const info = await createTestHosts({ count: 4, bashrc: rc.file });
+  const info = await createTestHosts({ count: SHAPE.hosts, bashrc: rc.file });
   const results: Record<string, Result[]> = Object.fromEntries(TOOLS.map((t) => [t, []]));
   let aborted: string | undefined;
   try {
@@ -345,7 +369,7 @@ async function main(): Promise<number> {
       name: 'bench',
       env: { DASK_TEMPORARY_DIRECTORY: scratchA },
       scheduler_options: { port: SCHED_PORT, dashboard_address: `:${DASH_PORT}` },
-      worker_options: { nthreads: NTHREADS, nworkers: 1, nanny: true },
+      worker_options: { nthreads: SHAPE.nthreads, nworkers: 1, nanny: SHAPE.nanny },
     });
     const script = path.join(info.dir, 'bench_sshcluster_dask.py');
     writeFileSync(script, SSHCLUSTER_PY);
@@ -364,19 +388,19 @@ async function main(): Promise<number> {
       const w1 = await ensureClean(hosts, `sshcluster round ${round}`, isDask);
       if (r1.ok && r1.stopAt !== undefined) r1.t.clean = w1.at - r1.stopAt;
       console.log(`round ${round}/${rounds} sshcluster  ${r1.ok ? 'ok     ' : r1.timeout ? 'TIMEOUT' : 'FAILED '} up ${fmt(r1.t.up)}  teardown ${fmt(r1.t.teardown)}` +
-        `${r1.note ? `  (${r1.note})` : ''}  execs ${r1.execs?.join('/')}  [hosts clean ${fmt(w1.waited)} after exit]${r1.error ? `\n  ${r1.error}` : ''}`);
+        `${r1.note ? `  (${r1.note})` : ''}  execs ${execText(r1.execs)}  [hosts clean ${fmt(w1.waited)} after exit]${r1.error ? `\n  ${r1.error}` : ''}`);
 
       const r2 = await counted(() => runDaskSSHCluster(info, script, scratchB, timeoutMs));
       results.SSHCluster!.push(r2);
       const w2 = await ensureClean(hosts, `SSHCluster round ${round}`, isDask);
       if (r2.ok && r2.stopAt !== undefined) r2.t.clean = w2.at - r2.stopAt;
       console.log(`round ${round}/${rounds} SSHCluster  ${r2.ok ? 'ok     ' : r2.timeout ? 'TIMEOUT' : 'FAILED '} up ${fmt(r2.t.upProcess)} (in script ${fmt(r2.t.upScript)})  close ${fmt(r2.t.closeScript)} (to exit ${fmt(r2.t.closeProcess)})` +
-        `${r2.note ? `  (${r2.note})` : ''}  execs ${r2.execs?.join('/')}  [hosts clean ${fmt(w2.waited)} after exit]${r2.error ? `\n  ${r2.error}` : ''}`);
+        `${r2.note ? `  (${r2.note})` : ''}  execs ${execText(r2.execs)}  [hosts clean ${fmt(w2.waited)} after exit]${r2.error ? `\n  ${r2.error}` : ''}`);
 
       const r3 = await counted(() => runPdsh(info, timeoutMs));
       results.pdsh!.push(r3);
       const w3 = await ensureClean(hosts, `pdsh round ${round}`, isDask);
-      console.log(`round ${round}/${rounds} pdsh        ${r3.ok ? 'ok     ' : r3.timeout ? 'TIMEOUT' : 'FAILED '} ${fmt(r3.t.run)}  execs ${r3.execs?.join('/')}  [hosts clean ${fmt(w3.waited)} after exit]${r3.error ? `\n  ${r3.error}` : ''}`);
+      console.log(`round ${round}/${rounds} pdsh        ${r3.ok ? 'ok     ' : r3.timeout ? 'TIMEOUT' : 'FAILED '} ${fmt(r3.t.run)}  execs ${execText(r3.execs)}  [hosts clean ${fmt(w3.waited)} after exit]${r3.error ? `\n  ${r3.error}` : ''}`);
 
       const r4 = await runRawFloor(info, scratchC, timeoutMs);
       results['raw floor']!.push(r4);
