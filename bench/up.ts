@@ -44,8 +44,11 @@ const USAGE = 'usage: npx tsx bench/up.ts [--rounds N] [--timeout SECONDS] [--ba
   "  --bashrc WHICH     the hosts' ~/.bashrc: empty, slow (`sleep 0.3`) or a FILE; default: this machine's own\n" +
   'Needs root (network namespaces), sshd, pdsh, python3-distributed, python3-asyncssh.';
 
-/** What the hosts' ~/.bashrc is: a file to bind over it, or undefined for the machine's own. */
-function bashrcFile(which: string | undefined, dir: string): { file?: string; label: string } {
+/**
+ * What the hosts' ~/.bashrc is: a file to bind over it, or undefined for the machine's own.
+ * `dir()` makes the directory for a file we write (empty, slow), only once the input is good.
+ */
+function bashrcFile(which: string | undefined, dir: () => string): { file?: string; label: string } {
   if (which === undefined) return { label: `this machine's own ${path.join(os.homedir(), '.bashrc')}` };
   const text = which === 'empty' ? '' : which === 'slow' ? 'sleep 0.3\n' : undefined;
   if (text === undefined) {
@@ -55,7 +58,7 @@ function bashrcFile(which: string | undefined, dir: string): { file?: string; la
     }
     return { file: path.resolve(which), label: path.resolve(which) };
   }
-  const file = path.join(dir, `bashrc-${which}`);
+  const file = path.join(dir(), `bashrc-${which}`);
   writeFileSync(file, text);
   return { file, label: which === 'empty' ? 'empty' : 'slow (`sleep 0.3`)' };
 }
@@ -347,8 +350,9 @@ async function main(): Promise<number> {
     process.exit(2);
   }
   preflight(ownProblems);
-  const rcDir = mkdtempSync(path.join(os.tmpdir(), 'bench-bashrc-'));
-  const rc = bashrcFile(own.bashrc, rcDir);
+  let rcDir: string | undefined;
+  process.on('exit', () => rcDir && rmSync(rcDir, { recursive: true, force: true })); // on every way out
+  const rc = bashrcFile(own.bashrc, () => (rcDir = mkdtempSync(path.join(os.tmpdir(), 'bench-bashrc-'))));
   const header = machineLines(['dask', 'distributed', 'asyncssh'], [['ssh', '-V'], ['pdsh', '-V']]);
   header.push(`setup: ${SHAPE.hosts} OpenSSH hosts in network namespaces (host 0 scheduler, hosts 1-${WORKERS()} one worker each, nthreads ${SHAPE.nthreads}, ${SHAPE.nanny ? 'nanny' : 'no nanny'}), ${rounds} round(s), per-run timeout ${timeoutMs / 1000}s`);
   header.push(`the login user's ~/.bashrc on the hosts: ${rc.label}`);
@@ -414,7 +418,6 @@ async function main(): Promise<number> {
   } finally {
     killChildren();
     await info.teardown();
-    rmSync(rcDir, { recursive: true, force: true });
   }
   return report(results, header, rounds, aborted) ? 0 : 1;
 }
