@@ -15,6 +15,12 @@ export interface ReadyWaitOptions {
   now?: () => number;
   /** Aborted: stop waiting at once (the cluster is being stopped). */
   signal?: AbortSignal;
+  /**
+   * Registers `poke`, called when there is news (a worker printed "Registered to"): the
+   * scheduler is asked again at once rather than after the rest of the poll interval.
+   * The answer still comes from the scheduler; the news only says when to ask.
+   */
+  onNews?: (poke: () => void) => void;
 }
 
 export type ReadyResult =
@@ -32,9 +38,17 @@ export async function waitForScheduler(o: ReadyWaitOptions): Promise<ReadyResult
 
   let healthy = false;
   let workers: { name: string; address: string }[] = [];
+  // News during a query asks again right after it; news during the wait ends the wait.
+  let news = false;
+  let nap: AbortController | undefined;
+  o.onNews?.(() => {
+    news = true;
+    nap?.abort();
+  });
   while (now() < deadline) {
     if (o.signal?.aborted) return { kind: 'stopped' };
     if (gone !== undefined) return { kind: 'scheduler-failed', reason: gone };
+    news = false;
     try {
       if (!healthy) healthy = await o.client.health();
       if (healthy) {
@@ -46,7 +60,10 @@ export async function waitForScheduler(o: ReadyWaitOptions): Promise<ReadyResult
     } catch {
       // Not listening yet: workers and the scheduler come up concurrently.
     }
-    await delay(systemClock, pollMs, o.signal);
+    if (news) continue;
+    nap = new AbortController();
+    await delay(systemClock, pollMs, o.signal ? AbortSignal.any([o.signal, nap.signal]) : nap.signal);
+    nap = undefined;
   }
   if (o.signal?.aborted) return { kind: 'stopped' };
   if (gone !== undefined) return { kind: 'scheduler-failed', reason: gone };

@@ -4,7 +4,7 @@ import type { ClusterState } from '../../cluster/cluster-state.js';
 import { SCHEDULER_NAME } from '../../cluster/plan.js';
 import { describeExit } from '../../dask/diagnose.js';
 import { SchedulerClient } from '../../dask/scheduler-client.js';
-import { parseSchedulerLine } from '../../dask/log-lines.js';
+import { parseSchedulerLine, parseWorkerLine } from '../../dask/log-lines.js';
 import { ExpectedError } from '../../errors.js';
 import type { ClusterEvent } from '../../events/types.js';
 import { dashboardForward, dashboardUrl } from './addresses.js';
@@ -49,7 +49,12 @@ export async function confirmReady(d: StartupDeps): Promise<void> {
   d.useClient(client);
   const expected = () => new Set(state.alive('worker').map((t) => t.desired.name));
   const schedulerGone = sched.proc.exited.then((e) => describeExit(e, sched.tail, spec.schedulerHost.remotePython));
-  const r = await waitForScheduler({ client, expected, schedulerGone, timeoutMs: d.readyTimeoutMs, signal: d.signal });
+  // A worker's "Registered to" line is news worth asking the scheduler about at once.
+  let waiting = true;
+  const onNews = (poke: () => void) => {
+    for (const t of state.alive('worker')) t.proc.onLine((_stream, line) => waiting && parseWorkerLine(line)?.kind === 'registered' && poke());
+  };
+  const r = await waitForScheduler({ client, expected, schedulerGone, timeoutMs: d.readyTimeoutMs, signal: d.signal, onNews }).finally(() => (waiting = false));
   if (r.kind === 'stopped') throw new ExpectedError('start-up was stopped');
   if (r.kind === 'scheduler-failed') throw await d.fatal(`scheduler on ${spec.schedulerHost.name} failed: ${r.reason}`, [...sched.tail]);
   state.registered = new Map(r.workers.map((w) => [w.name, w.address]));

@@ -59,4 +59,32 @@ describe('waitForScheduler', () => {
     stop.abort();
     expect(await waiting).toEqual({ kind: 'stopped' });
   });
+
+  it('asks the scheduler again at once on news (a worker said it registered), not after the poll interval', async () => {
+    const client = fakeClient([
+      { health: true, workers: ['a-0'] },
+      { health: true, workers: ['a-0', 'b-0'] },
+    ]);
+    let poke = () => {};
+    // A 10-minute interval: without the news this would outlast the test's timeout.
+    const waiting = waitForScheduler({ client, expected: () => new Set(['a-0', 'b-0']), schedulerGone: never, timeoutMs: 600_000, pollMs: 600_000, onNews: (p) => (poke = p) });
+    setTimeout(() => poke(), 0);
+    expect((await waiting).kind).toBe('ready');
+  });
+
+  it('news that arrives while the scheduler is being asked is not lost', async () => {
+    let poke = () => {};
+    let asked = 0;
+    const client = {
+      health: async () => true,
+      workers: async () => {
+        asked++;
+        if (asked === 1) poke(); // the worker's line lands during the first query
+        return (asked === 1 ? ['a-0'] : ['a-0', 'b-0']).map((name) => ({ name, address: 'tcp://h:1' }));
+      },
+    } as unknown as SchedulerClient;
+    const r = await waitForScheduler({ client, expected: () => new Set(['a-0', 'b-0']), schedulerGone: never, timeoutMs: 600_000, pollMs: 600_000, onNews: (p) => (poke = p) });
+    expect(r.kind).toBe('ready');
+    expect(asked).toBe(2);
+  });
 });
