@@ -1,6 +1,7 @@
 // A process on a host as seen through one exec channel: the launcher's (or the
-// keeper's) PID line first, then output lines, then the exit. Stopping signals the
-// process group by PID over a separate command, since channel signals are unreliable.
+// keeper's) PID line first, then output lines, then the exit. Stopping writes TERM or
+// KILL to the launcher's stdin, which signals the process group (channel signals are
+// unreliable on OpenSSH); KILL also goes by PID over a separate command.
 // Each stream has an output budget (output-budget.ts): what is over it is dropped here,
 // before it costs the controller anything, and said in the process's log and a notice.
 import type { ExitInfo, LineStream, ProcessSpec, RunningProcess } from '../../cluster/ports.js';
@@ -119,10 +120,22 @@ export class ShellProcess implements RunningProcess {
   }
 
   private async signal(sig: 'TERM' | 'KILL', pid: number): Promise<void> {
+    // A line on the channel's stdin: the launcher (or keeper) signals the group. No new
+    // exec, so no login-shell rc file on the way down. KILL goes by PID as well, for a
+    // launcher that does not read its stdin any more.
+    if (this.tell(sig) && sig === 'TERM') return;
     // The group first (nanny + worker), then the PID itself in case the group is gone.
     await this.shell
       .run(`kill -${sig} -- -${pid} 2>/dev/null || kill -${sig} ${pid} 2>/dev/null; true`, { timeoutMs: CONTROL_COMMAND_TIMEOUT_MS })
       .catch(() => undefined);
+  }
+
+  /** Writes TERM or KILL to the launcher's stdin; false when the channel takes no more input. */
+  private tell(sig: 'TERM' | 'KILL'): boolean {
+    const stdin = this.handle.stdin;
+    if (this.done || !stdin.writable) return false;
+    stdin.write(`${sig}\n`);
+    return true;
   }
 }
 

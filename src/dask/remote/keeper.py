@@ -8,6 +8,7 @@
 # file the launcher writes while orphaned (launcher.py), from its start. EOF on its
 # stdin means this controller is gone too: SIGUSR2 restarts the launcher's orphan
 # timer, so a process never outlives its last controller by more than that grace.
+# A line TERM or KILL on stdin signals PID's process group, as the launcher does.
 # It exits 0 once PID is gone, after the launcher has flushed its last lines.
 #
 # The launcher is only signalled when its command line names our launcher program (a
@@ -99,8 +100,18 @@ if launcher is None:
     say("the launcher of %d is gone; its output cannot be shown" % child)
 
 
+def signal_child(sig):
+    try:
+        os.killpg(child, sig)
+    except OSError:
+        try:
+            os.kill(child, sig)
+        except OSError:
+            pass
+
+
 def watch_stdin():
-    until_stdin_closes()
+    until_stdin_closes(signal_child)
     orphaned_again()
 
 

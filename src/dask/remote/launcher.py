@@ -6,6 +6,8 @@
 # PID is reported on stdout before anything else, and EOF on our stdin (the SSH
 # channel closed or the controller died) stops the whole group: SIGTERM, then SIGKILL
 # after SSHCLUSTER_GRACE seconds. The exit code is the child's (128+N if signalled).
+# A line TERM or KILL on stdin sends that signal to the group: how the controller stops
+# a process without a new exec (shared.py, until_stdin_closes).
 #
 # Orphaning: with SSHCLUSTER_ORPHAN_GRACE > 0 (the detached controller sets it), stdin
 # EOF does not stop the group at once: the process waits that long for a new
@@ -250,7 +252,7 @@ def wait_for_adoption():
 
 
 def watch_stdin():
-    until_stdin_closes()
+    until_stdin_closes(send)
     if orphan_grace > 0:
         wait_for_adoption()
     else:

@@ -5,7 +5,7 @@
 # writable by others; it is opened without following a symlink and checked on the open
 # descriptor, so it cannot be swapped between the check and its use.
 # No single quotes: boot.py travels with -c.
-import errno, os, stat
+import errno, os, signal, stat
 
 
 class NotOurs(OSError):
@@ -38,11 +38,25 @@ def private_dir(path, shown, at=None, create=True):
     return fd
 
 
-def until_stdin_closes():
+def until_stdin_closes(on_signal=None):
     # Our stdin is the SSH channel (or the relay's pipe): EOF means the controller is gone.
+    # Until then a line TERM or KILL is the controller asking to signal our process:
+    # on_signal(signal number). OpenSSH drops channel signals, and a `kill` in a new exec
+    # would first run the login shell's rc file (conda or pyenv init: up to a second).
+    rest = b""
     try:
-        while os.read(0, 65536):
-            pass
+        while True:
+            data = os.read(0, 65536)
+            if not data:
+                return
+            if on_signal is None:
+                continue
+            lines = (rest + data).split(b"\n")
+            rest = lines.pop()[-16:]
+            for line in lines:
+                name = line.strip()
+                if name in (b"TERM", b"KILL"):
+                    on_signal(signal.SIGTERM if name == b"TERM" else signal.SIGKILL)
     except OSError:
         pass
 

@@ -64,6 +64,18 @@ describe('keeper', () => {
     expect((await l.exit).code).toBe(143);
   });
 
+  it('signals the adopted group on a TERM line on its stdin, then exits 0', async () => {
+    const l = orphaned(30);
+    const pid = await l.pid;
+    l.proc.stdin.end();
+    const k = keep(pid);
+    expect(await k.pid).toBe(pid);
+    k.proc.stdin.write('TERM\n');
+    expect((await k.exit).code).toBe(0);
+    expect((await l.exit).code).toBe(143);
+    expect(isDead(pid)).toBe(true);
+  });
+
   it('refuses a PID that is not running', async () => {
     tmp = mkdtempSync(path.join(os.tmpdir(), 'sshc-keeper-'));
     const k = keep(999999999);

@@ -1,7 +1,7 @@
 // The launcher for real: /usr/bin/python3 runs it, `sleep`/`sh` are the children.
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isDead, killStarted, launch, started, stat, until } from './launcher-harness.js';
+import { isDead, killStarted, launch, sleep, started, stat, until } from './launcher-harness.js';
 
 afterEach(killStarted);
 
@@ -26,6 +26,32 @@ describe('launcher', () => {
     expect(await l.exit).toEqual({ code: 128 + 15, signal: null });
     expect(Date.now() - t0).toBeLessThan(4000);
     expect(isDead(pid)).toBe(true);
+  });
+
+  it('signals the group on a TERM line on its stdin, which stays open (the controller stops a process without a new exec)', async () => {
+    const l = launch(['sh', '-c', 'trap "echo got TERM; exit 5" TERM; sleep 60 & wait'], 5);
+    const pid = await l.pid;
+    // A line split across writes still counts; other lines are ignored.
+    l.proc.stdin.write('hello\nTE');
+    await sleep(100);
+    expect(isDead(pid)).toBe(false);
+    l.proc.stdin.write('RM\n');
+    expect(await l.nextLine()).toBe('got TERM');
+    expect((await l.exit).code).toBe(5);
+    expect(l.proc.stdin.writableEnded).toBe(false);
+  });
+
+  it('kills the group on a KILL line, even when TERM is ignored', async () => {
+    const l = launch(['sh', '-c', 'trap "" TERM; sleep 60 & echo $!; wait'], 30);
+    const pid = await l.pid;
+    const grandchild = Number(await l.nextLine());
+    started.push(grandchild);
+    l.proc.stdin.write('TERM\n');
+    await sleep(200);
+    expect(isDead(pid)).toBe(false);
+    l.proc.stdin.write('KILL\n');
+    expect((await l.exit).code).toBe(128 + 9);
+    expect(await until(() => isDead(grandchild), 2000)).toBe(true);
   });
 
   it('exits with the child exit code', async () => {
