@@ -199,6 +199,30 @@ def send(sig):
     return True
 
 
+def group_alive():
+    # A zombie member is gone for us: once orphaned it waits for init to reap it, which
+    # some inits do late (a sandbox's, about once a second) or never (a container whose
+    # PID 1 is not an init). The nanny's multiprocessing resource tracker ends so.
+    if not send(0):
+        return False
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % entry, "rb") as f:
+                text = f.read()
+        except OSError:
+            continue
+        fields = text[text.rindex(b")") + 2:].split()
+        if int(fields[2]) == pid and fields[0] != b"Z":
+            return True
+    return False
+
+
 def stop():
     with lock:
         if started:
@@ -206,7 +230,7 @@ def stop():
         started.append(1)
     if send(signal.SIGTERM):
         deadline = time.time() + grace
-        while time.time() < deadline and send(0):
+        while time.time() < deadline and group_alive():
             time.sleep(0.05)
         send(signal.SIGKILL)
     finished.set()

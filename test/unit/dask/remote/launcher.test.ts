@@ -1,7 +1,7 @@
 // The launcher for real: /usr/bin/python3 runs it, `sleep`/`sh` are the children.
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { isDead, killStarted, launch, sleep, started, stat, until } from './launcher-harness.js';
+import { installedPath, isDead, killStarted, launch, PYTHON, runProgram, sleep, started, stat, until } from './launcher-harness.js';
 
 afterEach(killStarted);
 
@@ -88,6 +88,21 @@ describe('launcher', () => {
     started.push(grandchild);
     expect((await l.exit).code).toBe(3);
     expect(await until(() => isDead(grandchild), 2000)).toBe(true);
+  });
+
+  it('does not wait for a group member that is a zombie nobody reaps (a container whose PID 1 is no init)', async () => {
+    // The wrapper is the subreaper the orphaned `sleep` goes to, and never reaps it.
+    const wrapper = `import ctypes, subprocess, sys
+ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)
+sys.exit(subprocess.Popen(sys.argv[1:]).wait())`;
+    const graceS = 30;
+    const l = runProgram(wrapper, [PYTHON, installedPath('launcher'), 'test-0', 'sh', '-c', 'sleep 60 & echo $!; exit 0'], { SSHCLUSTER_GRACE: String(graceS) });
+    await l.pid;
+    const grandchild = Number(await l.nextLine());
+    started.push(grandchild);
+    const t0 = Date.now();
+    expect((await l.exit).code).toBe(0);
+    expect(Date.now() - t0).toBeLessThan((graceS * 1000) / 2);
   });
 
   it('reports a command that cannot be executed: PID line, message on stderr, exit 127', async () => {
