@@ -99,9 +99,9 @@ export class HostLinks {
     this.d.state.health.forget(host);
     if (!runner) return;
     try {
-      const stray = await runner.stopTagged('all', { graceMs: 0 });
+      const stray = await runner.clearUp({ graceMs: 0 });
       if (stray.left.length) this.d.emit({ kind: 'notice', level: 'warning', message: `${host}: pid(s) ${stray.left.join(', ')} still running after it left the cluster` });
-      else await runner.removeClusterFiles();
+      if (stray.filesError) this.d.emit({ kind: 'notice', level: 'warning', message: `${host}: ${stray.filesError}` });
     } catch (err) {
       this.d.emit({ kind: 'notice', level: 'warning', message: `${host}: could not verify that nothing is left (${errorText(err)})` });
     } finally {

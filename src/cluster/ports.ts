@@ -60,6 +60,11 @@ export interface StopResult {
   left: number[];
 }
 
+export interface ClearUpResult extends StopResult {
+  /** Nothing was left, but the files could not be removed: why. */
+  filesError?: string;
+}
+
 export interface RunResult {
   code: number | null;
   stdout: string;
@@ -78,8 +83,11 @@ export interface HostRunner {
   stopTagged(pids: number[] | 'all', o: StopOptions): Promise<StopResult>;
   /** A short command on the host (version probes); bounded in time. */
   run(command: string, timeoutMs?: number): Promise<RunResult>;
-  /** Removes the files the cluster keeps on the host (its TLS material), once its processes are gone. */
-  removeClusterFiles(): Promise<void>;
+  /**
+   * stopTagged('all'), then the files the cluster keeps on the host (its TLS material)
+   * removed once nothing of ours is left there.
+   */
+  clearUp(o: StopOptions): Promise<ClearUpResult>;
   /** A TCP stream to host:port as seen from that machine. */
   forwardOut(host: string, port: number): Promise<Duplex>;
   /** Called once when the connection dies (not after close()). */

@@ -62,10 +62,10 @@ export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<Tea
   await Promise.all(
     [...state.runners.values()].map(async (r) => {
       try {
-        const stray = await r.stopTagged('all', { graceMs: 0 });
+        const stray = await r.clearUp({ graceMs: 0 });
         if (stray.forced.length) forced.push(`${r.host}: stray pid(s)`);
         if (stray.left.length) leftover.push({ host: r.host, pids: stray.left });
-        else await r.removeClusterFiles().catch((err: unknown) => emit({ kind: 'notice', level: 'warning', message: `${r.host}: ${errorText(err)}` }));
+        if (stray.filesError) emit({ kind: 'notice', level: 'warning', message: `${r.host}: ${stray.filesError}` });
       } catch (err) {
         emit({ kind: 'notice', level: 'warning', message: `${r.host}: could not verify that nothing is left (${String(err)})` });
       } finally {

@@ -61,11 +61,12 @@ function hostProgram(
   install: boolean,
   args: (python: string) => string[],
   input = '',
+  first: string[] = [],
 ): RemoteInvocation {
   const program = remoteProgram(file);
   const py = pythonWord(o.python, { report: o.report });
   const exec = `exec ${programCommand(py.word, program, install, args(py.word))}`;
-  return { command: shellScript(o.setup, [...py.lines, exec].join('\n')), input: envInput(o.env) + program.source + input };
+  return { command: shellScript(o.setup, [...first, ...py.lines, exec].join('\n')), input: envInput(o.env) + program.source + input };
 }
 
 export interface KeeperCommand {
@@ -106,6 +107,16 @@ export interface HostFile {
 export function buildClusterFilesCommand(cmd: ClusterFilesCommand, put?: readonly HostFile[]): RemoteInvocation {
   const data = put ? JSON.stringify(put.map((f) => ({ name: f.name, content: f.content }))) : '';
   return hostProgram(cmd, 'cluster-files', false, () => [put ? 'put' : 'remove', quoteWord(cmd.clusterId)], data);
+}
+
+/**
+ * `scan` (shell text that prints what of ours still runs there) and, only when it
+ * prints nothing, the removal of the cluster's files, in one exec: a teardown's last
+ * look at a host costs one login shell, not two.
+ */
+export function buildSweepCommand(cmd: ClusterFilesCommand, scan: string): RemoteInvocation {
+  const first = [`__sshc_found=$(${scan})`, `if [ -n "$__sshc_found" ]; then printf '%s\\n' "$__sshc_found"; exit 0; fi`];
+  return hostProgram(cmd, 'cluster-files', false, () => ['remove', quoteWord(cmd.clusterId)], '', first);
 }
 
 /** The directory cluster-files.py reports after `put`. */

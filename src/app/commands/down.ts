@@ -65,11 +65,11 @@ async function downFromState(ctx: AppContext, state: ClusterState, progress: Out
         return;
       }
       try {
-        const r = await runner.stopTagged('all', { graceMs: GRACE_MS });
+        const r = await runner.clearUp({ graceMs: GRACE_MS });
         if (r.forced.length) forced.push(`${h.name}: ${r.forced.length} process(es)`);
         const pids = r.left;
         if (pids.length) leftover.push({ host: h.name, pids });
-        else await runner.removeClusterFiles().catch((err: unknown) => ctx.stderr.write(`  ${h.name}: ${safeLine(errorText(err))}\n`));
+        if (r.filesError) ctx.stderr.write(`  ${h.name}: ${safeLine(r.filesError)}\n`);
         progress.write(`  ${h.name}: ${pids.length ? `${pids.length} left` : 'clean'}\n`);
       } finally {
         runner.close();

@@ -4,9 +4,9 @@
 // we only ever touch ours. A process a dead controller left is adopted through the
 // keeper, which speaks the same protocol.
 import type { Duplex } from 'node:stream';
-import type { HostRunner, ProcessSpec, RunningProcess, RunResult, StopOptions, StopResult, TaggedProcess } from '../../cluster/ports.js';
+import type { ClearUpResult, HostRunner, ProcessSpec, RunningProcess, RunResult, StopOptions, StopResult, TaggedProcess } from '../../cluster/ports.js';
 import {
-  buildClusterFilesCommand, buildKeeperCommand, buildRemoteCommand, CLUSTER_ID_ENV, parseClusterFilesDir, PROCESS_NAME_ENV, quoteWord,
+  buildClusterFilesCommand, buildKeeperCommand, buildRemoteCommand, buildSweepCommand, CLUSTER_ID_ENV, parseClusterFilesDir, PROCESS_NAME_ENV, quoteWord,
   type HostFile,
 } from '../../dask/remote-command.js';
 import { runRemote, startRemote } from './remote-script.js';
@@ -27,7 +27,7 @@ export interface HostRunnerOptions {
   /** The host's remote_python and env: what runs cluster-files.py, where its TMPDIR is. */
   python: string;
   env: Readonly<Record<string, string>>;
-  /** The cluster keeps files there (TLS over SSH), so removeClusterFiles() has work to do. */
+  /** The cluster keeps files there (TLS over SSH), so clearUp() has files to remove. */
   keepsFiles?: boolean;
 }
 
@@ -59,6 +59,12 @@ export class ShellHostRunner implements HostRunner {
   }
 
   async listTagged(): Promise<TaggedProcess[]> {
+    const r = await this.o.shell.run(this.scanCommand(), { timeoutMs: CONTROL_COMMAND_TIMEOUT_MS });
+    return parseTagged(r.stdout);
+  }
+
+  /** Shell text printing `/proc/<pid>/stat` of each process tagged ours on this host. */
+  private scanCommand(): string {
     // environ is NUL-separated: `grep -z` reads each variable as a whole line, so ids
     // never match by prefix. Both the cluster id and this host's name must match: hosts
     // that share a kernel (containers, namespaces) must not see each other's processes
@@ -73,12 +79,7 @@ export class ShellHostRunner implements HostRunner {
     const slow =
       `for p in /proc/[0-9]*; do n=$(tr '\\0' '\\n' < "$p/environ" 2>/dev/null | grep -cxF -e ${id} -e ${host}); ` +
       `[ "$n" = 2 ] && cat "$p/stat" 2>/dev/null; done`;
-    const cmd = `if printf 'a\\0' | grep -qzx a 2>/dev/null; then ${fast}; else ${slow}; fi; true`;
-    const r = await this.o.shell.run(cmd, { timeoutMs: CONTROL_COMMAND_TIMEOUT_MS });
-    return r.stdout.split('\n').flatMap((line) => {
-      const p = parseStat(line);
-      return p && p.pid > 1 ? [p] : [];
-    });
+    return `if printf 'a\\0' | grep -qzx a 2>/dev/null; then ${fast}; else ${slow}; fi; true`;
   }
 
   /**
@@ -117,11 +118,20 @@ export class ShellHostRunner implements HostRunner {
     return dir;
   }
 
-  /** Nothing to do (no exec) for a cluster that keeps no files there. */
-  async removeClusterFiles(): Promise<void> {
-    if (!this.keepsFiles) return;
-    const r = await runRemote(this.o.shell, buildClusterFilesCommand(this.filesCommand()), CONTROL_COMMAND_TIMEOUT_MS);
-    if (r.code !== 0) throw new Error(`could not remove the cluster's files: ${lastLine(r.stderr) || `exit ${r.code}`}`);
+  /**
+   * Everything tagged there stopped (stopTagged('all')), then the cluster's files
+   * removed once nothing is left. The first look and the removal are one exec: on a
+   * host already clean, as after a teardown, that is its only one.
+   */
+  async clearUp(o: StopOptions): Promise<ClearUpResult> {
+    if (!this.keepsFiles) return this.stopTagged('all', o);
+    const r = await runRemote(this.o.shell, buildSweepCommand(this.filesCommand(), this.scanCommand()), CONTROL_COMMAND_TIMEOUT_MS);
+    const found = parseTagged(r.stdout);
+    if (!found.length) return { forced: [], left: [], ...(r.code === 0 ? {} : { filesError: removeError(r) }) };
+    const stopped = await this.stopTagged('all', o);
+    if (stopped.left.length) return stopped;
+    const removed = await runRemote(this.o.shell, buildClusterFilesCommand(this.filesCommand()), CONTROL_COMMAND_TIMEOUT_MS);
+    return removed.code === 0 ? stopped : { ...stopped, filesError: removeError(removed) };
   }
 
   private filesCommand() {
@@ -148,6 +158,17 @@ export function parseStat(line: string): TaggedProcess | undefined {
   const [, ppid, pgid] = line.slice(close + 2).split(' ').map(Number);
   if (close < 0 || !Number.isInteger(pid) || !Number.isInteger(ppid) || !Number.isInteger(pgid)) return undefined;
   return { pid, ppid: ppid!, pgid: pgid! };
+}
+
+function parseTagged(stdout: string): TaggedProcess[] {
+  return stdout.split('\n').flatMap((line) => {
+    const p = parseStat(line);
+    return p && p.pid > 1 ? [p] : [];
+  });
+}
+
+function removeError(r: RunResult): string {
+  return `could not remove the cluster's files: ${lastLine(r.stderr) || `exit ${r.code}`}`;
 }
 
 function lastLine(text: string): string {

@@ -1,7 +1,7 @@
 // Fakes at the core's ports (HostRunner, RunningProcess, SchedulerPort, Clock), for
 // tests that step the cluster by hand (cluster-harness.ts wires them together).
 import type { PendingGroup } from '../../../src/cluster/resources/demand.js';
-import type { Clock, ExitInfo, HostRunner, ProcessSpec, RunningProcess, SchedulerPort, StopOptions, StopResult, TaggedProcess } from '../../../src/cluster/ports.js';
+import type { ClearUpResult, Clock, ExitInfo, HostRunner, ProcessSpec, RunningProcess, SchedulerPort, StopOptions, StopResult, TaggedProcess } from '../../../src/cluster/ports.js';
 
 /** Lets every promise chain that can settle now settle. */
 export async function flush(): Promise<void> {
@@ -90,7 +90,7 @@ export class FakeHost implements HostRunner {
   readonly stopped: number[] = [];
   closed = false;
   failListTagged = false;
-  /** removeClusterFiles() calls, and how many processes of ours were alive at each. */
+  /** clearUp() calls, and how many processes of ours were alive when the files went. */
   readonly filesRemoved: number[] = [];
   private onDrop?: (err?: Error) => void;
   constructor(readonly host: string) {}
@@ -119,8 +119,10 @@ export class FakeHost implements HostRunner {
   async run() {
     return { code: 0, stdout: '2022.12.1\n', stderr: '' };
   }
-  async removeClusterFiles(): Promise<void> {
-    this.filesRemoved.push(this.remote.size);
+  async clearUp(o: StopOptions): Promise<ClearUpResult> {
+    const r = await this.stopTagged('all', o);
+    if (!r.left.length) this.filesRemoved.push(this.remote.size);
+    return r;
   }
   async forwardOut(): Promise<never> {
     throw new Error('no forwarding in tests');

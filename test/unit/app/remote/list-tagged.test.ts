@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { CLUSTER_ID_ENV } from '../../../../src/dask/remote-command.js';
 import { LocalShell } from '../../../../src/app/remote/local-shell.js';
 import { HOST_TAG, ShellHostRunner } from '../../../../src/app/remote/host-runner.js';
+import type { ShellPort } from '../../../../src/ssh/shell-port.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -55,5 +56,55 @@ describe('ShellHostRunner.listTagged', () => {
   it('finds nothing (and does not wait on stdin) when no process carries the id', async () => {
     const runner = new ShellHostRunner({ host: 'h1', clusterId: `none${process.pid}`, setup: [], shell: new LocalShell(process.env), python: 'python3', env: {} });
     expect(await runner.listTagged()).toEqual([]);
+  });
+});
+
+describe('ShellHostRunner.clearUp', () => {
+  /** A local shell that counts the commands it runs: each is one login shell on a real host. */
+  function counted() {
+    const shell = new LocalShell(process.env);
+    const count = { n: 0 };
+    const port: ShellPort = {
+      exec: (c) => (count.n++, shell.exec(c)),
+      run: (c, o) => (count.n++, shell.run(c, o)),
+      forwardOut: (h, p) => shell.forwardOut(h, p),
+      onClose: () => shell.onClose(),
+      close: () => shell.close(),
+    };
+    return { port, count };
+  }
+
+  async function withFiles(id: string, host = 'h1') {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-clearup-'));
+    const { port, count } = counted();
+    const runner = new ShellHostRunner({ host, clusterId: id, setup: [], shell: port, python: '/usr/bin/python3', env: { TMPDIR: tmp } });
+    const dir = await runner.putClusterFiles([{ name: 'ca.pem', content: 'x' }]);
+    expect(fs.existsSync(dir)).toBe(true);
+    count.n = 0;
+    return { runner, count, dir, tmp };
+  }
+
+  it('on a host with nothing of ours left, looks and removes the files in one exec', async () => {
+    const { runner, count, dir, tmp } = await withFiles(`c${process.pid}x${Date.now()}`);
+    try {
+      expect(await runner.clearUp({ graceMs: 0 })).toEqual({ forced: [], left: [] });
+      expect(count.n).toBe(1);
+      expect(fs.existsSync(dir)).toBe(false);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('stops what is still tagged first, and removes the files only once it is gone', async () => {
+    const id = `d${process.pid}x${Date.now()}`;
+    const ours = sleeper({ [CLUSTER_ID_ENV]: id, [HOST_TAG]: 'h1' });
+    const { runner, dir, tmp } = await withFiles(id);
+    try {
+      const r = await runner.clearUp({ graceMs: 0 });
+      expect(r).toEqual({ forced: [ours], left: [] });
+      expect(fs.existsSync(dir)).toBe(false);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
   });
 });
