@@ -7,7 +7,7 @@ import { ExpectedError, errorText } from '../../errors.js';
 import { removeCerts } from '../../tls/cert-store.js';
 import { leftoverLine } from '../../events/plain-sink.js';
 import type { AppContext, Output } from '../context.js';
-import { findCluster, type FoundCluster, NoClusterError } from './find-cluster.js';
+import { controllerGone, findCluster, type FoundCluster, NoClusterError } from './find-cluster.js';
 import { ShellHostRunner } from '../remote/host-runner.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
 import { shellOpener } from './shell-opener.js';
@@ -30,6 +30,7 @@ export async function runDown(ctx: AppContext, o: { name?: string; json: boolean
     progress.write(`Stopping cluster ${found.name} through its controller (pid ${found.state.controller?.pid}) …\n`);
     result = await found.client.call('down', undefined, { timeoutMs: 0 });
     found.client.close();
+    await controllerGone(found, CONTROLLER_EXIT_MS);
   } else {
     progress.write(`No controller answers for ${found.name}; stopping its processes from the state file …\n`);
     result = await downFromState(ctx, found.state, progress);
@@ -45,6 +46,8 @@ export async function runDown(ctx: AppContext, o: { name?: string; json: boolean
 }
 
 const GRACE_MS = 10_000;
+/** How long `down` waits, after the controller's reply, for it to remove its state and exit. */
+const CONTROLLER_EXIT_MS = 10_000;
 
 async function downFromState(ctx: AppContext, state: ClusterState, progress: Output): Promise<TeardownResult> {
   const open = shellOpener(ctx, state.spec);

@@ -54,7 +54,21 @@ export async function refuseIfRunning(paths: ClusterPaths, name: string, file?: 
   return state;
 }
 
-/** Linux only (elsewhere: assume gone); the command line guards against a reused PID. */
+/**
+ * Resolves once the controller that answered `down` is gone: its state file removed
+ * (after a clean teardown) or its process ended, which both come after its reply; at
+ * most `ms`. What runs next (apply --recreate's up) then never finds the old state
+ * file and takes the old cluster's spec from it.
+ */
+export async function controllerGone(found: Pick<FoundCluster, 'paths' | 'state'>, ms: number, pollMs = 20): Promise<void> {
+  const pid = found.state.controller?.pid;
+  const end = Date.now() + ms;
+  while (pid !== undefined && isSshclusterProcess(pid) && fs.existsSync(found.paths.stateFile) && Date.now() < end) {
+    await new Promise((r) => setTimeout(r, pollMs));
+  }
+}
+
+/** Linux only (elsewhere: assume gone); the command line guards against a reused PID (a zombie has none). */
 function isSshclusterProcess(pid: number): boolean {
   try {
     return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sshcluster');
