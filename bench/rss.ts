@@ -6,10 +6,12 @@
 // without nanny on each other host), `up --detach`, then `scale` to 1, all, half and all
 // workers again, then S seconds of sampling `VmRSS` of the controller (/proc/<pid>/status)
 // every second with a `status --json` every 5 s, then `down`. Reported: RSS min/median/max
-// over the sampling, `VmHWM` (the peak since start), its open file descriptors, the median
-// `status --json` time, and
+// over the sampling, `VmHWM` (the peak since start), how much of it is the controller's
+// own (RssAnon) and how much node's shared code (RssFile), PSS, the same for an idle
+// `node` (the floor), its open file descriptors, the median `status --json` time, and
 // the SSH exec sessions (remote shells: each runs the login user's ~/.bashrc) each command
 // opened on the scheduler's host and on each worker host, from the sshd logs.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,10 +41,28 @@ async function counted<T>(h: TestHosts, what: string, lines: string[], run: () =
   return r;
 }
 
-function memOf(pid: number): { rss: number; hwm: number } {
-  const text = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN);
-  return { rss: (kb('VmRSS') * 1024) / 1e6, hwm: (kb('VmHWM') * 1024) / 1e6 };
+/**
+ * RSS splits into the process's own pages (RssAnon) and file pages (RssFile): mostly the
+ * node binary's code, clean and shared with every other node process. PSS charges each
+ * shared page to its sharers.
+ */
+function memOf(pid: number): { rss: number; hwm: number; anon: number; file: number; pss: number } {
+  const kb = (text: string, field: string) => (Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN) * 1024) / 1e6;
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  return { rss: kb(status, 'VmRSS'), hwm: kb(status, 'VmHWM'), anon: kb(status, 'RssAnon'), file: kb(status, 'RssFile'), pss: kb(rollup, 'Pss') };
+}
+
+/** The same figures for an idle `node` that has done nothing: the floor of any Node controller. */
+async function idleNode(): Promise<ReturnType<typeof memOf>> {
+  const p = spawn(process.execPath, ['-e', 'console.log(1); setTimeout(() => {}, 60_000)'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    await new Promise((r) => p.stdout.once('data', r));
+    await sleep(1000);
+    return memOf(p.pid!);
+  } finally {
+    p.kill('SIGKILL');
+  }
 }
 
 async function main(): Promise<number> {
@@ -88,6 +108,7 @@ async function main(): Promise<number> {
       if (!s.ok) throw new BenchAbort(`scale ${n} failed: ${s.out.slice(-1500)}`);
     }
     const rss: number[] = [];
+    const own: number[] = [];
     const statusMs: number[] = [];
     for (let i = 0; i < seconds; i++) {
       if (i % 5 === 0) {
@@ -96,17 +117,22 @@ async function main(): Promise<number> {
         if (!st.ok) throw new BenchAbort(`status failed: ${st.out.slice(-800)}`);
         statusMs.push(performance.now() - t);
       }
-      rss.push(memOf(pid).rss);
+      const m = memOf(pid);
+      rss.push(m.rss);
+      own.push(m.anon);
       await sleep(1000);
     }
-    const { hwm } = memOf(pid);
+    const last = memOf(pid);
+    const idle = await idleNode();
     const fds = readdirSync(`/proc/${pid}/fd`).length;
     upDone = false;
     const down = await counted(hosts, 'down', execLines, () => runSync(process.execPath, [BIN, 'down', '--name', name], env, timeoutMs));
     if (!down.ok) throw new BenchAbort(`down failed: ${down.out.slice(-1500)}`);
     const mb = (v: number | undefined) => (v === undefined ? '-' : `${v.toFixed(1)} MB`);
     console.log(['', '='.repeat(72), ...header,
-      `controller RSS over ${seconds}s after scale 1/${all}/${Math.max(1, Math.floor(all / 2))}/${all}: min ${mb(Math.min(...rss))}, median ${mb(median(rss))}, max ${mb(Math.max(...rss))}; peak since start (VmHWM) ${mb(hwm)}`,
+      `controller RSS over ${seconds}s after scale 1/${all}/${Math.max(1, Math.floor(all / 2))}/${all}: min ${mb(Math.min(...rss))}, median ${mb(median(rss))}, max ${mb(Math.max(...rss))}; peak since start (VmHWM) ${mb(last.hwm)}`,
+      `  of which its own (RssAnon): median ${mb(median(own))}; at the end: RssAnon ${mb(last.anon)}, RssFile ${mb(last.file)} (node's code, shared), PSS ${mb(last.pss)}`,
+      `idle \`node\` (the floor): RSS ${mb(idle.rss)}, RssAnon ${mb(idle.anon)}, RssFile ${mb(idle.file)}, PSS ${mb(idle.pss)}`,
       `controller open file descriptors: ${fds}`,
       `status --json: median ${((median(statusMs) ?? 0) / 1000).toFixed(2)}s over ${statusMs.length} calls`,
       ...[...new Set(execLines)],
