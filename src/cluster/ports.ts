@@ -26,7 +26,8 @@ export interface RunningProcess {
   readonly spec: ProcessSpec;
   /** Remote PID (also its process-group id), known once the launcher reports it. */
   readonly pid: Promise<number>;
-  onLine(cb: (stream: LineStream, line: string) => void): void;
+  /** Each output line from now on; returns the way to stop listening. */
+  onLine(cb: (stream: LineStream, line: string) => void): () => void;
   /** Output over the process's budget was dropped: how much, as a sentence to show. */
   onDropped?(cb: (text: string) => void): void;
   readonly exited: Promise<ExitInfo>;

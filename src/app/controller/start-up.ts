@@ -49,12 +49,13 @@ export async function confirmReady(d: StartupDeps): Promise<void> {
   d.useClient(client);
   const expected = () => new Set(state.alive('worker').map((t) => t.desired.name));
   const schedulerGone = sched.proc.exited.then((e) => describeExit(e, sched.tail, spec.schedulerHost.remotePython));
-  // A worker's "Registered to" line is news worth asking the scheduler about at once.
-  let waiting = true;
+  // A worker's "Registered to" line is news worth asking the scheduler about at once;
+  // the listeners go once start-up is over.
+  const unlisten: (() => void)[] = [];
   const onNews = (poke: () => void) => {
-    for (const t of state.alive('worker')) t.proc.onLine((_stream, line) => waiting && parseWorkerLine(line)?.kind === 'registered' && poke());
+    for (const t of state.alive('worker')) unlisten.push(t.proc.onLine((_stream, line) => parseWorkerLine(line)?.kind === 'registered' && poke()));
   };
-  const r = await waitForScheduler({ client, expected, schedulerGone, timeoutMs: d.readyTimeoutMs, signal: d.signal, onNews }).finally(() => (waiting = false));
+  const r = await waitForScheduler({ client, expected, schedulerGone, timeoutMs: d.readyTimeoutMs, signal: d.signal, onNews }).finally(() => unlisten.forEach((f) => f()));
   if (r.kind === 'stopped') throw new ExpectedError('start-up was stopped');
   if (r.kind === 'scheduler-failed') throw await d.fatal(`scheduler on ${spec.schedulerHost.name} failed: ${r.reason}`, [...sched.tail]);
   state.registered = new Map(r.workers.map((w) => [w.name, w.address]));

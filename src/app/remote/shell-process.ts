@@ -78,8 +78,9 @@ export class ShellProcess implements RunningProcess {
     for (const l of this.listeners) l(stream, line);
   }
 
-  onLine(cb: (stream: LineStream, line: string) => void): void {
+  onLine(cb: (stream: LineStream, line: string) => void): () => void {
     this.listeners.push(cb);
+    return () => (this.listeners = this.listeners.filter((l) => l !== cb));
   }
 
   /** A flood's drop count, e.g. "198.18.0.12-0: 1.2 M lines of stdout dropped (…)". */

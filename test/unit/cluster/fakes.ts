@@ -52,8 +52,9 @@ export class FakeProcess implements RunningProcess {
     this.pid = Promise.resolve(remotePid);
     this.exited = new Promise((r) => (this.end = r));
   }
-  onLine(cb: (s: 'stdout' | 'stderr', l: string) => void): void {
+  onLine(cb: (s: 'stdout' | 'stderr', l: string) => void): () => void {
     this.lines.push(cb);
+    return () => (this.lines = this.lines.filter((l) => l !== cb));
   }
   line(text: string): void {
     for (const l of this.lines) l('stdout', text);
