@@ -125,13 +125,11 @@ export class ShellHostRunner implements HostRunner {
    */
   async clearUp(o: StopOptions): Promise<ClearUpResult> {
     if (!this.keepsFiles) return this.stopTagged('all', o);
-    const r = await runRemote(this.o.shell, buildSweepCommand(this.filesCommand(), this.scanCommand()), CONTROL_COMMAND_TIMEOUT_MS);
-    const found = parseTagged(r.stdout);
-    if (!found.length) return { forced: [], left: [], ...(r.code === 0 ? {} : { filesError: removeError(r) }) };
+    const swept = await runRemote(this.o.shell, buildSweepCommand(this.filesCommand(), this.scanCommand()), CONTROL_COMMAND_TIMEOUT_MS);
+    if (!parseTagged(swept.stdout).length) return { forced: [], left: [], ...removal(swept) };
     const stopped = await this.stopTagged('all', o);
     if (stopped.left.length) return stopped;
-    const removed = await runRemote(this.o.shell, buildClusterFilesCommand(this.filesCommand()), CONTROL_COMMAND_TIMEOUT_MS);
-    return removed.code === 0 ? stopped : { ...stopped, filesError: removeError(removed) };
+    return { ...stopped, ...removal(await runRemote(this.o.shell, buildClusterFilesCommand(this.filesCommand()), CONTROL_COMMAND_TIMEOUT_MS)) };
   }
 
   private filesCommand() {
@@ -167,8 +165,9 @@ function parseTagged(stdout: string): TaggedProcess[] {
   });
 }
 
-function removeError(r: RunResult): string {
-  return `could not remove the cluster's files: ${lastLine(r.stderr) || `exit ${r.code}`}`;
+/** How cluster-files.py remove went: nothing to say, or why the files are still there. */
+function removal(r: RunResult): { filesError?: string } {
+  return r.code === 0 ? {} : { filesError: `could not remove the cluster's files: ${lastLine(r.stderr) || `exit ${r.code}`}` };
 }
 
 function lastLine(text: string): string {

@@ -95,6 +95,20 @@ describe('ShellHostRunner.clearUp', () => {
     }
   });
 
+  it('says why when the files cannot be removed, and still counts the host as clean', async () => {
+    const { runner, count, dir, tmp } = await withFiles(`e${process.pid}x${Date.now()}`);
+    try {
+      fs.chmodSync(path.dirname(dir), 0o777); // the cluster's directory, now writable by others: not ours
+      const r = await runner.clearUp({ graceMs: 0 });
+      expect(r.left).toEqual([]);
+      expect(r.filesError).toMatch(/^could not remove the cluster's files: sshcluster-files: not our directory: .*writable by others/);
+      expect(count.n).toBe(1);
+      expect(fs.existsSync(dir)).toBe(true);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
   it('stops what is still tagged first, and removes the files only once it is gone', async () => {
     const id = `d${process.pid}x${Date.now()}`;
     const ours = sleeper({ [CLUSTER_ID_ENV]: id, [HOST_TAG]: 'h1' });
