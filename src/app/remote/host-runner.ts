@@ -14,6 +14,13 @@ import { ShellProcess } from './shell-process.js';
 import { CONTROL_COMMAND_TIMEOUT_MS, type ShellPort } from '../../ssh/shell-port.js';
 import { stopTagged } from './stop-tagged.js';
 
+/**
+ * How long writing a host's files may take: a Python start (cluster-files.py, stdlib
+ * only) on a host that may be starting many Dask processes at once. With 15 s, 12 of 64
+ * hosts sharing 2 cores failed this step during one `up`; a hung host still fails here.
+ */
+const FILES_STEP_TIMEOUT_MS = 60_000;
+
 /** Names the host a process was started for, next to the cluster id. */
 export const HOST_TAG = 'SSHCLUSTER_HOST';
 
@@ -112,7 +119,7 @@ export class ShellHostRunner implements HostRunner {
   /** Writes `files` (0600) into the cluster's private directory there; resolves with its path. */
   async putClusterFiles(files: readonly HostFile[]): Promise<string> {
     this.keepsFiles = true;
-    const r = await runRemote(this.o.shell, buildClusterFilesCommand(this.filesCommand(), files), CONTROL_COMMAND_TIMEOUT_MS);
+    const r = await runRemote(this.o.shell, buildClusterFilesCommand(this.filesCommand(), files), FILES_STEP_TIMEOUT_MS);
     const dir = r.code === 0 ? parseClusterFilesDir(r.stdout) : undefined;
     if (!dir) throw new Error(`could not write the cluster's files: ${lastLine(r.stderr) || `exit ${r.code}`}`);
     return dir;
