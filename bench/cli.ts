@@ -9,12 +9,9 @@
 // min/median/max of each and the ratio of each median to `node -e 0`'s (the issue's
 // target: ≤ 2×). Every command must exit 0; one that does not aborts the run.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createTestHosts, writeHostsYaml, type TestHosts } from '../test/e2e/harness/netns-hosts.js';
-import { BIN, ensureClean, machineLines, onSignals, preflight, runSync } from './lib/hosts.js';
+import { withDetachedCluster } from './lib/detached.js';
+import { BIN, machineLines, onSignals, preflight } from './lib/hosts.js';
 import { BenchAbort, median, parseBenchArgs, runMain } from './lib/proc.js';
 
 const fmt = (ms: number) => `${(ms / 1000).toFixed(3)}s`;
@@ -35,43 +32,28 @@ async function main(): Promise<number> {
   const header = machineLines(['distributed']);
   header.push(`setup: a detached cluster on ${count} OpenSSH hosts in network namespaces; ${rounds} round(s), each command a fresh process, alternating`);
   for (const l of header) console.log(l);
-  const stateHome = mkdtempSync(path.join(os.tmpdir(), 'sshc-bench-cli-'));
-  const env = { ...process.env, NO_COLOR: '1', XDG_STATE_HOME: stateHome };
-  const name = 'bench-cli';
-  let hosts: TestHosts | undefined;
-  let upDone = false;
   try {
-    hosts = await createTestHosts({ count });
-    const file = writeHostsYaml(path.join(hosts.dir, `${name}.yaml`), hosts, {
-      name,
-      env: { DASK_TEMPORARY_DIRECTORY: path.join(hosts.dir, 'scratch') },
-      worker_options: { nthreads: 1, nworkers: 1, nanny: false },
-    });
-    const up = runSync(process.execPath, [BIN, 'up', file, '--detach'], env, timeoutMs);
-    upDone = true;
-    if (!up.ok) throw new BenchAbort(`up failed: ${up.out.slice(-1500)}`);
-    const contenders: [string, string[]][] = [
-      ['node -e 0', ['-e', '0']],
-      ['sshcluster --help', [BIN, '--help']],
-      ['sshcluster list', [BIN, 'list']],
-      [`sshcluster status (${count} hosts)`, [BIN, 'status', '--name', name]],
-    ];
-    const times = new Map<string, number[]>(contenders.map(([label]) => [label, []]));
-    for (let r = 0; r < rounds; r++) {
-      for (const [label, args] of contenders) {
-        const t0 = performance.now();
-        const p = spawnSync(process.execPath, args, { env, encoding: 'utf8', timeout: 60_000 });
-        const ms = performance.now() - t0;
-        if (p.status !== 0) throw new BenchAbort(`${label} exited ${p.status}: ${(p.stderr || p.stdout).slice(-800)}`);
-        times.get(label)!.push(ms);
+    const times = await withDetachedCluster({ count, name: 'bench-cli', timeoutMs }, async ({ env, name }) => {
+      const contenders: [string, string[]][] = [
+        ['node -e 0', ['-e', '0']],
+        ['sshcluster --help', [BIN, '--help']],
+        ['sshcluster list', [BIN, 'list']],
+        [`sshcluster status (${count} hosts)`, [BIN, 'status', '--name', name]],
+      ];
+      const times = new Map<string, number[]>(contenders.map(([label]) => [label, []]));
+      for (let r = 0; r < rounds; r++) {
+        for (const [label, args] of contenders) {
+          const t0 = performance.now();
+          const p = spawnSync(process.execPath, args, { env, encoding: 'utf8', timeout: 60_000 });
+          const ms = performance.now() - t0;
+          if (p.status !== 0) throw new BenchAbort(`${label} exited ${p.status}: ${(p.stderr || p.stdout).slice(-800)}`);
+          times.get(label)!.push(ms);
+        }
       }
-    }
-    upDone = false;
-    const down = runSync(process.execPath, [BIN, 'down', '--name', name], env, timeoutMs);
-    if (!down.ok) throw new BenchAbort(`down failed: ${down.out.slice(-1500)}`);
+      return times;
+    });
     const floor = median(times.get('node -e 0')!)!;
-    const rows = contenders.map(([label]) => {
-      const xs = times.get(label)!;
+    const rows = [...times].map(([label, xs]) => {
       const m = median(xs)!;
       return `${label.padEnd(34)} ${fmt(m).padStart(7)} ${fmt(Math.min(...xs)).padStart(7)} ${fmt(Math.max(...xs)).padStart(7)}   ${(m / floor).toFixed(2)}x`;
     });
@@ -81,13 +63,6 @@ async function main(): Promise<number> {
     if (!(err instanceof BenchAbort)) throw err;
     console.error(`bench: ${err.message}`);
     return 1;
-  } finally {
-    if (upDone) runSync(process.execPath, [BIN, 'down', '--name', name], env, timeoutMs);
-    if (hosts) {
-      await ensureClean(hosts.hosts, 'down').catch((e: unknown) => console.error(String(e)));
-      await hosts.teardown();
-    }
-    rmSync(stateHome, { recursive: true, force: true });
   }
 }
 

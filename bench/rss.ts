@@ -12,12 +12,12 @@
 // the SSH exec sessions (remote shells: each runs the login user's ~/.bashrc) each command
 // opened on the scheduler's host and on each worker host, from the sshd logs.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { createTestHosts, writeHostsYaml, type TestHosts } from '../test/e2e/harness/netns-hosts.js';
-import { BIN, ensureClean, machineLines, onSignals, preflight, runSync } from './lib/hosts.js';
+import type { TestHosts } from '../test/e2e/harness/netns-hosts.js';
+import { withDetachedCluster } from './lib/detached.js';
+import { BIN, machineLines, onSignals, preflight, runSync } from './lib/hosts.js';
 import { BenchAbort, median, parseBenchArgs, runMain, sleep } from './lib/proc.js';
 
 const USAGE = 'usage: sudo npx tsx bench/rss.ts [--hosts N] [--seconds S] [--security tls|none] [--timeout SECONDS]\n' +
@@ -79,55 +79,44 @@ async function main(): Promise<number> {
   const header = machineLines(['distributed']);
   header.push(`setup: ${count} OpenSSH hosts in network namespaces, ${count - 1} workers (1 thread, no nanny), security ${security}, ${seconds}s of sampling`);
   for (const l of header) console.log(l);
-  const stateHome = mkdtempSync(path.join(os.tmpdir(), 'sshc-bench-rss-'));
-  const env = { ...process.env, NO_COLOR: '1', XDG_STATE_HOME: stateHome };
-  const name = 'bench-rss';
-  let hosts: TestHosts | undefined;
-  let upDone = false;
   const execLines: string[] = [];
-  try {
-    hosts = await createTestHosts({ count });
-    const file = writeHostsYaml(path.join(hosts.dir, `${name}.yaml`), hosts, {
-      name,
-      security: security === 'tls' ? undefined : 'none',
-      env: { DASK_TEMPORARY_DIRECTORY: path.join(hosts.dir, 'scratch') },
-      worker_options: { nthreads: 1, nworkers: 1, nanny: false },
-    });
+  let upSeconds = 0;
+  const around = async <R>(what: string, hosts: TestHosts, run: () => R): Promise<R> => {
     const t0 = performance.now();
-    const up = await counted(hosts, 'up --detach', execLines, () => runSync(process.execPath, [BIN, 'up', file, '--detach'], env, timeoutMs));
-    upDone = true;
-    if (!up.ok) throw new BenchAbort(`up failed: ${up.out.slice(-1500)}`);
-    console.log(`up --detach: ${((performance.now() - t0) / 1000).toFixed(2)}s to "${/Cluster up: [^\n]*/.exec(up.out)?.[0] ?? '?'}"`);
-    // A host that failed says why on its own line; the run goes on (scale brings it back).
-    for (const l of up.out.split('\n').filter((x) => /\] failed: /.test(x))) console.log(`  ${l.slice(0, 300)}`);
-    const state = JSON.parse(readFileSync(path.join(stateHome, 'sshcluster', name, 'state.json'), 'utf8')) as { controller: { pid: number } };
-    const pid = state.controller.pid;
-    const all = count - 1;
-    for (const n of [1, all, Math.max(1, Math.floor(all / 2)), all]) {
-      const s = await counted(hosts, `scale ${n}`, execLines, () => runSync(process.execPath, [BIN, 'scale', String(n), '--name', name], env, timeoutMs));
-      if (!s.ok) throw new BenchAbort(`scale ${n} failed: ${s.out.slice(-1500)}`);
-    }
-    const rss: number[] = [];
-    const own: number[] = [];
-    const statusMs: number[] = [];
-    for (let i = 0; i < seconds; i++) {
-      if (i % 5 === 0) {
-        const t = performance.now();
-        const st = await counted(hosts, 'status --json', execLines, () => runSync(process.execPath, [BIN, 'status', '--name', name, '--json'], env, 60_000));
-        if (!st.ok) throw new BenchAbort(`status failed: ${st.out.slice(-800)}`);
-        statusMs.push(performance.now() - t);
+    const r = await counted(hosts, what, execLines, run);
+    if (what === 'up --detach') upSeconds = (performance.now() - t0) / 1000;
+    return r;
+  };
+  try {
+    const m = await withDetachedCluster({ count, name: 'bench-rss', security: security as 'tls' | 'none', timeoutMs, around }, async ({ hosts, env, name, stateHome, upOut }) => {
+      console.log(`up --detach: ${upSeconds.toFixed(2)}s to "${/Cluster up: [^\n]*/.exec(upOut)?.[0] ?? '?'}"`);
+      // A host that failed says why on its own line; the run goes on (scale brings it back).
+      for (const l of upOut.split('\n').filter((x) => /\] failed: /.test(x))) console.log(`  ${l.slice(0, 300)}`);
+      const state = JSON.parse(readFileSync(path.join(stateHome, 'sshcluster', name, 'state.json'), 'utf8')) as { controller: { pid: number } };
+      const pid = state.controller.pid;
+      const all = count - 1;
+      for (const n of [1, all, Math.max(1, Math.floor(all / 2)), all]) {
+        const s = await counted(hosts, `scale ${n}`, execLines, () => runSync(process.execPath, [BIN, 'scale', String(n), '--name', name], env, timeoutMs));
+        if (!s.ok) throw new BenchAbort(`scale ${n} failed: ${s.out.slice(-1500)}`);
       }
-      const m = memOf(pid);
-      rss.push(m.rss);
-      own.push(m.anon);
-      await sleep(1000);
-    }
-    const last = memOf(pid);
-    const idle = await idleNode();
-    const fds = readdirSync(`/proc/${pid}/fd`).length;
-    upDone = false;
-    const down = await counted(hosts, 'down', execLines, () => runSync(process.execPath, [BIN, 'down', '--name', name], env, timeoutMs));
-    if (!down.ok) throw new BenchAbort(`down failed: ${down.out.slice(-1500)}`);
+      const rss: number[] = [];
+      const own: number[] = [];
+      const statusMs: number[] = [];
+      for (let i = 0; i < seconds; i++) {
+        if (i % 5 === 0) {
+          const t = performance.now();
+          const st = await counted(hosts, 'status --json', execLines, () => runSync(process.execPath, [BIN, 'status', '--name', name, '--json'], env, 60_000));
+          if (!st.ok) throw new BenchAbort(`status failed: ${st.out.slice(-800)}`);
+          statusMs.push(performance.now() - t);
+        }
+        const sample = memOf(pid);
+        rss.push(sample.rss);
+        own.push(sample.anon);
+        await sleep(1000);
+      }
+      return { all, rss, own, statusMs, last: memOf(pid), idle: await idleNode(), fds: readdirSync(`/proc/${pid}/fd`).length };
+    });
+    const { all, rss, own, statusMs, last, idle, fds } = m;
     const mb = (v: number | undefined) => (v === undefined ? '-' : `${v.toFixed(1)} MB`);
     console.log(['', '='.repeat(72), ...header,
       `controller RSS over ${seconds}s after scale 1/${all}/${Math.max(1, Math.floor(all / 2))}/${all}: min ${mb(Math.min(...rss))}, median ${mb(median(rss))}, max ${mb(Math.max(...rss))}; peak since start (VmHWM) ${mb(last.hwm)}`,
@@ -142,13 +131,6 @@ async function main(): Promise<number> {
     if (!(err instanceof BenchAbort)) throw err;
     console.error(`bench: ${err.message}`);
     return 1;
-  } finally {
-    if (upDone) runSync(process.execPath, [BIN, 'down', '--name', name], env, timeoutMs);
-    if (hosts) {
-      await ensureClean(hosts.hosts, 'down').catch((e: unknown) => console.error(String(e)));
-      await hosts.teardown();
-    }
-    rmSync(stateHome, { recursive: true, force: true });
   }
 }
 
