@@ -32,38 +32,32 @@ async function main(): Promise<number> {
   const header = machineLines(['distributed']);
   header.push(`setup: a detached cluster on ${count} OpenSSH hosts in network namespaces; ${rounds} round(s), each command a fresh process, alternating`);
   for (const l of header) console.log(l);
-  try {
-    const times = await withDetachedCluster({ count, name: 'bench-cli', timeoutMs }, async ({ env, name }) => {
-      const contenders: [string, string[]][] = [
-        ['node -e 0', ['-e', '0']],
-        ['sshcluster --help', [BIN, '--help']],
-        ['sshcluster list', [BIN, 'list']],
-        [`sshcluster status (${count} hosts)`, [BIN, 'status', '--name', name]],
-      ];
-      const times = new Map<string, number[]>(contenders.map(([label]) => [label, []]));
-      for (let r = 0; r < rounds; r++) {
-        for (const [label, args] of contenders) {
-          const t0 = performance.now();
-          const p = spawnSync(process.execPath, args, { env, encoding: 'utf8', timeout: 60_000 });
-          const ms = performance.now() - t0;
-          if (p.status !== 0) throw new BenchAbort(`${label} exited ${p.status}: ${(p.stderr || p.stdout).slice(-800)}`);
-          times.get(label)!.push(ms);
-        }
+  const times = await withDetachedCluster({ count, name: 'bench-cli', timeoutMs }, async ({ env, name }) => {
+    const contenders: [string, string[]][] = [
+      ['node -e 0', ['-e', '0']],
+      ['sshcluster --help', [BIN, '--help']],
+      ['sshcluster list', [BIN, 'list']],
+      [`sshcluster status (${count} hosts)`, [BIN, 'status', '--name', name]],
+    ];
+    const times = new Map<string, number[]>(contenders.map(([label]) => [label, []]));
+    for (let r = 0; r < rounds; r++) {
+      for (const [label, args] of contenders) {
+        const t0 = performance.now();
+        const p = spawnSync(process.execPath, args, { env, encoding: 'utf8', timeout: 60_000 });
+        const ms = performance.now() - t0;
+        if (p.status !== 0) throw new BenchAbort(`${label} exited ${p.status}: ${(p.stderr || p.stdout).slice(-800)}`);
+        times.get(label)!.push(ms);
       }
-      return times;
-    });
-    const floor = median(times.get('node -e 0')!)!;
-    const rows = [...times].map(([label, xs]) => {
-      const m = median(xs)!;
-      return `${label.padEnd(34)} ${fmt(m).padStart(7)} ${fmt(Math.min(...xs)).padStart(7)} ${fmt(Math.max(...xs)).padStart(7)}   ${(m / floor).toFixed(2)}x`;
-    });
-    console.log(['', '='.repeat(72), ...header, '', `${'command'.padEnd(34)} ${'median'.padStart(7)} ${'min'.padStart(7)} ${'max'.padStart(7)}   / node -e 0`, ...rows, '='.repeat(72)].join('\n'));
-    return 0;
-  } catch (err) {
-    if (!(err instanceof BenchAbort)) throw err;
-    console.error(`bench: ${err.message}`);
-    return 1;
-  }
+    }
+    return times;
+  });
+  const floor = median(times.get('node -e 0')!)!;
+  const rows = [...times].map(([label, xs]) => {
+    const m = median(xs)!;
+    return `${label.padEnd(34)} ${fmt(m).padStart(7)} ${fmt(Math.min(...xs)).padStart(7)} ${fmt(Math.max(...xs)).padStart(7)}   ${(m / floor).toFixed(2)}x`;
+  });
+  console.log(['', '='.repeat(72), ...header, '', `${'command'.padEnd(34)} ${'median'.padStart(7)} ${'min'.padStart(7)} ${'max'.padStart(7)}   / node -e 0`, ...rows, '='.repeat(72)].join('\n'));
+  return 0;
 }
 
 runMain(main);

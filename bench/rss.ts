@@ -87,51 +87,44 @@ async function main(): Promise<number> {
     if (what === 'up --detach') upSeconds = (performance.now() - t0) / 1000;
     return r;
   };
-  try {
-    const m = await withDetachedCluster({ count, name: 'bench-rss', security: security as 'tls' | 'none', timeoutMs, around }, async ({ hosts, env, name, stateHome, upOut }) => {
-      console.log(`up --detach: ${upSeconds.toFixed(2)}s to "${/Cluster up: [^\n]*/.exec(upOut)?.[0] ?? '?'}"`);
-      // A host that failed says why on its own line; the run goes on (scale brings it back).
-      for (const l of upOut.split('\n').filter((x) => /\] failed: /.test(x))) console.log(`  ${l.slice(0, 300)}`);
-      const state = JSON.parse(readFileSync(path.join(stateHome, 'sshcluster', name, 'state.json'), 'utf8')) as { controller: { pid: number } };
-      const pid = state.controller.pid;
-      const all = count - 1;
-      for (const n of [1, all, Math.max(1, Math.floor(all / 2)), all]) {
-        const s = await counted(hosts, `scale ${n}`, execLines, () => runSync(process.execPath, [BIN, 'scale', String(n), '--name', name], env, timeoutMs));
-        if (!s.ok) throw new BenchAbort(`scale ${n} failed: ${s.out.slice(-1500)}`);
+  const { all, rss, own: ownPages, statusMs, last, idle, fds } = await withDetachedCluster({ count, name: 'bench-rss', security: security as 'tls' | 'none', timeoutMs, around }, async ({ hosts, env, name, stateHome, upOut }) => {
+    console.log(`up --detach: ${upSeconds.toFixed(2)}s to "${/Cluster up: [^\n]*/.exec(upOut)?.[0] ?? '?'}"`);
+    // A host that failed says why on its own line; the run goes on (scale brings it back).
+    for (const l of upOut.split('\n').filter((x) => /\] failed: /.test(x))) console.log(`  ${l.slice(0, 300)}`);
+    const state = JSON.parse(readFileSync(path.join(stateHome, 'sshcluster', name, 'state.json'), 'utf8')) as { controller: { pid: number } };
+    const pid = state.controller.pid;
+    const all = count - 1;
+    for (const n of [1, all, Math.max(1, Math.floor(all / 2)), all]) {
+      const s = await counted(hosts, `scale ${n}`, execLines, () => runSync(process.execPath, [BIN, 'scale', String(n), '--name', name], env, timeoutMs));
+      if (!s.ok) throw new BenchAbort(`scale ${n} failed: ${s.out.slice(-1500)}`);
+    }
+    const rss: number[] = [];
+    const own: number[] = [];
+    const statusMs: number[] = [];
+    for (let i = 0; i < seconds; i++) {
+      if (i % 5 === 0) {
+        const t = performance.now();
+        const st = await counted(hosts, 'status --json', execLines, () => runSync(process.execPath, [BIN, 'status', '--name', name, '--json'], env, 60_000));
+        if (!st.ok) throw new BenchAbort(`status failed: ${st.out.slice(-800)}`);
+        statusMs.push(performance.now() - t);
       }
-      const rss: number[] = [];
-      const own: number[] = [];
-      const statusMs: number[] = [];
-      for (let i = 0; i < seconds; i++) {
-        if (i % 5 === 0) {
-          const t = performance.now();
-          const st = await counted(hosts, 'status --json', execLines, () => runSync(process.execPath, [BIN, 'status', '--name', name, '--json'], env, 60_000));
-          if (!st.ok) throw new BenchAbort(`status failed: ${st.out.slice(-800)}`);
-          statusMs.push(performance.now() - t);
-        }
-        const sample = memOf(pid);
-        rss.push(sample.rss);
-        own.push(sample.anon);
-        await sleep(1000);
-      }
-      return { all, rss, own, statusMs, last: memOf(pid), idle: await idleNode(), fds: readdirSync(`/proc/${pid}/fd`).length };
-    });
-    const { all, rss, own, statusMs, last, idle, fds } = m;
-    const mb = (v: number | undefined) => (v === undefined ? '-' : `${v.toFixed(1)} MB`);
-    console.log(['', '='.repeat(72), ...header,
-      `controller RSS over ${seconds}s after scale 1/${all}/${Math.max(1, Math.floor(all / 2))}/${all}: min ${mb(Math.min(...rss))}, median ${mb(median(rss))}, max ${mb(Math.max(...rss))}; peak since start (VmHWM) ${mb(last.hwm)}`,
-      `  of which its own (RssAnon): median ${mb(median(own))}; at the end: RssAnon ${mb(last.anon)}, RssFile ${mb(last.file)} (node's code, shared), PSS ${mb(last.pss)}`,
-      `idle \`node\` (the floor): RSS ${mb(idle.rss)}, RssAnon ${mb(idle.anon)}, RssFile ${mb(idle.file)}, PSS ${mb(idle.pss)}`,
-      `controller open file descriptors: ${fds}`,
-      `status --json: median ${((median(statusMs) ?? 0) / 1000).toFixed(2)}s over ${statusMs.length} calls`,
-      ...[...new Set(execLines)],
-      '='.repeat(72)].join('\n'));
-    return 0;
-  } catch (err) {
-    if (!(err instanceof BenchAbort)) throw err;
-    console.error(`bench: ${err.message}`);
-    return 1;
-  }
+      const sample = memOf(pid);
+      rss.push(sample.rss);
+      own.push(sample.anon);
+      await sleep(1000);
+    }
+    return { all, rss, own, statusMs, last: memOf(pid), idle: await idleNode(), fds: readdirSync(`/proc/${pid}/fd`).length };
+  });
+  const mb = (v: number | undefined) => (v === undefined ? '-' : `${v.toFixed(1)} MB`);
+  console.log(['', '='.repeat(72), ...header,
+    `controller RSS over ${seconds}s after scale 1/${all}/${Math.max(1, Math.floor(all / 2))}/${all}: min ${mb(Math.min(...rss))}, median ${mb(median(rss))}, max ${mb(Math.max(...rss))}; peak since start (VmHWM) ${mb(last.hwm)}`,
+    `  of which its own (RssAnon): median ${mb(median(ownPages))}; at the end: RssAnon ${mb(last.anon)}, RssFile ${mb(last.file)} (node's code, shared), PSS ${mb(last.pss)}`,
+    `idle \`node\` (the floor): RSS ${mb(idle.rss)}, RssAnon ${mb(idle.anon)}, RssFile ${mb(idle.file)}, PSS ${mb(idle.pss)}`,
+    `controller open file descriptors: ${fds}`,
+    `status --json: median ${((median(statusMs) ?? 0) / 1000).toFixed(2)}s over ${statusMs.length} calls`,
+    ...[...new Set(execLines)],
+    '='.repeat(72)].join('\n'));
+  return 0;
 }
 
 runMain(main);

@@ -131,12 +131,15 @@ export const median = (xs: number[]): number | undefined => {
 };
 export const min = (xs: number[]) => (xs.length ? Math.min(...xs) : undefined);
 
-/** Runs a bench's main and exits with its code; an unexpected error is printed with its stack. */
+/**
+ * Runs a bench's main and exits with its code. A BenchAbort (the bench could not measure:
+ * a step failed) is said in one line, exit 1; any other error is printed with its stack.
+ */
 export function runMain(main: () => Promise<number>): void {
   main().then(
     (code) => process.exit(code),
     (err) => {
-      console.error(err);
+      console.error(err instanceof BenchAbort ? `bench: ${err.message}` : err);
       process.exit(1);
     },
   );
