@@ -116,6 +116,9 @@ describe('controller', () => {
   it('after the controller is killed with SIGKILL, down still stops everything from the state file', async () => {
     upDetached('orphan', four.slice(0, 3));
     const state = JSON.parse(fs.readFileSync(path.join(STATE_HOME, 'sshcluster', 'orphan', 'state.json'), 'utf8'));
+    // The scheduler's host keeps the scheduler preload in the cluster's directory there.
+    const kept = path.join('/tmp', `sshcluster-${process.getuid!()}`, state.clusterId);
+    expect(fs.readdirSync(path.join(kept, 'files'))).toContain('scheduler_demand.py');
     process.kill(state.controller.pid, 'SIGKILL');
     await sleep(500);
     const st = runCli(['status', '--name', 'orphan']);
@@ -125,6 +128,7 @@ describe('controller', () => {
     expect(down.code, down.stderr).toBe(0);
     expect(down.stdout).toContain('stopping its processes from the state file');
     expect(daskIn(four.slice(0, 3))).toEqual([]);
+    expect(fs.existsSync(path.join(kept, 'files'))).toBe(false);
   });
 
   it('after the controller is killed with SIGKILL, up with the same file re-adopts its processes', async () => {

@@ -11,6 +11,7 @@ import { controllerGone, findCluster, type FoundCluster, NoClusterError } from '
 import { ShellHostRunner } from '../remote/host-runner.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
 import { shellOpener } from './shell-opener.js';
+import { keepsFilesOn } from '../controller/host-files.js';
 
 export async function runDown(ctx: AppContext, o: { name?: string; json: boolean }): Promise<number> {
   // With --json, stdout is the one JSON document; progress goes to stderr.
@@ -54,14 +55,12 @@ async function downFromState(ctx: AppContext, state: ClusterState, progress: Out
   const hosts = [state.spec.schedulerHost, ...state.spec.workerHosts.filter((h) => h.name !== state.spec.schedulerHost.name)];
   const forced: string[] = [];
   const leftover: { host: string; pids: number[] }[] = [];
-  // TLS over SSH left the cluster's certificates on each host, to go with its processes.
-  const keepsFiles = state.spec.security?.kind === 'tls' && !state.spec.local;
   await Promise.all(
     hosts.map(async (h) => {
       let runner: ShellHostRunner;
       try {
         const shell = await open(h);
-        runner = new ShellHostRunner({ host: h.name, clusterId: state.clusterId, setup: h.setup, shell, python: h.remotePython, env: h.env, keepsFiles });
+        runner = new ShellHostRunner({ host: h.name, clusterId: state.clusterId, setup: h.setup, shell, python: h.remotePython, env: h.env, keepsFiles: keepsFilesOn(state.spec, h.name) });
       } catch (err) {
         ctx.stderr.write(`  ${h.name}: cannot connect to check it: ${safeLine(err instanceof ExpectedError ? err.message : String(err))}\n`);
         leftover.push({ host: h.name, pids: [] });

@@ -10,6 +10,15 @@ import type { ClusterEvent } from '../../events/types.js';
 import type { ShellHostRunner } from '../remote/host-runner.js';
 import type { SessionTls } from '../tls-setup.js';
 
+/**
+ * Whether the cluster keeps files on `host` over SSH (what ship() writes there): the
+ * scheduler preload on the scheduler's host, and with TLS the certificates on each.
+ * What a `down` from the state file must remove with the processes.
+ */
+export function keepsFilesOn(spec: ClusterSpec, host: string): boolean {
+  return !spec.local && (spec.security?.kind === 'tls' || host === spec.schedulerHost.name);
+}
+
 /** The scheduler preload's name on a host. */
 const PRELOAD_FILE = 'scheduler_demand.py';
 
