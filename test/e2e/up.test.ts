@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { daskClient, sleep, startCli, type CliRun } from './cli-driver.js';
+import { daskClient, runCli, sleep, startCli, STATE_HOME, type CliRun } from './cli-driver.js';
 import { getTestHosts } from './harness/context.js';
 import { daskProcessesIn, writeHostsYaml } from './harness/netns-hosts.js';
 
@@ -124,6 +124,16 @@ print(sum(c.gather(c.map(lambda x: x * x, range(100)))))
     // death_timeout (20 s) plus a margin; the launcher's stdin watchdog is much faster.
     const left = await waitNoDask(35_000);
     expect(left).toEqual([]);
+    // What it left on the hosts besides processes (the scheduler preload) goes with a
+    // `down` from the state file, which a SIGKILLed controller leaves behind.
+    const stateDir = path.join(STATE_HOME, 'sshcluster');
+    const name = fs.readdirSync(stateDir).find((n) => fs.existsSync(path.join(stateDir, n, 'state.json')))!;
+    const { clusterId } = JSON.parse(fs.readFileSync(path.join(stateDir, name, 'state.json'), 'utf8')) as { clusterId: string };
+    const kept = path.join('/tmp', `sshcluster-${process.getuid!()}`, clusterId, 'files');
+    expect(fs.existsSync(kept)).toBe(true);
+    const down = runCli(['down', '--name', name], {}, 120_000);
+    expect(down.code, down.stderr).toBe(0);
+    expect(fs.existsSync(kept)).toBe(false);
   });
 
   it('keeps a worker working after it wrote 10 MB of log lines', async () => {
