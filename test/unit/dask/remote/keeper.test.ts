@@ -27,6 +27,16 @@ function orphaned(orphanGraceS: number) {
 /** The keeper as the controller runs it: the process's name and PID, the cluster id and TMPDIR in its env. */
 const keep = (pid: number | string) => runProgram(KEEPER, ['w-0', String(pid)], { TMPDIR: tmp, SSHCLUSTER_ID: 'c1' });
 
+/** A launcher child orphaned at once (30 s orphan grace), and the keeper that adopted it. */
+async function adopted() {
+  const l = orphaned(30);
+  const pid = await l.pid;
+  l.proc.stdin.end();
+  const k = keep(pid);
+  expect(await k.pid).toBe(pid);
+  return { l, k, pid };
+}
+
 describe('keeper', () => {
   it('adopts an orphaned launcher child, tails its log from the start, and re-orphans it on stdin EOF', async () => {
     const l = orphaned(1.5);
@@ -54,22 +64,14 @@ describe('keeper', () => {
   });
 
   it('exits 0 when the adopted process ends', async () => {
-    const l = orphaned(30);
-    const pid = await l.pid;
-    l.proc.stdin.end();
-    const k = keep(pid);
-    expect(await k.pid).toBe(pid);
+    const { l, k, pid } = await adopted();
     process.kill(-pid, 'SIGTERM');
     expect((await k.exit).code).toBe(0);
     expect((await l.exit).code).toBe(143);
   });
 
   it('signals the adopted group on a TERM line on its stdin, then exits 0', async () => {
-    const l = orphaned(30);
-    const pid = await l.pid;
-    l.proc.stdin.end();
-    const k = keep(pid);
-    expect(await k.pid).toBe(pid);
+    const { l, k, pid } = await adopted();
     k.proc.stdin.write('TERM\n');
     expect((await k.exit).code).toBe(0);
     expect((await l.exit).code).toBe(143);
