@@ -126,6 +126,7 @@ export class ControlEndpoint {
   }
 
   private saveSoon(): void {
+    if (this.closing) return;
     this.stateTimer ??= setTimeout(() => {
       this.stateTimer = undefined;
       void this.save();
@@ -139,9 +140,15 @@ export class ControlEndpoint {
   }
 
   private saving: Promise<void> = Promise.resolve();
+  /** Set by close(): no save starts after it (one would bring back a removed state file). */
+  private closing = false;
 
   /** Saves are chained so an older state is never renamed in after a newer one. */
   save(): Promise<void> {
+    return this.closing ? this.saving : this.chainSave();
+  }
+
+  private chainSave(): Promise<void> {
     this.saving = this.saving.then(async () => {
       try {
         await this.ensureDir();
@@ -155,15 +162,19 @@ export class ControlEndpoint {
 
   /** After a clean teardown the state goes; after an unclean one it stays for `down`. */
   async close(clean: boolean): Promise<void> {
+    this.closing = true;
     if (this.stateTimer) clearTimeout(this.stateTimer);
     // A `down` request resolves with the same teardown: let its reply be queued first.
     await new Promise((r) => setImmediate(r));
     await this.server?.close();
     await this.logs?.close();
+    if (!clean) return this.chainSave();
+    // A save under way (the teardown's last events) would rename its file in after the
+    // removal: the next `up` would then adopt this cluster's spec from it.
+    await this.saving;
     const fs = await import('node:fs/promises');
     // The certificates go with the state: a cluster that is gone needs neither.
-    if (clean) await Promise.all([fs.rm(this.paths.stateFile, { force: true }), removeCerts(this.paths.dir)]);
-    else await this.save();
+    await Promise.all([fs.rm(this.paths.stateFile, { force: true }), removeCerts(this.paths.dir)]);
   }
 }
 

@@ -1,0 +1,58 @@
+// The controller's state file ends with it: after a clean close nothing writes it back,
+// or the next `up` of that name would adopt this cluster's spec from it (its adaptive
+// settings instead of the host file's: a CI failure, "expected 3 to be 20").
+import fs from 'node:fs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ClusterSession } from '../../../../src/app/controller/cluster-session.js';
+import { ControlEndpoint, pathsFor } from '../../../../src/app/controller/control-endpoint.js';
+import { EventBus } from '../../../../src/events/types.js';
+import { testSpec } from '../../config/spec-fixture.js';
+import { testContext, type TestContext } from '../context-fixture.js';
+
+describe('ControlEndpoint.close', () => {
+  let ctx: TestContext;
+  afterEach(() => {
+    vi.useRealTimers();
+    ctx.cleanup();
+  });
+
+  function endpoint() {
+    ctx = testContext();
+    const bus = new EventBus();
+    const session = new ClusterSession({
+      spec: testSpec({ workers: ['n1'] }),
+      clusterId: 'c0ffee',
+      bus,
+      fanout: 1,
+      requireAll: false,
+      readyTimeoutMs: 1_000,
+      openShell: () => Promise.reject(new Error('this test connects to no host')),
+    });
+    const paths = pathsFor(ctx, session.spec.name);
+    const ep = new ControlEndpoint(paths, { session, clusterId: 'c0ffee', pid: process.pid, requestStop: async () => ({ forced: [], leftover: [] }), runId: 'r1' });
+    return { ep, bus, stateFile: paths.stateFile };
+  }
+
+  it('clean: a save under way and one scheduled by the last events do not bring the state file back', async () => {
+    const { ep, bus, stateFile } = endpoint();
+    await ep.start();
+    expect(fs.existsSync(stateFile)).toBe(true);
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    // The teardown's last events: a save scheduled, and one already writing.
+    bus.emit({ kind: 'process-exit', host: 'n1', name: 'worker-n1-0', code: 0, signal: null, expected: true });
+    const underWay = ep.save();
+    await ep.close(true);
+    await underWay;
+    vi.runAllTimers();
+    await ep.save();
+    expect(fs.existsSync(stateFile)).toBe(false);
+  });
+
+  it('unclean: the state file stays, with the last state, for down to use', async () => {
+    const { ep, stateFile } = endpoint();
+    await ep.start();
+    fs.rmSync(stateFile);
+    await ep.close(false);
+    expect(JSON.parse(fs.readFileSync(stateFile, 'utf8'))).toMatchObject({ clusterId: 'c0ffee', controller: { pid: process.pid } });
+  });
+});
