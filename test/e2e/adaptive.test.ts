@@ -26,7 +26,10 @@ const runningCount = (s: Status) => s.workers.filter((w) => w.state === 'running
 const aliveCount = (s: Status) => s.workers.filter((w) => w.state !== 'stopped').length;
 
 afterEach(() => {
-  runCli(['down', '--name', 'adapt'], {}, 120_000);
+  // A down that leaves anything behind would hand the next test's up a dead controller's
+  // state to adopt (its spec, not the test's): fail here, where the cause is.
+  const down = runCli(['down', '--name', 'adapt'], {}, 120_000);
+  expect(down.code, down.stdout + down.stderr).toBe(0);
 });
 
 describe('adaptive scaling', () => {
