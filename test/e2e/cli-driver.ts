@@ -63,8 +63,10 @@ export function interruptGroup(run: CliRun): void {
 }
 
 /** Runs the CLI to completion. */
-export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { env: { ...baseEnv(), ...env }, encoding: 'utf8', timeout: timeoutMs });
+/** `via`: a command that runs its arguments, e.g. `['sh', '-c', 'ulimit -Sn 256 && exec "$0" "$@"']`. */
+export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000, via: string[] = []) {
+  const [file, ...pre] = [...via, process.execPath, BIN, ...args] as [string, ...string[]];
+  const r = spawnSync(file, pre, { env: { ...baseEnv(), ...env }, encoding: 'utf8', timeout: timeoutMs });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

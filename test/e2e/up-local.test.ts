@@ -132,6 +132,20 @@ describe('sshcluster up (local, no host file)', () => {
     await expect(fetch(`http://127.0.0.1:${port}/metrics`)).rejects.toThrow();
   });
 
+  it('the background controller may open as many files as the hard limit allows, though started under a soft limit of 256', () => {
+    // Node raises its soft limit to the hard one at start: at 2 fds per host, a shell's
+    // usual 1,024 would otherwise stop a controller at about 500 hosts (docs/scale.md).
+    const soft = 256;
+    const up = runCli(['up', '--detach', ...PY], {}, 120_000, ['sh', '-c', `ulimit -Sn ${soft} && exec "$0" "$@"`]);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    const pid = (JSON.parse(fs.readFileSync(stateFile, 'utf8')) as { controller: { pid: number } }).controller.pid;
+    const limits = fs.readFileSync(`/proc/${pid}/limits`, 'utf8');
+    const [, cur, max] = /^Max open files\s+(\S+)\s+(\S+)/m.exec(limits) ?? [];
+    expect(max === 'unlimited' || Number(max) > soft, `hard limit ${max}: this test needs one above ${soft}`).toBe(true);
+    expect(cur).toBe(max);
+    expect(runCli(['down'], {}, 120_000).code).toBe(0);
+  });
+
   it('logs are those of the current run, start-up included; --previous reads the run before', async () => {
     grouped = startCli(['up', '--no-tui', ...PY], {}, { group: true });
     await grouped.waitFor(/ {2}eval "\$\(sshcluster env/);
