@@ -1,16 +1,15 @@
-// `up`'s TLS step, before any process starts (while an SSH cluster's hosts connect): the
-// cluster's certificates (made, kept from a controller that died, or the user's own) in
-// its state dir, and where each host finds them: the local cluster reads the state dir;
-// an SSH host gets the files its roles need written into the cluster's private directory
-// there when it connects (and again on every reconnect), and its processes point at the
-// directory it reported.
+// `up`'s TLS step, before any process starts: the cluster's certificates (made, kept
+// from a controller that died, or the user's own) in its state dir, and where each host
+// finds them: the local cluster reads the state dir; an SSH host gets the files its
+// roles need written into the cluster's private directory there when it connects (and
+// again on every reconnect), and its processes point at the directory it reported.
 // Beside them goes the preload every Dask process of a TLS cluster loads (dask/ssl-preload.ts).
 // `security: none` is allowed with one warning line.
 import type { ClusterSpec, SecuritySpec } from '../config/spec.js';
 import type { ClusterPaths } from '../control/paths.js';
 import { ensureClusterDir } from '../control/paths.js';
 import type { EventBus } from '../events/types.js';
-import type { ClusterCerts, MakeCertsOptions } from '../tls/cert-authority.js';
+import type { ClusterCerts } from '../tls/cert-authority.js';
 import { prepareCerts } from '../tls/cert-store.js';
 import { makeCertsApart } from './cert-maker.js';
 import { readOwnCerts } from '../tls/own-certs.js';
@@ -25,11 +24,9 @@ export interface SessionTls {
   preloadFor(host: string): string;
   /** SSH hosts: what `host` must be given when it connects, and where it put it. */
   shipping?: {
-    filesFor(host: string): Promise<NamedFile[]>;
+    filesFor(host: string): NamedFile[];
     shipped(host: string, dir: string): void;
   };
-  /** Settles once the certificates are made (or kept) and in the state dir. */
-  ready: Promise<void>;
 }
 
 export interface TlsSetupOptions {
@@ -38,8 +35,6 @@ export interface TlsSetupOptions {
   clusterId: string;
   bus: EventBus;
   now: Date;
-  /** How new certificates are made (default: in a child process, cert-maker.ts). */
-  make?: (o: MakeCertsOptions) => Promise<ClusterCerts>;
 }
 
 /** undefined: the processes talk plain TCP. */
@@ -50,23 +45,15 @@ export async function setUpTls(o: TlsSetupOptions): Promise<SessionTls | undefin
     return undefined;
   }
   await ensureClusterDir(o.paths);
-  // The user's own files are checked here, before anything starts (a config error).
   const own = security.files ? await readOwnCerts(security.files) : undefined;
-  const prepared = prepareCerts({ clusterDir: o.paths.dir, clusterName: o.spec.name, clusterId: o.clusterId, now: o.now, own, make: o.make ?? makeCertsApart }).then((p) => {
-    if (p.reused) o.bus.emit({ kind: 'notice', level: 'info', message: "TLS: using the cluster's certificate authority from its state dir" });
-    return p;
-  });
-  if (o.spec.local) {
-    const { dir } = await prepared;
-    return { dirFor: () => dir, preloadFor: () => SSL_PRELOAD_PATH, ready: Promise.resolve() };
-  }
-  // Made (about 0.15 s: a child process) while the hosts connect: a host needs them
-  // only at its files step, after its SSH handshake.
-  return shippedTls(o.spec, prepared.then((p) => p.certs));
+  const prepared = await prepareCerts({ clusterDir: o.paths.dir, clusterName: o.spec.name, clusterId: o.clusterId, now: o.now, own, make: makeCertsApart });
+  if (prepared.reused) o.bus.emit({ kind: 'notice', level: 'info', message: "TLS: using the cluster's certificate authority from its state dir" });
+  if (o.spec.local) return { dirFor: () => prepared.dir, preloadFor: () => SSL_PRELOAD_PATH };
+  return shippedTls(o.spec, prepared.certs);
 }
 
 /** The client key never leaves this machine; the scheduler's only goes to its host. */
-function shippedTls(spec: ClusterSpec, certs: Promise<ClusterCerts>): SessionTls {
+function shippedTls(spec: ClusterSpec, certs: ClusterCerts): SessionTls {
   const dirs = new Map<string, string>();
   const workerHosts = new Set(spec.workerHosts.map((h) => h.name));
   const dirFor = (host: string) => {
@@ -74,23 +61,19 @@ function shippedTls(spec: ClusterSpec, certs: Promise<ClusterCerts>): SessionTls
     if (dir === undefined) throw new Error(`${host}: the cluster's TLS files are not there yet`);
     return dir;
   };
-  const ready = certs.then(() => undefined);
-  // Handled here as well: it may fail before up waits for it (up's race, its finally).
-  ready.catch(() => undefined);
   return {
     dirFor,
     preloadFor: (host) => path.posix.join(dirFor(host), SSL_PRELOAD_FILE),
     shipping: {
-      async filesFor(host) {
+      filesFor(host) {
         const roles = new Set<'scheduler' | 'worker'>();
         if (host === spec.schedulerHost.name) roles.add('scheduler');
         // A host added by `apply` is a worker host too.
         if (host !== spec.schedulerHost.name || workerHosts.has(host)) roles.add('worker');
-        return [...hostFiles(await certs, roles), { name: SSL_PRELOAD_FILE, content: sslPreload() }];
+        return [...hostFiles(certs, roles), { name: SSL_PRELOAD_FILE, content: sslPreload() }];
       },
       shipped: (host, dir) => void dirs.set(host, dir),
     },
-    ready,
   };
 }
 

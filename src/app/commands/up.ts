@@ -132,9 +132,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   let result: TeardownResult | undefined;
   try {
     const started = session.start();
-    // Certificates that could not be made stop start-up with their own error.
-    const certsFailed = tls ? tls.ready.then(() => new Promise<never>(() => {})) : undefined;
-    const first = await Promise.race([started.then(() => 'up' as const), stopRequested.then(() => 'stop' as const), ...(certsFailed ? [certsFailed] : [])]);
+    const first = await Promise.race([started.then(() => 'up' as const), stopRequested.then(() => 'stop' as const)]);
     if (first === 'stop') {
       result = await session.teardown({ reason: stopReason('stop'), force: false });
       await started.catch(() => undefined);
@@ -166,8 +164,6 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     await metrics?.close();
     off();
     out.close();
-    // Certificates still being written would land after close() removed them.
-    await tls?.ready.catch(() => undefined);
     await controller.close(result !== undefined && result.leftover.length === 0);
   }
 }

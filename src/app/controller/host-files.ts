@@ -42,7 +42,7 @@ export class HostFiles {
   async ship(runner: ShellHostRunner, h: HostSpec): Promise<void> {
     const ship = this.tls?.shipping;
     const preload = h.name === this.spec.schedulerHost.name && !this.spec.local;
-    const files = [...((await ship?.filesFor(h.name)) ?? []), ...(preload ? [{ name: PRELOAD_FILE, content: schedulerDemandPreload() }] : [])];
+    const files = [...(ship?.filesFor(h.name) ?? []), ...(preload ? [{ name: PRELOAD_FILE, content: schedulerDemandPreload() }] : [])];
     if (!files.length) return;
     try {
       const dir = await runner.putClusterFiles(files);

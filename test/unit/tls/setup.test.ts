@@ -52,52 +52,18 @@ describe('setUpTls', () => {
   it("makes an SSH cluster's CA and gives each host its roles' files, never the client key", async () => {
     const spec = testSpec({ workers: ['n0', 'n1'] });
     const tls = await setUp({ ...spec, security: { kind: 'tls' } });
-    await tls!.ready;
     const certs = await readCerts(path.join(root, 't', 'tls'));
     expect(certs).toBeDefined();
-    const names = async (host: string) => (await tls!.shipping!.filesFor(host)).map((f) => f.name).sort();
-    expect(await names('n0')).toEqual(['ca.pem', 'scheduler-key.pem', 'scheduler.pem', 'ssl_error_queue.py', 'worker-key.pem', 'worker.pem']);
-    expect(await names('n1')).toEqual(['ca.pem', 'ssl_error_queue.py', 'worker-key.pem', 'worker.pem']);
-    expect((await tls!.shipping!.filesFor('n1')).find((f) => f.name === 'worker-key.pem')?.content).toBe(certs!.worker.key);
+    const names = (host: string) => tls!.shipping!.filesFor(host).map((f) => f.name).sort();
+    expect(names('n0')).toEqual(['ca.pem', 'scheduler-key.pem', 'scheduler.pem', 'ssl_error_queue.py', 'worker-key.pem', 'worker.pem']);
+    expect(names('n1')).toEqual(['ca.pem', 'ssl_error_queue.py', 'worker-key.pem', 'worker.pem']);
+    expect(tls!.shipping!.filesFor('n1').find((f) => f.name === 'worker-key.pem')?.content).toBe(certs!.worker.key);
     // Processes point at the directory each host reported, and cannot start before it did.
     expect(() => tls!.dirFor('n1')).toThrow(/not there yet/);
     tls!.shipping!.shipped('n1', '/tmp/sshcluster-1000/id1/tls');
     expect(tls!.dirFor('n1')).toBe('/tmp/sshcluster-1000/id1/tls');
     expect(tls!.preloadFor('n1')).toBe('/tmp/sshcluster-1000/id1/tls/ssl_error_queue.py');
     expect(notices()).toEqual([]);
-  });
-});
-
-describe('setUpTls while the hosts connect', () => {
-  const spec = { ...testSpec({ workers: ['n0', 'n1'] }), security: { kind: 'tls' as const } };
-  const setUpWith = (make: () => Promise<ClusterCerts>) => setUpTls({ spec, paths: clusterPaths(root, spec.name), clusterId: 'id1', bus, now: new Date(), make });
-
-  it('returns before the certificates are made; a host\'s files wait for them', async () => {
-    let made!: (c: ClusterCerts) => void;
-    const certsMade = new Promise<ClusterCerts>((r) => (made = r));
-    const tls = await setUpWith(() => certsMade);
-    let files: string[] | undefined;
-    const shipped = tls!.shipping!.filesFor('n1').then((f) => (files = f.map((x) => x.name)));
-    await new Promise((r) => setImmediate(r));
-    expect(files).toBeUndefined();
-    const certs = await makeClusterCerts({ clusterName: 't', clusterId: 'id1', now: new Date() });
-    made(certs);
-    await shipped;
-    expect(files).toContain('worker-key.pem');
-    await tls!.ready;
-    expect((await readCerts(path.join(root, 't', 'tls')))?.worker.key).toBe(certs.worker.key);
-  });
-
-  it('a failure to make them reaches ready and every files step, and is never unhandled', async () => {
-    let called!: () => void;
-    const makeCalled = new Promise<void>((r) => (called = r));
-    const tls = await setUpWith(() => (called(), Promise.reject(new Error('no entropy'))));
-    // The rejection runs through before anything waits on ready: left unhandled, it
-    // would end the process (vitest reports it as an error of this file).
-    await makeCalled;
-    await new Promise((r) => setImmediate(r));
-    await expect(tls!.shipping!.filesFor('n0')).rejects.toThrow('no entropy');
-    await expect(tls!.ready).rejects.toThrow('no entropy');
   });
 });
 
