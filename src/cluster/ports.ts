@@ -85,7 +85,7 @@ export interface HostRunner {
   /** A short command on the host (version probes); bounded in time. */
   run(command: string, timeoutMs?: number): Promise<RunResult>;
   /**
-   * stopTagged('all'), then the files the cluster keeps on the host (its TLS material)
+   * stopTagged('all'), then the files the cluster keeps on the host (the scheduler preload, TLS material)
    * removed once nothing of ours is left there.
    */
   clearUp(o: StopOptions): Promise<ClearUpResult>;

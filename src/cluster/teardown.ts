@@ -3,7 +3,6 @@
 // still carrying this cluster's tag and stop it by PID; a host left clean also loses
 // the files the cluster kept there (TLS). A host that ran something of
 // ours and is not connected cannot be checked, and is reported so, never as clean.
-import { errorText } from '../errors.js';
 import type { ClusterEvent } from '../events/types.js';
 import type { ClusterState, TrackedProcess } from './cluster-state.js';
 import type { Clock, SchedulerPort } from './ports.js';

@@ -3,7 +3,7 @@
 import fs from 'node:fs/promises';
 import { jsonText, safeLine } from '../../events/terminal-text.js';
 import type { ClusterState } from '../../control/state-file.js';
-import { ExpectedError, errorText } from '../../errors.js';
+import { ExpectedError } from '../../errors.js';
 import { removeCerts } from '../../tls/cert-store.js';
 import { leftoverLine } from '../../events/plain-sink.js';
 import type { AppContext, Output } from '../context.js';

@@ -34,7 +34,7 @@ export interface HostRunnerOptions {
   /** The host's remote_python and env: what runs cluster-files.py, where its TMPDIR is. */
   python: string;
   env: Readonly<Record<string, string>>;
-  /** The cluster keeps files there (TLS over SSH), so clearUp() has files to remove. */
+  /** The cluster keeps files there (keepsFilesOn: the scheduler preload, TLS material), so clearUp() has files to remove. */
   keepsFiles?: boolean;
 }
 
