@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { daskClient, runCli, sleep, startCli, STATE_HOME, until } from './cli-driver.js';
 import { getTestHosts } from './harness/context.js';
-import { daskProcessesIn, runIn, setLink, writeHostsYaml } from './harness/netns-hosts.js';
+import { daskProcessesIn, hostClusterFilesDir, runIn, setLink, writeHostsYaml } from './harness/netns-hosts.js';
 
 const info = getTestHosts();
 const four = info.hosts.slice(0, 4);
@@ -117,8 +117,8 @@ describe('controller', () => {
     upDetached('orphan', four.slice(0, 3));
     const state = JSON.parse(fs.readFileSync(path.join(STATE_HOME, 'sshcluster', 'orphan', 'state.json'), 'utf8'));
     // The scheduler's host keeps the scheduler preload in the cluster's directory there.
-    const kept = path.join('/tmp', `sshcluster-${process.getuid!()}`, state.clusterId);
-    expect(fs.readdirSync(path.join(kept, 'files'))).toContain('scheduler_demand.py');
+    const kept = hostClusterFilesDir(state.clusterId);
+    expect(fs.readdirSync(kept)).toContain('scheduler_demand.py');
     process.kill(state.controller.pid, 'SIGKILL');
     await sleep(500);
     const st = runCli(['status', '--name', 'orphan']);
@@ -128,7 +128,7 @@ describe('controller', () => {
     expect(down.code, down.stderr).toBe(0);
     expect(down.stdout).toContain('stopping its processes from the state file');
     expect(daskIn(four.slice(0, 3))).toEqual([]);
-    expect(fs.existsSync(path.join(kept, 'files'))).toBe(false);
+    expect(fs.existsSync(kept)).toBe(false);
   });
 
   it('after the controller is killed with SIGKILL, up with the same file re-adopts its processes', async () => {

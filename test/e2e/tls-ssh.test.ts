@@ -13,7 +13,7 @@ import { makeClusterCerts } from '../../src/tls/cert-authority.js';
 import { writeCerts } from '../../src/tls/cert-store.js';
 import { runCli, sleep, startCli, STATE_HOME } from './cli-driver.js';
 import { clientPython, getTestHosts } from './harness/context.js';
-import { daskProcessesIn, runIn, writeHostsYaml } from './harness/netns-hosts.js';
+import { daskProcessesIn, hostClusterFilesDir, runIn, writeHostsYaml } from './harness/netns-hosts.js';
 
 const info = getTestHosts();
 const four = info.hosts.slice(0, 4);
@@ -24,8 +24,6 @@ const state = (name: string) => JSON.parse(fs.readFileSync(path.join(clusterDir(
   clusterId: string;
   controller: { pid: number };
 };
-/** Where cluster-files.py puts a cluster's files; the namespace hosts share this /tmp. */
-const hostTlsDir = (clusterId: string) => path.join('/tmp', `sshcluster-${process.getuid!()}`, clusterId, 'files');
 
 function upDetached(name: string, hosts: typeof info.hosts): void {
   // No `security:` key: the default.
@@ -93,7 +91,7 @@ describe('TLS over SSH (the default)', () => {
 
     // The hosts' files: 0600 in a 0700 dir, the CA and the roles' pairs, never the client key.
     const { clusterId } = state('tls4');
-    const dir = hostTlsDir(clusterId);
+    const dir = hostClusterFilesDir(clusterId);
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
     expect(fs.readdirSync(dir).sort()).toEqual(['ca.pem', 'scheduler-key.pem', 'scheduler.pem', 'scheduler_demand.py', 'ssl_error_queue.py', 'worker-key.pem', 'worker.pem']);
     for (const f of fs.readdirSync(dir)) expect(fs.statSync(path.join(dir, f)).mode & 0o777).toBe(0o600);
@@ -132,7 +130,7 @@ describe('TLS over SSH (the default)', () => {
 
   it('down through the controller removes the files from every host', () => {
     upDetached('tls2', four.slice(0, 2));
-    const dir = hostTlsDir(state('tls2').clusterId);
+    const dir = hostClusterFilesDir(state('tls2').clusterId);
     expect(fs.readdirSync(dir)).toContain('worker-key.pem');
     const down = runCli(['down', '--name', 'tls2'], {}, 90_000);
     expect(down.code, down.stdout + down.stderr).toBe(0);
@@ -143,7 +141,7 @@ describe('TLS over SSH (the default)', () => {
     const file = writeHostsYaml(tmp('tlsint.yaml'), { ...info, hosts: four.slice(0, 2) }, { name: 'tlsint', env, security: undefined });
     const run = startCli(['up', file, '--no-tui']);
     await run.waitFor(/Cluster up: 1 worker\(s\)/);
-    const dir = hostTlsDir(state('tlsint').clusterId);
+    const dir = hostClusterFilesDir(state('tlsint').clusterId);
     expect(fs.readdirSync(dir)).toContain('worker-key.pem');
     run.child.kill('SIGINT');
     expect((await run.exited).code).toBe(0);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { daskClient, runCli, sleep, startCli, STATE_HOME, type CliRun } from './cli-driver.js';
 import { getTestHosts } from './harness/context.js';
-import { daskProcessesIn, writeHostsYaml } from './harness/netns-hosts.js';
+import { daskProcessesIn, hostClusterFilesDir, writeHostsYaml } from './harness/netns-hosts.js';
 
 const info = getTestHosts();
 const four = info.hosts.slice(0, 4);
@@ -129,7 +129,7 @@ print(sum(c.gather(c.map(lambda x: x * x, range(100)))))
     const stateDir = path.join(STATE_HOME, 'sshcluster');
     const name = fs.readdirSync(stateDir).find((n) => fs.existsSync(path.join(stateDir, n, 'state.json')))!;
     const { clusterId } = JSON.parse(fs.readFileSync(path.join(stateDir, name, 'state.json'), 'utf8')) as { clusterId: string };
-    const kept = path.join('/tmp', `sshcluster-${process.getuid!()}`, clusterId, 'files');
+    const kept = hostClusterFilesDir(clusterId);
     expect(fs.existsSync(kept)).toBe(true);
     const down = runCli(['down', '--name', name], {}, 120_000);
     expect(down.code, down.stderr).toBe(0);

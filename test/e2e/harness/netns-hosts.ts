@@ -12,6 +12,12 @@ export type { TestHost, TestHostsInfo, TestHostsNet } from './types.js';
 export { nsPids, processesIn, daskProcessesIn, daskRole, runIn, setLink } from './ns-tools.js';
 export { writeHostsYaml } from './hosts-yaml.js';
 
+/**
+ * Where a cluster keeps its files on a namespace host (cluster-files.py): the hosts
+ * share this machine's /tmp and run as its user, with no TMPDIR of their own.
+ */
+export const hostClusterFilesDir = (clusterId: string): string => join('/tmp', `sshcluster-${process.getuid!()}`, clusterId, 'files');
+
 export interface TestHosts extends TestHostsNet {
   teardown(): Promise<void>;
 }
