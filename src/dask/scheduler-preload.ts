@@ -1,5 +1,5 @@
 // The scheduler preload that serves /api/v1/sshcluster/demand. It is a real Python file
-// (src/dask/remote/scheduler_demand.py, copied to dist/dask/remote/ by the build) so it
+// (src/dask/remote/scheduler_demand.py, copied to dist/remote/ by the build) so it
 // can be read, linted and run on its own; this module finds and reads it once.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

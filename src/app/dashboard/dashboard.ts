@@ -23,10 +23,11 @@ export function openDashboard(ctx: AppContext, store: DashboardStore, actions: D
   const tty = ctx.tty!;
   let ink: Instance | undefined;
   let closed = false;
-  void Promise.all([import('ink'), import('react'), import('../../ui/App.js')]).then(([{ render }, { createElement }, { App }]) => {
+  // React is CommonJS: its exports are the default export, bundled or not.
+  void Promise.all([import('ink'), import('react'), import('../../ui/App.js')]).then(([{ render }, { default: React }, { App }]) => {
     if (closed) return;
     tty.stdout.write(ALT_SCREEN_ON);
-    ink = render(createElement(App, { store, actions, color: !('NO_COLOR' in ctx.env) || ctx.env.NO_COLOR === '' }), {
+    ink = render(React.createElement(App, { store, actions, color: !('NO_COLOR' in ctx.env) || ctx.env.NO_COLOR === '' }), {
       stdout: tty.stdout,
       stdin: tty.stdin,
       exitOnCtrlC: false,

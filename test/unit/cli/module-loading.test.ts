@@ -1,11 +1,13 @@
 // Each command loads what it uses (issue 15): `--help` only commander, `list` and
 // `status` no SSH, YAML, X.509 or dashboard code. Measured on the built CLI with a
-// module-resolve hook that records every module it loads, so a later static import
-// that drags one of them in fails here.
+// module-resolve hook that records every file it loads; the build's dist/inputs.json says
+// which sources each bundled file holds. So a later static import that drags one of them
+// in fails here, and so does a chunking that puts one of them into a file these load.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const BIN = path.resolve(import.meta.dirname, '../../../bin/sshcluster');
@@ -20,7 +22,10 @@ fs.writeFileSync(HOOK, [
   "register('data:text/javascript,' + encodeURIComponent(hooks), { data: { file: process.env.SSHC_MODULE_LOG } });",
 ].join('\n'));
 
-/** Packages (node_modules) and our own modules (dist/) the command loaded. */
+const DIST = path.resolve(import.meta.dirname, '../../../dist');
+const inputs: Record<string, string[]> = JSON.parse(fs.readFileSync(path.join(DIST, 'inputs.json'), 'utf8'));
+
+/** Packages (node_modules) and our own modules (src/, without the extension) the command loaded. */
 function loaded(args: string[]): { packages: string[]; own: string[] } {
   const log = path.join(tmp, `${args.join('-')}.log`);
   const r = spawnSync(process.execPath, ['--import', HOOK, BIN, ...args], {
@@ -31,8 +36,15 @@ function loaded(args: string[]): { packages: string[]; own: string[] } {
   expect([0, 1], r.stderr).toContain(r.status);
   expect(r.stderr).not.toContain('unexpected error');
   const urls = [...new Set(fs.readFileSync(log, 'utf8').trim().split('\n'))];
-  const packages = [...new Set(urls.flatMap((u) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u)?.[1] ?? []))].sort();
-  const own = urls.flatMap((u) => /\/dist\/(.+)\.js$/.exec(u)?.[1] ?? []).sort();
+  const sources = urls.flatMap((u) => {
+    const file = u.startsWith('file:') ? fileURLToPath(u) : '';
+    if (!file.startsWith(`${DIST}/`)) return [file];
+    const held = inputs[path.relative(DIST, file)];
+    expect(held, `${file} is not in dist/inputs.json: rebuild`).toBeDefined();
+    return held!;
+  });
+  const packages = [...new Set(sources.flatMap((u) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(u)?.[1] ?? []))].sort();
+  const own = [...new Set(sources.flatMap((u) => /^src\/(.+)\.tsx?$/.exec(u)?.[1] ?? []))].sort();
   return { packages, own };
 }
 
