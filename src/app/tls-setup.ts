@@ -1,8 +1,8 @@
 // `up`'s TLS step, before any process starts: the cluster's certificates (made, kept
 // from a controller that died, or the user's own) in its state dir, and where each host
-// finds them: the local cluster reads the state dir; an SSH host gets the files its
-// roles need written into the cluster's private directory there when it connects (and
-// again on every reconnect), and its processes point at the directory it reported.
+// finds them: the local cluster reads the state dir; on an SSH host, each process is
+// given the files its host's roles need as it starts (the launcher writes them into the
+// cluster's private directory there), and its argv names them under CLUSTER_FILES_DIR.
 // Beside them goes the preload every Dask process of a TLS cluster loads (dask/ssl-preload.ts).
 // `security: none` is allowed with one warning line.
 import type { ClusterSpec, SecuritySpec } from '../config/spec.js';
@@ -15,6 +15,7 @@ import { makeCertsApart } from './cert-maker.js';
 import { readOwnCerts } from '../tls/own-certs.js';
 import { hostFiles, type NamedFile } from '../tls/tls-files.js';
 import { SSL_PRELOAD_FILE, SSL_PRELOAD_PATH, sslPreload } from '../dask/ssl-preload.js';
+import { CLUSTER_FILES_DIR } from '../dask/remote-command.js';
 import path from 'node:path';
 
 /** Where, on each host, the cluster's TLS files are (names: tls/tls-files.ts). */
@@ -22,11 +23,8 @@ export interface SessionTls {
   dirFor(host: string): string;
   /** Where, on `host`, its Dask processes find the TLS preload (dask/ssl-preload.ts). */
   preloadFor(host: string): string;
-  /** SSH hosts: what `host` must be given when it connects, and where it put it. */
-  shipping?: {
-    filesFor(host: string): NamedFile[];
-    shipped(host: string, dir: string): void;
-  };
+  /** SSH hosts: what each process started on `host` is given first (host-files.ts). */
+  filesFor?(host: string): NamedFile[];
 }
 
 export interface TlsSetupOptions {
@@ -54,25 +52,16 @@ export async function setUpTls(o: TlsSetupOptions): Promise<SessionTls | undefin
 
 /** The client key never leaves this machine; the scheduler's only goes to its host. */
 function shippedTls(spec: ClusterSpec, certs: ClusterCerts): SessionTls {
-  const dirs = new Map<string, string>();
   const workerHosts = new Set(spec.workerHosts.map((h) => h.name));
-  const dirFor = (host: string) => {
-    const dir = dirs.get(host);
-    if (dir === undefined) throw new Error(`${host}: the cluster's TLS files are not there yet`);
-    return dir;
-  };
   return {
-    dirFor,
-    preloadFor: (host) => path.posix.join(dirFor(host), SSL_PRELOAD_FILE),
-    shipping: {
-      filesFor(host) {
-        const roles = new Set<'scheduler' | 'worker'>();
-        if (host === spec.schedulerHost.name) roles.add('scheduler');
-        // A host added by `apply` is a worker host too.
-        if (host !== spec.schedulerHost.name || workerHosts.has(host)) roles.add('worker');
-        return [...hostFiles(certs, roles), { name: SSL_PRELOAD_FILE, content: sslPreload() }];
-      },
-      shipped: (host, dir) => void dirs.set(host, dir),
+    dirFor: () => CLUSTER_FILES_DIR,
+    preloadFor: () => path.posix.join(CLUSTER_FILES_DIR, SSL_PRELOAD_FILE),
+    filesFor(host) {
+      const roles = new Set<'scheduler' | 'worker'>();
+      if (host === spec.schedulerHost.name) roles.add('scheduler');
+      // A host added by `apply` is a worker host too.
+      if (host !== spec.schedulerHost.name || workerHosts.has(host)) roles.add('worker');
+      return [...hostFiles(certs, roles), { name: SSL_PRELOAD_FILE, content: sslPreload() }];
     },
   };
 }

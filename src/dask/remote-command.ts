@@ -33,7 +33,31 @@ export interface RemoteCommand {
   graceS?: number;
   /** Seconds the process waits for a new controller after its channel closes (default 0). */
   orphanGraceS?: number;
+  /** Files the launcher writes first; the argv names them under CLUSTER_FILES_DIR. */
+  files?: ClusterFiles;
 }
+
+/** A file the cluster keeps on a host: a bare name and its content. */
+export interface HostFile {
+  name: string;
+  content: string;
+}
+
+export interface ClusterFiles {
+  files: readonly HostFile[];
+  /**
+   * Unwritten optional files do not stop the process: it starts without each argument
+   * that names one, and the option before it (the scheduler without its preload).
+   */
+  optional: boolean;
+}
+
+/**
+ * The directory of the cluster's files on a host, as an argv names it (`DIR/ca.pem`):
+ * the launcher writes the files into the cluster's private directory there and puts
+ * that directory's path in place of this token (launcher.py's FILES_TOKEN).
+ */
+export const CLUSTER_FILES_DIR = '@sshcluster-files@';
 
 /**
  * A POSIX sh script (newline-separated, so multi-line setup entries stay intact) to
@@ -47,7 +71,10 @@ export function buildRemoteCommand(cmd: RemoteCommand): RemoteInvocation {
   const env: Record<string, string> = { ...cmd.env, [CLUSTER_ID_ENV]: cmd.clusterId };
   if (cmd.graceS !== undefined) env[LAUNCHER_GRACE_ENV] = String(cmd.graceS);
   if (cmd.orphanGraceS) env[ORPHAN_GRACE_ENV] = String(cmd.orphanGraceS);
-  return hostProgram({ setup: cmd.setup, env, python: program, report: true }, 'launcher', true, (py) => [quoteWord(cmd.name), py, ...args.map(quoteWord)]);
+  const files = cmd.files?.files.length ? cmd.files : undefined;
+  const data = files ? JSON.stringify(files.files.map((f) => ({ name: f.name, content: f.content }))) : '';
+  const option = files ? [`--${files.optional ? 'optional-files' : 'files'}=${Buffer.byteLength(data)}`] : [];
+  return hostProgram({ setup: cmd.setup, env, python: program, report: true }, 'launcher', true, (py) => [...option, quoteWord(cmd.name), py, ...args.map(quoteWord)], data);
 }
 
 /**
@@ -93,20 +120,9 @@ export interface ClusterFilesCommand {
   clusterId: string;
 }
 
-/** A file the cluster keeps on a host: a bare name and its content. */
-export interface HostFile {
-  name: string;
-  content: string;
-}
-
-/**
- * Writes `files` (0600) into the cluster's private directory on the host, or removes
- * them (cluster-files.py): their content travels on stdin after the program, so the
- * caller must close stdin once the input is written.
- */
-export function buildClusterFilesCommand(cmd: ClusterFilesCommand, put?: readonly HostFile[]): RemoteInvocation {
-  const data = put ? JSON.stringify(put.map((f) => ({ name: f.name, content: f.content }))) : '';
-  return hostProgram(cmd, 'cluster-files', false, () => [put ? 'put' : 'remove', quoteWord(cmd.clusterId)], data);
+/** Removes the cluster's files on the host (cluster-files.py). */
+export function buildClusterFilesCommand(cmd: ClusterFilesCommand): RemoteInvocation {
+  return hostProgram(cmd, 'cluster-files', false, () => ['remove', quoteWord(cmd.clusterId)]);
 }
 
 /**
@@ -117,9 +133,4 @@ export function buildClusterFilesCommand(cmd: ClusterFilesCommand, put?: readonl
 export function buildSweepCommand(cmd: ClusterFilesCommand, scan: string): RemoteInvocation {
   const first = [`__sshc_found=$(${scan})`, `if [ -n "$__sshc_found" ]; then printf '%s\\n' "$__sshc_found"; exit 0; fi`];
   return hostProgram(cmd, 'cluster-files', false, () => ['remove', quoteWord(cmd.clusterId)], '', first);
-}
-
-/** The directory cluster-files.py reports after `put`. */
-export function parseClusterFilesDir(stdout: string): string | undefined {
-  return /^@sshc dir (\/.+)$/m.exec(stdout)?.[1];
 }

@@ -1,5 +1,5 @@
 // The programs that run on the hosts (./remote/*.py, copied next to this module into
-// dist/ by the build), read once and started through boot.py: `python -c BOOT NAME
+// dist/remote/ by the build), read once and started through boot.py: `python -c BOOT NAME
 // SIZE KEY ARG…` with the source on stdin. Installed programs (the launcher and the
 // keeper, which live as long as their process) show in ps as `python …/NAME ARG…`;
 // check's short-lived probes run inline, so the interpreter under test is used
@@ -37,13 +37,21 @@ export function remoteSource(file: string): string {
   return text;
 }
 
-/** Programs that keep files on the host: shared.py (their directory check, their stdin watch) goes first. */
-const KEEP_FILES: ReadonlySet<string> = new Set(['launcher', 'keeper', 'boot', 'cluster-files']);
+/**
+ * The shared parts in front of a program: shared.py (the directory check, the stdin
+ * watch) for those that keep files on the host; files.py (the cluster's files) for the
+ * launcher, which writes them, and cluster-files, which removes them.
+ */
+const PARTS: Partial<Record<ProgramFile | 'boot', readonly string[]>> = {
+  launcher: ['shared.py', 'files.py'],
+  'cluster-files': ['shared.py', 'files.py'],
+  keeper: ['shared.py'],
+  boot: ['shared.py'],
+};
 
 /** A program's text as it runs on the host: its file, behind the shared parts it uses. */
 function programSource(file: ProgramFile | 'boot'): string {
-  const own = remoteSource(`${file}.py`);
-  return KEEP_FILES.has(file) ? `${remoteSource('shared.py')}\n\n${own}` : own;
+  return [...(PARTS[file] ?? []), `${file}.py`].map(remoteSource).join('\n\n');
 }
 
 export function remoteProgram(file: ProgramFile): RemoteProgram {

@@ -28,7 +28,7 @@ import { confirmReady } from './start-up.js';
 import type { SessionTls } from '../tls-setup.js';
 import { distributedVersion } from './dask-version.js';
 import { systemClock } from '../system-clock.js';
-import { HostFiles } from './host-files.js';
+import { hostFiles } from './host-files.js';
 import { ClusterChanges } from './cluster-changes.js';
 import { EventLog } from './event-log.js';
 
@@ -74,8 +74,6 @@ export class ClusterSession {
   /** A second Ctrl-C: no more grace for anything still running. */
   private readonly forced = new AbortController();
   private stopping?: Promise<TeardownResult>;
-  /** What each host is given when it connects (TLS material, the scheduler preload). */
-  private readonly files: HostFiles;
   private version?: Promise<string>;
   private changer?: ClusterChanges;
   /** What happened, for status and the dashboard's events view. */
@@ -88,7 +86,6 @@ export class ClusterSession {
     this.dashboard = dashboardUrl(o.spec);
     this.state = new ClusterState(o.spec, o.initialWorkers);
     for (const h of o.drained ?? []) this.state.drained.add(h);
-    this.files = new HostFiles(o.spec, o.tls, (e) => this.bus.emit(e));
     this.events = new EventLog(() => this.clock.now());
     o.bus.on((e) => this.events.take(e));
     o.signal?.addEventListener('abort', () => this.life.abort(), { once: true });
@@ -97,7 +94,7 @@ export class ClusterSession {
       clock: this.clock,
       emit: (e) => this.bus.emit(e),
       connect: (h) => this.openRunner(h),
-      specFor: processSpecs(() => this.state.spec, this.address, o.tls, () => this.files.preloadPath),
+      specFor: processSpecs(() => this.state.spec, this.address, o.tls),
       adoptRefusal: parseKeeperRefusal,
       scheduler: () => this.client,
       signal: this.life.signal,
@@ -135,18 +132,12 @@ export class ClusterSession {
     return this.clock.now();
   }
 
-  /** A host's runner, once the host has the files the cluster keeps there (every connect). */
+  /** A host's runner: each process it starts is given the files the cluster keeps there. */
   private async openRunner(h: HostSpec): Promise<HostRunner> {
     const shell = await this.o.openShell(h);
     const { clusterId, orphanGraceS } = this.o;
-    const runner = new ShellHostRunner({ host: h.name, clusterId, setup: h.setup, shell, orphanGraceS, python: h.remotePython, env: h.env });
-    try {
-      await this.files.ship(runner, h);
-    } catch (err) {
-      runner.close();
-      throw err;
-    }
-    return runner;
+    const files = hostFiles(this.spec, this.o.tls, h);
+    return new ShellHostRunner({ host: h.name, clusterId, setup: h.setup, shell, orphanGraceS, python: h.remotePython, env: h.env, files });
   }
 
   /** Resolves once the scheduler confirms readiness; throws (after cleaning up) if it cannot. */

@@ -1,17 +1,15 @@
-// The files a cluster keeps on its hosts, written on every connect (cluster-files.py):
-// over SSH, the TLS material each host's roles need and, on the scheduler's host, the
-// scheduler preload (the adaptive loop's demand route). Where the preload ended up is
-// what the scheduler's argv points at; the local cluster uses this machine's copy.
-import path from 'node:path';
+// The files a cluster keeps on its hosts over SSH: the TLS material each host's roles
+// need and, on the scheduler's host, the scheduler preload (the adaptive loop's demand
+// route). They travel with every process started there, in the same exec: the launcher
+// writes them first (files.py) and puts their directory into the argv, which names them
+// under CLUSTER_FILES_DIR. The local cluster uses this machine's copies.
 import type { ClusterSpec, HostSpec } from '../../config/spec.js';
+import { CLUSTER_FILES_DIR, type ClusterFiles } from '../../dask/remote-command.js';
 import { SCHEDULER_DEMAND_PRELOAD_PATH, schedulerDemandPreload } from '../../dask/scheduler-preload.js';
-import { errorText } from '../../errors.js';
-import type { ClusterEvent } from '../../events/types.js';
-import type { ShellHostRunner } from '../remote/host-runner.js';
 import type { SessionTls } from '../tls-setup.js';
 
 /**
- * Whether the cluster keeps files on `host` over SSH (what ship() writes there): the
+ * Whether the cluster keeps files on `host` over SSH (what hostFiles() gives it): the
  * scheduler preload on the scheduler's host, and with TLS the certificates on each.
  * What a `down` from the state file must remove with the processes.
  */
@@ -22,35 +20,21 @@ export function keepsFilesOn(spec: ClusterSpec, host: string): boolean {
 /** The scheduler preload's name on a host. */
 const PRELOAD_FILE = 'scheduler_demand.py';
 
-export class HostFiles {
-  /** Where the scheduler finds its preload; undefined: it starts without it. */
-  preloadPath: string | undefined;
+/** Where the scheduler finds its preload. */
+export function schedulerPreloadPath(spec: ClusterSpec): string {
+  return spec.local ? SCHEDULER_DEMAND_PRELOAD_PATH : `${CLUSTER_FILES_DIR}/${PRELOAD_FILE}`;
+}
 
-  constructor(
-    private readonly spec: ClusterSpec,
-    private readonly tls: SessionTls | undefined,
-    private readonly emit: (e: ClusterEvent) => void,
-  ) {
-    if (spec.local) this.preloadPath = SCHEDULER_DEMAND_PRELOAD_PATH;
-  }
-
-  /**
-   * Writes what `h` needs through its new runner. Without its TLS files a host cannot
-   * take part (this throws); without the preload the scheduler runs as Dask's own and
-   * adaptive ignores resources (said here, and once more by the adaptive loop).
-   */
-  async ship(runner: ShellHostRunner, h: HostSpec): Promise<void> {
-    const ship = this.tls?.shipping;
-    const preload = h.name === this.spec.schedulerHost.name && !this.spec.local;
-    const files = [...(ship?.filesFor(h.name) ?? []), ...(preload ? [{ name: PRELOAD_FILE, content: schedulerDemandPreload() }] : [])];
-    if (!files.length) return;
-    try {
-      const dir = await runner.putClusterFiles(files);
-      ship?.shipped(h.name, dir);
-      if (preload) this.preloadPath = path.posix.join(dir, PRELOAD_FILE);
-    } catch (err) {
-      if (ship) throw err;
-      this.emit({ kind: 'notice', level: 'warning', message: `${h.name}: the scheduler starts without sshcluster's preload (${errorText(err)})` });
-    }
-  }
+/**
+ * What each process started on `h` is given first; undefined: nothing. Without its TLS
+ * files a process cannot take part (it does not start); without the preload the
+ * scheduler runs as Dask's own and adaptive ignores resources (the launcher says so in
+ * its output, and the adaptive loop once more).
+ */
+export function hostFiles(spec: ClusterSpec, tls: SessionTls | undefined, h: HostSpec): ClusterFiles | undefined {
+  if (spec.local) return undefined;
+  const tlsFiles = tls?.filesFor?.(h.name) ?? [];
+  const preload = h.name === spec.schedulerHost.name ? [{ name: PRELOAD_FILE, content: schedulerDemandPreload() }] : [];
+  const files = [...tlsFiles, ...preload];
+  return files.length ? { files, optional: tlsFiles.length === 0 } : undefined;
 }

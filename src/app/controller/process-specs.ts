@@ -9,14 +9,13 @@ import { sslPreloadArgv } from '../../dask/ssl-preload.js';
 import { requireEncryptionEnv } from '../../dask/tls.js';
 import { tlsPathsIn } from '../../tls/tls-files.js';
 import type { SessionTls } from '../tls-setup.js';
+import { schedulerPreloadPath } from './host-files.js';
 
-/** `preload()`: where the scheduler's host has the demand preload (undefined: started without it). */
 export function processSpecs(
   /** The spec in force when each process starts (`apply` replaces it). */
   specNow: () => ClusterSpec,
   schedulerAddress: string,
   tlsFiles?: SessionTls,
-  preload: () => string | undefined = () => undefined,
 ): (d: DesiredProcess) => ProcessSpec | undefined {
   return (d) => {
     const spec = specNow();
@@ -24,11 +23,10 @@ export function processSpecs(
     if (!h) return undefined;
     const tlsDir = tlsFiles?.dirFor(d.host);
     const tls = tlsDir === undefined ? undefined : tlsPathsIn(tlsDir, d.role);
-    const preloadPath = d.role === 'scheduler' ? preload() : undefined;
     const sslArgv = tls && tlsFiles ? sslPreloadArgv(tlsFiles.preloadFor(d.host), d.role === 'worker' && h.workerOptions.nanny) : [];
     const argv =
       d.role === 'scheduler'
-        ? [...schedulerArgv(h.remotePython, spec.schedulerOptions, tls), ...(preloadPath ? schedulerPreloadArgv(preloadPath) : []), ...sslArgv]
+        ? [...schedulerArgv(h.remotePython, spec.schedulerOptions, tls), ...schedulerPreloadArgv(schedulerPreloadPath(spec)), ...sslArgv]
         : [...workerArgv(h.remotePython, schedulerAddress, d.name, h.workerOptions, tls), ...sslArgv];
     const env = {
       ...h.env,

@@ -6,20 +6,13 @@
 import type { Duplex } from 'node:stream';
 import type { ClearUpResult, HostRunner, ProcessSpec, RunningProcess, RunResult, StopOptions, StopResult, TaggedProcess } from '../../cluster/ports.js';
 import {
-  buildClusterFilesCommand, buildKeeperCommand, buildRemoteCommand, buildSweepCommand, CLUSTER_ID_ENV, parseClusterFilesDir, PROCESS_NAME_ENV, quoteWord,
-  type HostFile,
+  buildClusterFilesCommand, buildKeeperCommand, buildRemoteCommand, buildSweepCommand, CLUSTER_ID_ENV, PROCESS_NAME_ENV, quoteWord,
+  type ClusterFiles,
 } from '../../dask/remote-command.js';
 import { runRemote, startRemote } from './remote-script.js';
 import { ShellProcess } from './shell-process.js';
 import { CONTROL_COMMAND_TIMEOUT_MS, type ShellPort } from '../../ssh/shell-port.js';
 import { stopTagged } from './stop-tagged.js';
-
-/**
- * How long writing a host's files may take: a Python start (cluster-files.py, stdlib
- * only) on a host that may be starting many Dask processes at once. With 15 s, 12 of 64
- * hosts sharing 2 cores failed this step during one `up`; a hung host still fails here.
- */
-const FILES_STEP_TIMEOUT_MS = 60_000;
 
 /** Names the host a process was started for, next to the cluster id. */
 export const HOST_TAG = 'SSHCLUSTER_HOST';
@@ -34,7 +27,9 @@ export interface HostRunnerOptions {
   /** The host's remote_python and env: what runs cluster-files.py, where its TMPDIR is. */
   python: string;
   env: Readonly<Record<string, string>>;
-  /** The cluster keeps files there (keepsFilesOn: the scheduler preload, TLS material), so clearUp() has files to remove. */
+  /** What each process started there is given first (the cluster's TLS files, the scheduler preload). */
+  files?: ClusterFiles;
+  /** The cluster keeps files there (keepsFilesOn), so clearUp() has files to remove; default: files given. */
   keepsFiles?: boolean;
 }
 
@@ -42,16 +37,16 @@ export type { TaggedProcess };
 
 export class ShellHostRunner implements HostRunner {
   readonly host: string;
-  private keepsFiles: boolean;
+  private readonly keepsFiles: boolean;
   constructor(private readonly o: HostRunnerOptions) {
     this.host = o.host;
-    this.keepsFiles = o.keepsFiles === true;
+    this.keepsFiles = o.keepsFiles ?? o.files !== undefined;
   }
 
   async start(spec: ProcessSpec): Promise<RunningProcess> {
     const env = { ...spec.env, [HOST_TAG]: this.host, [PROCESS_NAME_ENV]: spec.name };
-    const { setup, clusterId, orphanGraceS } = this.o;
-    const command = buildRemoteCommand({ setup, env, name: spec.name, argv: spec.argv, clusterId, orphanGraceS });
+    const { setup, clusterId, orphanGraceS, files } = this.o;
+    const command = buildRemoteCommand({ setup, env, name: spec.name, argv: spec.argv, clusterId, orphanGraceS, files });
     const handle = await startRemote(this.o.shell, command);
     return new ShellProcess(spec, handle, this.o.shell);
   }
@@ -114,15 +109,6 @@ export class ShellHostRunner implements HostRunner {
   /** A short command on the host (version probes); bounded in time. */
   run(command: string, timeoutMs = CONTROL_COMMAND_TIMEOUT_MS): Promise<RunResult> {
     return this.o.shell.run(command, { timeoutMs });
-  }
-
-  /** Writes `files` (0600) into the cluster's private directory there; resolves with its path. */
-  async putClusterFiles(files: readonly HostFile[]): Promise<string> {
-    this.keepsFiles = true;
-    const r = await runRemote(this.o.shell, buildClusterFilesCommand(this.filesCommand(), files), FILES_STEP_TIMEOUT_MS);
-    const dir = r.code === 0 ? parseClusterFilesDir(r.stdout) : undefined;
-    if (!dir) throw new Error(`could not write the cluster's files: ${lastLine(r.stderr) || `exit ${r.code}`}`);
-    return dir;
   }
 
   /**

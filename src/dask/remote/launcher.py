@@ -1,4 +1,5 @@
-# sshcluster-launcher NAME COMMAND [ARG...]: the parent of every remote Dask process.
+# sshcluster-launcher [--files=SIZE] NAME COMMAND [ARG...]: the parent of every remote
+# Dask process. With --files, it first writes the files the process names (with_files).
 #
 # Why a launcher at all: OpenSSH does not reliably deliver channel signals, and a
 # dropped SSH session does not kill a daemonised process tree. So the child runs in
@@ -36,7 +37,8 @@
 # Past 200 lines on purpose: the relay shares the launcher's state (its child, the
 # orphan flags), so they are one program in one file, shipped and run as one.
 import collections, errno, os, re, signal, stat, sys, threading, time
-# NotOurs, our_dir(), user_dir(), until_stdin_closes(): shared.py, which remote-programs.ts puts in front.
+# NotOurs, our_dir(), user_dir(), until_stdin_closes(): shared.py; read_exact(), put_files(),
+# FILE_NAME: files.py; remote-programs.ts puts both in front.
 
 PID_PREFIX = "__SSHCLUSTER_PID__"
 LOG_CAP = 8 << 20
@@ -54,10 +56,49 @@ def safe(text):
     return re.sub("[^A-Za-z0-9._-]", "_", text) or "_"
 
 
-if len(sys.argv) < 3:
-    sys.stderr.write("usage: sshcluster-launcher NAME COMMAND [ARG...]\n")
+FILES_TOKEN = "@sshcluster-files@/"
+
+
+def with_files(option, argv):
+    # --files=SIZE: SIZE bytes of stdin, before anything else there, are the files the
+    # process needs (files.py); each argument that starts with FILES_TOKEN then names one
+    # of them. Unwritten, the process does not start, except with --optional-files=SIZE:
+    # then it starts without them, each such argument dropped with the option before it.
+    size = int(option.split("=", 1)[1])
+    raw = read_exact(size)
+    cluster = os.environ.get("SSHCLUSTER_ID") or ""
+    try:
+        if not FILE_NAME.match(cluster):
+            raise ValueError("not a cluster id: %r" % cluster)
+        path = put_files(cluster, raw)
+    except (OSError, ValueError, KeyError) as e:
+        if not option.startswith("--optional-files="):
+            sys.stderr.write("sshcluster-launcher: cannot write the cluster's files: %s\n" % e)
+            sys.exit(127)
+        sys.stderr.write("sshcluster-launcher: %s starts without the cluster's files (%s)\n" % (name, e))
+        kept = []
+        for a in argv:
+            if a.startswith(FILES_TOKEN):
+                if kept and kept[-1].startswith("-"):
+                    kept.pop()
+            else:
+                kept.append(a)
+        return kept
+    return [path + "/" + a[len(FILES_TOKEN):] if a.startswith(FILES_TOKEN) else a for a in argv]
+
+
+args = sys.argv[1:]
+files_option = args.pop(0) if args and args[0].startswith(("--files=", "--optional-files=")) else None
+if len(args) < 2:
+    sys.stderr.write("usage: sshcluster-launcher [--files=SIZE|--optional-files=SIZE] NAME COMMAND [ARG...]\n")
     sys.exit(2)
-name, argv = sys.argv[1], sys.argv[2:]
+name, argv = args[0], args[1:]
+if files_option:
+    try:
+        argv = with_files(files_option, argv)
+    except ValueError as e:
+        sys.stderr.write("sshcluster-launcher: %s\n" % e)
+        sys.exit(127)
 grace = seconds("SSHCLUSTER_GRACE", 10)
 orphan_grace = seconds("SSHCLUSTER_ORPHAN_GRACE", 0)
 r, w = os.pipe()

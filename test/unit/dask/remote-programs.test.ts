@@ -1,4 +1,4 @@
-// The programs shipped to hosts (src/dask/remote/*.py, copied into dist/ by the build):
+// The programs shipped to hosts (src/dask/remote/*.py, copied into dist/remote/ by the build):
 // each compiles with the oldest Python we support on hosts (3.8, what Dask 2022.12
 // needs; checked as 3.7 syntax) under the python3 of this machine, and runs for real
 // (dask-launcher*, dask-keeper, dask-remote-command, check e2e). The directory check
@@ -16,7 +16,7 @@ const files = readdirSync(path.dirname(programPath('boot.py'))).filter((f) => f.
 
 describe('remote programs', () => {
   it('are all there', () => {
-    expect(files).toEqual(['boot.py', 'check-listener.py', 'check-probe.py', 'cluster-files.py', 'keeper.py', 'launcher.py', 'scheduler_demand.py', 'shared.py', 'ssl_error_queue.py']);
+    expect(files).toEqual(['boot.py', 'check-listener.py', 'check-probe.py', 'cluster-files.py', 'files.py', 'keeper.py', 'launcher.py', 'scheduler_demand.py', 'shared.py', 'ssl_error_queue.py']);
   });
 
   it('compile with py_compile and parse as Python 3.7', () => {
@@ -34,7 +34,7 @@ describe('remote programs', () => {
       expect(r.status).toBe(0);
       expect(r.stdout).toMatch(/^\(3, \d+\)\n$/);
       // The texts as they travel (boot with -c, comment lines dropped; programs with their shared part) compile too.
-      for (const text of [bootSource(), remoteProgram('launcher').source, remoteProgram('keeper').source]) {
+      for (const text of [bootSource(), remoteProgram('launcher').source, remoteProgram('keeper').source, remoteProgram('cluster-files').source]) {
         const r2 = spawnSync(PYTHON, ['-c', 'import ast, sys; ast.parse(sys.argv[1], "program", feature_version=(3, 7))', text], { encoding: 'utf8' });
         expect(r2.status, r2.stderr).toBe(0);
       }

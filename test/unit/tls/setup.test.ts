@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { setUpTls } from '../../../src/app/tls-setup.js';
+import { CLUSTER_FILES_DIR } from '../../../src/dask/remote-command.js';
 import type { ClusterSpec, TlsFilesSpec } from '../../../src/config/spec.js';
 import { clusterPaths } from '../../../src/control/paths.js';
 import { EventBus, type ClusterEvent } from '../../../src/events/types.js';
@@ -54,15 +55,13 @@ describe('setUpTls', () => {
     const tls = await setUp({ ...spec, security: { kind: 'tls' } });
     const certs = await readCerts(path.join(root, 't', 'tls'));
     expect(certs).toBeDefined();
-    const names = (host: string) => tls!.shipping!.filesFor(host).map((f) => f.name).sort();
+    const names = (host: string) => tls!.filesFor!(host).map((f) => f.name).sort();
     expect(names('n0')).toEqual(['ca.pem', 'scheduler-key.pem', 'scheduler.pem', 'ssl_error_queue.py', 'worker-key.pem', 'worker.pem']);
     expect(names('n1')).toEqual(['ca.pem', 'ssl_error_queue.py', 'worker-key.pem', 'worker.pem']);
-    expect(tls!.shipping!.filesFor('n1').find((f) => f.name === 'worker-key.pem')?.content).toBe(certs!.worker.key);
-    // Processes point at the directory each host reported, and cannot start before it did.
-    expect(() => tls!.dirFor('n1')).toThrow(/not there yet/);
-    tls!.shipping!.shipped('n1', '/tmp/sshcluster-1000/id1/tls');
-    expect(tls!.dirFor('n1')).toBe('/tmp/sshcluster-1000/id1/tls');
-    expect(tls!.preloadFor('n1')).toBe('/tmp/sshcluster-1000/id1/tls/ssl_error_queue.py');
+    expect(tls!.filesFor!('n1').find((f) => f.name === 'worker-key.pem')?.content).toBe(certs!.worker.key);
+    // Processes name them in the directory the launcher writes them to, which it puts in.
+    expect(tls!.dirFor('n1')).toBe(CLUSTER_FILES_DIR);
+    expect(tls!.preloadFor('n1')).toBe(`${CLUSTER_FILES_DIR}/ssl_error_queue.py`);
     expect(notices()).toEqual([]);
   });
 });

@@ -77,9 +77,13 @@ describe('ShellHostRunner.clearUp', () => {
   async function withFiles(id: string, host = 'h1') {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-clearup-'));
     const { port, count } = counted();
-    const runner = new ShellHostRunner({ host, clusterId: id, setup: [], shell: port, python: '/usr/bin/python3', env: { TMPDIR: tmp } });
-    const dir = await runner.putClusterFiles([{ name: 'ca.pem', content: 'x' }]);
-    expect(fs.existsSync(dir)).toBe(true);
+    const files = { files: [{ name: 'ca.pem', content: 'x' }], optional: false };
+    const runner = new ShellHostRunner({ host, clusterId: id, setup: [], shell: port, python: '/usr/bin/python3', env: { TMPDIR: tmp }, files });
+    // A process given the files, which ends at once: the files stay.
+    const p = await runner.start({ name: 'p-0', host, role: 'worker', argv: ['/usr/bin/python3', '-c', 'pass'], env: { TMPDIR: tmp } });
+    expect(await p.exited).toEqual({ code: 0, signal: null });
+    const dir = path.join(tmp, `sshcluster-${os.userInfo().uid}`, id, 'files');
+    expect(fs.readdirSync(dir)).toEqual(['ca.pem']);
     count.n = 0;
     return { runner, count, dir, tmp };
   }

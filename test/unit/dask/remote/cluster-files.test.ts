@@ -1,66 +1,108 @@
-// cluster-files.py run for real under sh as sshd would run it (`sh -c COMMAND`, the
-// input on stdin): the files land 0600 in a 0700 directory under the host's TMPDIR,
-// their content never on a command line; `remove` leaves nothing; a planted directory
-// is refused without writing.
-import { spawnSync } from 'node:child_process';
+// The cluster's files on a host, run for real under sh as sshd would run the commands
+// (`sh -c COMMAND`, the input on stdin): the launcher writes the files a process is
+// given (files.py) 0600 into a 0700 directory under the host's TMPDIR before it starts
+// the process, and puts that directory into the argv; their content is never on a
+// command line. cluster-files.py's `remove` leaves nothing. A planted directory is
+// refused without writing: the process does not start, or, for optional files, starts
+// without the arguments that name them.
+import { spawn, spawnSync } from 'node:child_process';
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildClusterFilesCommand, parseClusterFilesDir, type HostFile } from '../../../../src/dask/remote-command.js';
+import { buildClusterFilesCommand, buildRemoteCommand, CLUSTER_FILES_DIR, type HostFile } from '../../../../src/dask/remote-command.js';
+import { killStarted, started } from './launcher-harness.js';
 
+const PYTHON = '/usr/bin/python3';
 const uid = os.userInfo().uid;
 const KEY = '-----BEGIN PRIVATE KEY-----\nnot-a-real-key\n-----END PRIVATE KEY-----\n';
 let tmp = '';
 beforeEach(() => {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'sshc-files-'));
 });
-afterEach(() => rmSync(tmp, { recursive: true, force: true }));
+afterEach(() => {
+  killStarted();
+  rmSync(tmp, { recursive: true, force: true });
+});
 
-function files(put?: HostFile[]) {
-  const inv = buildClusterFilesCommand({ setup: [], env: { TMPDIR: tmp }, python: '/usr/bin/python3', clusterId: 'c0ffee' }, put);
+// Prints its arguments, and the content of each that is a file.
+const SHOW = 'import json, os, sys; print(json.dumps([[a, open(a).read() if os.path.isfile(a) else None] for a in sys.argv[1:]]), flush=True)';
+
+/** A process given `files`, its argv naming ca.pem among them; resolves once the launcher exits (stdin kept open until then). */
+async function launch(files: HostFile[], optional = false): Promise<{ code: number | null; args?: [string, string | null][]; stderr: string }> {
+  const inv = buildRemoteCommand({
+    setup: [], env: { TMPDIR: tmp }, name: 'scheduler', clusterId: 'c0ffee',
+    argv: [PYTHON, '-c', SHOW, '--flag', '--preload', `${CLUSTER_FILES_DIR}/ca.pem`, 'last'],
+    files: { files, optional },
+  });
   expect(inv.command).not.toContain('not-a-real-key');
+  const proc = spawn('sh', ['-c', inv.command], { env: { PATH: '/usr/bin:/bin', HOME: tmp } });
+  started.push(proc.pid!);
+  proc.stdin.write(inv.input);
+  let out = '';
+  let stderr = '';
+  proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  proc.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const code = await new Promise<number | null>((r) => proc.on('close', (c) => r(c)));
+  const shown = out.split('\n').find((l) => l.startsWith('['));
+  return { code, args: shown ? JSON.parse(shown) : undefined, stderr };
+}
+
+function remove() {
+  const inv = buildClusterFilesCommand({ setup: [], env: { TMPDIR: tmp }, python: PYTHON, clusterId: 'c0ffee' });
   const r = spawnSync('sh', ['-c', inv.command], { input: inv.input, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: tmp } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  return { code: r.status, stderr: r.stderr };
 }
 
 const mode = (p: string) => lstatSync(p).mode & 0o777;
+const filesDir = () => path.join(tmp, `sshcluster-${uid}`, 'c0ffee', 'files');
 
-describe('cluster-files.py', () => {
-  it('writes the files 0600 into a 0700 dir, reports it, and removes them', () => {
-    const r = files([{ name: 'ca.pem', content: 'CA' }, { name: 'worker-key.pem', content: KEY }]);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    const dir = parseClusterFilesDir(r.stdout);
-    expect(dir).toBe(path.join(tmp, `sshcluster-${uid}`, 'c0ffee', 'files'));
-    expect(readdirSync(dir!).sort()).toEqual(['ca.pem', 'worker-key.pem']);
-    expect(readFileSync(path.join(dir!, 'worker-key.pem'), 'utf8')).toBe(KEY);
-    expect([mode(dir!), mode(path.dirname(dir!)), mode(path.join(dir!, 'worker-key.pem'))]).toEqual([0o700, 0o700, 0o600]);
-    // Again (a reconnect): the same files, replaced.
-    expect(files([{ name: 'ca.pem', content: 'CA2' }]).code).toBe(0);
-    expect(readFileSync(path.join(dir!, 'ca.pem'), 'utf8')).toBe('CA2');
-    mkdirSync(path.join(dir!, '__pycache__')); // a Python that imported a file from here
-    const gone = files();
-    expect([gone.code, gone.stderr]).toEqual([0, '']);
-    expect(readdirSync(path.join(tmp, `sshcluster-${uid}`))).toEqual([]);
+describe("the cluster's files", () => {
+  it('are written 0600 into a 0700 dir that the argv then names, replaced when they change, and removed', async () => {
+    const r = await launch([{ name: 'ca.pem', content: 'CA' }, { name: 'worker-key.pem', content: KEY }]);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    const dir = filesDir();
+    expect(r.args).toEqual([['--flag', null], ['--preload', null], [path.join(dir, 'ca.pem'), 'CA'], ['last', null]]);
+    expect(readdirSync(dir).sort()).toEqual(['ca.pem', 'worker-key.pem']);
+    expect(readFileSync(path.join(dir, 'worker-key.pem'), 'utf8')).toBe(KEY);
+    expect([mode(dir), mode(path.dirname(dir)), mode(path.join(dir, 'worker-key.pem'))]).toEqual([0o700, 0o700, 0o600]);
+    // The next process there: the same files (left as they are), or a changed one (replaced).
+    expect((await launch([{ name: 'ca.pem', content: 'CA' }])).args?.[2]).toEqual([path.join(dir, 'ca.pem'), 'CA']);
+    expect((await launch([{ name: 'ca.pem', content: 'CA2' }])).args?.[2]).toEqual([path.join(dir, 'ca.pem'), 'CA2']);
+    mkdirSync(path.join(dir, '__pycache__')); // a Python that imported a file from here
+    expect(remove()).toEqual({ code: 0, stderr: '' });
+    expect(readdirSync(path.join(tmp, `sshcluster-${uid}`)).filter((n) => n === 'c0ffee')).toEqual([]);
     // Nothing there any more: removing again is fine.
-    expect(files().code).toBe(0);
+    expect(remove().code).toBe(0);
   });
 
-  it('refuses a planted directory (a symlink) and writes nothing through it', () => {
+  it('are not written through a planted directory (a symlink): the process does not start', async () => {
     const elsewhere = path.join(tmp, 'elsewhere');
     mkdirSync(elsewhere);
     mkdirSync(path.join(tmp, `sshcluster-${uid}`), { mode: 0o700 });
     symlinkSync(elsewhere, path.join(tmp, `sshcluster-${uid}`, 'c0ffee'));
-    const r = files([{ name: 'ca.pem', content: 'CA' }]);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^sshcluster-files: not our directory: .*c0ffee \(a symlink or not a directory\)/);
+    const r = await launch([{ name: 'ca.pem', content: 'CA' }]);
+    expect(r.code).toBe(127);
+    expect(r.args).toBeUndefined();
+    expect(r.stderr).toMatch(/sshcluster-launcher: cannot write the cluster's files: not our directory: .*c0ffee \(a symlink or not a directory\)/);
     expect(readdirSync(elsewhere)).toEqual([]);
   });
 
-  it('refuses a file name with a directory part', () => {
-    const r = files([{ name: '../escape.pem', content: KEY }]);
-    expect(r.code).toBe(1);
+  it('that are optional: without them the process starts without the arguments that name them', async () => {
+    const elsewhere = path.join(tmp, 'elsewhere');
+    mkdirSync(elsewhere);
+    mkdirSync(path.join(tmp, `sshcluster-${uid}`), { mode: 0o700 });
+    symlinkSync(elsewhere, path.join(tmp, `sshcluster-${uid}`, 'c0ffee'));
+    const r = await launch([{ name: 'ca.pem', content: 'CA' }], true);
+    expect(r.code).toBe(0);
+    expect(r.args).toEqual([['--flag', null], ['last', null]]);
+    expect(r.stderr).toMatch(/sshcluster-launcher: scheduler starts without the cluster's files \(not our directory: .*c0ffee/);
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it('refuse a file name with a directory part, and never show the content', async () => {
+    const r = await launch([{ name: '../escape.pem', content: KEY }]);
+    expect(r.code).toBe(127);
     expect(r.stderr).toMatch(/not a plain file name/);
     expect(r.stderr).not.toContain('not-a-real-key');
   });
