@@ -11,33 +11,14 @@
 # already there with the same content is used as it is. When it cannot be installed
 # (no space, a planted directory) or KEY is "-", the source runs here, inline.
 # This text is passed with -c: no single quotes, and comment lines are dropped first.
-import errno, os, stat, sys
-# our_dir() and user_dir(): shared.py, which remote-programs.ts puts in front.
-
-
-def read_source(size):
-    src = b""
-    while len(src) < size:
-        chunk = os.read(0, size - len(src))
-        if not chunk:
-            break
-        src += chunk
-    return src
+import os, sys
+# our_dir(), user_dir(), read_exact(), replace_file(): shared.py, which remote-programs.ts puts in front.
 
 
 def install(name, key, src):
     d = our_dir(key)
     try:
-        try:
-            with open(os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=d), "rb") as f:
-                same = f.read() == src
-        except FileNotFoundError:
-            same = False
-        if not same:
-            tmp = "%s.%d.tmp" % (name, os.getpid())
-            with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=d), "wb") as f:
-                f.write(src)
-            os.rename(tmp, name, src_dir_fd=d, dst_dir_fd=d)
+        replace_file(d, name, src)
     finally:
         os.close(d)
     return os.path.join(user_dir(), key, name)
@@ -45,7 +26,7 @@ def install(name, key, src):
 
 def main():
     name, size, key, args = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4:]
-    src = read_source(size)
+    src = read_exact(size)
     if len(src) != size:
         sys.stderr.write("sshcluster: %s: only %d of %d bytes of the program arrived\n" % (name, len(src), size))
         sys.exit(127)

@@ -37,7 +37,7 @@
 # Past 200 lines on purpose: the relay shares the launcher's state (its child, the
 # orphan flags), so they are one program in one file, shipped and run as one.
 import collections, errno, os, re, signal, stat, sys, threading, time
-# NotOurs, our_dir(), user_dir(), until_stdin_closes(): shared.py; read_exact(), put_files(),
+# NotOurs, our_dir(), user_dir(), until_stdin_closes(), read_exact(): shared.py; put_files(),
 # FILE_NAME: files.py; remote-programs.ts puts both in front.
 
 PID_PREFIX = "__SSHCLUSTER_PID__"
@@ -66,6 +66,8 @@ def with_files(option, argv):
     # then it starts without them, each such argument dropped with the option before it.
     size = int(option.split("=", 1)[1])
     raw = read_exact(size)
+    if len(raw) != size:
+        raise ValueError("only %d of %d bytes of files arrived" % (len(raw), size))
     cluster = os.environ.get("SSHCLUSTER_ID") or ""
     try:
         if not FILE_NAME.match(cluster):

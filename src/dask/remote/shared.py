@@ -4,6 +4,7 @@
 # private_dir(): a directory is ours when it is not a symlink, is owned by us and not
 # writable by others; it is opened without following a symlink and checked on the open
 # descriptor, so it cannot be swapped between the check and its use.
+# read_exact(): our part of stdin, unbuffered; replace_file(): a file written whole or not at all.
 # No single quotes: boot.py travels with -c.
 import errno, os, signal, stat
 
@@ -73,3 +74,30 @@ def our_dir(name, create=True):
         return private_dir(name, os.path.join(shown, name), at=base, create=create)
     finally:
         os.close(base)
+
+
+def read_exact(size):
+    # Up to `size` bytes of stdin (fewer only at EOF), read unbuffered: what follows is
+    # the next reader's (a program after its source, the launcher's line protocol).
+    data = b""
+    while len(data) < size:
+        chunk = os.read(0, size - len(data))
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def replace_file(d, name, data):
+    # name in the directory open as d: left as it is when it already holds data, else
+    # written 0600 to a temporary name and renamed over, so no reader sees half of it.
+    try:
+        with open(os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=d), "rb") as f:
+            if f.read(len(data) + 1) == data:
+                return
+    except FileNotFoundError:
+        pass
+    tmp = ".%s.%d.tmp" % (name, os.getpid())
+    with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=d), "wb") as f:
+        f.write(data)
+    os.rename(tmp, name, src_dir_fd=d, dst_dir_fd=d)
