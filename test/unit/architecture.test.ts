@@ -103,4 +103,9 @@ describe('architecture', () => {
     const bad = below.filter((f) => /\bprocess\.(env|cwd|argv|stdout|stderr|on|exit)/.test(fs.readFileSync(path.join(SRC, f.rel), 'utf8')));
     expect(bad.map((f) => f.rel)).toEqual([]);
   });
+  it('calls no locale formatting outside ui/ (one toLocaleString loads ICU data: +5.8 MB of RSS)', () => {
+    const ICU = /\.toLocale\w*\(|\bIntl\.|\.localeCompare\(/;
+    const bad = all.filter((f) => !f.rel.startsWith('ui/') && ICU.test(fs.readFileSync(path.join(SRC, f.rel), 'utf8')));
+    expect(bad.map((f) => f.rel)).toEqual([]);
+  });
 });
