@@ -7,6 +7,9 @@ export function describeExit(exit: ExitInfo, tail: string[], python: string): st
   if (text.includes(NO_PYTHON_MESSAGE)) {
     return `no python with dask/distributed found (tried ${PYTHON_CANDIDATES.join(', ')}): install it (apt-get install python3-distributed, or pip install distributed) or set remote_python`;
   }
+  // The launcher could not write the files the process needs (launcher.py, files_failed).
+  const files = /^sshcluster-launcher: (cannot write the cluster's files: .*)$/m.exec(text);
+  if (files) return files[1]!;
   if (exit.code === 127 || /not found|No such file or directory/.test(text) && /exec/.test(text)) {
     return `python not found: remote_python "${python}" is not on that host (set remote_python to its path)`;
   }

@@ -4,6 +4,7 @@
 // the command that adopts a running one through the keeper (keeper.py).
 import { remoteProgram, programCommand, type ProgramFile } from './remote-programs.js';
 import { envInput, pythonWord, quoteWord, shellScript, type RemoteInvocation } from './remote-shell.js';
+import type { NamedFile } from '../tls/tls-files.js';
 
 export {
   quoteWord, quotePath, shellQuote, viaSh, envInput, exportLines, shellScript, pythonWord, discoverPython,
@@ -37,14 +38,8 @@ export interface RemoteCommand {
   files?: ClusterFiles;
 }
 
-/** A file the cluster keeps on a host: a bare name and its content. */
-export interface HostFile {
-  name: string;
-  content: string;
-}
-
 export interface ClusterFiles {
-  files: readonly HostFile[];
+  files: readonly NamedFile[];
   /**
    * Unwritten optional files do not stop the process: it starts without each argument
    * that names one, and the option before it (the scheduler without its preload).

@@ -28,7 +28,7 @@ import { confirmReady } from './start-up.js';
 import type { SessionTls } from '../tls-setup.js';
 import { distributedVersion } from './dask-version.js';
 import { systemClock } from '../system-clock.js';
-import { hostFiles } from './host-files.js';
+import { launchFiles } from './host-files.js';
 import { ClusterChanges } from './cluster-changes.js';
 import { EventLog } from './event-log.js';
 
@@ -51,7 +51,7 @@ export interface SessionOptions {
   previous?: PreviousCluster;
   /** Hosts a dead controller had drained: kept out. */
   drained?: string[];
-  /** Set when the processes talk mutual TLS: where each host keeps the cluster's files. */
+  /** Set when the processes talk mutual TLS: the files each host's processes are given, and their paths. */
   tls?: SessionTls;
   /** The command's stop: aborted, start-up stops waiting and nothing new starts. */
   signal?: AbortSignal;
@@ -136,7 +136,7 @@ export class ClusterSession {
   private async openRunner(h: HostSpec): Promise<HostRunner> {
     const shell = await this.o.openShell(h);
     const { clusterId, orphanGraceS } = this.o;
-    const files = hostFiles(this.spec, this.o.tls, h);
+    const files = launchFiles(this.spec, this.o.tls, h);
     return new ShellHostRunner({ host: h.name, clusterId, setup: h.setup, shell, orphanGraceS, python: h.remotePython, env: h.env, files });
   }
 

@@ -9,7 +9,7 @@ import { SCHEDULER_DEMAND_PRELOAD_PATH, schedulerDemandPreload } from '../../das
 import type { SessionTls } from '../tls-setup.js';
 
 /**
- * Whether the cluster keeps files on `host` over SSH (what hostFiles() gives it): the
+ * Whether the cluster keeps files on `host` over SSH (what launchFiles() gives it): the
  * scheduler preload on the scheduler's host, and with TLS the certificates on each.
  * What a `down` from the state file must remove with the processes.
  */
@@ -31,8 +31,8 @@ export function schedulerPreloadPath(spec: ClusterSpec): string {
  * scheduler runs as Dask's own and adaptive ignores resources (the launcher says so in
  * its output, and the adaptive loop once more).
  */
-export function hostFiles(spec: ClusterSpec, tls: SessionTls | undefined, h: HostSpec): ClusterFiles | undefined {
-  if (spec.local) return undefined;
+export function launchFiles(spec: ClusterSpec, tls: SessionTls | undefined, h: HostSpec): ClusterFiles | undefined {
+  if (!keepsFilesOn(spec, h.name)) return undefined;
   const tlsFiles = tls?.filesFor?.(h.name) ?? [];
   const preload = h.name === spec.schedulerHost.name ? [{ name: PRELOAD_FILE, content: schedulerDemandPreload() }] : [];
   const files = [...tlsFiles, ...preload];

@@ -24,7 +24,7 @@ export interface HostRunnerOptions {
   shell: ShellPort;
   /** Seconds a process outlives this controller waiting to be adopted (0: not at all). */
   orphanGraceS?: number;
-  /** The host's remote_python and env: what runs cluster-files.py, where its TMPDIR is. */
+  /** The host's remote_python and env: what runs cluster-files.py's removal, where its TMPDIR is. */
   python: string;
   env: Readonly<Record<string, string>>;
   /** What each process started there is given first (the cluster's TLS files, the scheduler preload). */

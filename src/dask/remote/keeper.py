@@ -43,8 +43,8 @@ def alive(pid):
 
 
 def is_launcher(args):
-    # Installed: python /.../sshcluster-launcher NAME ...; run inline when it could not
-    # be installed: python -c BOOT sshcluster-launcher SIZE KEY NAME ... (boot.py).
+    # Installed: python /.../sshcluster-launcher [--files=N] NAME ...; run inline when it
+    # could not be installed: python -c BOOT sshcluster-launcher SIZE KEY [--files=N] NAME ...
     if len(args) > 1 and os.path.basename(args[1]) == LAUNCHER:
         return True
     return len(args) > 3 and args[1] == b"-c" and args[3] == LAUNCHER

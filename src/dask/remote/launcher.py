@@ -32,8 +32,8 @@
 # The log is truncated to 0 when it would pass LOG_CAP, and removed at exit unless the
 # orphan timer ran out (then it is the only record of what happened).
 #
-# NAME is the process's name (ps shows "sshcluster-launcher NAME dask ..."; the keeper
-# recognises a launcher by its program name). Python 3.7 compatible, stdlib only.
+# NAME is the process's name (ps shows "sshcluster-launcher [--files=SIZE] NAME dask ...";
+# the keeper recognises a launcher by its program name). Python 3.7 compatible, stdlib only.
 # Past 200 lines on purpose: the relay shares the launcher's state (its child, the
 # orphan flags), so they are one program in one file, shipped and run as one.
 import collections, errno, os, re, signal, stat, sys, threading, time
@@ -59,15 +59,23 @@ def safe(text):
 FILES_TOKEN = "@sshcluster-files@/"
 
 
+def files_failed(why):
+    # Before the PID line: the process never ran. The controller shows this line as the
+    # reason (dask/diagnose.ts), not the 127 of an exec that failed.
+    sys.stderr.write("sshcluster-launcher: cannot write the cluster's files: %s\n" % why)
+    sys.exit(127)
+
+
 def with_files(option, argv):
     # --files=SIZE: SIZE bytes of stdin, before anything else there, are the files the
     # process needs (files.py); each argument that starts with FILES_TOKEN then names one
     # of them. Unwritten, the process does not start, except with --optional-files=SIZE:
     # then it starts without them, each such argument dropped with the option before it.
+    # Fewer than SIZE bytes (stdin at its end): it never starts.
     size = int(option.split("=", 1)[1])
     raw = read_exact(size)
     if len(raw) != size:
-        raise ValueError("only %d of %d bytes of files arrived" % (len(raw), size))
+        files_failed("only %d of %d bytes of them arrived" % (len(raw), size))
     cluster = os.environ.get("SSHCLUSTER_ID") or ""
     try:
         if not FILE_NAME.match(cluster):
@@ -75,8 +83,7 @@ def with_files(option, argv):
         path = put_files(cluster, raw)
     except (OSError, ValueError, KeyError) as e:
         if not option.startswith("--optional-files="):
-            sys.stderr.write("sshcluster-launcher: cannot write the cluster's files: %s\n" % e)
-            sys.exit(127)
+            files_failed(e)
         sys.stderr.write("sshcluster-launcher: %s starts without the cluster's files (%s)\n" % (name, e))
         kept = []
         for a in argv:
@@ -96,11 +103,7 @@ if len(args) < 2:
     sys.exit(2)
 name, argv = args[0], args[1:]
 if files_option:
-    try:
-        argv = with_files(files_option, argv)
-    except ValueError as e:
-        sys.stderr.write("sshcluster-launcher: %s\n" % e)
-        sys.exit(127)
+    argv = with_files(files_option, argv)
 grace = seconds("SSHCLUSTER_GRACE", 10)
 orphan_grace = seconds("SSHCLUSTER_ORPHAN_GRACE", 0)
 r, w = os.pipe()

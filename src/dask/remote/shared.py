@@ -1,4 +1,4 @@
-# What the programs that stay on a host (boot.py, the launcher, the keeper) share:
+# What the programs that stay on a host (boot.py, the launcher, the keeper, cluster-files) share:
 # remote-programs.ts puts this text in front of each of them, so it is written once.
 # user_dir(), our_dir(): ${TMPDIR:-/tmp}/sshcluster-<uid>/<name>, where they keep files.
 # private_dir(): a directory is ours when it is not a symlink, is owned by us and not
@@ -95,9 +95,14 @@ def replace_file(d, name, data):
         with open(os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=d), "rb") as f:
             if f.read(len(data) + 1) == data:
                 return
+    except OSError as e:
+        if e.errno not in (errno.ENOENT, errno.ELOOP):
+            raise  # ELOOP: a symlink there, which the rename replaces (never followed)
+    tmp = ".%s.%d.tmp" % (name, os.getpid())
+    try:
+        os.unlink(tmp, dir_fd=d)  # left by a crash, under a PID used again
     except FileNotFoundError:
         pass
-    tmp = ".%s.%d.tmp" % (name, os.getpid())
     with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=d), "wb") as f:
         f.write(data)
     os.rename(tmp, name, src_dir_fd=d, dst_dir_fd=d)

@@ -23,6 +23,7 @@ fs.writeFileSync(HOOK, [
 ].join('\n'));
 
 const DIST = path.resolve(import.meta.dirname, '../../../dist');
+if (!fs.existsSync(path.join(DIST, 'inputs.json'))) throw new Error('dist/inputs.json is missing: run `npm run build` first (this test runs the built CLI)');
 const inputs: Record<string, string[]> = JSON.parse(fs.readFileSync(path.join(DIST, 'inputs.json'), 'utf8'));
 
 /** Packages (node_modules) and our own modules (src/, without the extension) the command loaded. */

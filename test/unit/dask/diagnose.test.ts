@@ -5,6 +5,10 @@ describe('describeExit', () => {
   it('says python is missing on exit 127', () => {
     expect(describeExit({ code: 127, signal: null }, ['sh: 1: exec: python9: not found'], 'python9')).toContain('python not found: remote_python "python9"');
   });
+  it("gives the launcher's reason when it could not write the process's files (also exit 127)", () => {
+    const tail = ["sshcluster-launcher: cannot write the cluster's files: not our directory: /tmp/sshcluster-0/c1 (a symlink or not a directory)"];
+    expect(describeExit({ code: 127, signal: null }, tail, 'python3')).toBe("cannot write the cluster's files: not our directory: /tmp/sshcluster-0/c1 (a symlink or not a directory)");
+  });
   it('says distributed is missing', () => {
     const tail = ['Traceback (most recent call last):', "ModuleNotFoundError: No module named 'distributed'"];
     expect(describeExit({ code: 1, signal: null }, tail, '/usr/bin/python3')).toContain('dask/distributed is not installed for /usr/bin/python3');

@@ -6,11 +6,12 @@
 // refused without writing: the process does not start, or, for optional files, starts
 // without the arguments that name them.
 import { spawn, spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildClusterFilesCommand, buildRemoteCommand, CLUSTER_FILES_DIR, type HostFile } from '../../../../src/dask/remote-command.js';
+import { buildClusterFilesCommand, buildRemoteCommand, CLUSTER_FILES_DIR } from '../../../../src/dask/remote-command.js';
+import type { NamedFile } from '../../../../src/tls/tls-files.js';
 import { killStarted, started } from './launcher-harness.js';
 
 const PYTHON = '/usr/bin/python3';
@@ -29,7 +30,7 @@ afterEach(() => {
 const SHOW = 'import json, os, sys; print(json.dumps([[a, open(a).read() if os.path.isfile(a) else None] for a in sys.argv[1:]]), flush=True)';
 
 /** A process given `files`, its argv naming ca.pem among them; resolves once the launcher exits (stdin kept open until then). */
-async function launch(files: HostFile[], optional = false): Promise<{ code: number | null; args?: [string, string | null][]; stderr: string }> {
+async function launch(files: NamedFile[], optional = false): Promise<{ code: number | null; args?: [string, string | null][]; stderr: string }> {
   const inv = buildRemoteCommand({
     setup: [], env: { TMPDIR: tmp }, name: 'scheduler', clusterId: 'c0ffee',
     argv: [PYTHON, '-c', SHOW, '--flag', '--preload', `${CLUSTER_FILES_DIR}/ca.pem`, 'last'],
@@ -98,6 +99,20 @@ describe("the cluster's files", () => {
     expect(r.args).toEqual([['--flag', null], ['last', null]]);
     expect(r.stderr).toMatch(/sshcluster-launcher: scheduler starts without the cluster's files \(not our directory: .*c0ffee/);
     expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it('replace a symlink in their place, without writing through it', async () => {
+    expect((await launch([{ name: 'ca.pem', content: 'CA' }])).code).toBe(0);
+    const dir = filesDir();
+    const target = path.join(tmp, 'target');
+    writeFileSync(target, 'theirs');
+    rmSync(path.join(dir, 'ca.pem'));
+    symlinkSync(target, path.join(dir, 'ca.pem'));
+    const r = await launch([{ name: 'ca.pem', content: 'CA' }]);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(lstatSync(path.join(dir, 'ca.pem')).isSymbolicLink()).toBe(false);
+    expect(readFileSync(path.join(dir, 'ca.pem'), 'utf8')).toBe('CA');
+    expect(readFileSync(target, 'utf8')).toBe('theirs');
   });
 
   it('refuse a file name with a directory part, and never show the content', async () => {
