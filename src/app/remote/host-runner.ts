@@ -38,6 +38,11 @@ export type { TaggedProcess };
 export class ShellHostRunner implements HostRunner {
   readonly host: string;
   private readonly keepsFiles: boolean;
+  /**
+   * The TMPDIRs, other than this runner's, that processes given files had: `apply` may
+   * change a host's env, and each launch writes its files under its own TMPDIR.
+   */
+  private readonly otherTmpdirs = new Set<string | undefined>();
   constructor(private readonly o: HostRunnerOptions) {
     this.host = o.host;
     this.keepsFiles = o.keepsFiles ?? o.files !== undefined;
@@ -46,6 +51,7 @@ export class ShellHostRunner implements HostRunner {
   async start(spec: ProcessSpec): Promise<RunningProcess> {
     const env = { ...spec.env, [HOST_TAG]: this.host, [PROCESS_NAME_ENV]: spec.name };
     const { setup, clusterId, orphanGraceS, files } = this.o;
+    if (files && spec.env.TMPDIR !== this.o.env.TMPDIR) this.otherTmpdirs.add(spec.env.TMPDIR);
     const command = buildRemoteCommand({ setup, env, name: spec.name, argv: spec.argv, clusterId, orphanGraceS, files });
     const handle = await startRemote(this.o.shell, command);
     return new ShellProcess(spec, handle, this.o.shell);
@@ -119,10 +125,23 @@ export class ShellHostRunner implements HostRunner {
   async clearUp(o: StopOptions): Promise<ClearUpResult> {
     if (!this.keepsFiles) return this.stopTagged('all', o);
     const swept = await runRemote(this.o.shell, buildSweepCommand(this.filesCommand(), this.scanCommand()), CONTROL_COMMAND_TIMEOUT_MS);
-    if (!parseTagged(swept.stdout).length) return { forced: [], left: [], ...removal(swept) };
+    if (!parseTagged(swept.stdout).length) return { forced: [], left: [], ...(await this.removeElsewhere(removal(swept))) };
     const stopped = await this.stopTagged('all', o);
     if (stopped.left.length) return stopped;
-    return { ...stopped, ...removal(await runRemote(this.o.shell, buildClusterFilesCommand(this.filesCommand()), CONTROL_COMMAND_TIMEOUT_MS)) };
+    const removed = removal(await runRemote(this.o.shell, buildClusterFilesCommand(this.filesCommand()), CONTROL_COMMAND_TIMEOUT_MS));
+    return { ...stopped, ...(await this.removeElsewhere(removed)) };
+  }
+
+  /** The files under the other TMPDIRs processes had (one exec each; none unless `apply` changed it). */
+  private async removeElsewhere(first: { filesError?: string }): Promise<{ filesError?: string }> {
+    let result = first;
+    for (const tmpdir of this.otherTmpdirs) {
+      const { TMPDIR: _, ...rest } = this.o.env;
+      const env = tmpdir === undefined ? rest : { ...rest, TMPDIR: tmpdir };
+      const r = removal(await runRemote(this.o.shell, buildClusterFilesCommand({ ...this.filesCommand(), env }), CONTROL_COMMAND_TIMEOUT_MS));
+      result = result.filesError ? result : r;
+    }
+    return result;
   }
 
   private filesCommand() {

@@ -99,6 +99,24 @@ describe('ShellHostRunner.clearUp', () => {
     }
   });
 
+  it('also removes the files a process wrote under another TMPDIR (apply changed the host env)', async () => {
+    const { runner, count, dir, tmp } = await withFiles(`t${process.pid}x${Date.now()}`);
+    const tmp2 = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-clearup2-'));
+    try {
+      const p = await runner.start({ name: 'p-1', host: 'h1', role: 'worker', argv: ['/usr/bin/python3', '-c', 'pass'], env: { TMPDIR: tmp2 } });
+      expect(await p.exited).toEqual({ code: 0, signal: null });
+      const dir2 = path.join(tmp2, `sshcluster-${os.userInfo().uid}`, path.basename(path.dirname(dir)), 'files');
+      expect(fs.readdirSync(dir2)).toEqual(['ca.pem']);
+      count.n = 0;
+      expect(await runner.clearUp({ graceMs: 0 })).toEqual({ forced: [], left: [] });
+      expect(count.n).toBe(2);
+      expect([fs.existsSync(dir), fs.existsSync(dir2)]).toEqual([false, false]);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+      fs.rmSync(tmp2, { recursive: true, force: true });
+    }
+  });
+
   it('says why when the files cannot be removed, and still counts the host as clean', async () => {
     const { runner, count, dir, tmp } = await withFiles(`e${process.pid}x${Date.now()}`);
     try {
