@@ -3,14 +3,14 @@
 // appear on any command line; the launcher is installed once (0600 in a 0700 directory)
 // and ps shows `python …/sshcluster-launcher NAME …`; a planted directory makes it run
 // inline instead of writing there.
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildKeeperCommand, buildRemoteCommand, envInput, shellScript, viaSh, type RemoteInvocation } from '../../../src/dask/remote-command.js';
 import { remoteProgram } from '../../../src/dask/remote-programs.js';
-import { killStarted, started, until } from './remote/launcher-harness.js';
+import { killStarted, runAsSshd, until, type ShellRun } from './remote/launcher-harness.js';
 
 const PYTHON = '/usr/bin/python3';
 const uid = os.userInfo().uid;
@@ -24,25 +24,13 @@ afterEach(() => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-interface Run {
-  proc: ChildProcessWithoutNullStreams;
-  out: () => string;
-  err: () => string;
-  exit: Promise<number | null>;
-}
+type Run = ShellRun;
 
-/** Runs an invocation as sshd would: `SHELL -c command`, input written at once, stdin kept open. */
+/** Runs an invocation as sshd would, with this test's TMPDIR. */
 function run(shell: string, inv: RemoteInvocation, env: Record<string, string> = {}): Run {
-  const proc = spawn(shell, ['-c', inv.command], { env: { PATH: '/usr/bin:/bin', HOME: '/tmp', TMPDIR: tmp, ...env } });
-  procs.push(proc);
-  started.push(proc.pid!);
-  proc.stdin.write(inv.input);
-  let out = '';
-  let err = '';
-  proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
-  const exit = new Promise<number | null>((r) => proc.on('close', (code) => r(code)));
-  return { proc, out: () => out, err: () => err, exit };
+  const r = runAsSshd(shell, inv, { PATH: '/usr/bin:/bin', HOME: '/tmp', TMPDIR: tmp, ...env });
+  procs.push(r.proc);
+  return r;
 }
 
 const cmdline = (pid: number): string[] => {

@@ -5,14 +5,14 @@
 // command line. cluster-files.py's `remove` leaves nothing. A planted directory is
 // refused without writing: the process does not start, or, for optional files, starts
 // without the arguments that name them.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildClusterFilesCommand, buildRemoteCommand, CLUSTER_FILES_DIR } from '../../../../src/dask/remote-command.js';
 import type { NamedFile } from '../../../../src/tls/tls-files.js';
-import { killStarted, started } from './launcher-harness.js';
+import { killStarted, runAsSshd } from './launcher-harness.js';
 
 const PYTHON = '/usr/bin/python3';
 const uid = os.userInfo().uid;
@@ -37,16 +37,10 @@ async function launch(files: NamedFile[], optional = false): Promise<{ code: num
     files: { files, optional },
   });
   expect(inv.command).not.toContain('not-a-real-key');
-  const proc = spawn('sh', ['-c', inv.command], { env: { PATH: '/usr/bin:/bin', HOME: tmp } });
-  started.push(proc.pid!);
-  proc.stdin.write(inv.input);
-  let out = '';
-  let stderr = '';
-  proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
-  proc.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  const code = await new Promise<number | null>((r) => proc.on('close', (c) => r(c)));
-  const shown = out.split('\n').find((l) => l.startsWith('['));
-  return { code, args: shown ? JSON.parse(shown) : undefined, stderr };
+  const r = runAsSshd('sh', inv, { PATH: '/usr/bin:/bin', HOME: tmp });
+  const code = await r.exit;
+  const shown = r.out().split('\n').find((l) => l.startsWith('['));
+  return { code, args: shown ? JSON.parse(shown) : undefined, stderr: r.err() };
 }
 
 function remove() {

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll } from 'vitest';
 import { parseLauncherPid } from '../../../../src/dask/log-lines.js';
 import { remoteProgram, type ProgramFile } from '../../../../src/dask/remote-programs.js';
+import type { RemoteInvocation } from '../../../../src/dask/remote-shell.js';
 
 export const PYTHON = '/usr/bin/python3';
 export const started: number[] = [];
@@ -111,4 +112,25 @@ export function killStarted(): void {
       // already gone
     }
   }
+}
+
+export interface ShellRun {
+  proc: ChildProcessWithoutNullStreams;
+  out: () => string;
+  err: () => string;
+  /** The shell's exit code, once its output is all read. */
+  exit: Promise<number | null>;
+}
+
+/** Runs an invocation as sshd would: `SHELL -c command` under `env`, input written at once, stdin kept open; killStarted() ends it. */
+export function runAsSshd(shell: string, inv: RemoteInvocation, env: Record<string, string>): ShellRun {
+  const proc = spawn(shell, ['-c', inv.command], { env });
+  started.push(proc.pid!);
+  proc.stdin.write(inv.input);
+  let out = '';
+  let err = '';
+  proc.stdout.on('data', (c: Buffer) => (out += c.toString()));
+  proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  const exit = new Promise<number | null>((r) => proc.on('close', (code) => r(code)));
+  return { proc, out: () => out, err: () => err, exit };
 }
