@@ -1,7 +1,7 @@
 // Graceful teardown: retire workers through the scheduler (their data moves), stop
 // them by process group, then the scheduler; then look on every host for anything
 // still carrying this cluster's tag and stop it by PID; a host left clean also loses
-// the files the cluster kept there (TLS). A host that ran something of
+// the files the cluster kept there (TLS material, the scheduler preload). A host that ran something of
 // ours and is not connected cannot be checked, and is reported so, never as clean.
 import type { ClusterEvent } from '../events/types.js';
 import type { ClusterState, TrackedProcess } from './cluster-state.js';
