@@ -42,7 +42,7 @@ export class LocalShell implements ShellPort {
 
   async forwardOut(host: string, port: number): Promise<Duplex> {
     return await new Promise((resolve, reject) => {
-      const s = net.connect({ host, port }, () => resolve(s));
+      const s = net.connect({ host, port, noDelay: true }, () => resolve(s));
       s.once('error', reject);
     });
   }
