@@ -114,6 +114,36 @@ print(sum(c.gather(c.map(lambda x: x * x, range(100)))))
     expect(daskLeft()).toEqual([]);
   });
 
+  it("starts a worker whose host connects before the scheduler's host", async () => {
+    const [s, w1] = four as [typeof four[0], typeof four[0]];
+    // The scheduler's host is reached through a proxy that passes nothing on until the
+    // worker has started: a worker that waited for the scheduler would wait forever.
+    const gate = await gatedProxy(s.ip, 22);
+    const kh = tmp('proxy_known_hosts');
+    const sKey = fs.readFileSync(info.knownHostsPath, 'utf8').split('\n').find((l) => l.startsWith(`${s.ip} `))!.split(' ').slice(1).join(' ');
+    fs.writeFileSync(kh, `[127.0.0.1]:${gate.port} ${sKey}\n`);
+    const file = writeHostsYaml(tmp('late-scheduler.yaml'), { ...info, hosts: [s, w1] }, {
+      env,
+      hosts: [{ host: '127.0.0.1', connect_options: { port: gate.port, known_hosts: kh, connect_timeout: '30s' } }, w1.ip],
+      scheduler_options: { host: s.ip },
+    });
+    try {
+      run = startCli(['up', file]);
+      const workerStarted = new RegExp(`\\[${w1.ip.replace(/\./g, '\\.')}\\] ${w1.ip.replace(/\./g, '\\.')}-0 started`);
+      await run.waitFor(workerStarted);
+      expect(run.output()).not.toContain('scheduler started');
+      gate.open();
+      await run.waitFor(/ {2}eval "\$\(sshcluster env/);
+      expect(run.output()).toMatch(/Cluster up: 1 worker\(s\)\n/);
+      expect(run.output().search(workerStarted)).toBeLessThan(run.output().indexOf('scheduler started'));
+      run.child.kill('SIGINT');
+      expect((await run.exited).code).toBe(0);
+      expect(daskLeft()).toEqual([]);
+    } finally {
+      gate.close();
+    }
+  });
+
   it('leaves no dask process behind when sshcluster itself is SIGKILLed', async () => {
     const file = writeHostsYaml(tmp('kill.yaml'), { ...info, hosts: four }, { env, worker_options: { death_timeout: '20s' } });
     run = startCli(['up', file]);
@@ -171,6 +201,32 @@ async function silentListener(): Promise<{ port: number; close(): void }> {
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return {
     port: (server.address() as net.AddressInfo).port,
+    close: () => {
+      for (const c of sockets) c.destroy();
+      server.close();
+    },
+  };
+}
+
+/** A TCP proxy on 127.0.0.1 to host:port that holds every connection until open(). */
+async function gatedProxy(host: string, port: number): Promise<{ port: number; open(): void; close(): void }> {
+  const sockets: net.Socket[] = [];
+  let opened!: () => void;
+  const isOpen = new Promise<void>((r) => (opened = r));
+  const server = net.createServer((c) => {
+    sockets.push(c);
+    void isOpen.then(() => {
+      const up = net.connect({ host, port });
+      sockets.push(up);
+      c.pipe(up).pipe(c);
+      up.on('error', () => c.destroy());
+      c.on('error', () => up.destroy());
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    open: () => opened(),
     close: () => {
       for (const c of sockets) c.destroy();
       server.close();

@@ -154,12 +154,11 @@ export class ClusterSession {
       const adopt = (p: Parameters<typeof reconciler.lifecycle.adopt>[0], pid: number) => reconciler.lifecycle.adopt(p, pid);
       adopted = await readopt({ state, address: this.address, emit: (e) => this.bus.emit(e), adopt }, this.o.previous);
     } else {
-      // Pipelined: the scheduler starts as soon as its host connects, and each worker
-      // host's processes as soon as it connects (after the scheduler's launch), not once
-      // every host has.
-      const schedulerStarted = connect(scheduler).then(() => (state.failedHosts.has(scheduler) ? undefined : this.tick()));
-      const others = state.hosts().filter((h) => h.name !== scheduler);
-      await Promise.all([schedulerStarted, ...others.map((h) => connect(h.name).then(() => schedulerStarted).then(() => (state.failedHosts.has(scheduler) ? undefined : this.tick())))]);
+      // Pipelined: each host's processes start as soon as that host connects, not once
+      // every host has. The scheduler's host is connected first; a worker does not wait
+      // for it (its scheduler address is known beforehand, and a worker started first
+      // retries until the scheduler listens: Dask starts in ~0.5 s, a worker in ~1 s).
+      await Promise.all(state.hosts().map((h) => connect(h.name).then(() => (state.failedHosts.has(scheduler) ? undefined : this.tick()))));
     }
     await this.failIfSchedulerHostFailed(scheduler);
     await this.tick();
