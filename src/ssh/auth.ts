@@ -1,7 +1,7 @@
 // Client authentication in OpenSSH's order: agent, then each identity file that
 // exists, then a password. Secrets are fetched lazily, only when their method is
 // reached, and never leave this module except to ssh2.
-import ssh2 from 'ssh2';
+import ssh2 from './ssh2.js';
 import type { AnyAuthMethod, AuthenticationType, AuthHandlerMiddleware } from 'ssh2';
 import type { ConnectSpec, SecretSource } from '../config/spec.js';
 

@@ -1,7 +1,7 @@
 // Open one authenticated ssh2 Client to a ConnectSpec, through its ProxyJump hops.
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import ssh2 from 'ssh2';
+import ssh2 from './ssh2.js';
 import type { Client } from 'ssh2';
 import type { ConnectSpec } from '../config/spec.js';
 import { makeAuthHandler, type AuthState, type SecretProvider } from './auth.js';

@@ -1,0 +1,36 @@
+// ssh2, loaded without the WebAssembly module it has no use for here.
+//
+// When it loads, ssh2 compiles and instantiates a WebAssembly poly1305 (its crypto.js
+// `init`). Only its JavaScript chacha20-poly1305 calls it, and ssh2 uses that only when
+// its native binding (sshcrypto.node, built when it is installed) is missing. Compiling
+// it costs a long-lived process 3.8 MB of RSS (V8's WebAssembly compiler pages and the
+// module's memory; `require('ssh2')` alone is 13 MB). So when the binding has both
+// chacha20-poly1305 classes, require's cache (documented as writable) holds, in the
+// module's place, a stand-in that is never called. Without the binding ssh2 loads as it is.
+import Module, { createRequire } from 'node:module';
+
+const load = createRequire(import.meta.url);
+
+function skipUnusedWasm(): void {
+  let wasmFile: string;
+  try {
+    const binding = load('ssh2/lib/protocol/crypto/build/Release/sshcrypto.node') as Record<string, unknown>;
+    if (typeof binding.ChaChaPolyCipher !== 'function' || typeof binding.ChaChaPolyDecipher !== 'function') return;
+    wasmFile = load.resolve('ssh2/lib/protocol/crypto/poly1305.js');
+  } catch {
+    return;
+  }
+  const unused = (): never => {
+    throw new Error('ssh2: the WebAssembly poly1305 was not loaded, as the native binding does chacha20-poly1305');
+  };
+  const stand = new Module(wasmFile);
+  stand.filename = wasmFile;
+  stand.loaded = true;
+  // The emscripten factory's shape: () => Promise<module>; crypto.js calls _malloc and cwrap.
+  stand.exports = async () => ({ _malloc: () => 0, cwrap: () => unused, HEAPU8: new Uint8Array(0) });
+  load.cache[wasmFile] = stand;
+}
+
+skipUnusedWasm();
+const ssh2 = load('ssh2') as typeof import('ssh2');
+export default ssh2;
