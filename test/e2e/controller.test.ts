@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { daskClient, runCli, sleep, startCli, STATE_HOME, until } from './cli-driver.js';
 import { getTestHosts } from './harness/context.js';
 import { daskProcessesIn, hostClusterFilesDir, runIn, setLink, writeHostsYaml } from './harness/netns-hosts.js';
+import { CONTROLLER_V8_FLAGS } from '../../src/app/commands/detach.js';
 
 const info = getTestHosts();
 const four = info.hosts.slice(0, 4);
@@ -65,6 +66,9 @@ describe('controller', () => {
     const seen = JSON.parse(daskClient(s.schedulerAddress, 'print(json.dumps(sorted(c.scheduler_info()["workers"])))'));
     expect(running(s).map((w) => w.address).sort()).toEqual(seen);
     expect(s.hosts.map((h) => h.state)).toEqual(['up', 'up', 'up', 'up']);
+    // The background controller runs with the V8 flags that keep its RSS down (detach.ts).
+    const argv = fs.readFileSync(`/proc/${readStateFile('ctl').controller.pid}/cmdline`, 'utf8').split('\0');
+    expect(argv).toEqual(expect.arrayContaining(CONTROLLER_V8_FLAGS));
 
     expect(runCli(['scale', '1', '--name', 'ctl'], {}, 120_000).code).toBe(0);
     expect(running(status('ctl')).length).toBe(1);
