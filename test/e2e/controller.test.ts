@@ -228,6 +228,21 @@ describe('controller', () => {
     expect(running(status('beta')).length).toBe(1);
   });
 
+  it("a second cluster on the same hosts and ports fails: the first one's scheduler is not taken for its own", async () => {
+    const two = four.slice(0, 2);
+    upDetached('first', two);
+    const pids = daskIn(two).sort();
+    // Same hosts, same ports, another name: its workers would have the first's names.
+    const file = writeHostsYaml(tmp('second.yaml'), { ...info, hosts: two }, { env, name: 'second' });
+    const r = runCli(['up', '--no-tui', file], {}, 120_000);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stdout + r.stderr).not.toContain('Cluster up');
+    expect(r.stderr).toMatch(/scheduler on \S+ failed/);
+    expect(daskIn(two).sort()).toEqual(pids);
+    expect(running(status('first')).length).toBe(1);
+    expect(runCli(['down', '--name', 'first'], {}, 120_000).code).toBe(0);
+  });
+
   it('attach --no-tui starts with the status and the newest recorded lines, then follows; Ctrl-C detaches', async () => {
     upDetached('att', four.slice(0, 2));
     const run = startCli(['attach', '--no-tui', '--name', 'att']);

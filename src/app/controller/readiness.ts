@@ -21,7 +21,18 @@ export interface ReadyWaitOptions {
    * The answer still comes from the scheduler; the news only says when to ask.
    */
   onNews?: (poke: () => void) => void;
+  /**
+   * Whether the scheduler that answers is the one we started. 'foreign' is never taken
+   * as ready: another cluster's scheduler on the same port would answer /health (and,
+   * started from the same host file, list workers with our names) while ours fails to
+   * bind it. 'unknown' (a scheduler without our preload) is taken; 'pending' asks again.
+   */
+  whose?: () => Promise<Whose>;
+  /** Called once when the answer is 'foreign'. */
+  onForeign?: () => void;
 }
+
+export type Whose = 'ours' | 'foreign' | 'unknown' | 'pending';
 
 export type ReadyResult =
   | { kind: 'ready'; workers: { name: string; address: string }[] }
@@ -37,6 +48,7 @@ export async function waitForScheduler(o: ReadyWaitOptions): Promise<ReadyResult
   void o.schedulerGone.then((r) => (gone = r));
 
   let healthy = false;
+  let whose: Whose = 'pending';
   let workers: { name: string; address: string }[] = [];
   // News during a query asks again right after it; news during the wait ends the wait.
   let news = false;
@@ -51,7 +63,12 @@ export async function waitForScheduler(o: ReadyWaitOptions): Promise<ReadyResult
     news = false;
     try {
       if (!healthy) healthy = await o.client.health();
-      if (healthy) {
+      if (healthy && (whose === 'pending' || whose === 'foreign')) {
+        const answer = o.whose ? await o.whose() : 'unknown';
+        if (answer === 'foreign' && whose !== 'foreign') o.onForeign?.();
+        whose = answer;
+      }
+      if (healthy && (whose === 'ours' || whose === 'unknown')) {
         workers = await o.client.workers();
         const names = new Set(workers.map((w) => w.name));
         const missing = [...o.expected()].filter((n) => !names.has(n));
@@ -68,6 +85,7 @@ export async function waitForScheduler(o: ReadyWaitOptions): Promise<ReadyResult
   if (o.signal?.aborted) return { kind: 'stopped' };
   if (gone !== undefined) return { kind: 'scheduler-failed', reason: gone };
   if (!healthy) return { kind: 'scheduler-failed', reason: `scheduler did not answer /health within ${o.timeoutMs / 1000}s` };
+  if (whose === 'foreign') return { kind: 'scheduler-failed', reason: `for ${o.timeoutMs / 1000}s another scheduler answered on its port, not the one started` };
   const names = new Set(workers.map((w) => w.name));
   return { kind: 'partial', workers, missing: [...o.expected()].filter((n) => !names.has(n)) };
 }

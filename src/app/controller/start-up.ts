@@ -8,7 +8,7 @@ import { parseSchedulerLine, parseWorkerLine } from '../../dask/log-lines.js';
 import { ExpectedError } from '../../errors.js';
 import type { ClusterEvent } from '../../events/types.js';
 import { dashboardForward, dashboardUrl } from './addresses.js';
-import { waitForScheduler } from './readiness.js';
+import { waitForScheduler, type Whose } from './readiness.js';
 
 export interface StartupDeps {
   state: ClusterState;
@@ -55,7 +55,16 @@ export async function confirmReady(d: StartupDeps): Promise<void> {
   const onNews = (poke: () => void) => {
     for (const t of state.alive('worker')) unlisten.push(t.proc.onLine((_stream, line) => parseWorkerLine(line)?.kind === 'registered' && poke()));
   };
-  const r = await waitForScheduler({ client, expected, schedulerGone, timeoutMs: d.readyTimeoutMs, signal: d.signal, onNews }).finally(() => unlisten.forEach((f) => f()));
+  // The demand route (our preload) says which process answers; without it, unknown.
+  const whose = async (): Promise<Whose> => {
+    if (sched.pid === undefined) return 'pending';
+    const answer = await client.demand().catch(() => undefined);
+    if (answer?.pid === undefined) return 'unknown';
+    return answer.pid === sched.pid ? 'ours' : 'foreign';
+  };
+  const onForeign = () =>
+    emit({ kind: 'notice', level: 'warning', message: `another scheduler answers at ${spec.schedulerHost.name}:${fwd.port}, not the one started (pid ${sched.pid}); waiting for it` });
+  const r = await waitForScheduler({ client, expected, schedulerGone, timeoutMs: d.readyTimeoutMs, signal: d.signal, onNews, whose, onForeign }).finally(() => unlisten.forEach((f) => f()));
   if (r.kind === 'stopped') throw new ExpectedError('start-up was stopped');
   if (r.kind === 'scheduler-failed') throw await d.fatal(`scheduler on ${spec.schedulerHost.name} failed: ${r.reason}`, [...sched.tail]);
   state.registered = new Map(r.workers.map((w) => [w.name, w.address]));

@@ -38,6 +38,7 @@ so `scheduler.queued` is not scanned.
 import json
 import logging
 import math
+import os
 import time
 
 ROUTE = "/api/v1/sshcluster/demand"
@@ -125,6 +126,9 @@ def demand(scheduler):
     _forget_idle(scheduler)
     body = {
         "version": VERSION,
+        # Which scheduler answers: the controller compares it with the pid it started,
+        # so another cluster's scheduler on the same port is not taken for its own.
+        "pid": os.getpid(),
         "distributed": distributed.__version__,
         "groups": list(groups.values()),
         "workers": workers,

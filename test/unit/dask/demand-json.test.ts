@@ -21,6 +21,11 @@ describe('parseDemand', () => {
     expect(d.workers).toEqual([{ name: '7', address: 'tcp://a:1', nthreads: 2, resources: { GPU: 2 }, used: {} }]);
   });
 
+  it("keeps the scheduler's pid when it is a positive integer (an older preload has none)", () => {
+    expect(parseDemand(req, { version: 1, pid: 4321, groups: [], workers: [] }).pid).toBe(4321);
+    for (const pid of [undefined, 0, -5, 'x', 1.5e300 * 1e10]) expect(parseDemand(req, { version: 1, pid, groups: [], workers: [] })).not.toHaveProperty('pid');
+  });
+
   it('refuses another version of the preload instead of guessing its fields', () => {
     expect(() => parseDemand(req, { version: 2, groups: [], workers: [] })).toThrow(/demand version 2, this sshcluster reads 1/);
     expect(() => parseDemand(req, { version: 1 })).toThrow(SchedulerResponseError);

@@ -88,3 +88,42 @@ describe('waitForScheduler', () => {
     expect(asked).toBe(2);
   });
 });
+
+describe('waitForScheduler: whose scheduler answers', () => {
+  const both = () => new Set(['a-0', 'b-0']);
+  const full = () => fakeClient([{ health: true, workers: ['a-0', 'b-0'] }]);
+
+  it("never takes another cluster's scheduler for its own, even with workers of our names; ours failing ends the wait", async () => {
+    let asked = 0;
+    let foreign = 0;
+    let gone!: (why: string) => void;
+    const schedulerGone = new Promise<string>((r) => (gone = r));
+    const whose = async () => {
+      if (++asked === 3) gone('address already in use');
+      return 'foreign' as const;
+    };
+    const r = await waitForScheduler({ client: full(), expected: both, schedulerGone, timeoutMs: 5_000, pollMs: 1, whose, onForeign: () => foreign++ });
+    expect(r).toEqual({ kind: 'scheduler-failed', reason: 'address already in use' });
+    expect(asked).toBeGreaterThanOrEqual(3);
+    expect(foreign).toBe(1);
+  });
+
+  it('says so when only another scheduler answered until the time ran out', async () => {
+    const r = await waitForScheduler({ client: full(), expected: both, schedulerGone: never, timeoutMs: 30, pollMs: 1, whose: async () => 'foreign' });
+    expect(r).toEqual({ kind: 'scheduler-failed', reason: 'for 0.03s another scheduler answered on its port, not the one started' });
+  });
+
+  it('asks again while our pid is not known yet, and once it is ours asks no more', async () => {
+    const answers = ['pending', 'pending', 'ours'] as const;
+    let asked = 0;
+    const whose = async () => answers[Math.min(asked++, answers.length - 1)]!;
+    const r = await waitForScheduler({ client: full(), expected: both, schedulerGone: never, timeoutMs: 5_000, pollMs: 1, whose });
+    expect(r.kind).toBe('ready');
+    expect(asked).toBe(3);
+  });
+
+  it('takes a scheduler that cannot say (no sshcluster preload), as before', async () => {
+    const r = await waitForScheduler({ client: full(), expected: both, schedulerGone: never, timeoutMs: 5_000, pollMs: 1, whose: async () => 'unknown' });
+    expect(r.kind).toBe('ready');
+  });
+});
