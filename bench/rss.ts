@@ -53,6 +53,16 @@ function memOf(pid: number): { rss: number; hwm: number; anon: number; file: num
   return { rss: kb(status, 'VmRSS'), hwm: kb(status, 'VmHWM'), anon: kb(status, 'RssAnon'), file: kb(status, 'RssFile'), pss: kb(rollup, 'Pss') };
 }
 
+/** USER_HZ: the unit of /proc/<pid>/stat's CPU times on Linux. */
+const CLOCK_TICKS = 100;
+
+/** CPU time (user + system) the process has used, in ms. */
+function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
+}
+
 /** The same figures for an idle `node` that has done nothing: the floor of any Node controller. */
 async function idleNode(): Promise<ReturnType<typeof memOf>> {
   const p = spawn(process.execPath, ['-e', 'console.log(1); setTimeout(() => {}, 60_000)'], { stdio: ['ignore', 'pipe', 'ignore'] });
@@ -87,7 +97,7 @@ async function main(): Promise<number> {
     if (what === 'up --detach') upSeconds = (performance.now() - t0) / 1000;
     return r;
   };
-  const { all, rss, own: ownPages, statusMs, last, idle, fds } = await withDetachedCluster({ count, name: 'bench-rss', security: security as 'tls' | 'none', timeoutMs, around }, async ({ hosts, env, name, stateHome, upOut }) => {
+  const { all, rss, own: ownPages, statusMs, cpuShare, last, idle, fds } = await withDetachedCluster({ count, name: 'bench-rss', security: security as 'tls' | 'none', timeoutMs, around }, async ({ hosts, env, name, stateHome, upOut }) => {
     console.log(`up --detach: ${upSeconds.toFixed(2)}s to "${/Cluster up: [^\n]*/.exec(upOut)?.[0] ?? '?'}"`);
     // A host that failed says why on its own line; the run goes on (scale brings it back).
     for (const l of upOut.split('\n').filter((x) => /\] failed: /.test(x))) console.log(`  ${l.slice(0, 300)}`);
@@ -101,6 +111,8 @@ async function main(): Promise<number> {
     const rss: number[] = [];
     const own: number[] = [];
     const statusMs: number[] = [];
+    const cpu0 = cpuMsOf(pid);
+    const t0 = performance.now();
     for (let i = 0; i < seconds; i++) {
       if (i % 5 === 0) {
         const t = performance.now();
@@ -113,13 +125,15 @@ async function main(): Promise<number> {
       own.push(sample.anon);
       await sleep(1000);
     }
-    return { all, rss, own, statusMs, last: memOf(pid), idle: await idleNode(), fds: readdirSync(`/proc/${pid}/fd`).length };
+    const cpuShare = (cpuMsOf(pid) - cpu0) / (performance.now() - t0);
+    return { all, rss, own, statusMs, cpuShare, last: memOf(pid), idle: await idleNode(), fds: readdirSync(`/proc/${pid}/fd`).length };
   });
   const mb = (v: number | undefined) => (v === undefined ? '-' : `${v.toFixed(1)} MB`);
   console.log(['', '='.repeat(72), ...header,
     `controller RSS over ${seconds}s after scale 1/${all}/${Math.max(1, Math.floor(all / 2))}/${all}: min ${mb(Math.min(...rss))}, median ${mb(median(rss))}, max ${mb(Math.max(...rss))}; peak since start (VmHWM) ${mb(last.hwm)}`,
     `  of which its own (RssAnon): median ${mb(median(ownPages))}; at the end: RssAnon ${mb(last.anon)}, RssFile ${mb(last.file)} (node's code, shared), PSS ${mb(last.pss)}`,
     `idle \`node\` (the floor): RSS ${mb(idle.rss)}, RssAnon ${mb(idle.anon)}, RssFile ${mb(idle.file)}, PSS ${mb(idle.pss)}`,
+    `controller CPU over the sampling (status calls included): ${(cpuShare * 100).toFixed(1)}% of one core`,
     `controller open file descriptors: ${fds}`,
     `status --json: median ${((median(statusMs) ?? 0) / 1000).toFixed(2)}s over ${statusMs.length} calls`,
     ...[...new Set(execLines)],
