@@ -16,7 +16,7 @@ import { loadSpec } from './cluster-spec.js';
 /**
  * The background controller mostly waits, for days: V8 interprets its JavaScript and
  * never compiles it to machine code (no Sparkplug, no TurboFan). Their code and output
- * are ~5 MB of RSS it would otherwise keep (bench/rss.ts, 4 hosts: 60.5 -> 55.0 MB). What
+ * are ~5 MB of RSS it would otherwise keep (bench/rss.ts, 4 hosts: median 60.5 -> 55.7 MB). What
  * costs CPU there is native either way (ssh2's ciphers, TLS, JSON), and remote output
  * reaches it within its byte budget only: a 20 MB stderr flood took 380 ms of its CPU
  * with the compilers and 390 ms without.
