@@ -61,8 +61,8 @@ export interface ClusterFigures {
 }
 
 export interface SchedulerDemand {
-  /** The scheduler process's pid (absent from an older preload). */
-  pid?: number;
+  /** The scheduler process's pid, then its ancestors' (absent from an older preload). */
+  pids?: number[];
   distributed: string;
   groups: DemandGroup[];
   workers: DemandWorker[];
@@ -83,9 +83,9 @@ export function parseDemand(req: RequestInfo, body: unknown): SchedulerDemand {
     // Another sshcluster's preload: guessing at its fields could place workers wrongly.
     throw new SchedulerResponseError(req, `demand version ${String(version)}, this sshcluster reads ${DEMAND_VERSION}`);
   }
-  const pid = count(body['pid']);
+  const pids = Array.isArray(body['pids']) ? body['pids'].slice(0, 16).map(count).filter((p) => p > 0) : [];
   return {
-    ...(pid > 0 ? { pid } : {}),
+    ...(pids.length ? { pids } : {}),
     distributed: typeof body['distributed'] === 'string' ? body['distributed'].slice(0, 64) : '',
     groups: body['groups'].slice(0, MAX_GROUPS).flatMap(parseGroup),
     workers: body['workers'].slice(0, MAX_WORKERS).flatMap(parseWorker),

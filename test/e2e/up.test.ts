@@ -144,6 +144,21 @@ print(sum(c.gather(c.map(lambda x: x * x, range(100)))))
     }
   });
 
+  it('comes up when remote_python is a wrapper that does not exec (a script, `conda run`)', async () => {
+    // The process the launcher starts is then the wrapper; the scheduler is its child.
+    const wrapper = tmp('python-wrapper.sh');
+    fs.writeFileSync(wrapper, `#!/bin/sh\n${info.python} "$@"\n`, { mode: 0o755 });
+    const file = writeHostsYaml(tmp('wrapper.yaml'), { ...info, hosts: four.slice(0, 2), python: wrapper }, { env });
+    run = startCli(['up', file]);
+    await run.waitFor(/ {2}eval "\$\(sshcluster env/);
+    expect(run.output()).toMatch(/Cluster up: 1 worker\(s\)\n/);
+    expect(run.output()).not.toContain('another scheduler answers');
+    run.child.kill('SIGINT');
+    expect((await run.exited).code).toBe(0);
+    expect(run.output()).toContain('verified: no process of this cluster is left on any host');
+    expect(daskLeft()).toEqual([]);
+  });
+
   it('leaves no dask process behind when sshcluster itself is SIGKILLed', async () => {
     const file = writeHostsYaml(tmp('kill.yaml'), { ...info, hosts: four }, { env, worker_options: { death_timeout: '20s' } });
     run = startCli(['up', file]);

@@ -55,12 +55,13 @@ export async function confirmReady(d: StartupDeps): Promise<void> {
   const onNews = (poke: () => void) => {
     for (const t of state.alive('worker')) unlisten.push(t.proc.onLine((_stream, line) => parseWorkerLine(line)?.kind === 'registered' && poke()));
   };
-  // The demand route (our preload) says which process answers; without it, unknown.
+  // The demand route (our preload) says which process answers, and its ancestors (a
+  // remote_python wrapper may stand between ours and the scheduler); without it, unknown.
   const whose = async (): Promise<Whose> => {
     if (sched.pid === undefined) return 'pending';
     const answer = await client.demand().catch(() => undefined);
-    if (answer?.pid === undefined) return 'unknown';
-    return answer.pid === sched.pid ? 'ours' : 'foreign';
+    if (answer?.pids === undefined) return 'unknown';
+    return answer.pids.includes(sched.pid) ? 'ours' : 'foreign';
   };
   const onForeign = () =>
     emit({ kind: 'notice', level: 'warning', message: `another scheduler answers at ${spec.schedulerHost.name}:${fwd.port}, not the one started (pid ${sched.pid}); waiting for it` });

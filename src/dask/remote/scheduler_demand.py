@@ -126,9 +126,9 @@ def demand(scheduler):
     _forget_idle(scheduler)
     body = {
         "version": VERSION,
-        # Which scheduler answers: the controller compares it with the pid it started,
-        # so another cluster's scheduler on the same port is not taken for its own.
-        "pid": os.getpid(),
+        # Which scheduler answers: the controller looks for the pid it started among
+        # these, so another cluster's scheduler on the same port is not taken for its own.
+        "pids": _lineage(),
         "distributed": distributed.__version__,
         "groups": list(groups.values()),
         "workers": workers,
@@ -215,6 +215,22 @@ def _handler_class():
             self.write(json.dumps(body))
 
     return DemandHandler
+
+
+def _lineage():
+    # This process and its ancestors, nearest first: a remote_python wrapper that does not
+    # exec (a script, `conda run`) puts processes between the one the launcher started and
+    # the scheduler. Parents beyond the first are read from /proc where there is one.
+    pids = [os.getpid()]
+    pid = os.getppid()
+    while pid > 1 and len(pids) < 8:
+        pids.append(pid)
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+    return pids
 
 
 def dask_setup(scheduler):

@@ -21,9 +21,10 @@ describe('parseDemand', () => {
     expect(d.workers).toEqual([{ name: '7', address: 'tcp://a:1', nthreads: 2, resources: { GPU: 2 }, used: {} }]);
   });
 
-  it("keeps the scheduler's pid when it is a positive integer (an older preload has none)", () => {
-    expect(parseDemand(req, { version: 1, pid: 4321, groups: [], workers: [] }).pid).toBe(4321);
-    for (const pid of [undefined, 0, -5, 'x', 1.5e300 * 1e10]) expect(parseDemand(req, { version: 1, pid, groups: [], workers: [] })).not.toHaveProperty('pid');
+  it("keeps the scheduler's pid and its ancestors' that are positive integers, at most 16 (an older preload has none)", () => {
+    expect(parseDemand(req, { version: 1, pids: [4321, 'x', 0, -5, 77, Infinity], groups: [], workers: [] }).pids).toEqual([4321, 77]);
+    expect(parseDemand(req, { version: 1, pids: Array.from({ length: 40 }, (_, i) => i + 2), groups: [], workers: [] }).pids).toHaveLength(16);
+    for (const pids of [undefined, 7, 'x', [], [0, 'y']]) expect(parseDemand(req, { version: 1, pids, groups: [], workers: [] })).not.toHaveProperty('pids');
   });
 
   it('refuses another version of the preload instead of guessing its fields', () => {

@@ -84,8 +84,11 @@ describe('GET /api/v1/sshcluster/demand', () => {
     expect(again.idleS!).toBeGreaterThan(byName['cpu-0']!.idleS!);
   });
 
-  it("works when the preload is given as the text of the module, and names the scheduler's process", async () => {
-    expect(await client(ports.text).demand()).toEqual({ pid: proc.pid, distributed: expect.any(String), groups: [], workers: [], figures: { tasks: {}, progress: null, clients: 0, scheduler: expect.any(Object) } });
+  it("works when the preload is given as the text of the module, and names the scheduler's process and its parents", async () => {
+    const d = await client(ports.text).demand();
+    expect(d).toEqual({ pids: expect.any(Array), distributed: expect.any(String), groups: [], workers: [], figures: { tasks: {}, progress: null, clients: 0, scheduler: expect.any(Object) } });
+    // The harness process hosts the schedulers; this test's process started it.
+    expect(d!.pids!.slice(0, 2)).toEqual([proc.pid, process.pid]);
   });
 
   it('is undefined (the caller falls back) on a scheduler started without the preload', async () => {
