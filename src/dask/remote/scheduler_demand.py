@@ -217,11 +217,18 @@ def _handler_class():
     return DemandHandler
 
 
+_pids = []
+
+
 def _lineage():
     # This process and its ancestors, nearest first: a remote_python wrapper that does not
     # exec (a script, `conda run`) puts processes between the one the launcher started and
     # the scheduler. Parents beyond the first are read from /proc where there is one.
-    pids = [os.getpid()]
+    # Read once: the controller asks only at start-up, the adaptive loop every second.
+    if _pids:
+        return _pids
+    pids = _pids
+    pids.append(os.getpid())
     pid = os.getppid()
     while pid > 1 and len(pids) < 8:
         pids.append(pid)
