@@ -34,7 +34,7 @@ describe('connectLimiter', () => {
     const delays: number[] = [];
     let running = 0;
     let peak = 0;
-    const limit = connectLimiter({ fanout: 3, jitterMs: 20, random: () => 0.99, sleep: async (ms) => void delays.push(ms) });
+    const limit = connectLimiter({ fanout: 3, jitterMs: 20, burst: 0, random: () => 0.99, sleep: async (ms) => void delays.push(ms) });
     await Promise.all(
       Array.from({ length: 10 }, () =>
         limit(async () => {
@@ -47,6 +47,15 @@ describe('connectLimiter', () => {
     );
     expect(peak).toBe(3);
     expect(delays).toEqual(Array(10).fill(19));
+  });
+  it('starts the first `burst` at once (8 unless given) and delays only the later ones', async () => {
+    const delays: number[] = [];
+    const limit = connectLimiter({ fanout: 32, jitterMs: 20, random: () => 0.5, sleep: async (ms) => void delays.push(ms) });
+    const order: number[] = [];
+    await Promise.all(Array.from({ length: 11 }, (_, i) => limit(async () => void order.push(i))));
+    expect(delays).toEqual([10, 10, 10]);
+    expect(order.slice(0, 8)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(order).toHaveLength(11);
   });
   it('does not wait at all without jitter', async () => {
     const limit = connectLimiter({ fanout: 1, jitterMs: 0, sleep: () => Promise.reject(new Error('slept')) });
