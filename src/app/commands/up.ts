@@ -112,11 +112,12 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   };
   const runId = previous?.runId ?? newRunId(new Date());
   const controller = new ControlEndpoint(paths, { session, clusterId, pid: ctx.pid, requestStop, runId });
-  // The state file exists before any process does, so `down` can always find them.
-  // A dead controller's file stays as it is until its processes are adopted.
-  if (!previous) await controller.save();
-  else bus.emit({ kind: 'notice', level: 'info', message: `the controller of "${spec.name}" (pid ${previous.controller?.pid ?? '?'}) is gone; adopting what it left running` });
-  await controller.recordLogs();
+  // The state file exists before any process does, so `down` can always find them: the
+  // hosts connect while it is written, and start() launches nothing until it is (nor
+  // before the log store that records the processes' lines is open). A dead
+  // controller's file stays as it is until its processes are adopted.
+  if (previous) bus.emit({ kind: 'notice', level: 'info', message: `the controller of "${spec.name}" (pid ${previous.controller?.pid ?? '?'}) is gone; adopting what it left running` });
+  const written = (previous ? Promise.resolve() : controller.save()).then(() => controller.recordLogs());
   const onStopSignal = (sig: 'SIGINT' | 'SIGTERM') => {
     if (!stop.signal.aborted) {
       if (sig === 'SIGINT') out.say('Stopping gracefully; press Ctrl-C again to force.');
@@ -131,7 +132,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
 
   let result: TeardownResult | undefined;
   try {
-    const started = session.start();
+    const started = session.start(written);
     const first = await Promise.race([started.then(() => 'up' as const), stopRequested.then(() => 'stop' as const)]);
     if (first === 'stop') {
       result = await session.teardown({ reason: stopReason('stop'), force: false });
@@ -164,6 +165,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     await metrics?.close();
     off();
     out.close();
+    await written; // never rejects: a failed write is a warning
     await controller.close(result !== undefined && result.leftover.length === 0);
   }
 }

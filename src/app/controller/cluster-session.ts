@@ -140,8 +140,12 @@ export class ClusterSession {
     return new ShellHostRunner({ host: h.name, clusterId, setup: h.setup, shell, orphanGraceS, python: h.remotePython, env: h.env, files });
   }
 
-  /** Resolves once the scheduler confirms readiness; throws (after cleaning up) if it cannot. */
-  async start(): Promise<void> {
+  /**
+   * Resolves once the scheduler confirms readiness; throws (after cleaning up) if it cannot.
+   * Hosts connect at once; no process starts (nor is adopted) before `launchAfter`
+   * settles: the state file that lets `down` find them, which need not delay the handshakes.
+   */
+  async start(launchAfter: Promise<void> = Promise.resolve()): Promise<void> {
     const { state, reconciler } = this;
     const limit = connectLimiter({ fanout: this.o.fanout });
     const scheduler = this.spec.schedulerHost.name;
@@ -150,6 +154,7 @@ export class ClusterSession {
     if (this.o.previous) {
       // What a dead controller left is adopted once every host is connected.
       await Promise.all(state.hosts().map((h) => connect(h.name)));
+      await launchAfter;
       await this.failIfSchedulerHostFailed(scheduler);
       const adopt = (p: Parameters<typeof reconciler.lifecycle.adopt>[0], pid: number) => reconciler.lifecycle.adopt(p, pid);
       adopted = await readopt({ state, address: this.address, emit: (e) => this.bus.emit(e), adopt }, this.o.previous);
@@ -158,7 +163,8 @@ export class ClusterSession {
       // every host has. The scheduler's host is connected first; a worker does not wait
       // for it (its scheduler address is known beforehand, and a worker started first
       // retries until the scheduler listens: Dask starts in ~0.5 s, a worker in ~1 s).
-      await Promise.all(state.hosts().map((h) => connect(h.name).then(() => (state.failedHosts.has(scheduler) ? undefined : this.tick()))));
+      const launch = () => (state.failedHosts.has(scheduler) ? undefined : this.tick());
+      await Promise.all(state.hosts().map((h) => connect(h.name).then(() => launchAfter).then(launch)));
     }
     await this.failIfSchedulerHostFailed(scheduler);
     await this.tick();
