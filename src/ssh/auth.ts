@@ -1,7 +1,7 @@
 // Client authentication in OpenSSH's order: agent, then each identity file that
 // exists, then a password. Secrets are fetched lazily, only when their method is
 // reached, and never leave this module except to ssh2.
-import ssh2 from './ssh2.js';
+import { ssh2 } from './ssh2.js';
 import type { AnyAuthMethod, AuthenticationType, AuthHandlerMiddleware } from 'ssh2';
 import type { ConnectSpec, SecretSource } from '../config/spec.js';
 
@@ -100,7 +100,7 @@ async function identity(
     return undefined; // like OpenSSH: a default identity that does not exist is skipped silently
   }
   const label = `publickey ${file}`;
-  const parsed = ssh2.utils.parseKey(data);
+  const parsed = ssh2().utils.parseKey(data);
   if (!(parsed instanceof Error)) {
     return { label, method: { type: 'publickey', username: spec.username, key: data } };
   }
@@ -114,7 +114,7 @@ async function identity(
   }
   const passphrase = await fetchSecret(ctx, spec.passphrase, `passphrase for ${file}`, state, file, hold);
   if (passphrase === undefined) return undefined;
-  if (ssh2.utils.parseKey(data, passphrase) instanceof Error) {
+  if (ssh2().utils.parseKey(data, passphrase) instanceof Error) {
     state.notes.push(`skipped ${file}: the passphrase does not decrypt it`);
     return undefined;
   }

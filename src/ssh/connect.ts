@@ -1,7 +1,7 @@
 // Open one authenticated ssh2 Client to a ConnectSpec, through its ProxyJump hops.
 import net from 'node:net';
 import type { Duplex } from 'node:stream';
-import ssh2 from './ssh2.js';
+import { ssh2 } from './ssh2.js';
 import type { Client } from 'ssh2';
 import type { ConnectSpec } from '../config/spec.js';
 import { makeAuthHandler, type AuthState, type SecretProvider } from './auth.js';
@@ -114,7 +114,7 @@ function readKnownHosts(ctx: ConnectContext, path: string): string {
 async function connectOne(spec: ConnectSpec, ctx: ConnectContext, sock?: Duplex): Promise<OpenedClient> {
   const socket = sock ?? (await tcpConnect(spec));
   const knownHosts = readKnownHosts(ctx, spec.knownHosts);
-  const client = new ssh2.Client();
+  const client = new (ssh2().Client)();
   const auth: AuthState = { tried: [], notes: [] };
   const hostKey: HostKeyOutcome = { notes: [] };
   return new Promise<OpenedClient>((resolve, reject) => {

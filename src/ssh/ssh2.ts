@@ -31,6 +31,17 @@ function skipUnusedWasm(): void {
   load.cache[wasmFile] = stand;
 }
 
-skipUnusedWasm();
-const ssh2 = load('ssh2') as typeof import('ssh2');
-export default ssh2;
+let loaded: typeof import('ssh2') | undefined;
+
+/**
+ * ssh2, loaded on first use rather than with this module: `up` has its TCP connections
+ * opened by then (connect.ts), so each host's sshd starts its session process while
+ * ssh2's ~25 ms of loading runs here, not after it.
+ */
+export function ssh2(): typeof import('ssh2') {
+  if (!loaded) {
+    skipUnusedWasm();
+    loaded = load('ssh2') as typeof import('ssh2');
+  }
+  return loaded;
+}

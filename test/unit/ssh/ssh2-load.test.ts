@@ -22,7 +22,7 @@ for (const k of ['instantiate', 'instantiateStreaming', 'compile', 'compileStrea
   WebAssembly[k] = (...a) => (compiled++, f.apply(WebAssembly, a));
 }
 const require = createRequire(${JSON.stringify(path.join(ROOT, 'src/ssh/ssh2.ts'))});
-const ssh2 = process.argv[2] === 'ours' ? (await import(${JSON.stringify(path.join(ROOT, 'src/ssh/ssh2.ts'))})).default : require('ssh2');
+const ssh2 = process.argv[2] === 'ours' ? (await import(${JSON.stringify(path.join(ROOT, 'src/ssh/ssh2.ts'))})).ssh2() : require('ssh2');
 await require('ssh2/lib/protocol/crypto.js').init;
 const hostKey = ssh2.utils.generateKeyPairSync('ed25519').private;
 async function roundTrip(cipher) {
