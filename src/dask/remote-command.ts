@@ -1,8 +1,9 @@
 // The one command that starts a Dask process on a host: setup lines, the env (with the
-// cluster tag) from stdin, then the launcher (launcher.py, through boot.py) exec'd in
+// cluster tag) from stdin, then the launcher (launcher.py, through boot.py the first time
+// on a host, then from the file boot.py installed) exec'd in
 // place of the shell so the PID the launcher reports is the one we tag and stop. And
 // the command that adopts a running one through the keeper (keeper.py).
-import { remoteProgram, programCommand, type ProgramFile } from './remote-programs.js';
+import { installedExec, remoteProgram, programCommand, type ProgramFile } from './remote-programs.js';
 import { envInput, pythonWord, quoteWord, shellScript, type RemoteInvocation } from './remote-shell.js';
 import type { NamedFile } from '../tls/tls-files.js';
 
@@ -87,8 +88,9 @@ function hostProgram(
 ): RemoteInvocation {
   const program = remoteProgram(file);
   const py = pythonWord(o.python, { report: o.report });
+  const direct = install ? installedExec(py.word, program, args(py.word)) : [];
   const exec = `exec ${programCommand(py.word, program, install, args(py.word))}`;
-  return { command: shellScript(o.setup, [...first, ...py.lines, exec].join('\n')), input: envInput(o.env) + program.source + input };
+  return { command: shellScript(o.setup, [...first, ...py.lines, ...direct, exec].join('\n')), input: envInput(o.env) + program.source + input };
 }
 
 export interface KeeperCommand {

@@ -5,6 +5,7 @@
 # writable by others; it is opened without following a symlink and checked on the open
 # descriptor, so it cannot be swapped between the check and its use.
 # read_exact(): our part of stdin, unbuffered; replace_file(): a file written whole or not at all.
+# read_past_own_source(): run on load, drops a program's own source from stdin when it came there.
 # No single quotes: boot.py travels with -c.
 import errno, os, signal, stat
 
@@ -106,3 +107,16 @@ def replace_file(d, name, data):
     with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=d), "wb") as f:
         f.write(data)
     os.rename(tmp, name, src_dir_fd=d, dst_dir_fd=d)
+
+
+def read_past_own_source():
+    # An installed program the shell started straight from its file (remote-programs.ts,
+    # installedExec) rather than through boot.py still has its source on stdin, ahead of
+    # its own input: SSHCLUSTER_SOURCE_SIZE bytes, read and dropped here. Popped, so no
+    # child inherits it.
+    size = os.environ.pop("SSHCLUSTER_SOURCE_SIZE", None)
+    if size:
+        read_exact(int(size))
+
+
+read_past_own_source()

@@ -4,7 +4,7 @@
 // and ps shows `python …/sshcluster-launcher NAME …`; a planted directory makes it run
 // inline instead of writing there.
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -115,6 +115,50 @@ describe('the remote command of a process', () => {
     expect(statSync(installed).ino).toBe(ino);
     expect(readdirSync(path.dirname(installed))).toEqual(['sshcluster-launcher']);
     expect(await again.exit).toBe(0);
+    r.proc.stdin.end();
+    expect(await r.exit).toBe(143);
+  });
+
+  it('execs the installed launcher straight from the shell on a later launch, reading past its source', async () => {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'sshc-remote-'));
+    const { key, source } = remoteProgram('launcher');
+    const installed = path.join(tmp, `sshcluster-${uid}`, key, 'sshcluster-launcher');
+    const first = run('sh', worker());
+    await firstLines(first, 2);
+    expect(await first.exit).toBe(0);
+    // A mark boot.py would not leave (it puts back what differs from the source sent).
+    writeFileSync(installed, `import sys\nsys.stderr.write("from the installed file\\n")\n${source}`);
+    for (const shell of ['sh', 'bash']) {
+      const r = run(shell, worker(SETUP, STAYING));
+      const [pidLine, shown] = await firstLines(r, 2);
+      expect(pidLine).toMatch(/^__SSHCLUSTER_PID__ \d+$/);
+      // The env, the argv and the child's stdin are as through boot.py: the source was read past.
+      expect(JSON.parse(shown!)).toEqual([SECRET, 'lab-1234', 'from-setup', ["it's", 'two words', '$HOME']]);
+      expect(r.err()).toBe('setup-got-eof\nfrom the installed file\n');
+      expect(cmdline(r.proc.pid!)).toEqual([PYTHON, installed, 'w-0', PYTHON, '-c', STAYING, "it's", 'two words', '$HOME']);
+      // Not passed on to the process (the launcher's own /proc environ is its start's).
+      const child = Number(pidLine!.split(' ')[1]);
+      expect(readFileSync(`/proc/${child}/environ`, 'utf8')).toContain('SSHCLUSTER_ID=lab-1234');
+      expect(readFileSync(`/proc/${child}/environ`, 'utf8')).not.toContain('SSHCLUSTER_SOURCE_SIZE');
+      r.proc.stdin.end();
+      expect(await r.exit).toBe(143);
+    }
+  });
+
+  it('goes through boot.py when a level of the installed path is a symlink', async () => {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'sshc-remote-'));
+    const { key, source } = remoteProgram('launcher');
+    const elsewhere = path.join(tmp, 'elsewhere');
+    mkdirSync(elsewhere, { mode: 0o700 });
+    writeFileSync(path.join(elsewhere, 'sshcluster-launcher'), `import sys\nsys.stderr.write("from the installed file\\n")\n${source}`, { mode: 0o600 });
+    mkdirSync(path.join(tmp, `sshcluster-${uid}`), { mode: 0o700 });
+    symlinkSync(elsewhere, path.join(tmp, `sshcluster-${uid}`, key));
+    const r = run('sh', worker(SETUP, STAYING));
+    const [pidLine, shown] = await firstLines(r, 2);
+    expect(pidLine).toMatch(/^__SSHCLUSTER_PID__ \d+$/);
+    expect(JSON.parse(shown!)[0]).toBe(SECRET);
+    expect(r.err()).not.toContain('from the installed file');
+    expect(r.err()).toMatch(/sshcluster-launcher runs inline, as it could not be installed: not our directory: .* \(a symlink or not a directory\)\n/);
     r.proc.stdin.end();
     expect(await r.exit).toBe(143);
   });
