@@ -68,7 +68,8 @@ export function buildRemoteCommand(cmd: RemoteCommand): RemoteInvocation {
   if (cmd.graceS !== undefined) env[LAUNCHER_GRACE_ENV] = String(cmd.graceS);
   if (cmd.orphanGraceS) env[ORPHAN_GRACE_ENV] = String(cmd.orphanGraceS);
   const files = cmd.files?.files.length ? cmd.files : undefined;
-  const data = files ? JSON.stringify(files.files.map((f) => ({ name: f.name, content: f.content }))) : '';
+  // For each file a line "NAME SIZE", then its content (files.py, parse_files).
+  const data = files ? files.files.map((f) => `${f.name} ${Buffer.byteLength(f.content)}\n${f.content}`).join('') : '';
   const option = files ? [`--${files.optional ? 'optional-files' : 'files'}=${Buffer.byteLength(data)}`] : [];
   return hostProgram({ setup: cmd.setup, env, python: program, report: true }, 'launcher', true, (py) => [...option, quoteWord(cmd.name), py, ...args.map(quoteWord)], data);
 }

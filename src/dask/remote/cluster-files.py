@@ -5,7 +5,7 @@
 #
 # Python 3.7 compatible, stdlib only.
 import os, shutil, stat, sys
-# files_dir(), FILE_NAME: files.py; our_dir(), user_dir(): shared.py; remote-programs.ts puts both in front.
+# files_dir(): files.py; our_dir(), user_dir(), plain_name(): shared.py; remote-programs.ts puts both in front.
 
 
 def remove(cluster):
@@ -32,7 +32,7 @@ def remove(cluster):
 
 def main():
     mode, cluster = sys.argv[1], sys.argv[2]
-    if mode != "remove" or not FILE_NAME.match(cluster):
+    if mode != "remove" or not plain_name(cluster):
         sys.stderr.write("usage: sshcluster-files remove ID\n")
         sys.exit(2)
     try:

@@ -17,15 +17,11 @@
 # ours, mode 0700, no symlink (private_dir, the same check as the launcher's). Anything
 # else was planted: "sshcluster-keeper: not our directory: ..." on stderr, nothing read.
 # Python 3.7 compatible, stdlib only.
-import errno, os, re, signal, stat, sys, threading, time
-# NotOurs, our_dir(), until_stdin_closes(): shared.py, which remote-programs.ts puts in front.
+import errno, os, signal, stat, sys, threading, time
+# NotOurs, our_dir(), until_stdin_closes(), safe(): shared.py, which remote-programs.ts puts in front.
 
 PID_PREFIX = "__SSHCLUSTER_PID__"
 LAUNCHER = b"sshcluster-launcher"
-
-
-def safe(text):
-    return re.sub("[^A-Za-z0-9._-]", "_", text) or "_"
 
 
 def fields(pid):

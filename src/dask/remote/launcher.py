@@ -36,9 +36,9 @@
 # the keeper recognises a launcher by its program name). Python 3.7 compatible, stdlib only.
 # Past 200 lines on purpose: the relay shares the launcher's state (its child, the
 # orphan flags), so they are one program in one file, shipped and run as one.
-import collections, errno, os, re, signal, stat, sys, threading, time
-# NotOurs, our_dir(), user_dir(), until_stdin_closes(), read_exact(): shared.py; put_files(),
-# FILE_NAME: files.py; remote-programs.ts puts both in front.
+import collections, errno, os, signal, stat, sys, threading, time
+# NotOurs, our_dir(), user_dir(), until_stdin_closes(), read_exact(), safe(), plain_name():
+# shared.py; put_files(): files.py; remote-programs.ts puts both in front.
 
 PID_PREFIX = "__SSHCLUSTER_PID__"
 LOG_CAP = 8 << 20
@@ -50,10 +50,6 @@ def seconds(name, default):
         return float(os.environ.get(name) or default)
     except ValueError:
         return float(default)
-
-
-def safe(text):
-    return re.sub("[^A-Za-z0-9._-]", "_", text) or "_"
 
 
 FILES_TOKEN = "@sshcluster-files@/"
@@ -78,10 +74,10 @@ def with_files(option, argv):
         files_failed("only %d of %d bytes of them arrived" % (len(raw), size))
     cluster = os.environ.get("SSHCLUSTER_ID") or ""
     try:
-        if not FILE_NAME.match(cluster):
+        if not plain_name(cluster):
             raise ValueError("not a cluster id: %r" % cluster)
         path = put_files(cluster, raw)
-    except (OSError, ValueError, KeyError) as e:
+    except (OSError, ValueError) as e:
         if not option.startswith("--optional-files="):
             files_failed(e)
         sys.stderr.write("sshcluster-launcher: %s starts without the cluster's files (%s)\n" % (name, e))

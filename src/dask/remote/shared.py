@@ -6,6 +6,8 @@
 # descriptor, so it cannot be swapped between the check and its use.
 # read_exact(): our part of stdin, unbuffered; replace_file(): a file written whole or not at all.
 # read_past_own_source(): run on load, drops a program's own source from stdin when it came there.
+# safe(), plain_name(): names made or checked character by character (no `re`: importing it
+# and its dependencies is ~1 ms of every launch).
 # No single quotes: boot.py travels with -c.
 import errno, os, signal, stat
 
@@ -107,6 +109,19 @@ def replace_file(d, name, data):
     with open(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=d), "wb") as f:
         f.write(data)
     os.rename(tmp, name, src_dir_fd=d, dst_dir_fd=d)
+
+
+NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-")
+
+
+def safe(text):
+    # A name usable as one path component: anything else becomes "_".
+    return "".join(c if c in NAME_CHARS else "_" for c in text) or "_"
+
+
+def plain_name(text):
+    # A letter or digit, then letters, digits, ".", "_" or "-": a file or cluster name.
+    return bool(text) and text[0] not in "._-" and all(c in NAME_CHARS for c in text)
 
 
 def read_past_own_source():

@@ -109,6 +109,15 @@ describe("the cluster's files", () => {
     expect(readFileSync(target, 'utf8')).toBe('theirs');
   });
 
+  it('arrive byte for byte: several lines, multi-byte characters, a line that looks like the next header', async () => {
+    const odd = 'ünïcödé ✓\nworker-key.pem 3\nabc\n\n';
+    const r = await launch([{ name: 'ca.pem', content: odd }, { name: 'worker-key.pem', content: KEY }]);
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.args?.[2]).toEqual([path.join(filesDir(), 'ca.pem'), odd]);
+    expect(readFileSync(path.join(filesDir(), 'worker-key.pem'), 'utf8')).toBe(KEY);
+    expect(readdirSync(filesDir()).sort()).toEqual(['ca.pem', 'worker-key.pem']);
+  });
+
   it('refuse a file name with a directory part, and never show the content', async () => {
     const r = await launch([{ name: '../escape.pem', content: KEY }]);
     expect(r.code).toBe(127);
