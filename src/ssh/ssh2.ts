@@ -31,17 +31,26 @@ function skipUnusedWasm(): void {
   load.cache[wasmFile] = stand;
 }
 
-let loaded: typeof import('ssh2') | undefined;
+type Ssh2 = typeof import('ssh2');
+/** What we use of ssh2: its client, and its key parser. */
+export interface Ssh2Parts {
+  Client: Ssh2['Client'];
+  utils: Pick<Ssh2['utils'], 'parseKey'>;
+}
+
+let loaded: Ssh2Parts | undefined;
 
 /**
  * ssh2, loaded on first use rather than with this module: `up` has its TCP connections
  * opened by then (connect.ts), so each host's sshd starts its session process while
- * ssh2's ~25 ms of loading runs here, not after it.
+ * ssh2's ~25 ms of loading runs here, not after it. Only the client and the key parser:
+ * ssh2's index also loads its server and its HTTP agents (node's http, https), ~3 ms more.
  */
-export function ssh2(): typeof import('ssh2') {
+export function ssh2(): Ssh2Parts {
   if (!loaded) {
     skipUnusedWasm();
-    loaded = load('ssh2') as typeof import('ssh2');
+    const { parseKey } = load('ssh2/lib/protocol/keyParser.js') as Ssh2['utils'];
+    loaded = { Client: load('ssh2/lib/client.js') as Ssh2['Client'], utils: { parseKey } };
   }
   return loaded;
 }
