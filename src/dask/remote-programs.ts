@@ -90,7 +90,7 @@ export function programCommand(python: string, p: RemoteProgram, install: boolea
 export function installedExec(python: string, p: RemoteProgram, args: readonly string[]): string[] {
   const file = `"$__sshc_d"/${p.key}/${p.name}`;
   return [
-    '__sshc_d="${TMPDIR:-/tmp}/sshcluster-$(id -u)" __sshc_ok=1',
+    '__sshc_d="${TMPDIR:-/tmp}/sshcluster-$(id -u 2>/dev/null)" __sshc_ok=1',
     `for __sshc_p in "$__sshc_d" "$__sshc_d"/${p.key} ${file}; do`,
     '  if [ -L "$__sshc_p" ] || [ ! -O "$__sshc_p" ]; then __sshc_ok=; fi',
     'done',
