@@ -4,6 +4,7 @@
 // teardown. Each helper gets the narrow port it needs, never this object.
 // Over 200 lines because it is the composition root of a running cluster (start-up
 // order, adaptive, teardown); every piece it wires lives in its own file.
+import { setMaxListeners } from 'node:events';
 import type { ClusterSpec, HostSpec } from '../../config/spec.js';
 import type { AdaptiveSpec } from '../../config/spec.js';
 import { ClusterState } from '../../cluster/cluster-state.js';
@@ -89,6 +90,10 @@ export class ClusterSession {
     this.events = new EventLog(() => this.clock.now());
     o.bus.on((e) => this.events.take(e));
     o.signal?.addEventListener('abort', () => this.life.abort(), { once: true });
+    // Each process or host waits on these at once (a stop, a start-up wait), each removing
+    // its listener when done: as many as the cluster has processes, which is no leak, and
+    // past 10 Node would print a MaxListenersExceededWarning to the user's terminal.
+    setMaxListeners(0, this.life.signal, this.forced.signal);
     this.reconciler = new Reconciler({
       state: this.state,
       clock: this.clock,
