@@ -249,7 +249,7 @@ async function runRawFloor(info: TestHosts, scratch: string, timeoutMs: number):
   const listening = await sched.waitFor(/Scheduler at:/, timeoutMs);
   const workers = listening === 'timeout' || listening === 'exited' ? []
     : ws.map((h) => inNs(h.ns, ['distributed.cli.dask_worker', `tcp://${s!.ip}:${SCHED_PORT}`, '--host', h.ip, '--nthreads', String(SHAPE.nthreads), SHAPE.nanny ? '--nanny' : '--no-nanny']));
-  const up = workers.length ? await sched.waitFor(new RegExp(`(?:Register worker[^]*?){${WORKERS()}}`), Math.max(1, timeoutMs - (performance.now() - t0))) : listening;
+  const up = workers.length ? await sched.waitForCount('Register worker', WORKERS(), Math.max(1, timeoutMs - (performance.now() - t0))) : listening;
   const tSig = performance.now();
   const stop = async (ps: typeof workers) => {
     for (const p of ps) p.child.kill('SIGTERM');

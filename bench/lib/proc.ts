@@ -21,6 +21,11 @@ export interface Proc {
   out: () => string;
   /** Resolves with the time (performance.now()) the first match arrived. */
   waitFor(re: RegExp, timeoutMs: number): Promise<{ m: RegExpExecArray; at: number } | 'timeout' | 'exited'>;
+  /**
+   * Resolves when `text` has appeared `n` times. Counted, not matched as `(?:text[^]*?){n}`:
+   * while fewer have arrived, that regex backtracks exponentially in n (64 never returned).
+   */
+  waitForCount(text: string, n: number, timeoutMs: number): Promise<{ at: number } | 'timeout' | 'exited'>;
   closed: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
 }
 
@@ -53,23 +58,34 @@ export function start(cmd: string, args: string[], env: NodeJS.ProcessEnv = proc
     out: () => out,
     closed,
     waitFor(re, timeoutMs) {
-      return new Promise((resolve) => {
-        const finish = (v: { m: RegExpExecArray; at: number } | 'timeout' | 'exited') => {
-          listeners.delete(check);
-          clearTimeout(timer);
-          resolve(v);
-        };
-        const check = () => {
-          const m = re.exec(out);
-          if (m) finish({ m, at: performance.now() });
-          else if (done) finish('exited');
-        };
-        const timer = setTimeout(() => finish('timeout'), timeoutMs);
-        listeners.add(check);
-        check();
-      });
+      return until(() => {
+        const m = re.exec(out);
+        return m ? { m, at: performance.now() } : undefined;
+      }, timeoutMs);
+    },
+    waitForCount(text, n, timeoutMs) {
+      return until(() => (out.split(text).length > n ? { at: performance.now() } : undefined), timeoutMs);
     },
   };
+
+  /** Resolves with what `test` returns once it returns something, checked on each output chunk. */
+  function until<T>(test: () => T | undefined, timeoutMs: number): Promise<T | 'timeout' | 'exited'> {
+    return new Promise((resolve) => {
+      const finish = (v: T | 'timeout' | 'exited') => {
+        listeners.delete(check);
+        clearTimeout(timer);
+        resolve(v);
+      };
+      const check = () => {
+        const v = test();
+        if (v !== undefined) finish(v);
+        else if (done) finish('exited');
+      };
+      const timer = setTimeout(() => finish('timeout'), timeoutMs);
+      listeners.add(check);
+      check();
+    });
+  }
 }
 
 export async function closedWithin(p: Proc, ms: number) {
