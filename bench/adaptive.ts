@@ -17,7 +17,7 @@
 // back to 0 workers. See bench/README.md for what each figure means.
 // The Python it runs is in bench/py/. Over 200 lines: one whole experiment (hosts, two
 // contenders, leftover checks, the report); what benchmarks share is in bench/lib/.
-import { BenchAbort, closedWithin, fmt, killAndWait, killChildren, median, min, parseBenchArgs, runMain, sleep, start, tail } from './lib/proc.js';
+import { BenchAbort, closedWithin, fmt, killAndWait, killChildren, median, min, parseBenchArgs, procStat, runMain, sleep, start, tail } from './lib/proc.js';
 import { BIN, DASH_PORT, ensureClean, machineLines, onSignals, preflight, PY, runSync, SCHED_PORT } from './lib/hosts.js';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -112,8 +112,7 @@ function descendants(root: number): LocalProc[] {
   for (const d of readdirSync('/proc')) {
     if (!/^\d+$/.test(d)) continue;
     try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const ppid = Number(procStat(d)[1]);
       const cmdline = readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
       all.push({ pid: Number(d), ppid, cmdline });
     } catch { /* exited meanwhile */ }

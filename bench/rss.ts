@@ -18,7 +18,7 @@ import { performance } from 'node:perf_hooks';
 import type { TestHosts } from '../test/e2e/harness/netns-hosts.js';
 import { withDetachedCluster } from './lib/detached.js';
 import { BIN, machineLines, onSignals, preflight, runSync } from './lib/hosts.js';
-import { BenchAbort, median, parseBenchArgs, runMain, sleep } from './lib/proc.js';
+import { BenchAbort, median, parseBenchArgs, procStat, runMain, sleep } from './lib/proc.js';
 
 const USAGE = 'usage: sudo npx tsx bench/rss.ts [--hosts N] [--seconds S] [--security tls|none] [--timeout SECONDS]\n' +
   '  --hosts N          SSH hosts (scheduler on the first, one worker on each other), default 4\n' +
@@ -58,8 +58,7 @@ const CLOCK_TICKS = 100;
 
 /** CPU time (user + system) the process has used, in ms. */
 function cpuMsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const f = procStat(pid);
   return ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS;
 }
 

@@ -1,6 +1,7 @@
 // What the benchmarks share: starting a child with its output kept (bounded) and a
-// way to wait for a line in it, and killing every child by PID on the way out.
+// way to wait for a line in it, killing every child by PID on the way out, and /proc/PID/stat.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -159,4 +160,13 @@ export function runMain(main: () => Promise<number>): void {
       process.exit(1);
     },
   );
+}
+
+/**
+ * The fields of /proc/<pid>/stat after the command name (which may hold spaces and
+ * parentheses): [0] is the state, [1] the ppid, [11] and [12] utime and stime.
+ */
+export function procStat(pid: number | string): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
