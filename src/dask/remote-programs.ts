@@ -21,6 +21,8 @@ const NAMES: Record<ProgramFile, string> = {
 export interface RemoteProgram {
   /** What the program is called on the host (its file name there, what ps shows). */
   name: string;
+  /** The interpreter's options: `-S` for those that use the standard library only. */
+  flags: readonly string[];
   source: string;
   /** Content hash: the host directory it is installed in. */
   key: string;
@@ -55,9 +57,17 @@ function programSource(file: ProgramFile | 'boot'): string {
   return [...(PARTS[file] ?? []), `${file}.py`].map(remoteSource).join('\n\n');
 }
 
+/**
+ * Programs that import nothing beyond the standard library start without `site` (-S):
+ * no site-packages scan and none of its .pth files, which on a conda or pyenv host (or
+ * one whose .pth imports certifi) cost 10-20 ms of CPU per start. check's probes run
+ * the interpreter as the host file names it, site and all: that is what they test.
+ */
+const STDLIB_ONLY: ReadonlySet<ProgramFile> = new Set(['launcher', 'keeper', 'cluster-files']);
+
 export function remoteProgram(file: ProgramFile): RemoteProgram {
   const source = programSource(file);
-  return { name: NAMES[file], source, key: createHash('sha256').update(source).digest('hex').slice(0, 16) };
+  return { name: NAMES[file], flags: STDLIB_ONLY.has(file) ? ['-S'] : [], source, key: createHash('sha256').update(source).digest('hex').slice(0, 16) };
 }
 
 /** boot.py without its comment lines: it travels on the command line (`-c`). */
@@ -74,7 +84,7 @@ export function bootSource(): string {
  */
 export function programCommand(python: string, p: RemoteProgram, install: boolean, args: readonly string[]): string {
   const size = Buffer.byteLength(p.source);
-  return [python, '-c', quoteBoot(), p.name, String(size), install ? p.key : '-', ...args].join(' ');
+  return [python, ...p.flags, '-c', quoteBoot(), p.name, String(size), install ? p.key : '-', ...args].join(' ');
 }
 
 /**
@@ -96,7 +106,7 @@ export function installedExec(python: string, p: RemoteProgram, args: readonly s
     'done',
     `if [ -n "$__sshc_ok" ] && [ -f ${file} ]; then`,
     `  export SSHCLUSTER_SOURCE_SIZE=${Buffer.byteLength(p.source)}`,
-    `  exec ${[python, file, ...args].join(' ')}`,
+    `  exec ${[python, ...p.flags, file, ...args].join(' ')}`,
     'fi',
     'unset __sshc_d __sshc_ok __sshc_p',
   ];

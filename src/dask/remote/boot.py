@@ -6,7 +6,7 @@
 # source as ${TMPDIR:-/tmp}/sshcluster-<uid>/KEY/NAME (0600, in directories we own
 # with mode 0700, checked like the launcher's log directory) and execs
 #   python that-file ARG...
-# in place of itself, so ps, top and htop show "python .../NAME ARG..." instead of the
+# in place of itself (with -S again when it was started with -S), so ps, top and htop show "python .../NAME ARG..." instead of the
 # source. KEY is a hash of the source: versions never overwrite each other, and a file
 # already there with the same content is used as it is. When it cannot be installed
 # (no space, a planted directory) or KEY is "-", the source runs here, inline.
@@ -33,7 +33,7 @@ def main():
     if key != "-" and sys.executable:
         try:
             path = install(name, key, src)
-            os.execv(sys.executable, [sys.executable, path] + args)
+            os.execv(sys.executable, [sys.executable] + ["-S"] * sys.flags.no_site + [path] + args)
         except OSError as e:
             sys.stderr.write("sshcluster: %s runs inline, as it could not be installed: %s\n" % (name, e))
     sys.argv = [name] + args

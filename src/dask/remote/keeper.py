@@ -39,11 +39,13 @@ def alive(pid):
 
 
 def is_launcher(args):
-    # Installed: python /.../sshcluster-launcher [--files=N] NAME ...; run inline when it
-    # could not be installed: python -c BOOT sshcluster-launcher SIZE KEY [--files=N] NAME ...
-    if len(args) > 1 and os.path.basename(args[1]) == LAUNCHER:
+    # Installed: python -S /.../sshcluster-launcher [--files=N] NAME ...; run inline when it
+    # could not be installed: python -S -c BOOT sshcluster-launcher SIZE KEY [--files=N] NAME ...
+    # (without -S when an earlier version started it).
+    args = args[2:] if args[1:2] == [b"-S"] else args[1:]
+    if args and os.path.basename(args[0]) == LAUNCHER:
         return True
-    return len(args) > 3 and args[1] == b"-c" and args[3] == LAUNCHER
+    return len(args) > 2 and args[0] == b"-c" and args[2] == LAUNCHER
 
 
 def launcher_of(pid):

@@ -106,7 +106,7 @@ describe('shell quoting and the remote command', () => {
 
   it('expands ~ in the python path and refuses bad env names', () => {
     const home = buildRemoteCommand({ setup: [], env: {}, name: 'w', argv: ['~/py', 'x'], clusterId: 'c' });
-    expect(home.command).toContain(`exec "$HOME"/py -c`);
+    expect(home.command).toContain(`exec "$HOME"/py -S -c`);
     expect(home.command).toMatch(/ sshcluster-launcher \d+ [0-9a-f]{16} w "\$HOME"\/py x$/);
     expect(() => buildRemoteCommand({ setup: [], env: { 'A-B': '1' }, name: 'w', argv: ['py'], clusterId: 'c' })).toThrow(/A-B/);
   });

@@ -41,11 +41,11 @@ describe('python discovery', () => {
   it('starts processes and the keeper through the same discovery, after setup', () => {
     const cmd = buildRemoteCommand({ setup: ['export X=1'], env: {}, name: 'w', argv: [AUTO_PYTHON, '-m', 'distributed.cli.dask_worker'], clusterId: 'c' }).command;
     expect(cmd).toContain('for c in python3 /usr/bin/python3 python;');
-    expect(cmd).toMatch(/exec "\$sshc_py" -c .* w "\$sshc_py" -m distributed\.cli\.dask_worker$/s);
+    expect(cmd).toMatch(/exec "\$sshc_py" -S -c .* w "\$sshc_py" -m distributed\.cli\.dask_worker$/s);
     expect(cmd.indexOf('export X=1')).toBeLessThan(cmd.indexOf('sshc_py=')); // setup may change PATH
     const keeper = buildKeeperCommand({ setup: [], env: {}, python: AUTO_PYTHON, clusterId: 'c', name: 'w', pid: 42 }).command;
     expect(keeper).toContain('for c in python3 /usr/bin/python3 python;');
-    expect(keeper).toMatch(/exec "\$sshc_py" -c .* w 42$/s);
+    expect(keeper).toMatch(/exec "\$sshc_py" -S -c .* w 42$/s);
   });
 
   it('says when no candidate has distributed, and turns that into a reason with the fix', () => {

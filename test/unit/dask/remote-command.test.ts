@@ -103,7 +103,7 @@ describe('the remote command of a process', () => {
       await new Promise((res) => setTimeout(res, 5));
     }
     expect([...seen]).toEqual([]);
-    expect(cmdline(r.proc.pid!)).toEqual([PYTHON, installed, 'w-0', PYTHON, '-c', STAYING, "it's", 'two words', '$HOME']);
+    expect(cmdline(r.proc.pid!)).toEqual([PYTHON, '-S', installed, 'w-0', PYTHON, '-c', STAYING, "it's", 'two words', '$HOME']);
     expect(statSync(installed).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(installed)).mode & 0o777).toBe(0o700);
     expect(statSync(path.dirname(path.dirname(installed))).mode & 0o777).toBe(0o700);
@@ -135,7 +135,7 @@ describe('the remote command of a process', () => {
       // The env, the argv and the child's stdin are as through boot.py: the source was read past.
       expect(JSON.parse(shown!)).toEqual([SECRET, 'lab-1234', 'from-setup', ["it's", 'two words', '$HOME']]);
       expect(r.err()).toBe('setup-got-eof\nfrom the installed file\n');
-      expect(cmdline(r.proc.pid!)).toEqual([PYTHON, installed, 'w-0', PYTHON, '-c', STAYING, "it's", 'two words', '$HOME']);
+      expect(cmdline(r.proc.pid!)).toEqual([PYTHON, '-S', installed, 'w-0', PYTHON, '-c', STAYING, "it's", 'two words', '$HOME']);
       // Not passed on to the process (the launcher's own /proc environ is its start's).
       const child = Number(pidLine!.split(' ')[1]);
       expect(readFileSync(`/proc/${child}/environ`, 'utf8')).toContain('SSHCLUSTER_ID=lab-1234');
@@ -176,7 +176,7 @@ describe('the remote command of a process', () => {
     expect(r.err()).toMatch(/\nsshcluster: sshcluster-launcher runs inline, as it could not be installed: not our directory: .*sshcluster-\d+ \(a symlink or not a directory\)\n/);
     expect(readdirSync(theirs)).toEqual([]);
     // ps shows the boot line and the program's name, never its source.
-    expect(cmdline(r.proc.pid!).slice(3, 7)).toEqual(['sshcluster-launcher', String(Buffer.byteLength(remoteProgram('launcher').source)), remoteProgram('launcher').key, 'w-0']);
+    expect(cmdline(r.proc.pid!).slice(4, 8)).toEqual(['sshcluster-launcher', String(Buffer.byteLength(remoteProgram('launcher').source)), remoteProgram('launcher').key, 'w-0']);
     r.proc.stdin.end();
     expect(await r.exit).toBe(143);
   });

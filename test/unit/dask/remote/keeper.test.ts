@@ -6,6 +6,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writ
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { remoteProgram } from '../../../../src/dask/remote-programs.js';
 import { installedPath, isDead, killStarted, launch, runProgram, sleep, stat, until } from './launcher-harness.js';
 
 let tmp = '';
@@ -25,7 +26,7 @@ function orphaned(orphanGraceS: number) {
 }
 
 /** The keeper as the controller runs it: the process's name and PID, the cluster id and TMPDIR in its env. */
-const keep = (pid: number | string) => runProgram(KEEPER, ['w-0', String(pid)], { TMPDIR: tmp, SSHCLUSTER_ID: 'c1' });
+const keep = (pid: number | string) => runProgram(KEEPER, ['w-0', String(pid)], { TMPDIR: tmp, SSHCLUSTER_ID: 'c1' }, remoteProgram('keeper').flags);
 
 /** A launcher child orphaned at once (30 s orphan grace), and the keeper that adopted it. */
 async function adopted() {

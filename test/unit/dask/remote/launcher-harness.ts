@@ -26,10 +26,13 @@ export interface Launched {
 /** A program of src/dask/remote/ by its file name. */
 export const programPath = (file: string): string => fileURLToPath(new URL(`../../../../src/dask/remote/${file}`, import.meta.url));
 
-/** `python PROGRAM args…` with the PID-line protocol on its stdout; PROGRAM is a path or `-c` source. */
-export function runProgram(program: string, args: string[], env: Record<string, string>): Launched {
+/**
+ * `python [FLAGS] PROGRAM args…` with the PID-line protocol on its stdout; PROGRAM is a
+ * path or `-c` source, FLAGS the interpreter options it runs with on a host.
+ */
+export function runProgram(program: string, args: string[], env: Record<string, string>, flags: readonly string[] = []): Launched {
   const head = program.includes('\n') ? ['-c', program] : [program];
-  const proc = spawn(PYTHON, [...head, ...args], { env: { PATH: '/usr/bin:/bin', ...env } });
+  const proc = spawn(PYTHON, [...flags, ...head, ...args], { env: { PATH: '/usr/bin:/bin', ...env } });
   started.push(proc.pid!);
   let err = '';
   proc.stderr.on('data', (c: Buffer) => (err += c.toString()));
@@ -73,7 +76,7 @@ export function installedPath(file: ProgramFile): string {
 }
 
 export function launch(argv: string[], graceS = 1, env: Record<string, string> = {}, name = 'test-0'): Launched {
-  return runProgram(installedPath('launcher'), [name, ...argv], { SSHCLUSTER_GRACE: String(graceS), ...env });
+  return runProgram(installedPath('launcher'), [name, ...argv], { SSHCLUSTER_GRACE: String(graceS), ...env }, remoteProgram('launcher').flags);
 }
 
 /** pgrp and session of a live process, from /proc/<pid>/stat; undefined once gone. */
