@@ -138,3 +138,38 @@ async function fetchSecret(
     return undefined;
   }
 }
+
+/** The hash each of ssh2's RSA signature algorithms signs with (its getKeyAlgos); none for other key types. */
+const RSA_HASH: Readonly<Record<string, string>> = { 'rsa-sha2-256': 'sha256', 'rsa-sha2-512': 'sha512', 'ssh-rsa': 'sha1' };
+
+interface SigningKey {
+  isPrivateKey(): boolean;
+  sign(data: Buffer, hash?: string): Buffer | Error;
+}
+type AuthPK = (username: string, key: unknown, keyAlgo?: string, cbSign?: (data: Buffer, cb: (sig: Buffer) => void) => void) => void;
+
+const canSign = (key: unknown): key is SigningKey =>
+  typeof (key as Partial<SigningKey> | null)?.isPrivateKey === 'function' && (key as SigningKey).isPrivateKey();
+
+/**
+ * Call right after `client.connect()`: a key file's first publickey request goes out
+ * signed, as OpenSSH's client sends it for a key it holds, instead of ssh2's unsigned
+ * "would you accept this key?" first. That saves each connection one round trip to the
+ * server (and sshd's authorized_keys lookup for it). An agent's keys, which ssh2 holds
+ * only the public half of, still ask first; so does a key that fails to sign here.
+ */
+export function signFirstRequest(client: object): void {
+  const proto = (client as { _protocol?: { authPK?: AuthPK } })._protocol;
+  const authPK = proto?.authPK;
+  if (!proto || typeof authPK !== 'function') return;
+  proto.authPK = (username, key, keyAlgo, cbSign) => {
+    if (cbSign || !canSign(key)) return authPK.call(proto, username, key, keyAlgo, cbSign);
+    const hash = keyAlgo === undefined ? undefined : RSA_HASH[keyAlgo];
+    let signature: Buffer | Error | undefined;
+    authPK.call(proto, username, key, keyAlgo, (data, send) => {
+      signature = key.sign(data, hash);
+      if (!(signature instanceof Error)) send(signature);
+    });
+    if (signature instanceof Error) authPK.call(proto, username, key, keyAlgo);
+  };
+}

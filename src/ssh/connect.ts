@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import { ssh2 } from './ssh2.js';
 import type { Client } from 'ssh2';
 import type { ConnectSpec } from '../config/spec.js';
-import { makeAuthHandler, type AuthState, type SecretProvider } from './auth.js';
+import { makeAuthHandler, signFirstRequest, type AuthState, type SecretProvider } from './auth.js';
 import { hostKeyAlgorithms, makeHostVerifier, type HostKeyOutcome } from './host-key.js';
 import { closedEarlyError, SshError, timeoutError, toSshError, type ErrorContext } from './ssh-error.js';
 
@@ -166,5 +166,6 @@ async function connectOne(spec: ConnectSpec, ctx: ConnectContext, sock?: Duplex)
       hostVerifier: makeHostVerifier(spec, knownHosts, ctx, hostKey, hold),
       authHandler: makeAuthHandler(spec, ctx, auth, hold),
     });
+    signFirstRequest(client);
   });
 }

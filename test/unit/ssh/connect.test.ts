@@ -16,10 +16,11 @@ const PASSPHRASE = 'pp-SECRET-xyz-99';
 const userKey = makeKey();
 const encKey = makeKey(PASSPHRASE);
 const otherKey = makeKey();
+const rsaKey = makeKey(undefined, 'rsa');
 let server: TestServer;
 
 function ctxWith(files: Record<string, string> = {}, secrets: Record<string, string> = {}) {
-  const fs = memFs({ '/id/user': userKey.private, '/id/enc': encKey.private, '/id/other': otherKey.private, ...files });
+  const fs = memFs({ '/id/user': userKey.private, '/id/enc': encKey.private, '/id/other': otherKey.private, '/id/rsa': rsaKey.private, ...files });
   const asked: string[] = [];
   const ctx: ConnectContext = {
     readFile: fs.readFile,
@@ -47,7 +48,7 @@ async function failure(p: Promise<unknown>): Promise<SshError> {
 }
 
 beforeAll(async () => {
-  server = await startTestServer({ userKeys: [userKey, encKey], password: PASSWORD });
+  server = await startTestServer({ userKeys: [userKey, encKey, rsaKey], password: PASSWORD });
 });
 afterAll(async () => server.close());
 
@@ -106,6 +107,19 @@ describe('authentication', () => {
     expect(c.notes.join('\n')).toContain('skipped /id/enc: encrypted and no passphrase configured');
     expect(asked).toEqual([]);
     c.client.end();
+  });
+
+  it("sends a key file's request signed at once, as OpenSSH does, not first asking whether the key would do", async () => {
+    const { ctx } = ctxWith();
+    // ed25519, and RSA (whose signature hash follows the algorithm ssh2 picked); a
+    // refused key before a good one: each key costs the server one request.
+    for (const [files, expected] of [[['/id/user'], 1], [['/id/rsa'], 1], [['/id/other', '/id/user'], 2]] as const) {
+      const before = server.publickeyRequests.length;
+      const c = await openClient(baseSpec(server.port, { identityFiles: [...files] }), ctx);
+      expect(c.authMethod).toBe(`publickey ${files.at(-1)}`);
+      expect(server.publickeyRequests.slice(before)).toEqual(Array(expected).fill('signed'));
+      c.client.end();
+    }
   });
 
   it('decrypts an encrypted key with the passphrase from secrets', async () => {

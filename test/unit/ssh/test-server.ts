@@ -14,13 +14,15 @@ export interface TestKey {
   parsed: ParsedKey;
 }
 
-export function makeKey(passphrase?: string): TestKey {
+export function makeKey(passphrase?: string, type: 'ed25519' | 'rsa' = 'ed25519'): TestKey {
   // ssh2 1.17's keygen drops a leading zero byte of ed25519 public keys (~1 in 250
   // keys), producing keys ssh2 itself cannot parse: draw again.
   for (;;) {
-    const pair = passphrase
-      ? ssh2.utils.generateKeyPairSync('ed25519', { passphrase, cipher: 'aes256-ctr', rounds: 4 })
-      : ssh2.utils.generateKeyPairSync('ed25519');
+    const pair = type === 'rsa'
+      ? ssh2.utils.generateKeyPairSync('rsa', { bits: 2048 })
+      : passphrase
+        ? ssh2.utils.generateKeyPairSync('ed25519', { passphrase, cipher: 'aes256-ctr', rounds: 4 })
+        : ssh2.utils.generateKeyPairSync('ed25519');
     const parsed = ssh2.utils.parseKey(pair.public);
     if (parsed instanceof Error) continue;
     return { private: pair.private, public: pair.public, blob: parsed.getPublicSSH(), parsed };
@@ -40,6 +42,8 @@ export interface TestServer {
   hostKey: TestKey;
   connections: number;
   authMethods: string[];
+  /** Each publickey request: 'query' (unsigned: would this key do?) or 'signed'. */
+  publickeyRequests: ('query' | 'signed')[];
   stdinEnded: number;
   refusedSessions: number;
   close(): Promise<void>;
@@ -47,7 +51,7 @@ export interface TestServer {
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const hostKey = opts.hostKey ?? makeKey();
-  const state = { connections: 0, authMethods: [] as string[], stdinEnded: 0, refusedSessions: 0 };
+  const state = { connections: 0, authMethods: [] as string[], publickeyRequests: [] as ('query' | 'signed')[], stdinEnded: 0, refusedSessions: 0 };
   const clients = new Set<Connection>();
   const server = new ssh2.Server({ hostKeys: [hostKey.private] }, (client) => {
     state.connections += 1;
@@ -60,6 +64,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
         return ctx.accept();
       }
       if (ctx.method === 'publickey') {
+        state.publickeyRequests.push(ctx.signature ? 'signed' : 'query');
         const key = opts.userKeys?.find((k) => k.blob.equals(ctx.key.data));
         if (key && !ctx.signature) return ctx.accept();
         if (key && ctx.signature && ctx.blob && key.parsed.verify(ctx.blob, ctx.signature, ctx.hashAlgo) === true) {
@@ -77,6 +82,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     hostKey,
     get connections() { return state.connections; },
     get authMethods() { return state.authMethods; },
+    get publickeyRequests() { return state.publickeyRequests; },
     get stdinEnded() { return state.stdinEnded; },
     get refusedSessions() { return state.refusedSessions; },
     close: () =>
