@@ -6,10 +6,11 @@
 # source as ${TMPDIR:-/tmp}/sshcluster-<uid>/KEY/NAME (0600, in directories we own
 # with mode 0700, checked like the launcher's log directory) and execs
 #   python that-file ARG...
-# in place of itself (with -S again when it was started with -S), so ps, top and htop show "python .../NAME ARG..." instead of the
-# source. KEY is a hash of the source: versions never overwrite each other, and a file
-# already there with the same content is used as it is. When it cannot be installed
-# (no space, a planted directory) or KEY is "-", the source runs here, inline.
+# in place of itself (with -S again if it was started with -S), so ps, top and htop
+# show "python .../NAME ARG..." instead of the source. KEY is a hash of the source:
+# versions never overwrite each other, and a file already there with the same content
+# is used as it is. When it cannot be installed (no space, a planted directory) or KEY
+# is "-", the source runs here, inline.
 # This text is passed with -c: no single quotes, and comment lines are dropped first.
 import os, sys
 # our_dir(), user_dir(), read_exact(), replace_file(): shared.py, which remote-programs.ts puts in front.
