@@ -105,8 +105,12 @@ export interface RegisteredWorker {
 export interface SchedulerPort {
   health(): Promise<boolean>;
   workers(): Promise<RegisteredWorker[]>;
-  /** Data moves first, so this may take long; resolves with the retired addresses. */
-  retireWorkers(addresses: readonly string[]): Promise<unknown>;
+  /**
+   * Data moves first, so this may take long; resolves with the retired addresses.
+   * `keep`: the scheduler keeps them (closing gracefully) until their processes end,
+   * for a stop that follows at once (SchedulerClient.retireWorkers says why).
+   */
+  retireWorkers(addresses: readonly string[], opts?: { keep?: boolean }): Promise<unknown>;
   adaptiveTarget(): Promise<number>;
   /**
    * The identity document's workers, or the plain worker list (no metrics) when the

@@ -77,7 +77,11 @@ export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<Tea
   return { forced, leftover };
 }
 
-/** Retire the live workers the scheduler knows, bounded in time; on failure they are stopped directly. */
+/**
+ * Retire the live workers the scheduler knows, bounded in time; on failure they are
+ * stopped directly. `keep`: the scheduler keeps them until the stop that follows ends
+ * them, so none closes itself on a heartbeat while its SIGTERM arrives.
+ */
 async function retireAll(d: TeardownDeps, forceSignal: AbortSignal | undefined): Promise<void> {
   const scheduler = d.scheduler();
   const names = new Set(d.state.alive('worker').map((t) => t.desired.name));
@@ -93,7 +97,7 @@ async function retireAll(d: TeardownDeps, forceSignal: AbortSignal | undefined):
     cancel = () => (stopTimer(), forceSignal?.removeEventListener('abort', onForce));
   });
   try {
-    await Promise.race([scheduler.retireWorkers(addresses), late]);
+    await Promise.race([scheduler.retireWorkers(addresses, { keep: true }), late]);
   } catch (err) {
     d.emit({ kind: 'notice', level: 'warning', message: `retiring workers through the scheduler failed (${String(err)}); stopping them directly` });
   } finally {

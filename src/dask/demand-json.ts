@@ -5,6 +5,8 @@ import { SchedulerResponseError, type RequestInfo } from './scheduler-errors.js'
 import { numberRecord } from './scheduler-json.js';
 
 export const DEMAND_ROUTE = '/api/v1/sshcluster/demand';
+/** The preload's other route: retire_workers with remove=False (SchedulerClient.retireWorkers). */
+export const RETIRE_ROUTE = '/api/v1/sshcluster/retire';
 /** The preload's `version` this parser understands; a newer one is refused, not guessed. */
 export const DEMAND_VERSION = 1;
 /** More distinct restriction sets than this is not a real workload; the rest are dropped. */

@@ -14,7 +14,7 @@ import {
   type RequestInfo,
 } from './scheduler-errors.js';
 import { parseIdentity, parseWorkerList, type SchedulerIdentity, type WorkerRef } from './scheduler-json.js';
-import { DEMAND_ROUTE, parseDemand, type SchedulerDemand } from './demand-json.js';
+import { DEMAND_ROUTE, parseDemand, RETIRE_ROUTE, type SchedulerDemand } from './demand-json.js';
 
 export type Connector = () => Promise<Duplex> | Duplex;
 
@@ -79,8 +79,22 @@ export class SchedulerClient {
    * Retire (data moved off, then removed from the scheduler); resolves with the
    * addresses the scheduler retired. Dask quirk: the worker process is not closed by
    * this API, and a nanny restarts it, so stop the process afterwards.
+   *
+   * `keep`: for a stop that follows at once (teardown), through sshcluster's preload
+   * (RETIRE_ROUTE): the scheduler keeps the retired workers, closing gracefully, until
+   * their processes end. Removed at once, a worker learns it from its next heartbeat and
+   * closes itself, and that close can meet the SIGTERM of the stop; `dask worker
+   * --no-nanny` 2022.12 then hangs until it is killed. Dask's own route when the
+   * scheduler has no such route (started without the preload).
    */
-  async retireWorkers(addresses: readonly string[]): Promise<string[]> {
+  async retireWorkers(addresses: readonly string[], opts: { keep?: boolean } = {}): Promise<string[]> {
+    if (opts.keep) {
+      try {
+        return await this.retire({ workers: addresses }, RETIRE_ROUTE);
+      } catch (err) {
+        if (!(err instanceof SchedulerApiDisabledError)) throw err;
+      }
+    }
     return this.retire({ workers: addresses });
   }
 
@@ -116,8 +130,8 @@ export class SchedulerClient {
     }
   }
 
-  private async retire(payload: object): Promise<string[]> {
-    const req = { method: 'POST', path: '/api/v1/retire_workers' };
+  private async retire(payload: object, path = '/api/v1/retire_workers'): Promise<string[]> {
+    const req = { method: 'POST', path };
     const body = await this.json(req, JSON.stringify(payload), this.opts.retireTimeoutMs ?? 600_000);
     if (body === null || typeof body !== 'object' || Array.isArray(body)) {
       throw new SchedulerResponseError(req, 'expected an object keyed by worker address');

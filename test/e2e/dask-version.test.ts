@@ -186,4 +186,21 @@ describe(`Dask ${info.dask} on the hosts`, () => {
     expect(identity?.workers.map((w) => [w.name, w.nthreads])).toEqual([[`${h1.ip}-0`, NTHREADS]]);
     expect(await api.retireN(1)).toEqual([workers[0]!.address]);
   });
+
+  it("retires through sshcluster's preload route, and the scheduler keeps the worker until it is stopped", async () => {
+    const api = new SchedulerClient(tcpConnector(h0.ip, 8787), { timeoutMs: 20_000 });
+    // Dask's route removed the worker above; its nanny (or, failing that, the controller)
+    // starts it again under the same name.
+    const deadline = Date.now() + 60_000;
+    let workers = await api.workers();
+    while (!workers.length && Date.now() < deadline) {
+      await sleep(200);
+      workers = await api.workers();
+    }
+    expect(workers.map((w) => w.name)).toEqual([`${h1.ip}-0`]);
+    // What `down` does: retire with keep. This route keeps it (closing gracefully), so it
+    // never learns from a heartbeat that it was removed and closes itself mid-stop.
+    expect(await api.retireWorkers([workers[0]!.address], { keep: true })).toEqual([workers[0]!.address]);
+    expect(await api.workers()).toEqual(workers);
+  });
 });

@@ -33,6 +33,15 @@ Answer (JSON):
 
 Restricted tasks are never queued (is_rootish() is False for them in both versions),
 so `scheduler.queued` is not scanned.
+
+It also adds POST /api/v1/sshcluster/retire, {"workers": [address, ...]}: Dask's
+retire_workers (data moved off) with remove=False, answered like Dask's own
+/api/v1/retire_workers. The workers stay known to the scheduler, closing gracefully,
+until their processes end, which the controller then stops. Dask's route removes them
+at once, and a removed worker's next heartbeat is told the scheduler does not know it:
+it closes itself (with a nanny: restarts) while the controller's SIGTERM arrives, and
+`dask worker --no-nanny` 2022.12 can hang in that double close until it is killed.
+Added only where Dask's own API routes are enabled: it retires nothing theirs cannot.
 """
 
 import json
@@ -42,6 +51,7 @@ import os
 import time
 
 ROUTE = "/api/v1/sshcluster/demand"
+RETIRE_ROUTE = "/api/v1/sshcluster/retire"
 VERSION = 1
 
 logger = logging.getLogger("distributed.sshcluster.demand")
@@ -217,6 +227,34 @@ def _handler_class():
     return DemandHandler
 
 
+def _retire_class():
+    from distributed.http.utils import RequestHandler
+
+    class RetireHandler(RequestHandler):
+        async def post(self):
+            self.set_header("Content-Type", "application/json")
+            try:
+                workers = json.loads(self.request.body).get("workers")
+                if not isinstance(workers, list) or not all(isinstance(w, str) for w in workers):
+                    self.set_status(400)
+                    self.write(json.dumps({"error": "expected {\"workers\": [address, ...]}"}))
+                    return
+                info = await self.server.retire_workers(workers=workers, remove=False)
+                self.write(json.dumps(info, default=str))
+            except Exception as e:
+                logger.exception("sshcluster retire failed")
+                self.set_status(500)
+                self.write(json.dumps({"error": type(e).__name__}))
+
+    return RetireHandler
+
+
+def _api_enabled():
+    import dask
+
+    return "distributed.http.scheduler.api" in (dask.config.get("distributed.scheduler.http.routes", None) or [])
+
+
 _pids = []
 
 
@@ -247,5 +285,8 @@ def dask_setup(scheduler):
         return
     # A host pattern of its own: tornado tries each host rule in turn, so the
     # scheduler's routes and Bokeh's applications keep answering everything else.
-    app.add_handlers(r".*$", [(ROUTE, _handler_class(), {"dask_server": scheduler})])
+    handlers = [(ROUTE, _handler_class(), {"dask_server": scheduler})]
+    if _api_enabled():
+        handlers.append((RETIRE_ROUTE, _retire_class(), {"dask_server": scheduler}))
+    app.add_handlers(r".*$", handlers)
     logger.info("sshcluster demand route at %s", ROUTE)

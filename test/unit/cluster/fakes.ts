@@ -148,6 +148,8 @@ export class FakeHost implements HostRunner {
 export class FakeScheduler implements SchedulerPort {
   readonly registered = new Set<string>();
   readonly retireCalls: string[][] = [];
+  /** Per retire call: whether the scheduler was asked to keep the workers until they stop. */
+  readonly retireKeep: boolean[] = [];
   /** Set to hold retire_workers answers back: resolve() lets them through. */
   retireHold?: Promise<void>;
   down = false;
@@ -163,8 +165,9 @@ export class FakeScheduler implements SchedulerPort {
     if (this.down) throw new Error('connection refused');
     return [...this.registered].map((name) => ({ name, address: `tcp://${name}:1` }));
   }
-  async retireWorkers(addresses: readonly string[]) {
+  async retireWorkers(addresses: readonly string[], opts: { keep?: boolean } = {}) {
     this.retireCalls.push([...addresses]);
+    this.retireKeep.push(opts.keep === true);
     await this.retireHold;
     return addresses;
   }

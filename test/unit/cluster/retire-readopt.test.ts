@@ -180,6 +180,8 @@ describe('teardown', () => {
     expect(r.leftover).toEqual([{ host: 'b', pids: [] }]);
     expect(h.notices()).toContain('b: not connected, so not checked; `sshcluster down` can check it later');
     expect(h.scheduler.retireCalls).toEqual([['tcp://a-0:1']]);
+    // Kept by the scheduler until the stop ends them: none closes itself meanwhile.
+    expect(h.scheduler.retireKeep).toEqual([true]);
     expect(h.host('a').running()).toEqual([]);
     expect(h.host('n0').running()).toEqual([]);
   });

@@ -18,6 +18,7 @@ import {
 import { parseLauncherPid, parseSchedulerLine, parseWorkerLine } from '../../../src/dask/log-lines.js';
 import { SchedulerClient, tcpConnector } from '../../../src/dask/scheduler-client.js';
 import { SchedulerApiDisabledError } from '../../../src/dask/scheduler-errors.js';
+import { SCHEDULER_DEMAND_PRELOAD_PATH } from '../../../src/dask/scheduler-preload.js';
 
 const PYTHON = '/usr/bin/python3';
 // TMPDIR: where boot.py installs the launcher (as on a host), removed afterwards.
@@ -79,6 +80,15 @@ function freePort(): Promise<number> {
   });
 }
 
+/** Waits for a state the scheduler reaches on its own (a worker's comm closing), polled. */
+async function until(cond: () => Promise<boolean>, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`not so within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
 const kind = (parse: (l: string) => { kind: string } | undefined, k: string) => (l: string) =>
   parse(l)?.kind === k;
 
@@ -86,21 +96,27 @@ let scheduler: Proc;
 let address = '';
 let client: SchedulerClient;
 let noApiClient: SchedulerClient;
+/** A third scheduler, with sshcluster's preload as the app starts it (its retire route). */
+let preloaded: { client: SchedulerClient; address: string };
 
 beforeAll(async () => {
-  const [port, dash, port2, dash2] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
+  const [port, dash, port2, dash2, port3, dash3] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
   const opts = { port, dashboardAddress: `127.0.0.1:${dash}`, host: '127.0.0.1' };
   scheduler = start(schedulerArgv(PYTHON, opts), schedulerEnv());
   // Same scheduler without the API routes: the default Dask configuration.
   const plain = start(schedulerArgv(PYTHON, { ...opts, port: port2, dashboardAddress: `127.0.0.1:${dash2}` }), workerEnv());
+  const withPreload = start([...schedulerArgv(PYTHON, { ...opts, port: port3, dashboardAddress: `127.0.0.1:${dash3}` }), '--preload', SCHEDULER_DEMAND_PRELOAD_PATH], schedulerEnv());
   const line = await scheduler.waitFor(kind(parseSchedulerLine, 'listening'), 15_000);
   address = (parseSchedulerLine(line) as { address: string }).address;
+  const line3 = await withPreload.waitFor(kind(parseSchedulerLine, 'listening'), 15_000);
   await Promise.all([
     scheduler.waitFor(kind(parseSchedulerLine, 'dashboard'), 5000),
     plain.waitFor(kind(parseSchedulerLine, 'dashboard'), 15_000),
+    withPreload.waitFor(kind(parseSchedulerLine, 'dashboard'), 15_000),
   ]);
   client = new SchedulerClient(tcpConnector('127.0.0.1', dash), { timeoutMs: 5000 });
   noApiClient = new SchedulerClient(tcpConnector('127.0.0.1', dash2), { timeoutMs: 5000 });
+  preloaded = { client: new SchedulerClient(tcpConnector('127.0.0.1', dash3), { timeoutMs: 5000 }), address: (parseSchedulerLine(line3) as { address: string }).address };
 }, 20_000);
 
 afterAll(async () => {
@@ -168,6 +184,31 @@ describe('SchedulerClient on a real scheduler', () => {
     w.proc.stdin.end(); // what the app must do after a retire: stop the process group
     expect(await w.exit).not.toBeNull();
     expect(await client.workers()).toEqual([]);
+  });
+
+  it('retire with keep: the preload keeps the worker until its process ends, so it never closes itself', async () => {
+    const w = start(workerArgv(PYTHON, preloaded.address, 'w-2', { ...WORKER, nanny: false }), workerEnv());
+    await w.waitFor(kind(parseWorkerLine, 'registered'), 10_000);
+    const [worker] = await preloaded.client.workers();
+    expect(worker?.name).toBe('w-2');
+    expect(await preloaded.client.retireWorkers([worker!.address], { keep: true })).toEqual([worker!.address]);
+    // Dask's own route has removed it by now (the test above); this one keeps it, closing
+    // gracefully, so no heartbeat is told "unaware" and the stop's SIGTERM is the only close.
+    expect(await preloaded.client.workers()).toEqual([worker]);
+    w.proc.stdin.end();
+    expect(await w.exit).not.toBeNull();
+    expect(w.lines.filter((l) => l.includes('Scheduler was unaware'))).toEqual([]);
+    await until(async () => (await preloaded.client.workers()).length === 0, 10_000);
+  });
+
+  it('retire with keep falls back to Dask\'s route on a scheduler without the preload', async () => {
+    const w = start(workerArgv(PYTHON, address, 'w-3', { ...WORKER, nanny: false }), workerEnv());
+    await w.waitFor(kind(parseWorkerLine, 'registered'), 10_000);
+    const [worker] = await client.workers();
+    expect(await client.retireWorkers([worker!.address], { keep: true })).toEqual([worker!.address]);
+    expect(await client.workers()).toEqual([]);
+    w.proc.stdin.end();
+    expect(await w.exit).not.toBeNull();
   });
 
   it('says the API is not enabled when the scheduler was started without it', async () => {
