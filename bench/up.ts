@@ -146,7 +146,9 @@ async function runSshcluster(info: TestHosts, yaml: string, timeoutMs: number): 
   if (exit.code !== 0) problems.push(`exit ${exit.code ?? exit.signal} after SIGINT, expected 0`);
   if (!p.out().includes('verified: no process of this cluster is left on any host')) problems.push('no "verified: no process … left" line');
   if (problems.length) return { ok: false, t, error: `${problems.join('; ')}\n${tail(p.out())}` };
-  return { ok: true, t, stopAt: tSig, note: `scheduler sees ${workers} workers` };
+  // A stop that needed SIGKILL still ends "verified"; its teardown time is then the grace.
+  const forced = /^ {2}killed by force: (.*)$/m.exec(p.out())?.[1];
+  return { ok: true, t, stopAt: tSig, note: `scheduler sees ${workers} workers${forced ? `; KILLED BY FORCE after the grace: ${forced}` : ''}` };
 }
 
 const SSHCLUSTER_PY = String.raw`import time
