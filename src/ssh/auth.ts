@@ -102,6 +102,11 @@ async function identity(
   const label = `publickey ${file}`;
   const parsed = ssh2().utils.parseKey(data);
   if (!(parsed instanceof Error)) {
+    // ssh2 parses a public key too, then skips it without a word.
+    if (!parsed.isPrivateKey()) {
+      state.notes.push(`skipped ${file}: a public key; identity_file names the private one (usually the same path without .pub)`);
+      return undefined;
+    }
     return { label, method: { type: 'publickey', username: spec.username, key: data } };
   }
   if (!/encrypted/i.test(parsed.message)) {

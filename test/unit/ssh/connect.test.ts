@@ -20,7 +20,7 @@ const rsaKey = makeKey(undefined, 'rsa');
 let server: TestServer;
 
 function ctxWith(files: Record<string, string> = {}, secrets: Record<string, string> = {}) {
-  const fs = memFs({ '/id/user': userKey.private, '/id/enc': encKey.private, '/id/other': otherKey.private, '/id/rsa': rsaKey.private, ...files });
+  const fs = memFs({ '/id/user': userKey.private, '/id/enc': encKey.private, '/id/other': otherKey.private, '/id/rsa': rsaKey.private, '/id/user.pub': userKey.public, ...files });
   const asked: string[] = [];
   const ctx: ConnectContext = {
     readFile: fs.readFile,
@@ -120,6 +120,13 @@ describe('authentication', () => {
       expect(server.publickeyRequests.slice(before)).toEqual(Array(expected).fill('signed'));
       c.client.end();
     }
+  });
+
+  it('skips a public key named as identity_file, and says it is one', async () => {
+    const { ctx } = ctxWith();
+    const err = await failure(openClient(baseSpec(server.port, { identityFiles: ['/id/user.pub'] }), ctx));
+    expect(err.message).toContain('skipped /id/user.pub: a public key; identity_file names the private one (usually the same path without .pub)');
+    expect(err.message).not.toContain('tried: publickey');
   });
 
   it('decrypts an encrypted key with the passphrase from secrets', async () => {
