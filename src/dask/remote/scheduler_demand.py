@@ -234,11 +234,15 @@ def _retire_class():
         async def post(self):
             self.set_header("Content-Type", "application/json")
             try:
-                workers = json.loads(self.request.body).get("workers")
-                if not isinstance(workers, list) or not all(isinstance(w, str) for w in workers):
-                    self.set_status(400)
-                    self.write(json.dumps({"error": "expected {\"workers\": [address, ...]}"}))
-                    return
+                body = json.loads(self.request.body)
+            except ValueError:  # not JSON, or not UTF-8
+                body = None
+            workers = body.get("workers") if isinstance(body, dict) else None
+            if not isinstance(workers, list) or not all(isinstance(w, str) for w in workers):
+                self.set_status(400)
+                self.write(json.dumps({"error": "expected {\"workers\": [address, ...]}"}))
+                return
+            try:
                 info = await self.server.retire_workers(workers=workers, remove=False)
                 self.write(json.dumps(info, default=str))
             except Exception as e:

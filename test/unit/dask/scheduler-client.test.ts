@@ -97,7 +97,7 @@ let address = '';
 let client: SchedulerClient;
 let noApiClient: SchedulerClient;
 /** A third scheduler, with sshcluster's preload as the app starts it (its retire route). */
-let preloaded: { client: SchedulerClient; address: string };
+let preloaded: { client: SchedulerClient; address: string; dashboard: number };
 
 beforeAll(async () => {
   const [port, dash, port2, dash2, port3, dash3] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
@@ -116,7 +116,7 @@ beforeAll(async () => {
   ]);
   client = new SchedulerClient(tcpConnector('127.0.0.1', dash), { timeoutMs: 5000 });
   noApiClient = new SchedulerClient(tcpConnector('127.0.0.1', dash2), { timeoutMs: 5000 });
-  preloaded = { client: new SchedulerClient(tcpConnector('127.0.0.1', dash3), { timeoutMs: 5000 }), address: (parseSchedulerLine(line3) as { address: string }).address };
+  preloaded = { client: new SchedulerClient(tcpConnector('127.0.0.1', dash3), { timeoutMs: 5000 }), address: (parseSchedulerLine(line3) as { address: string }).address, dashboard: dash3 };
 }, 20_000);
 
 afterAll(async () => {
@@ -199,6 +199,13 @@ describe('SchedulerClient on a real scheduler', () => {
     expect(await w.exit).not.toBeNull();
     expect(w.lines.filter((l) => l.includes('Scheduler was unaware'))).toEqual([]);
     await until(async () => (await preloaded.client.workers()).length === 0, 10_000);
+  });
+
+  it("the preload's retire route answers a malformed body with 400, not a traceback", async () => {
+    for (const body of ['not json', '[1]', '{"workers": "x"}', '{"workers": [1]}', '{}']) {
+      const res = await fetch(`http://127.0.0.1:${preloaded.dashboard}/api/v1/sshcluster/retire`, { method: 'POST', body });
+      expect([body, res.status, await res.json()]).toEqual([body, 400, { error: 'expected {"workers": [address, ...]}' }]);
+    }
   });
 
   it('retire with keep falls back to Dask\'s route on a scheduler without the preload', async () => {
