@@ -1,11 +1,20 @@
-// Build: the CLI as a few bundled ES modules in dist/ (esbuild), and beside them the
-// programs that run on the hosts (src/dask/remote/*.py -> dist/remote/), which the
-// bundle reads relative to its own files. Type checking is tsc's (`npm run build` runs it
-// first); this only emits.
+// Build: the CLI as one CommonJS bundle (dist/main.cjs, esbuild), the dashboard and the
+// certificate worker as ES modules beside it, and the programs that run on the hosts
+// (src/dask/remote/*.py -> dist/remote/), which the bundle reads relative to its own file.
+// Type checking is tsc's (`npm run build` runs it first); this only emits.
 //
 // Why a bundle: Node loads ~200 small modules one by one otherwise, and that is ~45 ms of
-// every command's start, before `up` can open its first connection. ssh2 stays outside: it
-// loads its optional native crypto binding from its own directory.
+// every command's start, before `up` can open its first connection. Why CommonJS: a
+// classic script is what V8 can keep compiled between runs (bin/start.cjs); Node 20 has
+// no code cache for ES modules. A module reached only by a dynamic import() is still
+// evaluated only when used: esbuild wraps it in an init function.
+//
+// Outside the bundle:
+// - ssh2: it loads its optional native crypto binding from its own directory;
+// - the dashboard (src/ui/render.ts -> dist/ui.js): Ink's layout engine is an ES module
+//   with a top-level await, which CommonJS cannot hold;
+// - the certificate worker, a process of its own (cert-maker.ts finds it next to main),
+//   and its X.509 code.
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -15,31 +24,54 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist');
 rmSync(out, { recursive: true, force: true });
 
-const result = await build({
-  absWorkingDir: root,
-  // Separate processes: the CLI (and the detached controller it forks) and the worker
-  // that makes a cluster's certificates (cert-maker.ts finds it next to itself).
-  entryPoints: { main: 'src/main.ts', 'tls-cert-worker': 'src/app/tls-cert-worker.ts' },
-  bundle: true,
-  // Shared code in chunks; what a command imports on demand (ink, the dashboard, x509)
-  // stays a chunk of its own, loaded only when used.
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  outdir: out,
-  external: ['ssh2', 'react-devtools-core'],
-  // The CommonJS packages in the bundle (commander, react, yaml) call require().
-  banner: { js: "import { createRequire as __sshcRequire } from 'node:module'; const require = __sshcRequire(import.meta.url);" },
-  legalComments: 'none',
-  logLevel: 'warning',
-  metafile: true,
-});
+const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', outdir: out, legalComments: 'none', logLevel: 'warning', metafile: true };
 
-// Which sources each output file holds: what module-loading.test.ts maps the loaded files
-// back to (a command must not load SSH, YAML or dashboard code it does not use).
+// Two sources stand in the CommonJS bundle for ES modules beside it, which they import
+// through the loader's import() (passed to the bundle as __sshcImport; run by plain
+// `node dist/main.cjs`, their own): load-ui.ts for the dashboard (dist/ui.js), and the
+// X.509 code (the worker's; in the bundle only behind the in-process fallbacks).
+const IMPORT = "const load = typeof __sshcImport === 'function' ? __sshcImport : (url) => import(url);";
+const esmBeside = {
+  name: 'esm-beside',
+  setup(b) {
+    b.onLoad({ filter: /src[\\/]app[\\/]dashboard[\\/]load-ui\.ts$/ }, () => ({
+      loader: 'js',
+      contents: `${IMPORT}\nexport function loadUi() { return load(new URL('./ui.js', import.meta.url).href); }`,
+    }));
+    b.onLoad({ filter: /src[\\/]tls[\\/]cert-authority\.ts$/ }, () => ({
+      loader: 'js',
+      contents: `${IMPORT}\nexport async function makeClusterCerts(o) { return (await load(new URL('./cert-authority.js', import.meta.url).href)).makeClusterCerts(o); }`,
+    }));
+  },
+};
+
+const [main, esm] = await Promise.all([
+  build({
+    ...common,
+    entryPoints: { main: 'src/main.ts' },
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
+    external: ['ssh2'],
+    plugins: [esmBeside],
+    // The sources find their neighbours (dist/remote/, the worker, ssh2's require) from
+    // import.meta.url: in CommonJS, this file's URL.
+    define: { 'import.meta.url': '__sshcMetaUrl' },
+    banner: { js: "const __sshcMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  }),
+  build({
+    ...common,
+    entryPoints: { ui: 'src/ui/render.ts', 'tls-cert-worker': 'src/app/tls-cert-worker.ts', 'cert-authority': 'src/tls/cert-authority.ts' },
+    format: 'esm',
+    splitting: true,
+    external: ['react-devtools-core'],
+    // The CommonJS packages in these (react, ink's) call require().
+    banner: { js: "import { createRequire as __sshcRequire } from 'node:module'; const require = __sshcRequire(import.meta.url);" },
+  }),
+]);
+
+// Which sources each output file holds (module-loading.test.ts reads it).
 const inputs = Object.fromEntries(
-  Object.entries(result.metafile.outputs).map(([file, o]) => [file.slice('dist/'.length), Object.keys(o.inputs).sort()]),
+  [main, esm].flatMap((r) => Object.entries(r.metafile.outputs)).map(([file, o]) => [file.slice('dist/'.length), Object.keys(o.inputs).sort()]),
 );
 writeFileSync(join(out, 'inputs.json'), `${JSON.stringify(inputs, null, 1)}\n`);
 

@@ -7,15 +7,21 @@ import { safeText } from './events/terminal-text.js';
 import { processContext } from './terminal.js';
 
 const ctx = processContext();
-let code = 0;
-try {
-  await buildProgram(ctx, (c) => (code = c)).parseAsync(process.argv);
-} catch (err) {
-  code = report(err);
+// Not a top-level await: the build makes this file a CommonJS script, which V8 can
+// cache compiled (bin/start.cjs).
+void main();
+
+async function main(): Promise<void> {
+  let code = 0;
+  try {
+    await buildProgram(ctx, (c) => (code = c)).parseAsync(process.argv);
+  } catch (err) {
+    code = report(err);
+  }
+  process.exitCode = code;
+  // Connections and timers of a finished command must not keep the process alive.
+  setTimeout(() => process.exit(code), 200).unref();
 }
-process.exitCode = code;
-// Connections and timers of a finished command must not keep the process alive.
-setTimeout(() => process.exit(code), 200).unref();
 
 function report(err: unknown): number {
   if (err instanceof CommanderError) {

@@ -23,7 +23,7 @@ export function runSync(cmd: string, args: string[], env: NodeJS.ProcessEnv = pr
 export function preflight(own: () => string[]): void {
   const problems: string[] = [];
   if (process.getuid?.() !== 0) problems.push('must run as root (the test hosts are network namespaces + sshd)');
-  if (!existsSync(path.join(ROOT, 'dist/main.js'))) problems.push('sshcluster is not built: npm run build');
+  if (!existsSync(MAIN)) problems.push('sshcluster is not built: npm run build');
   if (!existsSync('/usr/sbin/sshd')) problems.push('sshd not found: apt-get install -y openssh-server');
   if (!existsSync(PY)) problems.push(`${PY} not found`);
   else problems.push(...own());
@@ -46,9 +46,11 @@ export function machineLines(pyModules: string[], tools: string[][] = []): strin
   return [
     `machine: nproc ${nproc}, ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Linux ${os.release()}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
     `software: node ${process.version}, python ${pyv}, ${pyModules.map((m, i) => `${m} ${versions[i] ?? '?'}`).join(', ')}${toolLines.map((t) => `, ${t}`).join('')}`,
-    `sshcluster: ${commit}, dist/ built ${statSync(path.join(ROOT, 'dist/main.js')).mtime.toISOString()}`,
+    `sshcluster: ${commit}, dist/ built ${statSync(MAIN).mtime.toISOString()}`,
   ];
 }
+
+const MAIN = path.join(ROOT, 'dist/main.cjs');
 
 /**
  * Registered before the harness's hooks: on a signal, `first` (e.g. down a cluster), kill

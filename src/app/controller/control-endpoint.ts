@@ -1,6 +1,7 @@
 // The control endpoint of a running `up` (the controller process), what other commands
 // talk to: the control socket (status, scale, adapt, restart, down, subscribe), the
 // state file `down` falls back on, and the per-process log files `logs` reads.
+import fs from 'node:fs/promises';
 import { clusterPaths, ensureClusterDir, socketPathFor, stateRoot, type ClusterPaths } from '../../control/paths.js';
 import { LogStore } from '../../control/log-store.js';
 import { startRun } from '../../control/log-runs.js';
@@ -172,7 +173,6 @@ export class ControlEndpoint {
     // A save under way (the teardown's last events) would rename its file in after the
     // removal: the next `up` would then adopt this cluster's spec from it.
     await this.saving;
-    const fs = await import('node:fs/promises');
     // The certificates go with the state: a cluster that is gone needs neither.
     await Promise.all([fs.rm(this.paths.stateFile, { force: true }), removeCerts(this.paths.dir)]);
   }

@@ -6,6 +6,7 @@ import type { Instance } from 'ink';
 import type { DashboardActions } from '../../ui/actions.js';
 import type { DashboardStore } from '../../ui/store.js';
 import type { AppContext } from '../context.js';
+import { loadUi } from './load-ui.js';
 
 const ALT_SCREEN_ON = '\x1b[?1049h';
 const ALT_SCREEN_OFF = '\x1b[?1049l';
@@ -23,11 +24,10 @@ export function openDashboard(ctx: AppContext, store: DashboardStore, actions: D
   const tty = ctx.tty!;
   let ink: Instance | undefined;
   let closed = false;
-  // React is CommonJS: its exports are the default export, bundled or not.
-  void Promise.all([import('ink'), import('react'), import('../../ui/App.js')]).then(([{ render }, { default: React }, { App }]) => {
+  void loadUi().then(({ renderDashboard }) => {
     if (closed) return;
     tty.stdout.write(ALT_SCREEN_ON);
-    ink = render(React.createElement(App, { store, actions, color: !('NO_COLOR' in ctx.env) || ctx.env.NO_COLOR === '' }), {
+    ink = renderDashboard({ store, actions, color: !('NO_COLOR' in ctx.env) || ctx.env.NO_COLOR === '' }, {
       stdout: tty.stdout,
       stdin: tty.stdin,
       exitOnCtrlC: false,
