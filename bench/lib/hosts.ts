@@ -1,7 +1,7 @@
 // What the namespace-host benchmarks share: paths, the pre-flight and machine lines, the
 // signal hooks, and the check that every round leaves the hosts clean.
 import { spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -46,11 +46,19 @@ export function machineLines(pyModules: string[], tools: string[][] = []): strin
   return [
     `machine: nproc ${nproc}, ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Linux ${os.release()}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
     `software: node ${process.version}, python ${pyv}, ${pyModules.map((m, i) => `${m} ${versions[i] ?? '?'}`).join(', ')}${toolLines.map((t) => `, ${t}`).join('')}`,
-    `sshcluster: ${commit}, dist/ built ${statSync(MAIN).mtime.toISOString()}`,
+    `sshcluster: ${commit}, dist/ built ${statSync(MAIN).mtime.toISOString()}, ${codeCache()}`,
   ];
 }
 
 const MAIN = path.join(ROOT, 'dist/main.cjs');
+
+/** Whether sshcluster's commands start compiled (bin/sshcluster): cache files newer than the build. */
+function codeCache(): string {
+  const dir = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'sshcluster', 'v8');
+  const built = statSync(MAIN).mtimeMs;
+  const fresh = existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.bin') && statSync(path.join(dir, n)).mtimeMs > built).map((n) => n.split('-')[0] || '--') : [];
+  return fresh.length ? `V8 code cache for: ${[...new Set(fresh)].sort().join(' ')}` : 'no V8 code cache yet (the first run of each command writes its own)';
+}
 
 /**
  * Registered before the harness's hooks: on a signal, `first` (e.g. down a cluster), kill
