@@ -38,7 +38,7 @@ describe('the code cache', () => {
     const first = files(home);
     expect(first.size).toBe(1);
     const [name] = [...first.keys()];
-    expect(name).toMatch(/^--[0-9a-f]{8}-[0-9a-f]{8}\.bin$/);
+    expect(name).toMatch(/^--[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}\.bin$/);
     const dir = path.join(home, 'sshcluster', 'v8');
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
     expect(fs.statSync(path.join(dir, name!)).mode & 0o777).toBe(0o600);
@@ -49,7 +49,7 @@ describe('the code cache', () => {
 
     // Another command has its own.
     run(home, 'list');
-    expect([...files(home).keys()].sort()).toEqual([name, expect.stringMatching(/^list-[0-9a-f]{8}-[0-9a-f]{8}\.bin$/)].sort());
+    expect([...files(home).keys()].sort()).toEqual([name, expect.stringMatching(/^list-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}\.bin$/)].sort());
   });
 
   it('a damaged file is refused by V8 and written again; the command runs as without it', () => {
@@ -63,18 +63,25 @@ describe('the code cache', () => {
     expect(fs.statSync(file).size).toBeGreaterThan(10_000);
   });
 
-  it("a write removes the command's files of other builds, not other commands' nor other runtimes'", () => {
+  it("a write removes this install's other builds of the command and any file a month old, nothing else", () => {
     const home = path.join(tmp, 'c');
     const dir = path.join(home, 'sshcluster', 'v8');
-    fs.mkdirSync(dir, { recursive: true });
-    for (const n of ['--00000000-00000000.bin', 'list-00000000-00000000.bin']) fs.writeFileSync(path.join(dir, n), 'old build');
     run(home, '--version');
-    const [mine] = [...files(home).keys()].filter((n) => n.startsWith('--') && !n.startsWith('--00000000'));
-    const otherRuntime = `${mine!.slice(0, '--'.length + 9)}ffffffff.bin`;
-    fs.writeFileSync(path.join(dir, otherRuntime), 'other node');
+    const [mine] = [...files(home).keys()];
+    const [, inst, build, runtime] = /^--([0-9a-f]{8})-([0-9a-f]{8})-([0-9a-f]{8})\.bin$/.exec(mine!)!;
+    const keep = [
+      `--ffffffff-${build}-${runtime}.bin`, // another install
+      `list-${inst}-00000000-00000000.bin`, // another command
+      `--${inst}-${build}-ffffffff.bin`, // another Node or flags
+    ];
+    const go = [`--${inst}-00000000-${runtime}.bin`, 'list-eeeeeeee-00000000-00000000.bin'];
+    for (const n of [...keep, ...go]) fs.writeFileSync(path.join(dir, n), 'another');
+    // Another install's, unused for a month.
+    const monthOld = new Date(Date.now() - 31 * 86_400_000);
+    fs.utimesSync(path.join(dir, go[1]!), monthOld, monthOld);
     fs.rmSync(path.join(dir, mine!));
     run(home, '--version');
-    expect([...files(home).keys()].sort()).toEqual([mine, otherRuntime, 'list-00000000-00000000.bin'].sort());
+    expect([...files(home).keys()].sort()).toEqual([mine, ...keep].sort());
   });
 
   it('a cache that cannot be written changes nothing', () => {
