@@ -84,6 +84,25 @@ describe('the code cache', () => {
     expect([...files(home).keys()].sort()).toEqual([mine, ...keep].sort());
   });
 
+  it('a file others can write, or a link, is not run: a file of its own replaces it', () => {
+    const home = path.join(tmp, 'd');
+    run(home, '--version');
+    const [name] = [...files(home).keys()];
+    const file = path.join(home, 'sshcluster', 'v8', name!);
+    const good = path.join(tmp, 'good.bin');
+    fs.copyFileSync(file, good);
+    fs.chmodSync(file, 0o666);
+    const planted = files(home).get(name!);
+    run(home, '--version');
+    expect(files(home).get(name!)).not.toBe(planted);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+
+    fs.rmSync(file);
+    fs.symlinkSync(good, file);
+    run(home, '--version');
+    expect(fs.lstatSync(file).isFile()).toBe(true);
+  });
+
   it('a cache that cannot be written changes nothing', () => {
     const notADir = path.join(tmp, 'file');
     fs.writeFileSync(notADir, '');
