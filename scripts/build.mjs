@@ -5,12 +5,12 @@
 //
 // Why a bundle: Node loads ~200 small modules one by one otherwise, and that is ~45 ms of
 // every command's start, before `up` can open its first connection. Why CommonJS: a
-// classic script is what V8 can keep compiled between runs (bin/start.cjs); Node 20 has
+// classic script is what V8 can keep compiled between runs (bin/sshcluster); Node 20 has
 // no code cache for ES modules. A module reached only by a dynamic import() is still
 // evaluated only when used: esbuild wraps it in an init function.
 //
 // Outside the bundle:
-// - ssh2: it loads its optional native crypto binding from its own directory;
+// - ssh2's native bindings and WebAssembly module (its JavaScript is in the bundle);
 // - the dashboard (src/ui/render.ts -> dist/ui.js): Ink's layout engine is an ES module
 //   with a top-level await, which CommonJS cannot hold;
 // - the certificate worker, a process of its own (cert-maker.ts finds it next to main),
@@ -24,15 +24,20 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist');
 rmSync(out, { recursive: true, force: true });
 
+const modules = join(root, 'node_modules') + '/';
 const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', outdir: out, legalComments: 'none', logLevel: 'warning', metafile: true };
 
-// Two sources stand in the CommonJS bundle for ES modules beside it, which they import
-// through the loader's import() (passed to the bundle as __sshcImport; run by plain
-// `node dist/main.cjs`, their own): load-ui.ts for the dashboard (dist/ui.js), and the
-// X.509 code (the worker's; in the bundle only behind the in-process fallbacks).
+// What the CommonJS bundle leaves outside (the list above).
+// - Two sources stand in it for ES modules beside it, which they import through the
+//   loader's import() (passed to the bundle as __sshcImport; run by plain `node
+//   dist/main.cjs`, their own): load-ui.ts for the dashboard (dist/ui.js), and the X.509
+//   code (the worker's; in the bundle only behind the in-process fallbacks).
+// - ssh2's native bindings (its crypto, cpu-features) and its WebAssembly poly1305
+//   (src/ssh/ssh2.ts leaves that out when the binding is there) stay files in
+//   node_modules, required from there when the bundle runs.
 const IMPORT = "const load = typeof __sshcImport === 'function' ? __sshcImport : (url) => import(url);";
-const esmBeside = {
-  name: 'esm-beside',
+const outside = {
+  name: 'outside',
   setup(b) {
     b.onLoad({ filter: /src[\\/]app[\\/]dashboard[\\/]load-ui\.ts$/ }, () => ({
       loader: 'js',
@@ -42,6 +47,11 @@ const esmBeside = {
       loader: 'js',
       contents: `${IMPORT}\nexport async function makeClusterCerts(o) { return (await load(new URL('./cert-authority.js', import.meta.url).href)).makeClusterCerts(o); }`,
     }));
+    b.onResolve({ filter: /\.node$|[\\/]poly1305\.js$/ }, (a) => {
+      const file = join(a.resolveDir, a.path);
+      if (!file.startsWith(modules)) return { errors: [{ text: `${a.path} from ${a.importer}: not in node_modules` }] };
+      return { path: file.slice(modules.length), external: true };
+    });
   },
 };
 
@@ -51,8 +61,7 @@ const [main, esm] = await Promise.all([
     entryPoints: { main: 'src/main.ts' },
     format: 'cjs',
     outExtension: { '.js': '.cjs' },
-    external: ['ssh2'],
-    plugins: [esmBeside],
+    plugins: [outside],
     // The sources find their neighbours (dist/remote/, the worker, ssh2's require) from
     // import.meta.url: in CommonJS, this file's URL.
     define: { 'import.meta.url': '__sshcMetaUrl' },
