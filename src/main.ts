@@ -8,7 +8,7 @@ import { processContext } from './terminal.js';
 
 const ctx = processContext();
 // Not a top-level await: the build makes this file a CommonJS script, which V8 can
-// cache compiled (bin/start.cjs).
+// cache compiled (bin/sshcluster).
 void main();
 
 async function main(): Promise<void> {

@@ -4,7 +4,7 @@
 // - dist/main.cjs is one bundle, where a module that is imported only when used is an
 //   init function named by its source ("src/x.ts"), called when it is; the others (the
 //   bundle's entry and what it imports statically) run at start;
-// - any other file (ssh2's, dist/ui.js) was loaded when it is in the coverage at all;
+// - any other file (ssh2's native parts, dist/ui.js) was loaded when it is in the coverage;
 //   dist/inputs.json says which sources each of dist's files holds.
 // So a later static import that drags one of them in fails here.
 import { spawnSync } from 'node:child_process';
