@@ -52,9 +52,13 @@ export function machineLines(pyModules: string[], tools: string[][] = []): strin
 
 const MAIN = path.join(ROOT, 'dist/main.cjs');
 
-/** Whether sshcluster's commands start compiled (bin/sshcluster): cache files newer than the build. */
+/**
+ * Whether sshcluster's commands start compiled: cache files newer than the build, in the
+ * directory bin/sshcluster uses (a relative XDG_CACHE_HOME does not count, as there).
+ */
 function codeCache(): string {
-  const dir = path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'sshcluster', 'v8');
+  const env = process.env.XDG_CACHE_HOME;
+  const dir = path.join(env && path.isAbsolute(env) ? env : path.join(os.homedir(), '.cache'), 'sshcluster', 'v8');
   const built = statSync(MAIN).mtimeMs;
   const fresh = existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.bin') && statSync(path.join(dir, n)).mtimeMs > built).map((n) => n.split('-')[0] || '--') : [];
   return fresh.length ? `V8 code cache for: ${[...new Set(fresh)].sort().join(' ')}` : 'no V8 code cache yet (the first run of each command writes its own)';
