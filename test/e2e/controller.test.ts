@@ -120,9 +120,10 @@ describe('controller', () => {
   it('after the controller is killed with SIGKILL, down still stops everything from the state file', async () => {
     upDetached('orphan', four.slice(0, 3));
     const state = JSON.parse(fs.readFileSync(path.join(STATE_HOME, 'sshcluster', 'orphan', 'state.json'), 'utf8'));
-    // The scheduler's host keeps the scheduler preload in the cluster's directory there.
+    // The scheduler's host keeps the scheduler preload in the cluster's directory there,
+    // a worker's host the preload that waits for the scheduler (the hosts share /tmp).
     const kept = hostClusterFilesDir(state.clusterId);
-    expect(fs.readdirSync(kept)).toContain('scheduler_demand.py');
+    expect(fs.readdirSync(kept).sort()).toEqual(['scheduler_demand.py', 'scheduler_wait.py']);
     process.kill(state.controller.pid, 'SIGKILL');
     await sleep(500);
     const st = runCli(['status', '--name', 'orphan']);

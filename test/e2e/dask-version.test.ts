@@ -107,6 +107,14 @@ describe(`Dask ${info.dask} on the hosts`, () => {
     expect(workers).toEqual([info.daskVersion]);
   });
 
+  it("the worker's nanny waits for the scheduler with our preload, and the scheduler logs nothing of its probes", () => {
+    const logs = runCli(['logs', '--name', 'version', '--tail', '1000']);
+    expect(logs.code, logs.stderr).toBe(0);
+    expect(logs.stdout).toMatch(/Run preload setup: \S*\/scheduler_wait\.py/);
+    expect(logs.stdout).toMatch(/Registered to: +tcp:/);
+    expect(logs.stdout).not.toMatch(/closed before handshake/);
+  });
+
   it('the adaptive target: threads on 2022.12, workers on 2024.12, the same worker count after our correction', async () => {
     const stop = tmp('version-stop');
     fs.rmSync(stop, { force: true });

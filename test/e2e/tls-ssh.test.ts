@@ -93,7 +93,7 @@ describe('TLS over SSH (the default)', () => {
     const { clusterId } = state('tls4');
     const dir = hostClusterFilesDir(clusterId);
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
-    expect(fs.readdirSync(dir).sort()).toEqual(['ca.pem', 'scheduler-key.pem', 'scheduler.pem', 'scheduler_demand.py', 'ssl_error_queue.py', 'worker-key.pem', 'worker.pem']);
+    expect(fs.readdirSync(dir).sort()).toEqual(['ca.pem', 'scheduler-key.pem', 'scheduler.pem', 'scheduler_demand.py', 'scheduler_wait.py', 'ssl_error_queue.py', 'worker-key.pem', 'worker.pem']);
     for (const f of fs.readdirSync(dir)) expect(fs.statSync(path.join(dir, f)).mode & 0o777).toBe(0o600);
 
     // No key material in ps (inside each namespace), status, state, logs, controller log.

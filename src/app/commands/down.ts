@@ -60,7 +60,7 @@ async function downFromState(ctx: AppContext, state: ClusterState, progress: Out
       let runner: ShellHostRunner;
       try {
         const shell = await open(h);
-        runner = new ShellHostRunner({ host: h.name, clusterId: state.clusterId, setup: h.setup, shell, python: h.remotePython, env: h.env, keepsFiles: keepsFilesOn(state.spec, h.name) });
+        runner = new ShellHostRunner({ host: h.name, clusterId: state.clusterId, setup: h.setup, shell, python: h.remotePython, env: h.env, keepsFiles: keepsFilesOn(state.spec) });
       } catch (err) {
         ctx.stderr.write(`  ${h.name}: cannot connect to check it: ${safeLine(err instanceof ExpectedError ? err.message : String(err))}\n`);
         leftover.push({ host: h.name, pids: [] });

@@ -1,20 +1,21 @@
 // The files a cluster keeps on its hosts over SSH: the TLS material each host's roles
-// need and, on the scheduler's host, the scheduler preload (the adaptive loop's demand
-// route). They travel with every process started there, in the same exec: the launcher
+// need, on the scheduler's host the scheduler preload (the adaptive loop's demand route)
+// and on each worker host the preload that waits for the scheduler. They travel with every process started there, in the same exec: the launcher
 // writes them first (files.py) and puts their directory into the argv, which names them
 // under CLUSTER_FILES_DIR. The local cluster uses this machine's copies.
 import type { ClusterSpec, HostSpec } from '../../config/spec.js';
 import { CLUSTER_FILES_DIR, type ClusterFiles } from '../../dask/remote-command.js';
 import { SCHEDULER_DEMAND_PRELOAD_PATH, schedulerDemandPreload } from '../../dask/scheduler-preload.js';
+import { SCHEDULER_WAIT_FILE, SCHEDULER_WAIT_PATH, schedulerWaitPreload } from '../../dask/scheduler-wait.js';
 import type { SessionTls } from '../tls-setup.js';
 
 /**
- * Whether the cluster keeps files on `host` over SSH (what launchFiles() gives it): the
- * scheduler preload on the scheduler's host, and with TLS the certificates on each.
- * What a `down` from the state file must remove with the processes.
+ * Whether the cluster keeps files on a host (what launchFiles() gives it): on every host
+ * over SSH, which runs the scheduler or workers. What a `down` from the state file must
+ * remove with the processes.
  */
-export function keepsFilesOn(spec: ClusterSpec, host: string): boolean {
-  return !spec.local && (spec.security?.kind === 'tls' || host === spec.schedulerHost.name);
+export function keepsFilesOn(spec: ClusterSpec): boolean {
+  return !spec.local;
 }
 
 /** The scheduler preload's name on a host. */
@@ -25,16 +26,22 @@ export function schedulerPreloadPath(spec: ClusterSpec): string {
   return spec.local ? SCHEDULER_DEMAND_PRELOAD_PATH : `${CLUSTER_FILES_DIR}/${PRELOAD_FILE}`;
 }
 
+/** Where a worker finds the preload that waits for its scheduler. */
+export function schedulerWaitPath(spec: ClusterSpec): string {
+  return spec.local ? SCHEDULER_WAIT_PATH : `${CLUSTER_FILES_DIR}/${SCHEDULER_WAIT_FILE}`;
+}
+
 /**
  * What each process started on `h` is given first; undefined: nothing. Without its TLS
  * files a process cannot take part (it does not start); without the preload the
  * scheduler runs as Dask's own and adaptive ignores resources (the launcher says so in
- * its output, and the adaptive loop once more).
+ * its output, and the adaptive loop once more), and a worker registers as Dask's own.
  */
 export function launchFiles(spec: ClusterSpec, tls: SessionTls | undefined, h: HostSpec): ClusterFiles | undefined {
-  if (!keepsFilesOn(spec, h.name)) return undefined;
+  if (!keepsFilesOn(spec)) return undefined;
   const tlsFiles = tls?.filesFor?.(h.name) ?? [];
   const preload = h.name === spec.schedulerHost.name ? [{ name: PRELOAD_FILE, content: schedulerDemandPreload() }] : [];
-  const files = [...tlsFiles, ...preload];
+  const wait = spec.workerHosts.some((w) => w.name === h.name) ? [{ name: SCHEDULER_WAIT_FILE, content: schedulerWaitPreload() }] : [];
+  const files = [...tlsFiles, ...preload, ...wait];
   return files.length ? { files, optional: tlsFiles.length === 0 } : undefined;
 }

@@ -5,11 +5,12 @@ import type { ProcessSpec } from '../../cluster/ports.js';
 import type { ClusterSpec } from '../../config/spec.js';
 import { schedulerArgv, schedulerEnv, workerArgv, workerEnv } from '../../dask/argv.js';
 import { schedulerPreloadArgv } from '../../dask/scheduler-preload.js';
+import { schedulerWaitArgv } from '../../dask/scheduler-wait.js';
 import { sslPreloadArgv } from '../../dask/ssl-preload.js';
 import { requireEncryptionEnv } from '../../dask/tls.js';
 import { tlsPathsIn } from '../../tls/tls-files.js';
 import type { SessionTls } from '../tls-setup.js';
-import { schedulerPreloadPath } from './host-files.js';
+import { schedulerPreloadPath, schedulerWaitPath } from './host-files.js';
 
 export function processSpecs(
   /** The spec in force when each process starts (`apply` replaces it). */
@@ -27,7 +28,11 @@ export function processSpecs(
     const argv =
       d.role === 'scheduler'
         ? [...schedulerArgv(h.remotePython, spec.schedulerOptions, tls), ...schedulerPreloadArgv(schedulerPreloadPath(spec)), ...sslArgv]
-        : [...workerArgv(h.remotePython, schedulerAddress, d.name, h.workerOptions, tls), ...sslArgv];
+        : [
+            ...workerArgv(h.remotePython, schedulerAddress, d.name, h.workerOptions, tls),
+            ...sslArgv,
+            ...schedulerWaitArgv(schedulerWaitPath(spec), h.workerOptions.nanny),
+          ];
     const env = {
       ...h.env,
       ...(d.role === 'scheduler' ? schedulerEnv(adaptiveEnv(spec.adaptive?.targetDurationMs)) : workerEnv()),

@@ -16,7 +16,7 @@ const files = readdirSync(path.dirname(programPath('boot.py'))).filter((f) => f.
 
 describe('remote programs', () => {
   it('are all there', () => {
-    expect(files).toEqual(['boot.py', 'check-listener.py', 'check-probe.py', 'cluster-files.py', 'files.py', 'keeper.py', 'launcher.py', 'scheduler_demand.py', 'shared.py', 'ssl_error_queue.py']);
+    expect(files).toEqual(['boot.py', 'check-listener.py', 'check-probe.py', 'cluster-files.py', 'files.py', 'keeper.py', 'launcher.py', 'scheduler_demand.py', 'scheduler_wait.py', 'shared.py', 'ssl_error_queue.py']);
   });
 
   it('compile with py_compile and parse as Python 3.7', () => {

@@ -1,0 +1,130 @@
+// The preload that holds a worker's registration until its scheduler listens
+// (src/dask/remote/scheduler_wait.py), with a REAL Dask nanny and scheduler
+// (distributed under /usr/bin/python3). Whether Dask's own connect had to retry is read
+// from its debug log ("Could not connect to …, waiting for … before retrying"), so
+// nothing here depends on how fast the machine is. SSHCLUSTER_TEST_PYTHON=<interpreter>
+// runs it under another Dask (e.g. the e2e harness's Debian trixie wrapper, which sees
+// only /tmp: the files are copied there).
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { SCHEDULER_WAIT_PATH, schedulerWaitArgv } from '../../../src/dask/scheduler-wait.js';
+
+const PYTHON = process.env['SSHCLUSTER_TEST_PYTHON'] || '/usr/bin/python3';
+const dir = mkdtempSync('/tmp/sshcluster-wait-');
+const preload = join(dir, 'scheduler_wait.py');
+copyFileSync(SCHEDULER_WAIT_PATH, preload);
+mkdirSync(join(dir, 'config'));
+writeFileSync(
+  join(dir, 'config', 'logging.yaml'),
+  'logging:\n  distributed: info\n  distributed.comm.core: debug\n  distributed.sshcluster.wait: debug\n',
+);
+const RETRY = /Could not connect to \S+, waiting for/;
+
+interface Proc {
+  child: ChildProcessWithoutNullStreams;
+  log: () => string;
+  /** Resolves once the log matches `re`; rejects if the process exits first. */
+  waitFor: (re: RegExp) => Promise<void>;
+  exited: Promise<number | null>;
+}
+
+const started: Proc[] = [];
+
+function dask(args: string[], env: Record<string, string> = {}): Proc {
+  const child = spawn(PYTHON, ['-m', ...args], {
+    detached: true, // its own group: the nanny's worker process goes with it
+    env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: dir, PYTHONDONTWRITEBYTECODE: '1', DASK_CONFIG: join(dir, 'config'), DASK_TEMPORARY_DIRECTORY: dir, ...env },
+  });
+  let text = '';
+  const waiters = new Set<() => void>();
+  const onData = (c: Buffer) => {
+    text += c.toString();
+    for (const w of waiters) w();
+  };
+  child.stdout.on('data', onData);
+  child.stderr.on('data', onData);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const waitFor = (re: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!re.test(text)) return;
+        waiters.delete(check);
+        resolve();
+      };
+      waiters.add(check);
+      check();
+      void exited.then((code) => reject(new Error(`${args[0]} exited ${code} before ${re}:\n${text.slice(-3000)}`)));
+    });
+  const p = { child, log: () => text, waitFor, exited };
+  started.push(p);
+  return p;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+/** A `dask worker` with a nanny (or without: `withNanny` false). */
+const nanny = (port: number, withPreload: boolean, env?: Record<string, string>, withNanny = true) =>
+  dask(
+    ['distributed.cli.dask_worker', `tcp://127.0.0.1:${port}`, '--nthreads', '1', '--no-dashboard', ...(withNanny ? [] : ['--no-nanny']), ...(withPreload ? schedulerWaitArgv(preload, withNanny) : [])],
+    env,
+  );
+const scheduler = (port: number) => dask(['distributed.cli.dask_scheduler', '--host', '127.0.0.1', '--port', String(port), '--no-dashboard']);
+
+afterEach(async () => {
+  for (const p of started.splice(0)) {
+    if (p.child.exitCode !== null || p.child.signalCode !== null) continue;
+    process.kill(-p.child.pid!, 'SIGKILL');
+    await p.exited;
+  }
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('the scheduler-wait preload', () => {
+  it("without it, a nanny ready before its scheduler registers through Dask's retry backoff (the premise)", async () => {
+    const port = await freePort();
+    const n = nanny(port, false);
+    await n.waitFor(RETRY); // refused at least once: the scheduler is not there yet
+    const s = scheduler(port);
+    await s.waitFor(/Register worker/);
+    expect(n.log()).toMatch(RETRY);
+  }, 60_000);
+
+  it.each([
+    ['the nanny', true],
+    ['a worker without a nanny', false],
+  ])('with it, %s polls until the scheduler listens and then registers at the first attempt', async (_, withNanny) => {
+    const port = await freePort();
+    const n = nanny(port, true, {}, withNanny);
+    await n.waitFor(/Run preload setup: \S*scheduler_wait\.py/);
+    const s = scheduler(port);
+    await s.waitFor(/Register worker/);
+    await n.waitFor(/scheduler tcp:\/\/127\.0\.0\.1:\d+ accepted after/);
+    expect(n.log()).not.toMatch(RETRY);
+    // Its probes are whole handshakes: the scheduler logs nothing about them.
+    expect(s.log()).not.toMatch(/closed before handshake/);
+  }, 60_000);
+
+  it('with no scheduler, the nanny gives up as Dask does, after its own connect timeout once more', async () => {
+    const port = await freePort();
+    const n = nanny(port, true, { DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT: '1s' });
+    expect(await n.exited).not.toBe(0);
+    expect(n.log()).toMatch(/Timed out trying to connect to tcp:\/\/127\.0\.0\.1:\d+ after 1 s/);
+    expect(n.log()).not.toMatch(/accepted after/);
+  }, 60_000);
+
+  it('is given to a nanny with --preload-nanny, to a worker without one with --preload', () => {
+    expect(schedulerWaitArgv('/d/scheduler_wait.py', true)).toEqual(['--preload-nanny', '/d/scheduler_wait.py']);
+    expect(schedulerWaitArgv('/d/scheduler_wait.py', false)).toEqual(['--preload', '/d/scheduler_wait.py']);
+  });
+});
