@@ -1,8 +1,10 @@
 // The files a cluster keeps on its hosts over SSH: the TLS material each host's roles
-// need, on the scheduler's host the scheduler preload (the adaptive loop's demand route)
-// and on each worker host the preload that waits for the scheduler. They travel with every process started there, in the same exec: the launcher
-// writes them first (files.py) and puts their directory into the argv, which names them
-// under CLUSTER_FILES_DIR. The local cluster uses this machine's copies.
+// need, on the scheduler's host the scheduler preload (the adaptive loop's demand
+// route), and on each host the preload with which workers wait for the scheduler (on the
+// scheduler's host too, which `apply` may give workers). They travel with every process
+// started there, in the same exec: the launcher writes them first (files.py) and puts
+// their directory into the argv, which names them under CLUSTER_FILES_DIR. The local
+// cluster uses this machine's copies.
 import type { ClusterSpec, HostSpec } from '../../config/spec.js';
 import { CLUSTER_FILES_DIR, type ClusterFiles } from '../../dask/remote-command.js';
 import { SCHEDULER_DEMAND_PRELOAD_PATH, schedulerDemandPreload } from '../../dask/scheduler-preload.js';
@@ -10,9 +12,8 @@ import { SCHEDULER_WAIT_FILE, SCHEDULER_WAIT_PATH, schedulerWaitPreload } from '
 import type { SessionTls } from '../tls-setup.js';
 
 /**
- * Whether the cluster keeps files on a host (what launchFiles() gives it): on every host
- * over SSH, which runs the scheduler or workers. What a `down` from the state file must
- * remove with the processes.
+ * Whether the cluster keeps files on its hosts (what launchFiles() gives each): on every
+ * host over SSH. What a `down` from the state file must remove with the processes.
  */
 export function keepsFilesOn(spec: ClusterSpec): boolean {
   return !spec.local;
@@ -32,16 +33,16 @@ export function schedulerWaitPath(spec: ClusterSpec): string {
 }
 
 /**
- * What each process started on `h` is given first; undefined: nothing. Without its TLS
- * files a process cannot take part (it does not start); without the preload the
- * scheduler runs as Dask's own and adaptive ignores resources (the launcher says so in
- * its output, and the adaptive loop once more), and a worker registers as Dask's own.
+ * What each process started on `h` is given first (undefined: a local cluster, which
+ * uses this machine's copies). Without its TLS files a process cannot take part (it
+ * does not start); without the preloads the scheduler runs as Dask's own and adaptive
+ * ignores resources (the launcher says so in its output, and the adaptive loop once
+ * more), and a worker registers through Dask's own retry.
  */
 export function launchFiles(spec: ClusterSpec, tls: SessionTls | undefined, h: HostSpec): ClusterFiles | undefined {
   if (!keepsFilesOn(spec)) return undefined;
   const tlsFiles = tls?.filesFor?.(h.name) ?? [];
   const preload = h.name === spec.schedulerHost.name ? [{ name: PRELOAD_FILE, content: schedulerDemandPreload() }] : [];
-  const wait = spec.workerHosts.some((w) => w.name === h.name) ? [{ name: SCHEDULER_WAIT_FILE, content: schedulerWaitPreload() }] : [];
-  const files = [...tlsFiles, ...preload, ...wait];
-  return files.length ? { files, optional: tlsFiles.length === 0 } : undefined;
+  const files = [...tlsFiles, ...preload, { name: SCHEDULER_WAIT_FILE, content: schedulerWaitPreload() }];
+  return { files, optional: tlsFiles.length === 0 };
 }
