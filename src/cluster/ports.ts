@@ -108,7 +108,8 @@ export interface SchedulerPort {
   /**
    * Data moves first, so this may take long; resolves with the retired addresses.
    * `keep`: the scheduler keeps them (closing gracefully) until their processes end,
-   * for a stop that follows at once (SchedulerClient.retireWorkers says why).
+   * for the stop that follows at once (every retire of ours: scale-down, drain, restarts,
+   * teardown; SchedulerClient.retireWorkers says why).
    */
   retireWorkers(addresses: readonly string[], opts?: { keep?: boolean }): Promise<unknown>;
   adaptiveTarget(): Promise<number>;

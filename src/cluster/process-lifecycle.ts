@@ -116,7 +116,11 @@ export class ProcessLifecycle {
     }
   }
 
-  /** Retire through the scheduler first (its data moves), then stop the process. */
+  /**
+   * Retire through the scheduler first (its data moves), then stop the process. The
+   * scheduler keeps the worker until that stop ends it (`keep`): removed at once, the
+   * worker would close itself on its next heartbeat, racing the SIGTERM.
+   */
   async retireAndStop(name: string): Promise<void> {
     const t = this.d.state.processes.get(name);
     if (!t || t.exit || t.stopping) return;
@@ -124,7 +128,7 @@ export class ProcessLifecycle {
     const address = this.d.state.registered.get(name);
     const scheduler = this.d.scheduler();
     if (address && scheduler) {
-      const retired = scheduler.retireWorkers([address]).catch(() => undefined);
+      const retired = scheduler.retireWorkers([address], { keep: true }).catch(() => undefined);
       await Promise.race([retired, delay(this.d.clock, RETIRE_TIMEOUT_MS, this.d.signal)]);
     }
     await t.proc.stop(STOP_GRACE_MS).catch(() => undefined);

@@ -80,12 +80,13 @@ export class SchedulerClient {
    * addresses the scheduler retired. Dask quirk: the worker process is not closed by
    * this API, and a nanny restarts it, so stop the process afterwards.
    *
-   * `keep`: for a stop that follows at once (teardown), through sshcluster's preload
-   * (RETIRE_ROUTE): the scheduler keeps the retired workers, closing gracefully, until
-   * their processes end. Removed at once, a worker learns it from its next heartbeat and
-   * closes itself, and that close can meet the SIGTERM of the stop; `dask worker
-   * --no-nanny` 2022.12 then hangs until it is killed. Dask's own route when the
-   * scheduler has no such route (started without the preload).
+   * `keep`: for a stop that follows at once (every retire of the reconciler's and of
+   * teardown), through sshcluster's preload (RETIRE_ROUTE): the scheduler keeps the
+   * retired workers, closing gracefully, until their processes end. Removed at once, a
+   * worker learns it from its next heartbeat and closes itself, and that close can meet
+   * the SIGTERM of the stop; `dask worker --no-nanny` 2022.12 then hangs until it is
+   * killed. Dask's own route when the scheduler has no such route (started without the
+   * preload).
    */
   async retireWorkers(addresses: readonly string[], opts: { keep?: boolean } = {}): Promise<string[]> {
     if (opts.keep) {

@@ -38,6 +38,7 @@ describe('drain', () => {
     expect(h.host('a').running()).toEqual([]);
     expect(h.host('b').running().map((p) => p.spec.name).sort()).toEqual(['b-0', 'b-1']);
     expect(h.scheduler.retireCalls).toEqual([['tcp://a-0:1']]);
+    expect(h.scheduler.retireKeep).toEqual([true]);
     await h.reconciler.scale(3);
     expect(h.state.desiredWorkers.map((w) => w.host)).toEqual(['b', 'b']);
     expect(undrainHosts(h.state, ['a', 'b'])).toEqual(['a']);

@@ -19,6 +19,8 @@ describe('retiring a worker', () => {
     await h.reconciler.scale(1);
     const leaving = h.host('a').running('a-1')[0]!;
     expect(h.scheduler.retireCalls).toEqual([['tcp://a-1:1']]);
+    // Kept by the scheduler until the stop ends it: it does not close itself meanwhile.
+    expect(h.scheduler.retireKeep).toEqual([true]);
     await h.clock.advance(60_000);
     expect(leaving.stops).toBe(0);
     await h.clock.advance(RETIRE_TIMEOUT_MS - 60_000);
