@@ -99,9 +99,10 @@ describe('env secrets on the hosts', () => {
     expect(ex.code, ex.stdout + ex.stderr).toBe(0);
     expect(ex.stdout).toContain(`${sha}  -`);
 
-    // ps on a worker host: the launcher by name and the worker's argv, no program source.
+    // ps on a worker host: the launcher by name, the size of the files it wrote (the
+    // workers' preload; optional without TLS) and the worker's argv, no program source.
     const ours = processesIn(three[1]!).filter((p) => p.cmdline.includes('sshcluster'));
-    expect(ours.some((p) => /\/sshcluster-launcher \S+-\d \/usr\/bin\/python3 -m distributed\.cli\.dask_worker tcp:/.test(p.cmdline))).toBe(true);
+    expect(ours.some((p) => /\/sshcluster-launcher --optional-files=\d+ \S+-\d \/usr\/bin\/python3 -m distributed\.cli\.dask_worker tcp:/.test(p.cmdline))).toBe(true);
     expect(ours.filter((p) => p.cmdline.length > 600).map((p) => p.cmdline.slice(0, 200))).toEqual([]);
 
     const down = runCli(['down', '--name', 'secrets'], {}, 90_000);
