@@ -11,6 +11,8 @@ import net from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SCHEDULER_WAIT_PATH, schedulerWaitArgv } from '../../../src/dask/scheduler-wait.js';
+import { makeClusterCerts } from '../../../src/tls/cert-authority.js';
+import { writeCerts } from '../../../src/tls/cert-store.js';
 
 const PYTHON = process.env['SSHCLUSTER_TEST_PYTHON'] || '/usr/bin/python3';
 const dir = mkdtempSync('/tmp/sshcluster-wait-');
@@ -79,7 +81,9 @@ const nanny = (port: number, withPreload: boolean, env?: Record<string, string>,
     ['distributed.cli.dask_worker', `tcp://127.0.0.1:${port}`, '--nthreads', '1', '--no-dashboard', ...(withNanny ? [] : ['--no-nanny']), ...(withPreload ? schedulerWaitArgv(preload, withNanny) : [])],
     env,
   );
-const scheduler = (port: number) => dask(['distributed.cli.dask_scheduler', '--host', '127.0.0.1', '--port', String(port), '--no-dashboard']);
+const scheduler = (port: number, extra: string[] = []) => dask(['distributed.cli.dask_scheduler', '--host', '127.0.0.1', '--port', String(port), '--no-dashboard', ...extra]);
+/** Dask's TLS options with the certificates of `cluster` (one CA each) for `role`. */
+const tlsArgs = (cluster: string, role: 'scheduler' | 'worker') => ['--tls-ca-file', join(dir, cluster, 'ca.pem'), '--tls-cert', join(dir, cluster, `${role}.pem`), '--tls-key', join(dir, cluster, `${role}-key.pem`)];
 
 afterEach(async () => {
   for (const p of started.splice(0)) {
@@ -120,6 +124,19 @@ describe('the scheduler-wait preload', () => {
     const n = nanny(port, true, { DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT: '1s' });
     expect(await n.exited).not.toBe(0);
     expect(n.log()).toMatch(/Timed out trying to connect to tcp:\/\/127\.0\.0\.1:\d+ after 1 s/);
+    expect(n.log()).not.toMatch(/accepted after/);
+  }, 60_000);
+
+  it("with a certificate the scheduler's CA did not sign, it stops at the first refusal and the nanny fails as Dask's own does", async () => {
+    for (const c of ['ours', 'other']) await writeCerts(join(dir, c), await makeClusterCerts({ clusterName: c, clusterId: c, now: new Date() }));
+    const port = await freePort();
+    const s = scheduler(port, ['--protocol', 'tls', ...tlsArgs('ours', 'scheduler')]);
+    await s.waitFor(/Scheduler at: +tls:/);
+    const n = dask(['distributed.cli.dask_worker', `tls://127.0.0.1:${port}`, '--nthreads', '1', '--no-dashboard', ...tlsArgs('other', 'worker'), ...schedulerWaitArgv(preload, true)]);
+    expect(await n.exited).not.toBe(0);
+    // Not polled until the connect timeout (30 s): the refusal is final, and said by Dask.
+    expect(n.log()).toMatch(/not waiting for the scheduler: FatalCommClosedError/);
+    expect(n.log()).toMatch(/FatalCommClosedError: TLS certificate does not match/);
     expect(n.log()).not.toMatch(/accepted after/);
   }, 60_000);
 
