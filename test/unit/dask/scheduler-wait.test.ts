@@ -7,12 +7,13 @@
 // only /tmp: the files are copied there).
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { SCHEDULER_WAIT_PATH, schedulerWaitArgv } from '../../../src/dask/scheduler-wait.js';
 import { makeClusterCerts } from '../../../src/tls/cert-authority.js';
 import { writeCerts } from '../../../src/tls/cert-store.js';
+// The e2e harness's: a free port on a loopback address.
+import { freePort as freePortOn } from '../../e2e/harness/sshd.js';
 
 const PYTHON = process.env['SSHCLUSTER_TEST_PYTHON'] || '/usr/bin/python3';
 const dir = mkdtempSync('/tmp/sshcluster-wait-');
@@ -34,6 +35,7 @@ interface Proc {
 }
 
 const started: Proc[] = [];
+const freePort = () => freePortOn('127.0.0.1');
 
 function dask(args: string[], env: Record<string, string> = {}): Proc {
   const child = spawn(PYTHON, ['-m', ...args], {
@@ -63,16 +65,6 @@ function dask(args: string[], env: Record<string, string> = {}): Proc {
   const p = { child, log: () => text, waitFor, exited };
   started.push(p);
   return p;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-    s.on('error', reject);
-  });
 }
 
 /** A `dask worker` with a nanny (or without: `withNanny` false). */
