@@ -1,23 +1,13 @@
 // The README quick start: `sshcluster up` with no host file runs a local cluster,
 // without SSH, as child processes of this machine.
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { daskClient, interruptGroup, runCli, sleep, startCli, STATE_HOME, type CliRun } from './cli-driver.js';
+import { freePort } from './harness/sshd.js';
 
 const PY = ['--python', '/usr/bin/python3'];
 
-/** A port nothing listens on now (the kernel's pick, released again). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as net.AddressInfo;
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 const stateFile = path.join(STATE_HOME, 'sshcluster', 'local', 'state.json');
 
 interface Status {

@@ -92,8 +92,11 @@ export async function waitForSshd(h: SshdHandle, ip: string, port: number, timeo
   throw new Error(`sshd on ${ip}:${port} ${h.exited() ? 'exited' : 'not listening'}:\n${tail}`);
 }
 
-/** A currently free port on a loopback alias (fallback mode gives each host its own). */
-export function freePort(ip: string): Promise<number> {
+/**
+ * A port nothing listens on now (the kernel's pick, released again) on `ip`: 127.0.0.1, or
+ * a loopback alias (fallback mode gives each host its own).
+ */
+export function freePort(ip = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = createServer();
     srv.once('error', reject);

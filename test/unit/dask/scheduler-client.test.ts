@@ -3,7 +3,6 @@
 // launcher → python -m distributed.cli.dask_scheduler, with schedulerEnv().
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -19,6 +18,7 @@ import { parseLauncherPid, parseSchedulerLine, parseWorkerLine } from '../../../
 import { SchedulerClient, tcpConnector } from '../../../src/dask/scheduler-client.js';
 import { SchedulerApiDisabledError } from '../../../src/dask/scheduler-errors.js';
 import { SCHEDULER_DEMAND_PRELOAD_PATH } from '../../../src/dask/scheduler-preload.js';
+import { freePort } from '../../e2e/harness/sshd.js';
 
 const PYTHON = '/usr/bin/python3';
 // TMPDIR: where boot.py installs the launcher (as on a host), removed afterwards.
@@ -69,15 +69,6 @@ function start(argv: string[], env: Record<string, string>): Proc {
   const p = { proc, lines, pid, exit, waitFor };
   procs.push(p);
   return p;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** Waits for a state the scheduler reaches on its own (a worker's comm closing), polled. */

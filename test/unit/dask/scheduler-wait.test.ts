@@ -13,7 +13,7 @@ import { SCHEDULER_WAIT_PATH, schedulerWaitArgv } from '../../../src/dask/schedu
 import { makeClusterCerts } from '../../../src/tls/cert-authority.js';
 import { writeCerts } from '../../../src/tls/cert-store.js';
 // The e2e harness's: a free port on a loopback address.
-import { freePort as freePortOn } from '../../e2e/harness/sshd.js';
+import { freePort } from '../../e2e/harness/sshd.js';
 
 const PYTHON = process.env['SSHCLUSTER_TEST_PYTHON'] || '/usr/bin/python3';
 const dir = mkdtempSync('/tmp/sshcluster-wait-');
@@ -35,7 +35,6 @@ interface Proc {
 }
 
 const started: Proc[] = [];
-const freePort = () => freePortOn('127.0.0.1');
 
 function dask(args: string[], env: Record<string, string> = {}): Proc {
   const child = spawn(PYTHON, ['-m', ...args], {

@@ -9,6 +9,7 @@ import type { SecretSource } from '../../../src/config/spec.js';
 import { openClient, type ConnectContext } from '../../../src/ssh/connect.js';
 import { fingerprint, formatKnownHostsLine, checkHostKey } from '../../../src/ssh/known-hosts.js';
 import { SshError } from '../../../src/ssh/ssh-error.js';
+import { freePort } from '../../e2e/harness/sshd.js';
 import { baseSpec, makeKey, memFs, startTestServer, type TestServer } from './test-server.js';
 
 const PASSWORD = 's3cr3t-PASSWORD-42';
@@ -272,11 +273,3 @@ describe('proxy jump', () => {
     }
   });
 });
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
