@@ -3,7 +3,7 @@
 // faster?
 //
 //   sudo npx tsx bench/ab-up.ts --baseline DIR [--rounds N] [--timeout SECONDS]
-//                               [--bashrc empty|slow] [--scheduler-setup CMD]
+//                               [--bashrc empty|slow|FILE] [--scheduler-setup CMD]
 //
 // DIR is another checkout, built (`git worktree add /tmp/base COMMIT && cd /tmp/base &&
 // npm ci && npm run build`). Each run: `DIR/bin/sshcluster up --no-tui HOSTS.yaml`, timed
@@ -14,17 +14,17 @@
 // --scheduler-setup CMD puts CMD in the scheduler host's `setup:` (e.g. `sleep 0.5`: a
 // scheduler host slower to log in, or a scheduler slower to import, as with bokeh).
 // One warm-up run of each (the V8 code cache, the hosts' installed programs) is not counted.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BenchAbort, closedWithin, fmt, killAndWait, median, parseBenchArgs, runMain, start, tail } from './lib/proc.js';
-import { BIN, machineLines, onSignals, preflight, ROOT, runSync } from './lib/hosts.js';
+import { bashrcFile, BIN, machineLines, onSignals, preflight, ROOT, runSync } from './lib/hosts.js';
 import { createTestHosts, writeHostsYaml } from '../test/e2e/harness/netns-hosts.js';
 
-const USAGE = 'usage: sudo npx tsx bench/ab-up.ts --baseline DIR [--rounds N] [--timeout SECONDS] [--bashrc empty|slow] [--scheduler-setup CMD]\n' +
+const USAGE = 'usage: sudo npx tsx bench/ab-up.ts --baseline DIR [--rounds N] [--timeout SECONDS] [--bashrc empty|slow|FILE] [--scheduler-setup CMD]\n' +
   '  --baseline DIR         another built checkout of sshcluster (DIR/bin/sshcluster, DIR/dist/main.cjs)\n' +
   '  --rounds N             alternating pairs of runs, default 10 (plus one warm-up of each)\n' +
-  "  --bashrc WHICH         the hosts' ~/.bashrc: empty (default) or slow (`sleep 0.3`)\n" +
+  "  --bashrc WHICH         the hosts' ~/.bashrc: empty (default), slow (`sleep 0.3`) or a FILE\n" +
   "  --scheduler-setup CMD  a `setup:` line for the scheduler's host only, e.g. 'sleep 0.5'";
 
 const HOSTS = 4;
@@ -80,9 +80,8 @@ async function runUp(bin: string, yaml: string, stateHome: string, timeoutMs: nu
 async function main(): Promise<number> {
   const { rounds, timeoutMs, own } = parseBenchArgs(process.argv.slice(2), { rounds: 10, timeoutS: 120 }, USAGE, ['baseline', 'bashrc', 'scheduler-setup']);
   const baseline = own.baseline && path.resolve(own.baseline);
-  const bashrc = own.bashrc ?? 'empty';
-  if (!baseline || !['empty', 'slow'].includes(bashrc)) {
-    console.error(`bench: ${!baseline ? '--baseline DIR is required' : `--bashrc ${bashrc}: give empty or slow`}\n${USAGE}`);
+  if (!baseline) {
+    console.error(`bench: --baseline DIR is required\n${USAGE}`);
     return 2;
   }
   preflight(() => (existsSync(path.join(baseline, 'bin/sshcluster')) && existsSync(path.join(baseline, 'dist/main.cjs')) ? [] : [`${baseline}: no built sshcluster there (bin/sshcluster, dist/main.cjs): npm ci && npm run build in it`]));
@@ -91,14 +90,15 @@ async function main(): Promise<number> {
     { label: `baseline ${commit(baseline)}`, bin: path.join(baseline, 'bin/sshcluster') },
     { label: `this ${commit(ROOT)}`, bin: BIN },
   ];
+  let dir: string | undefined; // made once the input is good
+  const mkScratch = () => (dir ??= mkdtempSync(path.join(os.tmpdir(), 'sshc-ab-')));
+  const rc = bashrcFile(own.bashrc ?? 'empty', mkScratch);
+  const scratch = mkScratch();
   console.log(machineLines(['distributed']).join('\n'));
-  console.log(`setup: ${HOSTS} OpenSSH hosts in network namespaces (host 0 scheduler, hosts 1-3 one worker each, nthreads 2, nanny), plain TCP, ~/.bashrc ${bashrc}, scheduler host setup: ${own['scheduler-setup'] ?? 'none'}, ${rounds} round(s) after one warm-up`);
+  console.log(`setup: ${HOSTS} OpenSSH hosts in network namespaces (host 0 scheduler, hosts 1-3 one worker each, nthreads 2, nanny), plain TCP, ~/.bashrc ${rc.label}, scheduler host setup: ${own['scheduler-setup'] ?? 'none'}, ${rounds} round(s) after one warm-up`);
 
-  const scratch = mkdtempSync(path.join(os.tmpdir(), 'sshc-ab-'));
-  const rcFile = path.join(scratch, 'bashrc');
-  writeFileSync(rcFile, bashrc === 'slow' ? 'sleep 0.3\n' : '');
   onSignals();
-  const info = await createTestHosts({ count: HOSTS, bashrc: rcFile });
+  const info = await createTestHosts({ count: HOSTS, bashrc: rc.file });
   try {
     if (info.mode !== 'netns') throw new BenchAbort('network namespaces unavailable; this benchmark needs one namespace per host');
     const [first, ...rest] = info.hosts.map((h) => h.ip);

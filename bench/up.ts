@@ -17,8 +17,8 @@
 // See bench/README.md for what each figure means. Over 200 lines: one whole experiment
 // (three contenders, their leftover checks, the report); what benchmarks share is in bench/lib/.
 import { BenchAbort, closedWithin, fmt, killAndWait, killChildren, median, min, parseBenchArgs, runMain, start, tail } from './lib/proc.js';
-import { BIN, DASH_PORT, ensureClean, machineLines, onSignals, preflight, PY, runSync, SCHED_PORT, type Leftover } from './lib/hosts.js';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { bashrcFile, BIN, DASH_PORT, ensureClean, machineLines, onSignals, preflight, PY, runSync, SCHED_PORT, type Leftover } from './lib/hosts.js';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -43,25 +43,6 @@ const USAGE = 'usage: npx tsx bench/up.ts [--rounds N] [--timeout SECONDS] [--ba
   '  --nthreads N       threads per worker, default 2; --nanny on|off, default on (the same for every contender)\n' +
   "  --bashrc WHICH     the hosts' ~/.bashrc: empty, slow (`sleep 0.3`) or a FILE; default: this machine's own\n" +
   'Needs root (network namespaces), sshd, pdsh, python3-distributed, python3-asyncssh.';
-
-/**
- * What the hosts' ~/.bashrc is: a file to bind over it, or undefined for the machine's own.
- * `dir()` makes the directory for a file we write (empty, slow), only once the input is good.
- */
-function bashrcFile(which: string | undefined, dir: () => string): { file?: string; label: string } {
-  if (which === undefined) return { label: `this machine's own ${path.join(os.homedir(), '.bashrc')}` };
-  const text = which === 'empty' ? '' : which === 'slow' ? 'sleep 0.3\n' : undefined;
-  if (text === undefined) {
-    if (!existsSync(which)) {
-      console.error(`bench: --bashrc ${which}: no such file; give empty, slow or an existing file`);
-      process.exit(2);
-    }
-    return { file: path.resolve(which), label: path.resolve(which) };
-  }
-  const file = path.join(dir(), `bashrc-${which}`);
-  writeFileSync(file, text);
-  return { file, label: which === 'empty' ? 'empty' : 'slow (`sleep 0.3`)' };
-}
 
 /** "5 / 3": exec sessions on the scheduler's host, then on each worker host (a range when they differ). */
 function execText(execs: number[] | undefined): string {

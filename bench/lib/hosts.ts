@@ -1,7 +1,7 @@
 // What the namespace-host benchmarks share: paths, the pre-flight and machine lines, the
-// signal hooks, and the check that every round leaves the hosts clean.
+// hosts' ~/.bashrc, the signal hooks, and the check that every round leaves the hosts clean.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -62,6 +62,25 @@ function codeCache(): string {
   const built = statSync(MAIN).mtimeMs;
   const fresh = existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.bin') && statSync(path.join(dir, n)).mtimeMs > built).map((n) => n.split('-')[0] || '--') : [];
   return fresh.length ? `V8 code cache for: ${[...new Set(fresh)].sort().join(' ')}` : 'no V8 code cache yet (the first run of each command writes its own)';
+}
+
+/**
+ * What the hosts' ~/.bashrc is: a file to bind over it, or undefined for the machine's own.
+ * `dir()` makes the directory for a file we write (empty, slow), only once the input is good.
+ */
+export function bashrcFile(which: string | undefined, dir: () => string): { file?: string; label: string } {
+  if (which === undefined) return { label: `this machine's own ${path.join(os.homedir(), '.bashrc')}` };
+  const text = which === 'empty' ? '' : which === 'slow' ? 'sleep 0.3\n' : undefined;
+  if (text === undefined) {
+    if (!existsSync(which)) {
+      console.error(`bench: --bashrc ${which}: no such file; give empty, slow or an existing file`);
+      process.exit(2);
+    }
+    return { file: path.resolve(which), label: path.resolve(which) };
+  }
+  const file = path.join(dir(), `bashrc-${which}`);
+  writeFileSync(file, text);
+  return { file, label: which === 'empty' ? 'empty' : 'slow (`sleep 0.3`)' };
 }
 
 /**
