@@ -2,14 +2,16 @@
 // with its worker counts per host, hosts taken out of placement and back. Pure over
 // ClusterState; the next reconcile tick makes the processes follow (a removed or drained
 // host's workers are retired through the scheduler, their data moved).
-import type { ClusterSpec } from '../config/spec.js';
+import { clusterHosts, type ClusterSpec } from '../config/spec.js';
 import type { ClusterState } from './cluster-state.js';
+import { withFormer } from './former-hosts.js';
 import { placeWorkers } from './placement.js';
 import { addWorkers, dropWorkers } from './scaling.js';
 import type { SpecDiff } from './spec-diff.js';
 
 /** The new spec in force; each host's worker count as the diff says (removed hosts: 0). */
 export function applySpec(s: ClusterState, next: ClusterSpec, diff: SpecDiff): void {
+  for (const h of s.spec.workerHosts) s.formerHosts = withFormer(s.formerHosts, h, clusterHosts(next).find((n) => n.name === h.name));
   s.spec = next;
   for (const host of diff.hostsRemoved) s.drained.delete(host);
   for (const c of diff.counts) {
@@ -22,7 +24,9 @@ export function applySpec(s: ClusterState, next: ClusterSpec, diff: SpecDiff): v
 /** The host spec `host` had before (a failed roll puts it back), in the spec in force. */
 export function restoreHost(s: ClusterState, old: ClusterSpec, host: string): void {
   const before = old.workerHosts.find((h) => h.name === host);
-  if (!before) return;
+  const now = s.spec.workerHosts.find((h) => h.name === host);
+  if (!before || !now) return;
+  s.formerHosts = withFormer(s.formerHosts, now, before);
   s.spec = { ...s.spec, workerHosts: s.spec.workerHosts.map((h) => (h.name === host ? before : h)) };
 }
 

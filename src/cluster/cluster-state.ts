@@ -2,7 +2,8 @@
 // SpecCluster keeps worker_spec, workers and scheduler_info apart: what we want, what
 // we started (or adopted), and what the hosts and the scheduler say. Plain data and
 // queries; the reconciler and its helpers change it, status and the state file read it.
-import type { ClusterSpec, HostSpec } from '../config/spec.js';
+import { clusterHosts, type ClusterSpec, type HostSpec } from '../config/spec.js';
+import { tmpdirsOn } from './former-hosts.js';
 import { HostHealth } from './host-health.js';
 import { placeWorkers, type PlacedWorker, type PlacementHost } from './placement.js';
 import { desiredProcesses, SCHEDULER_NAME, type DesiredProcess, type ObservedProcess, type Role } from './plan.js';
@@ -40,6 +41,11 @@ export class ClusterState {
   readonly drained = new Set<string>();
   /** Workers an `apply` has yet to restart onto the spec in force (kept in the state file). */
   readonly pendingRoll = new Set<string>();
+  /**
+   * Host specs `apply` removed or gave another TMPDIR while something of the cluster may
+   * be left under them (former-hosts.ts; kept in the state file).
+   */
+  formerHosts: HostSpec[] = [];
 
   constructor(
     /** Desired: the hosts and how to launch on them; `apply` replaces it. */
@@ -60,9 +66,12 @@ export class ClusterState {
 
   /** Every host of the cluster once, the scheduler's first. */
   hosts(): HostSpec[] {
-    const seen = new Map<string, HostSpec>([[this.spec.schedulerHost.name, this.spec.schedulerHost]]);
-    for (const h of this.spec.workerHosts) if (!seen.has(h.name)) seen.set(h.name, h);
-    return [...seen.values()];
+    return clusterHosts(this.spec);
+  }
+
+  /** Every TMPDIR the cluster's files may be under on `host`. */
+  tmpdirsOf(host: string): (string | undefined)[] {
+    return tmpdirsOn(this.spec, this.formerHosts, host);
   }
 
   desired(): DesiredProcess[] {

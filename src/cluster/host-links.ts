@@ -102,6 +102,10 @@ export class HostLinks {
       const stray = await runner.clearUp({ graceMs: 0 });
       if (stray.left.length) this.d.emit({ kind: 'notice', level: 'warning', message: `${host}: pid(s) ${stray.left.join(', ')} still running after it left the cluster` });
       if (stray.filesError) this.d.emit({ kind: 'notice', level: 'warning', message: `${host}: ${stray.filesError}` });
+      // Cleared: nothing is left there to remember it by (else a teardown or `down` still looks).
+      if (!stray.left.length && !stray.filesError && !this.d.state.hostSpec(host)) {
+        this.d.state.formerHosts = this.d.state.formerHosts.filter((h) => h.name !== host);
+      }
     } catch (err) {
       this.d.emit({ kind: 'notice', level: 'warning', message: `${host}: could not verify that nothing is left (${errorText(err)})` });
     } finally {

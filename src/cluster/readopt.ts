@@ -8,6 +8,7 @@
 // that the reconcile that follows starts each missing process exactly once.
 // Without a live scheduler the workers are of no use (they do not re-register with a
 // new one): everything tagged is stopped and the cluster starts afresh.
+import type { HostSpec } from '../config/spec.js';
 import type { ClusterEvent } from '../events/types.js';
 import type { ClusterState } from './cluster-state.js';
 import type { DesiredProcess } from './plan.js';
@@ -27,6 +28,8 @@ export interface PreviousCluster {
   processes: PreviousProcess[];
   /** How many workers the dead controller was keeping (after scale or adaptive steps). */
   desiredWorkers?: number;
+  /** Hosts its `apply` removed or gave another TMPDIR, still to clear (former-hosts.ts). */
+  formerHosts?: HostSpec[];
 }
 
 export interface ReadoptDeps {

@@ -118,3 +118,10 @@ export interface ClusterSpec {
   /** Absent in state files written before TLS existed: those clusters run plain TCP. */
   security?: SecuritySpec;
 }
+
+/** Every host of the spec once, the scheduler host first. */
+export function clusterHosts<T extends { name: string }>(spec: { schedulerHost: T; workerHosts: readonly T[] }): T[] {
+  const seen = new Map<string, T>([[spec.schedulerHost.name, spec.schedulerHost]]);
+  for (const h of spec.workerHosts) if (!seen.has(h.name)) seen.set(h.name, h);
+  return [...seen.values()];
+}

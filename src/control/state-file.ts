@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { arrayOf, bool, literal, matches, nonEmpty, nonNegative, nullable, object, oneOf, optional, positive, positiveInt, str, wholeNumber } from './json-check.js';
-import type { AdaptiveSpec, ClusterSpec } from '../config/spec.js';
+import type { AdaptiveSpec, ClusterSpec, HostSpec } from '../config/spec.js';
 import { ExpectedError } from '../errors.js';
 
 export interface ClusterState {
@@ -34,6 +34,8 @@ export interface ClusterState {
   drained?: string[];
   /** Workers an interrupted `apply` had yet to restart: a re-adopting controller restarts them. */
   pendingRoll?: string[];
+  /** Hosts `apply` removed or gave another TMPDIR, still to clear (former-hosts.ts). */
+  formerHosts?: HostSpec[];
   updatedAt: string;
 }
 
@@ -81,6 +83,7 @@ const stateShape = object({
   adaptive: optional(nullable(object({ minimum: wholeNumber, maximum: nullable(wholeNumber), intervalMs: positive, waitCount: positiveInt, targetDurationMs: nonNegative }))),
   drained: optional(arrayOf(str)),
   pendingRoll: optional(arrayOf(str)),
+  formerHosts: optional(arrayOf(host)),
   updatedAt: str,
 });
 

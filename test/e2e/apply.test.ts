@@ -34,7 +34,20 @@ function hostFile(file: string, workers: (string | Record<string, unknown>)[], w
   return writeHostsYaml(tmp(file), { ...info, hosts: [s0] }, { env, name: NAME, worker_options: workerOptions, hosts: [s0.ip, ...workers] });
 }
 
-const stateFile = () => JSON.parse(fs.readFileSync(path.join(STATE_HOME, 'sshcluster', NAME, 'state.json'), 'utf8')) as { controller: { pid: number }; pendingRoll?: string[] };
+interface StateJson {
+  clusterId: string;
+  controller: { pid: number };
+  pendingRoll?: string[];
+  formerHosts?: { name: string; env: Record<string, string> }[];
+}
+const readOr = (file: string) => {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+};
+const stateFile = () => JSON.parse(fs.readFileSync(path.join(STATE_HOME, 'sshcluster', NAME, 'state.json'), 'utf8')) as StateJson;
 
 afterEach(() => {
   runCli(['down', '--name', NAME], {}, 120_000);
@@ -188,5 +201,45 @@ describe('changing a running cluster', () => {
     const workersOn = (h: typeof h1) => daskProcessesIn(h).filter((p) => !p.cmdline.includes('sshcluster-launcher')).length;
     expect([h1, h2].map(workersOn)).toEqual([2, 2]);
     expect(runCli(['plan', b]).code).toBe(0);
+  });
+
+  it("after apply gave a host another TMPDIR and the controller was killed, a re-adopting up and down clear the cluster's files under both", async () => {
+    const [dirA, dirB] = [tmp('tmpdir-a'), tmp('tmpdir-b')];
+    for (const d of [dirA, dirB]) fs.mkdirSync(d, { recursive: true });
+    const withTmp = (dir: string) => ({ host: h1.ip, env: { TMPDIR: dir } });
+    const a = hostFile('tmpdir-a.yaml', [withTmp(dirA)]);
+    expect(runCli(['up', a, '--detach'], {}, 120_000).code).toBe(0);
+    const filesUnder = (dir: string, id = stateFile().clusterId) => fs.existsSync(path.join(dir, `sshcluster-${process.getuid!()}`, id, 'files'));
+    const killController = async () => {
+      const { pid } = stateFile().controller;
+      process.kill(pid, 'SIGKILL');
+      await until('the controller to be gone', () => (/^\d+ \(.*\) [^Z]/.test(readOr(`/proc/${pid}/stat`)) ? undefined : true));
+    };
+    expect([filesUnder(dirA), filesUnder(dirB)]).toEqual([true, false]);
+    const b = hostFile('tmpdir-b.yaml', [withTmp(dirB)]);
+    const applied = runCli(['apply', b], {}, 180_000);
+    expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+    // h1's worker was restarted under B; A's files stay until the cluster stops.
+    expect([filesUnder(dirA), filesUnder(dirB)]).toEqual([true, true]);
+    expect(stateFile().formerHosts?.map((h) => [h.name, h.env.TMPDIR])).toEqual([[h1.ip, dirA]]);
+
+    // A re-adopting controller carries it on: its own stop clears A too.
+    await killController();
+    const again = runCli(['up', b, '--detach'], {}, 180_000);
+    expect(again.stdout, again.stdout + again.stderr).toMatch(/re-adopted \d+ process\(es\)/);
+    const id = stateFile().clusterId;
+    const down = runCli(['down', '--name', NAME], {}, 120_000);
+    expect(down.code, down.stdout + down.stderr).toBe(0);
+    expect([filesUnder(dirA, id), filesUnder(dirB, id)]).toEqual([false, false]);
+
+    // And `down` from the state file, after another apply and another kill -9.
+    expect(runCli(['up', a, '--detach'], {}, 120_000).code).toBe(0);
+    const id2 = stateFile().clusterId;
+    expect(runCli(['apply', b], {}, 180_000).code).toBe(0);
+    await killController();
+    const fromState = runCli(['down', '--name', NAME], {}, 120_000);
+    expect(fromState.stdout, fromState.stdout + fromState.stderr).toContain('No controller answers');
+    expect(fromState.code).toBe(0);
+    expect([filesUnder(dirA, id2), filesUnder(dirB, id2)]).toEqual([false, false]);
   });
 });

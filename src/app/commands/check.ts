@@ -13,7 +13,7 @@ import { probeHost, startListener, type Listener } from '../check/check-host.js'
 import { safeText } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';
 import { connectLimiter } from '../remote/fan-out.js';
-import { clusterHosts } from '../hosts/host-pattern.js';
+import { clusterHosts } from '../../config/spec.js';
 import type { ShellPort } from '../../ssh/shell-port.js';
 import { loadSpec } from './cluster-spec.js';
 import { shellOpener } from './shell-opener.js';

@@ -8,10 +8,12 @@ import { removeCerts } from '../../tls/cert-store.js';
 import { leftoverLine } from '../../events/plain-sink.js';
 import type { AppContext, Output } from '../context.js';
 import { controllerGone, findCluster, type FoundCluster, NoClusterError } from './find-cluster.js';
-import { ShellHostRunner } from '../remote/host-runner.js';
+import { clearHost } from '../remote/clear-host.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
 import { shellOpener } from './shell-opener.js';
 import { keepsFilesOn } from '../controller/host-files.js';
+import { hostsToClear, tmpdirsOn } from '../../cluster/former-hosts.js';
+import type { ShellPort } from '../../ssh/shell-port.js';
 
 export async function runDown(ctx: AppContext, o: { name?: string; json: boolean }): Promise<number> {
   // With --json, stdout is the one JSON document; progress goes to stderr.
@@ -52,30 +54,26 @@ const CONTROLLER_EXIT_MS = 10_000;
 
 async function downFromState(ctx: AppContext, state: ClusterState, progress: Output): Promise<TeardownResult> {
   const open = shellOpener(ctx, state.spec);
-  const hosts = [state.spec.schedulerHost, ...state.spec.workerHosts.filter((h) => h.name !== state.spec.schedulerHost.name)];
+  const former = state.formerHosts ?? [];
   const forced: string[] = [];
   const leftover: { host: string; pids: number[] }[] = [];
   await Promise.all(
-    hosts.map(async (h) => {
-      let runner: ShellHostRunner;
+    hostsToClear(state.spec, former).map(async (h) => {
+      let shell: ShellPort;
       try {
-        const shell = await open(h);
-        runner = new ShellHostRunner({ host: h.name, clusterId: state.clusterId, setup: h.setup, shell, python: h.remotePython, env: h.env, keepsFiles: keepsFilesOn(state.spec) });
+        shell = await open(h);
       } catch (err) {
         ctx.stderr.write(`  ${h.name}: cannot connect to check it: ${safeLine(err instanceof ExpectedError ? err.message : String(err))}\n`);
         leftover.push({ host: h.name, pids: [] });
         return;
       }
-      try {
-        const r = await runner.clearUp({ graceMs: GRACE_MS });
-        if (r.forced.length) forced.push(`${h.name}: ${r.forced.length} process(es)`);
-        const pids = r.left;
-        if (pids.length) leftover.push({ host: h.name, pids });
-        if (r.filesError) ctx.stderr.write(`  ${h.name}: ${safeLine(r.filesError)}\n`);
-        progress.write(`  ${h.name}: ${pids.length ? `${pids.length} left` : 'clean'}\n`);
-      } finally {
-        runner.close();
-      }
+      const tmpdirs = tmpdirsOn(state.spec, former, h.name);
+      const r = await clearHost(shell, h, { clusterId: state.clusterId, keepsFiles: keepsFilesOn(state.spec), tmpdirs, graceMs: GRACE_MS });
+      if (r.forced.length) forced.push(`${h.name}: ${r.forced.length} process(es)`);
+      const pids = r.left;
+      if (pids.length) leftover.push({ host: h.name, pids });
+      if (r.filesError) ctx.stderr.write(`  ${h.name}: ${safeLine(r.filesError)}\n`);
+      progress.write(`  ${h.name}: ${pids.length ? `${pids.length} left` : 'clean'}\n`);
     }),
   );
   return { forced, leftover };

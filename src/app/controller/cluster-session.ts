@@ -15,7 +15,7 @@ import { Reconciler } from '../../cluster/reconciler.js';
 import type { ScaleResult } from '../../cluster/scaling.js';
 import { teardown, type TeardownOptions, type TeardownResult } from '../../cluster/teardown.js';
 import type { SchedulerClient } from '../../dask/scheduler-client.js';
-import { ExpectedError } from '../../errors.js';
+import { errorText, ExpectedError } from '../../errors.js';
 import type { EventBus } from '../../events/types.js';
 import { parseKeeperRefusal } from '../../dask/log-lines.js';
 import { connectLimiter } from '../remote/fan-out.js';
@@ -29,7 +29,9 @@ import { confirmReady } from './start-up.js';
 import type { SessionTls } from '../tls-setup.js';
 import { distributedVersion } from './dask-version.js';
 import { systemClock } from '../system-clock.js';
-import { launchFiles } from './host-files.js';
+import { keepsFilesOn, launchFiles } from './host-files.js';
+import { clearHost } from '../remote/clear-host.js';
+import { hostsToClear } from '../../cluster/former-hosts.js';
 import { ClusterChanges } from './cluster-changes.js';
 import { EventLog } from './event-log.js';
 
@@ -87,6 +89,7 @@ export class ClusterSession {
     this.dashboard = dashboardUrl(o.spec);
     this.state = new ClusterState(o.spec, o.initialWorkers);
     for (const h of o.drained ?? []) this.state.drained.add(h);
+    this.state.formerHosts = [...(o.previous?.formerHosts ?? [])];
     this.events = new EventLog(() => this.clock.now());
     o.bus.on((e) => this.events.take(e));
     o.signal?.addEventListener('abort', () => this.life.abort(), { once: true });
@@ -142,7 +145,30 @@ export class ClusterSession {
     const shell = await this.o.openShell(h);
     const { clusterId, orphanGraceS } = this.o;
     const files = launchFiles(this.spec, this.o.tls, h);
-    return new ShellHostRunner({ host: h.name, clusterId, setup: h.setup, shell, orphanGraceS, python: h.remotePython, env: h.env, files });
+    const tmpdirs = () => this.state.tmpdirsOf(h.name);
+    return new ShellHostRunner({ host: h.name, clusterId, setup: h.setup, shell, orphanGraceS, python: h.remotePython, env: h.env, files, tmpdirs });
+  }
+
+  /**
+   * The hosts a dead controller's `apply` removed and had yet to leave: cleared now, as
+   * its leave would have. One that cannot be is kept in the state file for `down`.
+   */
+  private async clearFormerOnly(): Promise<void> {
+    const { state } = this;
+    const gone = hostsToClear(state.spec, state.formerHosts).filter((h) => !state.hostSpec(h.name));
+    await Promise.all(
+      gone.map(async (h) => {
+        try {
+          const opts = { clusterId: this.o.clusterId, keepsFiles: keepsFilesOn(this.spec), tmpdirs: state.tmpdirsOf(h.name), graceMs: 0 };
+          const r = await clearHost(await this.o.openShell(h), h, opts);
+          if (r.left.length || r.filesError) throw new Error(r.filesError ?? `pid(s) ${r.left.join(', ')} still running`);
+          state.formerHosts = state.formerHosts.filter((f) => f.name !== h.name);
+          this.bus.emit({ kind: 'notice', level: 'info', message: `${h.name} left the cluster (the interrupted apply had removed it)` });
+        } catch (err) {
+          this.bus.emit({ kind: 'notice', level: 'warning', message: `${h.name}: could not clear what the interrupted apply left there (${errorText(err)}); \`sshcluster down\` tries again` });
+        }
+      }),
+    );
   }
 
   /**
@@ -163,6 +189,7 @@ export class ClusterSession {
       await this.failIfSchedulerHostFailed(scheduler);
       const adopt = (p: Parameters<typeof reconciler.lifecycle.adopt>[0], pid: number) => reconciler.lifecycle.adopt(p, pid);
       adopted = await readopt({ state, address: this.address, emit: (e) => this.bus.emit(e), adopt }, this.o.previous);
+      await this.clearFormerOnly();
     } else {
       // Pipelined: each host's processes start as soon as that host connects, not once
       // every host has. The scheduler's host is connected first; a worker does not wait

@@ -116,6 +116,7 @@ export class ControlEndpoint {
       adaptive: adaptiveOf(s),
       ...(s.state.drained.size ? { drained: [...s.state.drained] } : {}),
       ...(s.state.pendingRoll.size ? { pendingRoll: [...s.state.pendingRoll] } : {}),
+      ...(s.state.formerHosts.length ? { formerHosts: s.state.formerHosts } : {}),
       updatedAt: new Date().toISOString(),
     };
   }

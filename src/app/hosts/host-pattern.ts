@@ -18,10 +18,3 @@ export function matchHosts<T extends { name: string }>(hosts: readonly T[], patt
   }
   return picked;
 }
-
-/** Every host of the spec once, the scheduler host first. */
-export function clusterHosts<T extends { name: string }>(spec: { schedulerHost: T; workerHosts: readonly T[] }): T[] {
-  const seen = new Map<string, T>([[spec.schedulerHost.name, spec.schedulerHost]]);
-  for (const h of spec.workerHosts) if (!seen.has(h.name)) seen.set(h.name, h);
-  return [...seen.values()];
-}

@@ -31,6 +31,11 @@ export interface HostRunnerOptions {
   files?: ClusterFiles;
   /** The cluster keeps files there (keepsFilesOn), so clearUp() has files to remove; default: files given. */
   keepsFiles?: boolean;
+  /**
+   * Every TMPDIR the cluster's files may be under there, asked at each clearUp(): `apply`
+   * may have changed the host's env (ClusterState.tmpdirsOf). Default: its env's.
+   */
+  tmpdirs?: () => Iterable<string | undefined>;
 }
 
 export type { TaggedProcess };
@@ -38,11 +43,6 @@ export type { TaggedProcess };
 export class ShellHostRunner implements HostRunner {
   readonly host: string;
   private readonly keepsFiles: boolean;
-  /**
-   * The TMPDIRs, other than this runner's, that processes given files had: `apply` may
-   * change a host's env, and each launch writes its files under its own TMPDIR.
-   */
-  private readonly otherTmpdirs = new Set<string | undefined>();
   constructor(private readonly o: HostRunnerOptions) {
     this.host = o.host;
     this.keepsFiles = o.keepsFiles ?? o.files !== undefined;
@@ -51,7 +51,6 @@ export class ShellHostRunner implements HostRunner {
   async start(spec: ProcessSpec): Promise<RunningProcess> {
     const env = { ...spec.env, [HOST_TAG]: this.host, [PROCESS_NAME_ENV]: spec.name };
     const { setup, clusterId, orphanGraceS, files } = this.o;
-    if (files && spec.env.TMPDIR !== this.o.env.TMPDIR) this.otherTmpdirs.add(spec.env.TMPDIR);
     const command = buildRemoteCommand({ setup, env, name: spec.name, argv: spec.argv, clusterId, orphanGraceS, files });
     const handle = await startRemote(this.o.shell, command);
     return new ShellProcess(spec, handle, this.o.shell);
@@ -132,10 +131,12 @@ export class ShellHostRunner implements HostRunner {
     return { ...stopped, ...(await this.removeElsewhere(removed)) };
   }
 
-  /** The files under the other TMPDIRs processes had (one exec each; none unless `apply` changed it). */
+  /** The files under the other TMPDIRs (one exec each; none unless `apply` changed the host's). */
   private async removeElsewhere(first: { filesError?: string }): Promise<{ filesError?: string }> {
     let result = first;
-    for (const tmpdir of this.otherTmpdirs) {
+    const others = new Set(this.o.tmpdirs?.() ?? []);
+    others.delete(this.o.env.TMPDIR);
+    for (const tmpdir of others) {
       const { TMPDIR: _, ...rest } = this.o.env;
       const env = tmpdir === undefined ? rest : { ...rest, TMPDIR: tmpdir };
       const r = removal(await runRemote(this.o.shell, buildClusterFilesCommand({ ...this.filesCommand(), env }), CONTROL_COMMAND_TIMEOUT_MS));

@@ -2,7 +2,9 @@
 // fake hosts and scheduler (the scheduler registers what runs, unless told a process is
 // broken).
 import { describe, expect, it } from 'vitest';
-import { applySpec, drainHosts, undrainHosts } from '../../../src/cluster/change.js';
+import { applySpec, drainHosts, restoreHost, undrainHosts } from '../../../src/cluster/change.js';
+import { hostsToClear, tmpdirsOn, withFormer } from '../../../src/cluster/former-hosts.js';
+import type { HostSpec } from '../../../src/config/spec.js';
 import { rollingRestart, type RollResult } from '../../../src/cluster/rolling.js';
 import { diffSpecs } from '../../../src/cluster/spec-diff.js';
 import { testHost } from '../config/spec-fixture.js';
@@ -69,11 +71,53 @@ describe('applySpec', () => {
     await flush();
     expect(h.host('c').running().map((p) => p.spec.name)).toEqual(['c-0', 'c-1']);
     expect(h.host('b').running()).toEqual([]);
+    // b is remembered (the state file keeps it for `down`) until it has left, cleared.
+    expect(h.state.formerHosts.map((x) => x.name)).toEqual(['b']);
     await h.reconciler.links.leave('b');
     expect(h.host('b').closed).toBe(true);
     expect(h.host('b').filesRemoved).toEqual([0]);
     expect(h.state.runners.has('b')).toBe(false);
+    expect(h.state.formerHosts).toEqual([]);
     expect(diff.restart).toEqual([{ host: 'a', workers: ['a-0'], why: ['worker_options.nthreads 2 → 8'] }]);
+  });
+
+  it("remembers a host's former TMPDIR (its files stay there until the teardown) and a restored one's", () => {
+    const h = harness({ workers: ['a', 'b'] });
+    const old = h.state.spec;
+    const a = old.workerHosts[0]!;
+    const moved = { ...a, env: { ...a.env, TMPDIR: '/scratch' } };
+    const next = { ...old, workerHosts: [moved, old.workerHosts[1]!] };
+    applySpec(h.state, next, diffSpecs(old, next, h.state.desiredWorkers, false));
+    expect(h.state.formerHosts).toEqual([a]);
+    expect(h.state.tmpdirsOf('a')).toEqual(['/scratch', a.env.TMPDIR]);
+    expect(h.state.tmpdirsOf('b')).toEqual([old.workerHosts[1]!.env.TMPDIR]);
+    // A roll that stopped puts a back: what its restarted workers wrote is under /scratch.
+    restoreHost(h.state, old, 'a');
+    expect(h.state.hostSpec('a')).toBe(a);
+    expect(h.state.formerHosts).toEqual([a, moved]);
+    expect(h.state.tmpdirsOf('a')).toEqual([a.env.TMPDIR, '/scratch']);
+    // Nothing changed about b's TMPDIR: nothing to remember.
+    const b2 = { ...old.workerHosts[1]!, setup: ['true'] };
+    const again = { ...h.state.spec, workerHosts: [a, b2] };
+    applySpec(h.state, again, diffSpecs(h.state.spec, again, h.state.desiredWorkers, false));
+    expect(h.state.formerHosts.map((x) => x.name)).toEqual(['a', 'a']);
+  });
+});
+
+describe('former hosts', () => {
+  const spec = (workers: HostSpec[]) => ({ ...harness({ workers: [] }).state.spec, workerHosts: workers });
+  it('lists the hosts to clear: the spec\'s, then the removed ones (the latest spec of each)', () => {
+    const [a, b] = [testHost('a', 1), testHost('b', 1)];
+    const b2 = { ...b, env: { TMPDIR: '/t2' } };
+    const s = spec([a]);
+    const former = withFormer(withFormer([], b, b2), b2, undefined);
+    expect(former).toEqual([b, b2]);
+    expect(hostsToClear(s, former).map((h) => [h.name, h.env.TMPDIR])).toEqual([['n0', undefined], ['a', undefined], ['b', '/t2']]);
+    expect(tmpdirsOn(s, former, 'b')).toEqual([undefined, '/t2']);
+    expect(tmpdirsOn(s, former, 'a')).toEqual([undefined]);
+    // The same host and TMPDIR again: one entry, the latest spec.
+    const b3 = { ...b2, connect: { ...b2.connect, port: 2222 } };
+    expect(withFormer(former, b3, undefined)).toEqual([b, b3]);
   });
 });
 

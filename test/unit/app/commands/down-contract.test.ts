@@ -1,6 +1,7 @@
 // `down` for scripts (issue 11, #5): with --json stdout is one JSON document (progress on
 // stderr); with nothing to stop it exits 0 and says so on stderr, like
 // `docker compose down`.
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runDown } from '../../../../src/app/commands/down.js';
@@ -38,5 +39,27 @@ describe('sshcluster down', () => {
     expect(await runDown(ctx, { json: true })).toBe(0);
     expect(JSON.parse(ctx.out())).toEqual({ name: 'loc', forced: [], leftover: [] });
     expect(ctx.err()).toContain('No controller answers for loc; stopping its processes from the state file');
+  });
+
+  it('from the state file also visits a host an apply removed and had yet to leave, and stops what of the cluster runs there', async () => {
+    const spec = { ...localClusterSpec({ cores: 2, memoryBytes: 2 ** 30, python: 'python3' }), name: 'loc' };
+    const clusterId = `gone-${process.pid}-${Date.now()}`;
+    // A worker of the removed host "gone" that the dead controller was still retiring.
+    const left = spawn('sleep', ['60'], { env: { ...process.env, SSHCLUSTER_ID: clusterId, SSHCLUSTER_HOST: 'gone' }, stdio: 'ignore' });
+    const exited = new Promise((r) => left.once('exit', (_code, signal) => r(signal)));
+    try {
+      const p = clusterPaths(stateRoot(ctx.env, ctx.homedir), 'loc');
+      await ensureClusterDir(p);
+      await writeState(p.stateFile, {
+        version: 1, name: 'loc', clusterId, spec, controller: null, schedulerAddress: 'tcp://127.0.0.1:8786', dashboardUrl: '',
+        processes: [{ name: 'gone-0', host: 'gone', role: 'worker', pid: left.pid! }], desiredWorkers: 0, updatedAt: '',
+        formerHosts: [{ ...spec.workerHosts[0]!, name: 'gone' }],
+      });
+      expect(await runDown(ctx, { json: false })).toBe(0);
+      expect(ctx.out()).toContain('  gone: clean\n');
+      expect(await exited).toBe('SIGTERM');
+    } finally {
+      left.kill('SIGKILL');
+    }
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clusterHosts, matchHosts } from '../../../../src/app/hosts/host-pattern.js';
+import { matchHosts } from '../../../../src/app/hosts/host-pattern.js';
+import { clusterHosts } from '../../../../src/config/spec.js';
 import { UsageError } from '../../../../src/errors.js';
 import { connectLimiter } from '../../../../src/app/remote/fan-out.js';
 import { exitStatus } from '../../../../src/app/exec/exec-host.js';

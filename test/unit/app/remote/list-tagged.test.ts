@@ -74,11 +74,11 @@ describe('ShellHostRunner.clearUp', () => {
     return { port, count };
   }
 
-  async function withFiles(id: string, host = 'h1') {
+  async function withFiles(id: string, host = 'h1', tmpdirs?: string[]) {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-clearup-'));
     const { port, count } = counted();
     const files = { files: [{ name: 'ca.pem', content: 'x' }], optional: false };
-    const runner = new ShellHostRunner({ host, clusterId: id, setup: [], shell: port, python: '/usr/bin/python3', env: { TMPDIR: tmp }, files });
+    const runner = new ShellHostRunner({ host, clusterId: id, setup: [], shell: port, python: '/usr/bin/python3', env: { TMPDIR: tmp }, files, tmpdirs: tmpdirs && (() => [tmp, ...tmpdirs]) });
     // A process given the files, which ends at once: the files stay.
     const p = await runner.start({ name: 'p-0', host, role: 'worker', argv: ['/usr/bin/python3', '-c', 'pass'], env: { TMPDIR: tmp } });
     expect(await p.exited).toEqual({ code: 0, signal: null });
@@ -99,9 +99,9 @@ describe('ShellHostRunner.clearUp', () => {
     }
   });
 
-  it('also removes the files a process wrote under another TMPDIR (apply changed the host env)', async () => {
-    const { runner, count, dir, tmp } = await withFiles(`t${process.pid}x${Date.now()}`);
+  it('also removes the files under the other TMPDIRs it is given (apply changed the host env)', async () => {
     const tmp2 = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-clearup2-'));
+    const { runner, count, dir, tmp } = await withFiles(`t${process.pid}x${Date.now()}`, 'h1', [tmp2]);
     try {
       const p = await runner.start({ name: 'p-1', host: 'h1', role: 'worker', argv: ['/usr/bin/python3', '-c', 'pass'], env: { TMPDIR: tmp2 } });
       expect(await p.exited).toEqual({ code: 0, signal: null });
