@@ -37,6 +37,10 @@ describe('adaptive scaling', () => {
     const file = writeHostsYaml(tmp('adapt.yaml'), { ...info, hosts: four }, { env, name: 'adapt' });
     const up = runCli(['up', file, '--detach', '--adapt', '--min', '0', '--max', '3'], {}, 120_000);
     expect(up.code, up.stdout + up.stderr).toBe(0);
+    // Starting at the minimum, 0, no host has a worker yet, and none of them failed.
+    expect(up.stdout).toContain('Cluster up: 0 worker(s)\n');
+    expect(up.stdout).not.toMatch(/failed/);
+    expect(up.stdout).toMatch(/\] running: no worker placed here yet/);
     const s0 = status('adapt');
     expect(s0.adaptive?.enabled).toBe(true);
     expect(aliveCount(s0)).toBe(0);

@@ -77,7 +77,11 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   // no controller, and a kill -9 right after leaves a state file a new `up` cannot adopt).
   let upEvent: ClusterEvent | undefined;
   if (opts.report) bus.on((e) => (e.kind === 'cluster-up' ? (upEvent = e) : opts.report!(e)));
-  if (spec.local) bus.emit({ kind: 'notice', level: 'info', message: `Local cluster on this machine (${spec.workerHosts[0]?.workerOptions.nworkers ?? 0} workers, python ${spec.schedulerHost.remotePython})` });
+  if (spec.local) {
+    const { adaptive } = spec;
+    const workers = adaptive ? `adaptive, ${adaptive.minimum} to ${Number.isFinite(adaptive.maximum) ? adaptive.maximum : 'any number of'}` : (spec.workerHosts[0]?.workerOptions.nworkers ?? 0);
+    bus.emit({ kind: 'notice', level: 'info', message: `Local cluster on this machine (${workers} workers, python ${spec.schedulerHost.remotePython})` });
+  }
   // Bound before anything is written: a taken port fails `up` with nothing started.
   let statusNow: (() => StatusJson) | undefined;
   const metrics = opts.metrics ? await serveMetrics(opts.metrics, () => statusNow?.()) : undefined;

@@ -75,12 +75,19 @@ export async function confirmReady(d: StartupDeps): Promise<void> {
 
 function reportWorkerHosts(d: StartupDeps, missing: Set<string>): void {
   const { state } = d;
+  // The scheduler's host was reported running already (a local cluster's only host).
+  const running = (host: string, reason?: string) => host !== state.spec.schedulerHost.name && d.emit({ kind: 'host-state', host, state: 'running', reason });
   for (const h of state.spec.workerHosts) {
     if (state.failedHosts.has(h.name)) continue;
     const mine = state.all().filter((t) => t.desired.host === h.name && t.desired.role === 'worker');
     const bad = mine.find((t) => !state.registered.has(t.desired.name));
     if (mine.length > 0 && !bad) {
-      d.emit({ kind: 'host-state', host: h.name, state: 'running' });
+      running(h.name);
+      continue;
+    }
+    // None wanted there (adaptive starting at 0, or fewer workers than hosts): not a failure.
+    if (!mine.length && !state.desiredWorkers.some((w) => w.host === h.name)) {
+      running(h.name, 'no worker placed here yet');
       continue;
     }
     const reason = !bad
