@@ -57,14 +57,18 @@ export function closeOrder(plan: readonly PlannedWorker[], scheduler: readonly S
     .map((w) => w.name);
 }
 
-/** Threads and memory limit (bytes, 0 = none or not a fixed size) of a worker we would start. */
-export function newWorkerSize(opts: Pick<WorkerOptions, 'nthreads' | 'memoryLimit'> | undefined): PerWorker {
-  const limit = opts?.memoryLimit ?? '0';
-  let memoryBytes = 0;
+/**
+ * Threads and memory limit (bytes, 0 = none or not known yet) of a worker we would start.
+ * A memory_limit that is not a size (auto, a fraction of the host's memory) is known
+ * once workers have registered: the largest of theirs.
+ */
+export function newWorkerSize(opts: Pick<WorkerOptions, 'nthreads' | 'memoryLimit'> | undefined, registered: readonly SchedulerView[] = []): PerWorker {
+  const limit = opts?.memoryLimit ?? 'auto';
+  let memoryBytes: number | undefined;
   try {
-    memoryBytes = /^\d/.test(limit) && !/^0(\.\d+)?$/.test(limit) ? parseBytes(limit) : 0;
+    memoryBytes = /^\d/.test(limit) && !/^0(\.\d+)?$/.test(limit) ? parseBytes(limit) : undefined;
   } catch {
-    memoryBytes = 0;
+    memoryBytes = undefined;
   }
-  return { nthreads: opts?.nthreads ?? 1, memoryBytes };
+  return { nthreads: opts?.nthreads ?? 1, memoryBytes: memoryBytes ?? Math.max(0, ...registered.map((w) => w.memoryLimit)) };
 }

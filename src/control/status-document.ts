@@ -86,6 +86,11 @@ export interface AdaptiveStatus {
   intervalMs: number;
   waitCount: number;
   targetDurationMs: number;
+  /** Bounds in cores and memory (bytes), when given. */
+  minimumCores?: number;
+  maximumCores?: number;
+  minimumMemory?: number;
+  maximumMemory?: number;
   target: number | null;
   /** Demand the hosts cannot meet now, one line per kind: "want 3 GPU workers, 1 placeable: gpu2 unreachable". */
   unmet: string[];

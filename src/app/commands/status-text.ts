@@ -44,7 +44,11 @@ function mib(bytes: number): string {
 }
 
 function adaptiveLine(a: AdaptiveStatus): string {
-  const bounds = `${a.minimum}..${a.maximum ?? '∞'}`;
+  const more = [
+    a.minimumCores !== undefined || a.maximumCores !== undefined ? `, cores ${a.minimumCores ?? 0}..${a.maximumCores ?? '∞'}` : '',
+    a.minimumMemory !== undefined || a.maximumMemory !== undefined ? `, memory ${mib(a.minimumMemory ?? 0)}..${a.maximumMemory === undefined ? '∞' : mib(a.maximumMemory)}` : '',
+  ].join('');
+  const bounds = `${a.minimum}..${a.maximum ?? '∞'}${more}`;
   const last = a.lastDecision ? `; last: ${a.lastDecision.decision} (${a.lastDecision.reason})` : '';
   const unmet = a.unmet.map((u) => `\n  unmet: ${u}`).join('');
   return `  adaptive: ${a.enabled ? 'on' : 'off'} ${bounds}, target ${a.target ?? '-'}${last}${unmet}`;

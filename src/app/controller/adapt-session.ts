@@ -15,7 +15,9 @@ export async function adapt(session: ClusterSession, p: AdaptParams): Promise<Ad
   const spec = mergeAdaptive(session.adaptive?.spec ?? session.spec.adaptive, p.spec);
   if (spec.minimum > spec.maximum) throw new UsageError(`adapt: --min ${spec.minimum} is above --max ${spec.maximum}`);
   const loop = session.adaptiveLoop(spec);
-  const refusal = adaptiveRefusal(spec, newWorkerSize(session.spec.workerHosts[0]?.workerOptions));
+  // With memory_limit auto, a worker's limit is what the registered ones report.
+  const registered = spec.maximumMemory === undefined ? [] : ((await session.client?.identityOrWorkers().catch(() => undefined))?.workers ?? []);
+  const refusal = adaptiveRefusal(spec, newWorkerSize(session.spec.workerHosts[0]?.workerOptions, registered));
   if (refusal) throw new UsageError(refusal.message, { hint: refusal.hint });
   if (p.dryRun) {
     const r = await loop.stepOnce(true);

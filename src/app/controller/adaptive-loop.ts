@@ -89,7 +89,7 @@ export class AdaptiveLoop {
       daskVersion,
       workers: adaptiveWorkers(plan, identity.workers),
       schedulerRecommends: closeOrder(plan, identity.workers),
-      newWorker: newWorkerSize(state.spec.workerHosts[0]?.workerOptions),
+      newWorker: newWorkerSize(state.spec.workerHosts[0]?.workerOptions, identity.workers),
     };
     const r = step(this.state, input, this.spec);
     const placed = demand ? this.place(r.decision, demand.groups) : undefined;
@@ -171,6 +171,7 @@ export class AdaptiveLoop {
       intervalMs: this.spec.intervalMs,
       waitCount: this.spec.waitCount,
       targetDurationMs: this.spec.targetDurationMs,
+      ...pick(this.spec, ['minimumCores', 'maximumCores', 'minimumMemory', 'maximumMemory']),
       target: this.lastTarget,
       unmet: [...this.unmet.values()],
       lastDecision: last ? { decision: last.decision, reason: last.reason, time: iso(last.lastTime) } : null,
@@ -187,4 +188,9 @@ function placementNote(p: ResourceStep): string {
     ...p.unmet.map((u) => `unmet: ${u.line}`),
   ];
   return parts.length ? `; ${parts.join('; ')}` : '';
+}
+
+/** The keys of `o` that are set. */
+function pick<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  return Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]])) as Partial<Pick<T, K>>;
 }

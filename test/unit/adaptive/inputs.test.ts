@@ -32,6 +32,11 @@ describe('adaptive inputs', () => {
   it('sizes a new worker from its options; "auto" or 0 memory counts as no limit', () => {
     expect(newWorkerSize({ nthreads: 4, memoryLimit: '2GiB' })).toEqual({ nthreads: 4, memoryBytes: 2 * 2 ** 30 });
     expect(newWorkerSize({ nthreads: 2, memoryLimit: 'auto' })).toEqual({ nthreads: 2, memoryBytes: 0 });
+    // Not a size: what the registered workers have, once there are some.
+    const seen = [{ name: 'a-0', nthreads: 2, memoryLimit: 3e9 }, { name: 'b-0', nthreads: 2, memoryLimit: 4e9 }];
+    expect(newWorkerSize({ nthreads: 2, memoryLimit: 'auto' }, seen)).toEqual({ nthreads: 2, memoryBytes: 4e9 });
+    expect(newWorkerSize({ nthreads: 2, memoryLimit: '0.5' }, seen)).toEqual({ nthreads: 2, memoryBytes: 4e9 });
+    expect(newWorkerSize({ nthreads: 2, memoryLimit: '2GiB' }, seen)).toEqual({ nthreads: 2, memoryBytes: 2 * 2 ** 30 });
     expect(newWorkerSize({ nthreads: 2, memoryLimit: '0' })).toEqual({ nthreads: 2, memoryBytes: 0 });
     expect(newWorkerSize(undefined)).toEqual({ nthreads: 1, memoryBytes: 0 });
   });

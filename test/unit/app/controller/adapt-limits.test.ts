@@ -57,7 +57,7 @@ describe('host file adaptive: section', () => {
 });
 
 /** A ClusterSession whose reconciler is a fake: adapt and scale run the real session code. */
-function fakeSession(adaptive?: AdaptiveSpec) {
+function fakeSession(adaptive?: AdaptiveSpec, registered: { name: string; nthreads: number; memoryLimit: number }[] = []) {
   const events: ClusterEvent[] = [];
   const bus = new EventBus();
   bus.on((e) => events.push(e));
@@ -70,7 +70,7 @@ function fakeSession(adaptive?: AdaptiveSpec) {
     clock: systemClock,
     life: new AbortController(),
     adaptive: undefined as ClusterSession['adaptive'],
-    client: undefined,
+    client: { identityOrWorkers: async () => ({ address: '', services: {}, workers: registered }) },
     daskVersion: async () => '2022.12.1',
     reconciler: { scale: async (n: number) => (scaled.push(n), { desired: n }) },
   });
@@ -88,6 +88,19 @@ describe('the controller side of adapt and scale', () => {
     expect((err as UsageError).exitCode).toBe(2);
     expect((err as UsageError).message).toContain("--maximum-cores 1 is less than one worker's 2 threads");
     expect(session.adaptive).toBeUndefined();
+  });
+
+  it("with memory_limit auto, refuses --maximum-memory below the registered workers' limit, and shows the bounds it takes", async () => {
+    const { session } = fakeSession(undefined, [{ name: 'n1-0', nthreads: 2, memoryLimit: 4e9 }]);
+    sessions.push(session);
+    expect(session.spec.workerHosts[0]!.workerOptions.memoryLimit).toBe('auto');
+    const err = await adapt(session, { dryRun: false, spec: { maximumMemory: 1e6 } }).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).message).toContain("--maximum-memory 1000000 bytes is less than one worker's memory limit (4000000000 bytes)");
+    expect(session.adaptive).toBeUndefined();
+    await adapt(session, { dryRun: false, spec: { maximum: 4, maximumMemory: 8e9, minimumCores: 2 } });
+    expect(session.adaptive?.status()).toMatchObject({ maximumMemory: 8e9, minimumCores: 2 });
+    expect(session.adaptive?.status()).not.toHaveProperty('maximumCores');
   });
 
   it('warns in its reply that a running scheduler keeps its target_duration, and reports the one in use', async () => {
