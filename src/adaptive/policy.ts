@@ -83,7 +83,9 @@ export function step(state: AdaptiveState, input: AdaptiveInput, spec: AdaptiveS
   const reset = (decision: AdaptiveDecision, reason: string): StepResult => ({ state: initialAdaptiveState, decision, log: entry(decision, reason) });
 
   if (t.target === current) {
-    const reason = t.bound ? `${t.bound} reached: ${t.boundReason}` : 'at target';
+    // "minimum reached (2 workers)", "maximum reached: maximum_cores 8 (4 workers)".
+    const own = t.bound && t.boundReason?.startsWith(`${t.bound} (`);
+    const reason = t.bound ? `${t.bound} reached${own ? t.boundReason!.slice(t.bound.length) : `: ${t.boundReason}`}` : 'at target';
     return reset({ status: 'same', reason }, reason);
   }
   if (t.target > current) {

@@ -76,7 +76,7 @@ describe('adaptive scaling', () => {
     expect(runCli(['up', file, '--detach'], {}, 120_000).code).toBe(0);
     const dry = runCli(['adapt', '--name', 'adapt', '--min', '0', '--max', '1', '--dry-run']);
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toMatch(/would (up|down|none) \(target \d+\)/);
+    expect(dry.stdout).toMatch(/would (scale up by \d+|scale down: retire [^(]+|change nothing) \(target \d+\)/);
     expect(status('adapt').adaptive?.enabled ?? false).toBe(false);
     const bad = runCli(['adapt', '--name', 'adapt', '--min', '3', '--max', '1']);
     expect(bad.code).toBe(2);

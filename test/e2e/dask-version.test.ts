@@ -126,7 +126,7 @@ describe(`Dask ${info.dask} on the hosts`, () => {
       expect(view.raw).toBe(info.dask === '2022.12' ? TASKS : TASKS / NTHREADS);
       const dry = runCli(['adapt', '--name', 'version', '--min', '0', '--max', '10', '--dry-run']);
       expect(dry.code, dry.stderr).toBe(0);
-      expect(dry.stdout).toMatch(new RegExp(`would up by ${TASKS / NTHREADS - 1} \\(target ${TASKS / NTHREADS}\\)`));
+      expect(dry.stdout).toMatch(new RegExp(`would scale up by ${TASKS / NTHREADS - 1} \\(target ${TASKS / NTHREADS}\\)`));
       // The scheduler's figures in status (sshcluster's preload on this version): none of
       // the 16 done, all processing or queued (2024.12 queues past 1.1 × threads).
       const st = await until('the task figures in status --json', () => {

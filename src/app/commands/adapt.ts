@@ -11,7 +11,10 @@ export async function runAdapt(ctx: AppContext, o: { name?: string; params: Adap
     const r = await client!.call('adapt', o.params, { timeoutMs: 60_000 });
     for (const w of r.warnings ?? []) ctx.stderr.write(`warning: ${w}\n`);
     if (o.json) ctx.stdout.write(JSON.stringify(r, null, 2) + '\n');
-    else if (r.dryRun) ctx.stdout.write(`${name}: would ${r.dryRun.decision} (target ${r.dryRun.target}): ${r.dryRun.reason}\n`);
+    else if (r.dryRun) {
+      const what = r.dryRun.decision === 'none' ? 'would change nothing' : `would scale ${r.dryRun.decision}`;
+      ctx.stdout.write(`${name}: ${what} (target ${r.dryRun.target}): ${r.dryRun.reason}\n`);
+    }
     else if (!r.enabled) ctx.stdout.write(`${name}: adaptive scaling off; the worker count stays where it is\n`);
     else {
       const s = r.spec!;

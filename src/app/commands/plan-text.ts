@@ -5,7 +5,8 @@ import type { SpecDiff } from '../../cluster/spec-diff.js';
 import { hasChanges } from '../../cluster/spec-diff.js';
 import { safeLine } from '../../events/terminal-text.js';
 
-export function planText(cluster: string, file: string, d: SpecDiff): string {
+/** `applying`: said by `apply`, which carries it out next (else by `plan`, which says how). */
+export function planText(cluster: string, file: string, d: SpecDiff, applying = false): string {
   if (!hasChanges(d)) return `${cluster}: ${file} matches the running cluster; nothing to apply\n`;
   const lines = [`${cluster}: ${file} differs from the running cluster:`];
   const count = (host: string) => d.counts.find((c) => c.host === host);
@@ -21,6 +22,7 @@ export function planText(cluster: string, file: string, d: SpecDiff): string {
   const restarts = d.restart.reduce((s, r) => s + r.workers.length, 0);
   const summary = [`${d.hostsAdded.length} host(s) to add`, `${d.hostsRemoved.length} to drain`, `${restarts} worker(s) to restart`];
   lines.push(`Plan: ${summary.join(', ')}.`);
-  lines.push(d.recreate.length ? `a running scheduler cannot take this: sshcluster apply --recreate ${file} stops the cluster and starts it anew (tasks and results in memory are lost)` : `sshcluster apply ${file} carries it out`);
+  if (d.recreate.length) lines.push(`a running scheduler cannot take this: sshcluster apply --recreate ${file} stops the cluster and starts it anew (tasks and results in memory are lost)`);
+  else lines.push(applying ? 'Applying it …' : `sshcluster apply ${file} carries it out`);
   return lines.map(safeLine).join('\n') + '\n';
 }

@@ -49,7 +49,7 @@ describe('step: up', () => {
     expect(up.decision).toEqual({ status: 'up', n: 4 });
     expect(up.log.reason).toBe('start 2: target 4 > 2, clipped to maximum (4 workers)');
     const at = step(initialAdaptiveState, input(50, reg('a', 'b', 'c', 'd')), spec({ maximum: 4 }));
-    expect(at.decision).toEqual({ status: 'same', reason: 'maximum reached: maximum (4 workers)' });
+    expect(at.decision).toEqual({ status: 'same', reason: 'maximum reached (4 workers)' });
   });
   it('clips to maximum_cores converted with the new workers\' threads: 2 threads, maximum_cores 5 → 2 workers', () => {
     expect(step(initialAdaptiveState, input(10, reg('a')), spec({ maximumCores: 5 })).decision).toEqual({ status: 'up', n: 2 });
@@ -72,7 +72,7 @@ describe('step: none', () => {
     const r = step(initialAdaptiveState, input(0, reg('a', 'b')), spec({ minimum: 2 }));
     expect(r.decision.status).toBe('same');
     expect(r.log.reason).toMatch(/^minimum reached/);
-    expect(r.decision).toEqual({ status: 'same', reason: 'minimum reached: minimum (2 workers)' });
+    expect(r.decision).toEqual({ status: 'same', reason: 'minimum reached (2 workers)' });
   });
   it('names a cores minimum as the reason', () => {
     expect(step(initialAdaptiveState, input(0, reg('a', 'b', 'c')), spec({ minimumCores: 6 })).decision).toEqual({

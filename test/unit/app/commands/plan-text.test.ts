@@ -1,0 +1,35 @@
+// What `plan` and `apply` print before acting: one line per host, then how to carry it
+// out (plan) or that it is being carried out (apply).
+import { describe, expect, it } from 'vitest';
+import { planText } from '../../../../src/app/commands/plan-text.js';
+import type { SpecDiff } from '../../../../src/cluster/spec-diff.js';
+
+const diff: SpecDiff = {
+  recreate: [],
+  hostsAdded: ['c'],
+  hostsRemoved: ['b'],
+  counts: [{ host: 'c', from: 0, to: 2 }, { host: 'b', from: 1, to: 0 }],
+  restart: [{ host: 'a', workers: ['a-0'], why: ['worker_options.nthreads 1 → 2'] }],
+};
+
+describe('planText', () => {
+  it('ends with how to carry it out for plan, and with what it does now for apply', () => {
+    const plan = planText('live', 'h.yaml', diff);
+    expect(plan.split('\n').slice(0, -2)).toEqual([
+      'live: h.yaml differs from the running cluster:',
+      '  + host c: 2 worker(s)',
+      '  - host b: drain 1 worker(s) (retired through the scheduler, data moved), then leave it',
+      '  ~ host a: rolling restart of 1 worker(s): worker_options.nthreads 1 → 2',
+      'Plan: 1 host(s) to add, 1 to drain, 1 worker(s) to restart.',
+    ]);
+    expect(plan.endsWith('\nsshcluster apply h.yaml carries it out\n')).toBe(true);
+    expect(planText('live', 'h.yaml', diff, true).endsWith('worker(s) to restart.\nApplying it …\n')).toBe(true);
+  });
+
+  it('points at --recreate when a running scheduler cannot take the change, from apply too', () => {
+    const text = planText('live', 'h.yaml', { ...diff, recreate: ['scheduler_options.port 8786 → 8800'] }, true);
+    expect(text).toContain('  ! needs a new cluster: scheduler_options.port 8786 → 8800\n');
+    expect(text).toContain('sshcluster apply --recreate h.yaml stops the cluster');
+    expect(text).not.toContain('Applying it');
+  });
+});
