@@ -164,12 +164,17 @@ describe('sshcluster up (local, no host file)', () => {
     expect(before.code, before.stderr).toBe(0);
     expect(before.stdout.match(/Scheduler at:/g)?.length).toBe(1);
     expect(before.stdout).toContain('End scheduler');
+    // A name that matches nothing recorded is a typo: exit 2, and the names there are.
+    const typo = runCli(['logs', 'schedular']);
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain('no recorded logs for "schedular"');
+    expect(typo.stderr).toMatch(/hint: recorded: .*scheduler/);
   });
 
-  it('says how to install Dask when the interpreter has none', () => {
+  it('says how to install Dask when the interpreter has none (exit 2: the --python given is bad input)', () => {
     const r = runCli(['up', '--python', '/bin/false']);
-    expect(r.code).toBe(1);
-    expect(r.stderr).toContain('Dask is not installed');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('Dask is not installed for --python /bin/false: ');
     expect(r.stderr).toContain('apt-get install python3-distributed');
   });
 });

@@ -101,7 +101,9 @@ export async function runLogs(ctx: AppContext, o: { name?: string; target?: stri
   const which = o.previous ? `the run before the current one of cluster ${found.name}` : `cluster ${found.name}`;
   if (!names.length && !o.follow) {
     found.client?.close();
-    throw new ExpectedError(`no recorded logs${o.target ? ` for "${o.target}"` : ''} in ${which}`, { hint: `recorded: ${recorded.join(', ') || 'none'}` });
+    // A name that matches none of the recorded ones is a typo (exit 2), as exec's --hosts.
+    const Err = o.target && recorded.length ? UsageError : ExpectedError;
+    throw new Err(`no recorded logs${o.target ? ` for "${o.target}"` : ''} in ${which}`, { hint: `recorded: ${recorded.join(', ') || 'none'}` });
   }
   for (const n of names) for (const line of await store!.tail(n, o.tail)) ctx.stdout.write(`${safeLine(n)} │ ${safeLine(line)}\n`);
   if (!o.follow) {

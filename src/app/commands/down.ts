@@ -5,6 +5,7 @@ import { jsonText, safeLine } from '../../events/terminal-text.js';
 import type { ClusterState } from '../../control/state-file.js';
 import { ExpectedError } from '../../errors.js';
 import { removeCerts } from '../../tls/cert-store.js';
+import { httpSocketPathFor, socketPathFor } from '../../control/paths.js';
 import { leftoverLine } from '../../events/plain-sink.js';
 import type { AppContext, Output } from '../context.js';
 import { controllerGone, findCluster, type FoundCluster, NoClusterError } from './find-cluster.js';
@@ -37,7 +38,11 @@ export async function runDown(ctx: AppContext, o: { name?: string; json: boolean
   } else {
     progress.write(`No controller answers for ${found.name}; stopping its processes from the state file …\n`);
     result = await downFromState(ctx, found.state, progress);
-    if (result.leftover.length === 0) await Promise.all([fs.rm(found.paths.stateFile, { force: true }), removeCerts(found.paths.dir)]);
+    if (result.leftover.length === 0) {
+      // What the dead controller would have removed at its stop: its sockets too.
+      const gone = [found.paths.stateFile, socketPathFor(found.paths), httpSocketPathFor(found.paths)];
+      await Promise.all([...gone.map((f) => fs.rm(f, { force: true })), removeCerts(found.paths.dir)]);
+    }
   }
   if (o.json) ctx.stdout.write(jsonText({ name: found.name, ...result }) + '\n');
   else {

@@ -3,7 +3,7 @@
 // host file naming this machine gets the same interpreter. `--python` names one instead.
 import { spawnSync } from 'node:child_process';
 import { HAS_DISTRIBUTED_PY, PYTHON_CANDIDATES } from '../../dask/remote-command.js';
-import { ExpectedError } from '../../errors.js';
+import { ExpectedError, UsageError } from '../../errors.js';
 
 export function findLocalPython(env: Record<string, string | undefined>, preferred?: string): string {
   const tried: string[] = [];
@@ -12,7 +12,8 @@ export function findLocalPython(env: Record<string, string | undefined>, preferr
     if (r.status === 0) return py;
     tried.push(`${py}: ${r.error ? 'not found' : (r.stderr.trim().split('\n').pop() || 'no module named distributed')}`);
   }
-  throw new ExpectedError(`Dask is not installed for any local Python (tried ${tried.join('; ')})`, {
-    hint: "install it: apt-get install python3-distributed, or pip install 'distributed'; or name an interpreter with --python",
-  });
+  const install = "install it: apt-get install python3-distributed, or pip install 'distributed'";
+  // An interpreter the user named that cannot run Dask is bad input (exit 2).
+  if (preferred) throw new UsageError(`Dask is not installed for --python ${tried[0]}`, { hint: `${install}; or name another interpreter, or leave --python out to find one` });
+  throw new ExpectedError(`Dask is not installed for any local Python (tried ${tried.join('; ')})`, { hint: `${install}; or name an interpreter with --python` });
 }

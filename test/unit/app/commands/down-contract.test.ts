@@ -2,6 +2,7 @@
 // stderr); with nothing to stop it exits 0 and says so on stderr, like
 // `docker compose down`.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runDown } from '../../../../src/app/commands/down.js';
@@ -36,9 +37,12 @@ describe('sshcluster down', () => {
       version: 1, name: 'loc', clusterId: 'no-such-id-' + path.basename(ctx.stateHome), spec, controller: null,
       schedulerAddress: 'tcp://127.0.0.1:8786', dashboardUrl: '', processes: [], desiredWorkers: 0, updatedAt: '',
     });
+    // The dead controller's sockets (a kill -9 leaves them) go with the state file.
+    for (const f of [p.socket, p.httpSocket]) fs.writeFileSync(f, '');
     expect(await runDown(ctx, { json: true })).toBe(0);
     expect(JSON.parse(ctx.out())).toEqual({ name: 'loc', forced: [], leftover: [] });
     expect(ctx.err()).toContain('No controller answers for loc; stopping its processes from the state file');
+    expect(fs.readdirSync(p.dir).filter((f) => !fs.statSync(path.join(p.dir, f)).isDirectory())).toEqual([]);
   });
 
   it('from the state file also visits a host an apply removed and had yet to leave, and stops what of the cluster runs there', async () => {
