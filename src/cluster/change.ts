@@ -34,8 +34,10 @@ export interface DrainResult {
   /** Hosts of the request not in the cluster. */
   unknown: string[];
   retired: string[];
-  /** Workers started elsewhere to keep the cluster's size. */
+  /** Workers started elsewhere to keep the cluster's size (undrain: those started again). */
   replaced: string[];
+  /** Workers the size is short of, for want of room: started again at undrain. */
+  short: number;
 }
 
 /**
@@ -50,14 +52,28 @@ export function drainHosts(s: ClusterState, hosts: readonly string[], keepSize: 
   const retired = s.desiredWorkers.filter((w) => s.drained.has(w.host) && hosts.includes(w.host)).map((w) => w.name);
   const size = s.desiredWorkers.length;
   dropWorkers(s, retired);
-  if (!keepSize) return { unknown, retired, replaced: [] };
-  const p = placeWorkers(size, s.placementHosts(), s.desiredWorkers);
-  for (const w of p.added) s.supervisor.reset(w.name);
-  s.desiredWorkers = p.workers;
-  return { unknown, retired, replaced: p.added.map((w) => w.name) };
+  if (!keepSize) return { unknown, retired, replaced: [], short: 0 };
+  const replaced = placeMore(s, size - s.desiredWorkers.length);
+  s.drainShort += size - s.desiredWorkers.length;
+  return { unknown, retired, replaced, short: s.drainShort };
 }
 
-/** Back in placement; the workers moved away stay where they are. */
-export function undrainHosts(s: ClusterState, hosts: readonly string[]): string[] {
-  return hosts.filter((h) => s.drained.delete(h));
+/**
+ * Back in placement; the workers moved away stay where they are, and those a drain
+ * found no room for (a fixed-size cluster's shortfall) start again where there is room.
+ */
+export function undrainHosts(s: ClusterState, hosts: readonly string[]): DrainResult & { back: string[] } {
+  const back = hosts.filter((h) => s.drained.delete(h));
+  const replaced = placeMore(s, s.drainShort);
+  s.drainShort -= replaced.length;
+  return { back, unknown: hosts.filter((h) => !back.includes(h)), retired: [], replaced, short: s.drainShort };
+}
+
+/** Up to n more workers where there is room; their names. */
+function placeMore(s: ClusterState, n: number): string[] {
+  if (n <= 0) return [];
+  const p = placeWorkers(s.desiredWorkers.length + n, s.placementHosts(), s.desiredWorkers);
+  for (const w of p.added) s.supervisor.reset(w.name);
+  s.desiredWorkers = p.workers;
+  return p.added.map((w) => w.name);
 }

@@ -42,6 +42,11 @@ export class ClusterState {
   /** Workers an `apply` has yet to restart onto the spec in force (kept in the state file). */
   readonly pendingRoll = new Set<string>();
   /**
+   * Workers a fixed-size cluster is short of because `drain` found no room elsewhere:
+   * started again at `undrain`; a size set anew (`scale`, adaptive) forgets them.
+   */
+  drainShort = 0;
+  /**
    * Host specs `apply` removed or gave another TMPDIR while something of the cluster may
    * be left under them (former-hosts.ts; kept in the state file).
    */

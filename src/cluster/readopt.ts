@@ -30,6 +30,8 @@ export interface PreviousCluster {
   desiredWorkers?: number;
   /** Hosts its `apply` removed or gave another TMPDIR, still to clear (former-hosts.ts). */
   formerHosts?: HostSpec[];
+  /** Workers its drain found no room for (ClusterState.drainShort). */
+  drainShort?: number;
 }
 
 export interface ReadoptDeps {

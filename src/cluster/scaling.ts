@@ -19,6 +19,7 @@ export interface ScaleResult {
  * every interval.
  */
 export function scaleTo(s: ClusterState, n: number, opts: { retryCrashed?: boolean } = {}): ScaleResult {
+  s.drainShort = 0;
   const hosts = s.placementHosts();
   for (const w of opts.retryCrashed ? s.desiredWorkers : []) {
     if (s.supervisor.status(w.name).state !== 'crash-looping') continue;

@@ -36,6 +36,8 @@ export interface ClusterState {
   pendingRoll?: string[];
   /** Hosts `apply` removed or gave another TMPDIR, still to clear (former-hosts.ts). */
   formerHosts?: HostSpec[];
+  /** Workers a drain found no room for, started again at undrain. */
+  drainShort?: number;
   updatedAt: string;
 }
 
@@ -84,6 +86,7 @@ const stateShape = object({
   drained: optional(arrayOf(str)),
   pendingRoll: optional(arrayOf(str)),
   formerHosts: optional(arrayOf(host)),
+  drainShort: optional(wholeNumber),
   updatedAt: str,
 });
 

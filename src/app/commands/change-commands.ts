@@ -59,12 +59,17 @@ export async function runDrain(ctx: AppContext, o: { hosts: string[]; name?: str
   try {
     const r = await client!.call('drain', { hosts: o.hosts, undrain: o.undrain }, { timeoutMs: 0 });
     for (const h of r.unknown) ctx.stderr.write(safeLine(`warning: ${h}: not a ${o.undrain ? 'drained' : 'worker'} host of ${name}`) + '\n');
-    if (o.undrain) {
-      ctx.stdout.write(safeLine(`${name}: ${o.hosts.filter((h) => !r.unknown.includes(h)).join(', ')} back in placement`) + '\n');
+    const hosts = o.hosts.filter((h) => !r.unknown.includes(h)).join(', ');
+    if (o.undrain && !r.replaced.length) {
+      ctx.stdout.write(safeLine(`${name}: ${hosts} back in placement`) + '\n');
       return 0;
     }
     const running = await waitSettled(client!, name, undefined, o.timeoutMs);
-    ctx.stdout.write(safeLine(`${name}: drained ${o.hosts.filter((h) => !r.unknown.includes(h)).join(', ')}: ${r.retired.length} worker(s) retired, ${r.replaced.length} started elsewhere; ${running} running`) + '\n');
+    const short = r.short ? `; ${r.short} short for want of room, started again at undrain` : '';
+    const line = o.undrain
+      ? `${name}: ${hosts} back in placement; ${r.replaced.length} worker(s) the drain had no room for started again; ${running} running`
+      : `${name}: drained ${hosts}: ${r.retired.length} worker(s) retired, ${r.replaced.length} started elsewhere${short}; ${running} running`;
+    ctx.stdout.write(safeLine(line) + '\n');
     return 0;
   } finally {
     client!.close();

@@ -83,13 +83,14 @@ export class ClusterChanges {
     return this.one(undrain ? 'undrain' : 'drain', async () => {
       const { state } = this.d;
       if (undrain) {
-        const back = undrainHosts(state, hosts);
-        this.say(`undrain: ${back.join(', ') || 'no drained host given'}`);
-        return { unknown: hosts.filter((h) => !back.includes(h)), retired: [], replaced: [] };
+        const { back, ...r } = undrainHosts(state, hosts);
+        this.say(`undrain: ${back.join(', ') || 'no drained host given'}${r.replaced.length ? `: starting ${r.replaced.length} worker(s) the drain had no room for` : ''}`);
+        if (r.replaced.length) await this.d.tick();
+        return r;
       }
       const r = drainHosts(state, hosts, this.d.adaptive() === undefined);
       if (r.unknown.length === hosts.length) throw new ExpectedError(`drain: no worker host named ${r.unknown.join(', ')} in this cluster`);
-      this.say(`drain: ${hosts.filter((h) => !r.unknown.includes(h)).join(', ')}: retiring ${r.retired.length} worker(s)${r.replaced.length ? `, ${r.replaced.length} started elsewhere` : ''}`);
+      this.say(`drain: ${hosts.filter((h) => !r.unknown.includes(h)).join(', ')}: retiring ${r.retired.length} worker(s)${r.replaced.length ? `, ${r.replaced.length} started elsewhere` : ''}${r.short ? `; ${r.short} to start again at undrain (no room elsewhere)` : ''}`);
       await this.d.tick();
       return r;
     });

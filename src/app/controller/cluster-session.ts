@@ -90,6 +90,7 @@ export class ClusterSession {
     this.state = new ClusterState(o.spec, o.initialWorkers);
     for (const h of o.drained ?? []) this.state.drained.add(h);
     this.state.formerHosts = [...(o.previous?.formerHosts ?? [])];
+    this.state.drainShort = o.previous?.drainShort ?? 0;
     this.events = new EventLog(() => this.clock.now());
     o.bus.on((e) => this.events.take(e));
     o.signal?.addEventListener('abort', () => this.life.abort(), { once: true });
@@ -282,6 +283,7 @@ export class ClusterSession {
 
   /** A new adaptive loop with these bounds, replacing the running one. */
   startAdaptive(spec: AdaptiveSpec): void {
+    this.state.drainShort = 0; // adaptive sizes the cluster from here on
     this.adaptive?.stop();
     this.adaptive = this.adaptiveLoop(spec);
     this.adaptive.start();

@@ -117,6 +117,7 @@ export class ControlEndpoint {
       ...(s.state.drained.size ? { drained: [...s.state.drained] } : {}),
       ...(s.state.pendingRoll.size ? { pendingRoll: [...s.state.pendingRoll] } : {}),
       ...(s.state.formerHosts.length ? { formerHosts: s.state.formerHosts } : {}),
+      ...(s.state.drainShort ? { drainShort: s.state.drainShort } : {}),
       updatedAt: new Date().toISOString(),
     };
   }

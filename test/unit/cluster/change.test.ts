@@ -34,7 +34,7 @@ describe('drain', () => {
     await startUp(h);
     expect(h.state.desiredWorkers.map((w) => w.name)).toEqual(['a-0', 'b-0']);
     const r = drainHosts(h.state, ['a', 'nope'], true);
-    expect(r).toEqual({ unknown: ['nope'], retired: ['a-0'], replaced: ['b-1'] });
+    expect(r).toEqual({ unknown: ['nope'], retired: ['a-0'], replaced: ['b-1'], short: 0 });
     await h.reconciler.tick();
     await flush();
     expect(h.host('a').running()).toEqual([]);
@@ -43,15 +43,32 @@ describe('drain', () => {
     expect(h.scheduler.retireKeep).toEqual([true]);
     await h.reconciler.scale(3);
     expect(h.state.desiredWorkers.map((w) => w.host)).toEqual(['b', 'b']);
-    expect(undrainHosts(h.state, ['a', 'b'])).toEqual(['a']);
+    expect(undrainHosts(h.state, ['a', 'b'])).toEqual({ back: ['a'], unknown: ['b'], retired: [], replaced: [], short: 0 });
     await h.reconciler.scale(3);
     expect(h.state.desiredWorkers.map((w) => w.name)).toEqual(['b-0', 'b-1', 'a-0']);
+  });
+
+  it('with no room elsewhere, the size falls short until undrain starts those workers again; a scale forgets them', async () => {
+    const h = harness({ workers: ['a', 'b'], nworkers: 1 }); // one worker per host at most
+    await startUp(h);
+    expect(drainHosts(h.state, ['a'], true)).toEqual({ unknown: [], retired: ['a-0'], replaced: [], short: 1 });
+    expect(h.state.desiredWorkers.map((w) => w.name)).toEqual(['b-0']);
+    const back = undrainHosts(h.state, ['a']);
+    expect(back).toEqual({ back: ['a'], unknown: [], retired: [], replaced: ['a-0'], short: 0 });
+    await h.reconciler.tick();
+    await flush();
+    expect(h.host('a').running().map((p) => p.spec.name)).toEqual(['a-0']);
+    // Drained again, then resized by hand: undrain adds nothing.
+    drainHosts(h.state, ['a'], true);
+    await h.reconciler.scale(1);
+    expect(h.state.drainShort).toBe(0);
+    expect(undrainHosts(h.state, ['a']).replaced).toEqual([]);
   });
 
   it('under adaptive, only retires (adaptive places on its own)', async () => {
     const h = harness({ workers: ['a', 'b'], nworkers: 2, initialWorkers: 2 });
     await startUp(h);
-    expect(drainHosts(h.state, ['a'], false)).toEqual({ unknown: [], retired: ['a-0'], replaced: [] });
+    expect(drainHosts(h.state, ['a'], false)).toEqual({ unknown: [], retired: ['a-0'], replaced: [], short: 0 });
     expect(h.state.desiredWorkers.map((w) => w.name)).toEqual(['b-0']);
   });
 });
