@@ -1,12 +1,17 @@
-// The process-facing pieces of the AppContext: signals and a no-echo prompt.
+// The process-facing pieces of the AppContext: stdout and stderr, signals and a no-echo
+// prompt.
 import fs from 'node:fs';
 import os from 'node:os';
 import readline from 'node:readline';
 import { Writable } from 'node:stream';
-import type { AppContext } from './app/context.js';
+import type { AppContext, Output } from './app/context.js';
 import { ExpectedError } from './errors.js';
 
+/** What the shell shows for a tool killed by SIGPIPE (128 + 13). */
+const READER_GONE_EXIT = 141;
+
 export function processContext(): AppContext {
+  const reader = readerPolicy();
   return {
     env: process.env,
     pid: process.pid,
@@ -15,8 +20,9 @@ export function processContext(): AppContext {
     username: safeUsername(),
     cores: os.availableParallelism(),
     memoryBytes: os.totalmem(),
-    stdout: { write: (t) => void process.stdout.write(t), isTTY: process.stdout.isTTY },
-    stderr: { write: (t) => void process.stderr.write(t), isTTY: process.stderr.isTTY },
+    stdout: pipedOutput(process.stdout, reader.gone),
+    stderr: pipedOutput(process.stderr, reader.gone),
+    keepRunningWithoutReader: reader.keepRunning,
     onSignal(handler) {
       const int = () => handler('SIGINT');
       const term = () => handler('SIGTERM');
@@ -30,6 +36,38 @@ export function processContext(): AppContext {
     ...(process.stdout.isTTY && process.stdin.isTTY ? { tty: { stdout: process.stdout, stdin: process.stdin } } : {}),
     promptSecret,
   };
+}
+
+/**
+ * Once stdout's or stderr's reader has gone (`| head`) the process ends at once and
+ * quietly, as a C tool killed by SIGPIPE does (Node ignores SIGPIPE: the write fails with
+ * EPIPE instead), and with its code: `set -o pipefail` scripts see that the output was
+ * cut, and a plain pipeline's status is still the reader's. Exiting closes the SSH
+ * connections, so what `exec` runs ends with its channel, as on Ctrl-C. A command that,
+ * cut short, would leave a cluster half up or half down keeps running instead.
+ */
+function readerPolicy(): { gone: () => void; keepRunning: () => void } {
+  let keep = false;
+  return {
+    gone: () => {
+      if (!keep) process.exit(READER_GONE_EXIT);
+    },
+    keepRunning: () => void (keep = true),
+  };
+}
+
+/**
+ * A stream as an Output: what is written once its reader has gone is dropped, and
+ * `readerGone` is told. Any other error is still thrown.
+ */
+export function pipedOutput(stream: Writable & { isTTY?: boolean }, readerGone: () => void): Output {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    readerGone();
+  });
+  // Not written to once closed: Node queues an error per write to a destroyed stream,
+  // and `logs` can write thousands of lines before the EPIPE's 'error' event comes.
+  return { write: (t) => void (stream.writable && stream.write(t)), isTTY: stream.isTTY };
 }
 
 function safeUsername(): string {

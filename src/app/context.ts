@@ -15,6 +15,12 @@ export interface AppContext {
   memoryBytes: number;
   stdout: Output;
   stderr: Output;
+  /**
+   * Once stdout's or stderr's reader has gone (EPIPE: `| head`) the process exits 141 at
+   * once; after this call it drops that output and runs on: for a command that, cut
+   * short, would leave a change half-done (`up` runs a cluster, `down` stops one).
+   */
+  keepRunningWithoutReader(): void;
   /** Registers a handler for SIGINT/SIGTERM; returns an unregister function. */
   onSignal(handler: (signal: 'SIGINT' | 'SIGTERM') => void): () => void;
   /** The terminal's streams, for the dashboard; absent when stdin or stdout is not a TTY. */

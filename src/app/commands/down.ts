@@ -17,6 +17,8 @@ import { hostsToClear, tmpdirsOn } from '../../cluster/former-hosts.js';
 import type { ShellPort } from '../../ssh/shell-port.js';
 
 export async function runDown(ctx: AppContext, o: { name?: string; json: boolean }): Promise<number> {
+  // Cut short by `down | head -1`, it would leave the cluster half stopped.
+  ctx.keepRunningWithoutReader();
   // With --json, stdout is the one JSON document; progress goes to stderr.
   const progress = o.json ? ctx.stderr : ctx.stdout;
   let found: FoundCluster;

@@ -46,6 +46,8 @@ export interface TestServer {
   publickeyRequests: ('query' | 'signed')[];
   stdinEnded: number;
   refusedSessions: number;
+  /** Connections not yet closed. */
+  open: number;
   close(): Promise<void>;
 }
 
@@ -85,6 +87,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     get publickeyRequests() { return state.publickeyRequests; },
     get stdinEnded() { return state.stdinEnded; },
     get refusedSessions() { return state.refusedSessions; },
+    get open() { return clients.size; },
     close: () =>
       new Promise<void>((resolve) => {
         for (const c of clients) c.end();
@@ -114,7 +117,12 @@ function serveClient(client: Connection, opts: TestServerOptions, state: { stdin
         stream.exit(code ?? 255);
         stream.end();
       });
-      stream.on('close', () => child.kill());
+      // As sshd: a channel gone closes the command's pipes (a writer then gets SIGPIPE).
+      stream.on('close', () => {
+        child.kill();
+        child.stdout.destroy();
+        child.stderr.destroy();
+      });
     });
   });
   client.on('tcpip', (accept, reject, info) => {
