@@ -4,6 +4,7 @@
 import { basename, dirname, extname, resolve } from 'node:path';
 import { LineCounter, parseDocument } from 'yaml';
 import { ConfigError } from '../errors.js';
+import { checkIdentityFiles } from './hosts/identity-files.js';
 import { layoutHosts } from './layout.js';
 import { buildClusterSpec } from './normalize.js';
 import { readHostFile } from './read/read-file.js';
@@ -48,8 +49,10 @@ export function parseHostFile(text: string, fileLabel: string, ctx: LoadContext)
     username: ctx.username,
     fileDir: dirname(source),
   };
+  const files = { fileDir: connectCtx.fileDir, homedir: ctx.homedir, readFile: ctx.readFile };
+  checkIdentityFiles(raw, files);
   const spec = buildClusterSpec(raw, layout, { name: defaultName(fileLabel), source }, connectCtx);
-  return { ...spec, security: buildSecurity(raw.security, { fileDir: connectCtx.fileDir, homedir: ctx.homedir, readFile: ctx.readFile }) };
+  return { ...spec, security: buildSecurity(raw.security, files) };
 }
 
 function parseYaml(text: string, file: string): Source {

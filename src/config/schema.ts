@@ -48,8 +48,8 @@ export interface HostAddress {
 export interface RawConnectOptions {
   username?: string;
   port?: number;
-  /** As written; "~" is expanded during normalization. */
-  identity_file?: string[];
+  /** As written, with where; "~" is expanded during normalization. */
+  identity_file?: RawPath[];
   known_hosts?: string;
   strict_host_key_checking?: HostKeyPolicy;
   /** [] means "none": no jump even if ~/.ssh/config has one. */

@@ -33,7 +33,7 @@ export function buildConnect(
     port: address.port ?? opts.port ?? ssh.port ?? DEFAULT_SSH_PORT,
     username: address.user ?? opts.username ?? ssh.user ?? ctx.username,
     identityFiles: opts.identity_file
-      ? opts.identity_file.map((f) => expandPath(f, ctx.fileDir, ctx.homedir))
+      ? opts.identity_file.map((f) => expandPath(f.path, ctx.fileDir, ctx.homedir))
       : configIdentities(ssh, ctx),
     ...(opts.password ? { password: opts.password } : {}),
     ...shared(opts, ctx),
@@ -53,7 +53,7 @@ function buildHop(
   const own = chain && ssh.proxyJump ? configJumps(ssh, hop.host, where) : [];
   const identityFiles = ssh.identityFiles.length > 0 || !inherited.identity_file
     ? configIdentities(ssh, ctx)
-    : inherited.identity_file.map((f) => expandPath(f, ctx.fileDir, ctx.homedir));
+    : inherited.identity_file.map((f) => expandPath(f.path, ctx.fileDir, ctx.homedir));
   return {
     alias: hop.host,
     hostname: ssh.hostname,

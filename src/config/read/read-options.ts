@@ -4,7 +4,7 @@ import { parseJumpList } from '../hosts/host-address.js';
 import { RESOURCE_NAME } from '../names.js';
 import {
   CONNECT_KEYS, SCHEDULER_KEYS, SECTIONS, WORKER_KEYS,
-  type HostAddress, type RawConnectOptions, type RawSchedulerOptions, type RawWorkerOptions,
+  type HostAddress, type RawConnectOptions, type RawPath, type RawSchedulerOptions, type RawWorkerOptions,
 } from '../schema.js';
 import type { HostKeyPolicy, SecretSource } from '../spec.js';
 import type { Cursor } from './yaml-cursor.js';
@@ -26,7 +26,7 @@ export function readConnectOptions(c: Cursor | undefined): RawConnectOptions {
   return dropUndefined({
     username: opt(f, 'username', (v) => v.text()),
     port: opt(f, 'port', (v) => v.int(1, 65535)),
-    identity_file: opt(f, 'identity_file', stringList),
+    identity_file: opt(f, 'identity_file', pathList),
     known_hosts: opt(f, 'known_hosts', (v) => v.string()),
     strict_host_key_checking: opt(f, 'strict_host_key_checking', hostKeyPolicy),
     proxy_jump: opt(f, 'proxy_jump', jumpList),
@@ -67,6 +67,12 @@ export function readWorkerOptions(c: Cursor | undefined): RawWorkerOptions {
 export function stringList(c: Cursor): string[] {
   if (!c.isSeq()) return [c.string('expected a string or a list of strings')];
   return c.items().map((item) => item.string());
+}
+
+/** Like stringList, each path with where it was written, for errors about the file it names. */
+function pathList(c: Cursor): RawPath[] {
+  if (!c.isSeq()) return [{ path: c.string('expected a string or a list of strings'), where: c.where() }];
+  return c.items().map((item) => ({ path: item.string(), where: item.where() }));
 }
 
 export function durationMs(c: Cursor): number {

@@ -48,7 +48,8 @@ function rawPath(c: Cursor): RawPath {
   return { path: c.string('expected a file path'), where: c.where() };
 }
 
-export interface SecurityFileContext {
+/** How a path written in the host file is resolved and read. */
+export interface LocalFileContext {
   fileDir: string;
   homedir: string;
   /** Throws when the file cannot be read. */
@@ -59,7 +60,7 @@ export interface SecurityFileContext {
  * RawSecurity → SecuritySpec, reading each file once so a missing, unreadable or
  * swapped (key for cert) file is reported at its line before anything starts.
  */
-export function buildSecurity(raw: RawSecurity | undefined, ctx: SecurityFileContext): SecuritySpec {
+export function buildSecurity(raw: RawSecurity | undefined, ctx: LocalFileContext): SecuritySpec {
   if (!raw) return { kind: 'tls' };
   if (raw.kind !== 'files') return { kind: raw.kind };
   const file = (p: RawPath, what: 'certificate' | 'key'): string => checkedFile(p, what, ctx);
@@ -70,7 +71,7 @@ export function buildSecurity(raw: RawSecurity | undefined, ctx: SecurityFileCon
   };
 }
 
-function checkedFile(p: RawPath, what: 'certificate' | 'key', ctx: SecurityFileContext): string {
+function checkedFile(p: RawPath, what: 'certificate' | 'key', ctx: LocalFileContext): string {
   const abs = expandPath(p.path, ctx.fileDir, ctx.homedir);
   let text: string;
   try {

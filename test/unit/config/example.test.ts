@@ -8,7 +8,8 @@ const EXAMPLE = fileURLToPath(new URL('../../../config.example.yaml', import.met
 
 describe('config.example.yaml', () => {
   const spec = loadHostFile(EXAMPLE, {
-    readFile: (p) => readFileSync(p === EXAMPLE ? p : '/nonexistent/on/purpose', 'utf8'),
+    // Its identity_file must exist; nothing else does (no ~/.ssh/config).
+    readFile: (p) => (p === `${HOME}/.ssh/id_ed25519` ? 'a key' : readFileSync(p === EXAMPLE ? p : '/nonexistent/on/purpose', 'utf8')),
     env: { SSH_AUTH_SOCK: '/tmp/agent' },
     homedir: HOME,
     cwd: '/',

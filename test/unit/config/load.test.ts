@@ -165,9 +165,10 @@ describe('connect options', () => {
   });
 
   it('expands ~ in identity_file, string or list', () => {
-    const one = parseHostFile('connect_options: {identity_file: ~/.ssh/lab}\nhosts: [a, b]\n', 'l.yaml', makeCtx());
+    const keys = makeCtx({ [`${HOME}/.ssh/lab`]: 'a key', [`${HOME}/k1`]: 'a key', '/abs/k2': 'a key' });
+    const one = parseHostFile('connect_options: {identity_file: ~/.ssh/lab}\nhosts: [a, b]\n', 'l.yaml', keys);
     expect(one.workerHosts[0]!.connect.identityFiles).toEqual([`${HOME}/.ssh/lab`]);
-    const two = parseHostFile('connect_options: {identity_file: [~/k1, /abs/k2]}\nhosts: [a, b]\n', 'l.yaml', makeCtx());
+    const two = parseHostFile('connect_options: {identity_file: [~/k1, /abs/k2]}\nhosts: [a, b]\n', 'l.yaml', keys);
     expect(two.workerHosts[0]!.connect.identityFiles).toEqual([`${HOME}/k1`, '/abs/k2']);
   });
 });

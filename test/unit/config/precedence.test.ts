@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseHostFile } from '../../../src/config/load.js';
-import { HOME, configErrorOf, withSshConfig } from '../fixtures/config/ctx.js';
+import { HOME, configErrorOf, makeCtx, withSshConfig } from '../fixtures/config/ctx.js';
 
 const SSH = `
 Host n1
@@ -35,7 +35,8 @@ Host loop1
 Host loop2
   ProxyJump loop1
 `;
-const ctx = withSshConfig(SSH);
+// identity_file written in the host file must exist; ~/.ssh/config's IdentityFile need not.
+const ctx = makeCtx({ [`${HOME}/.ssh/config`]: SSH, [`${HOME}/.ssh/top`]: 'a key' });
 const load = (yaml: string) => parseHostFile(yaml, 'lab.yaml', ctx);
 const worker = (yaml: string, i = 0) => load(yaml).workerHosts[i]!.connect;
 

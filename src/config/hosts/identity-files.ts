@@ -1,0 +1,33 @@
+// identity_file as written in the host file is read once, at load, so a wrong path is
+// refused at its line before anything connects. Only these: IdentityFile from
+// ~/.ssh/config and OpenSSH's defaults (~/.ssh/id_ed25519, …) may well not exist, and
+// ssh skips those silently, as ssh/auth.ts does.
+import type { LocalFileContext } from '../read/read-security.js';
+import { configError } from '../read/yaml-cursor.js';
+import type { RawHostFile, RawPath } from '../schema.js';
+import { expandPath } from './connect.js';
+
+const FALLBACK = 'or remove identity_file to use ssh-agent and ~/.ssh/config IdentityFile';
+
+export function checkIdentityFiles(raw: RawHostFile, ctx: LocalFileContext): void {
+  const written = [raw.connect_options, ...raw.hosts.map((h) => h.connect_options)];
+  for (const p of written.flatMap((o) => o.identity_file ?? [])) checkReadable(p, ctx);
+}
+
+function checkReadable(p: RawPath, ctx: LocalFileContext): void {
+  const abs = expandPath(p.path, ctx.fileDir, ctx.homedir);
+  try {
+    ctx.readFile(abs);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // Never quote what was read: it is a private key.
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
+      throw configError(p.where, `identity file ${abs} does not exist`, `correct the path (a relative one is from the host file's directory), ${FALLBACK}`);
+    }
+    if (code === 'EACCES' || code === 'EPERM') {
+      throw configError(p.where, `cannot read identity file ${abs}: permission denied`, `the key must be readable by you (your own key: chmod 600 ${abs}), ${FALLBACK}`);
+    }
+    if (code === 'EISDIR') throw configError(p.where, `identity file ${abs} is a directory`, 'name the private key file in it, e.g. ~/.ssh/id_ed25519');
+    throw configError(p.where, `cannot read identity file ${abs}: ${(err as Error).message}`);
+  }
+}
