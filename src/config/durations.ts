@@ -10,6 +10,13 @@ const DURATION_UNITS_MS: Record<string, number> = {
 };
 
 export const DURATION_EXPECTED = 'expected a duration like "10s", "500ms", "2m" or a number of seconds';
+/**
+ * The longest duration a host file or flag may ask for. Each ends up in a setTimeout
+ * (connect_timeout, adaptive.interval) or is passed to Dask; Node's timers hold at most
+ * 2^31-1 ms and fire at once, with a TimeoutOverflowWarning, beyond it.
+ */
+export const MAX_DURATION_MS = 2 ** 31 - 1;
+export const DURATION_TOO_LONG = `expected at most ${MAX_DURATION_MS}ms (24.8 days), the longest a timer can wait`;
 export const BYTES_EXPECTED = 'expected a size like "4GiB", "100 GB", "512MiB" or a number of bytes';
 
 /** Milliseconds. A bare number (or numeric string) is in seconds, as in Dask. */

@@ -1,5 +1,5 @@
 // Readers for the option sections shared by the top level and host entries.
-import { BYTES_EXPECTED, parseBytes, parseDuration } from '../durations.js';
+import { BYTES_EXPECTED, DURATION_TOO_LONG, MAX_DURATION_MS, parseBytes, parseDuration } from '../durations.js';
 import { parseJumpList } from '../hosts/host-address.js';
 import { RESOURCE_NAME } from '../names.js';
 import {
@@ -77,7 +77,9 @@ function pathList(c: Cursor): RawPath[] {
 
 export function durationMs(c: Cursor): number {
   const v = c.scalar('expected a duration');
-  return c.parse(() => parseDuration(typeof v === 'number' ? v : c.string()));
+  const ms = c.parse(() => parseDuration(typeof v === 'number' ? v : c.string()));
+  if (ms > MAX_DURATION_MS) c.fail(DURATION_TOO_LONG);
+  return ms;
 }
 
 function positiveDurationMs(c: Cursor): number {

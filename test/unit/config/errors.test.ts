@@ -52,6 +52,24 @@ describe('config errors: position, key path, expectation', () => {
     expect(fail(`${line}\nhosts: [a, b]\n`).message).toBe(message);
   });
 
+  // Each reaches a setTimeout or Dask; Node fires a timer past 2^31-1 ms at once, with a warning.
+  it.each([
+    ['connect_options: {connect_timeout: 1e9}', 'hosts.yaml:1:36 connect_options.connect_timeout'],
+    ['worker_options: {death_timeout: 25d}', 'hosts.yaml:1:33 worker_options.death_timeout'],
+    ['adaptive: {interval: 2147483648ms}', 'hosts.yaml:1:22 adaptive.interval'],
+    ['adaptive: {target_duration: 1e9}', 'hosts.yaml:1:29 adaptive.target_duration'],
+  ])('refuses a duration longer than a timer can wait: %s', (line, at) => {
+    const err = fail(`${line}\nhosts: [a, b]\n`);
+    expect(err.message).toBe(`${at}: expected at most 2147483647ms (24.8 days), the longest a timer can wait`);
+    expect(err.exitCode).toBe(2);
+  });
+
+  it('takes the longest duration a timer can wait', () => {
+    const spec = parseHostFile('connect_options: {connect_timeout: 2147483647ms}\nadaptive: {interval: 24d}\nhosts: [a, b]\n', 'hosts.yaml', makeCtx());
+    expect(spec.workerHosts[0]!.connect.connectTimeoutMs).toBe(2 ** 31 - 1);
+    expect(spec.adaptive?.intervalMs).toBe(24 * 86_400_000);
+  });
+
   it('names the allowed values of an enum', () => {
     const err = fail('hosts: [a, b]\nconnect_options:\n  strict_host_key_checking: ask\n');
     expect(err.message).toBe('hosts.yaml:3:29 connect_options.strict_host_key_checking: expected one of yes, accept-new, no');
