@@ -1,14 +1,16 @@
 // Hints for unknown keys: a near spelling at the same place, or the section the key
-// belongs to ("port" written on a host instead of under connect_options).
+// belongs to ("port" written on a host instead of under connect_options), whichever
+// is the likelier reading first.
 
-export function didYouMean(key: string, valid: readonly string[]): string | undefined {
+/** The closest valid key within a few edits, and how many. */
+function nearest(key: string, valid: readonly string[]): { name: string; d: number } | undefined {
   const k = key.toLowerCase();
   let best: { name: string; d: number } | undefined;
   for (const name of valid) {
     const d = distance(k, name.toLowerCase());
     if (d <= maxDistance(name) && (!best || d < best.d)) best = { name, d };
   }
-  return best?.name;
+  return best;
 }
 
 /** Short keys get less slack so "env" does not suggest "port". */
@@ -40,11 +42,12 @@ export function unknownKeyHint(
   valid: readonly string[],
   sections: Readonly<Record<string, readonly string[]>> = {},
 ): string | undefined {
-  // An exact key of a section beats a near spelling: "port" on a host is not "host".
-  for (const [section, keys] of Object.entries(sections)) {
-    if (keys.includes(key) && valid.includes(section)) return `"${key}" belongs under ${section}`;
-  }
-  const near = didYouMean(key, valid);
-  if (near) return `did you mean "${near}"?`;
+  const near = nearest(key, valid);
+  const home = Object.keys(sections).find((section) => valid.includes(section) && sections[section]!.includes(key));
+  // One edit from a key of this level is a typo ("host" for "hosts" at the top) more
+  // likely than a key of another section written here; two edits are not ("port" on a
+  // host is not "host"). The other reading, if any, comes second.
+  if (near && (near.d <= 1 || !home)) return `did you mean "${near.name}"?${home ? ` (or ${home}.${key})` : ''}`;
+  if (home) return `"${key}" belongs under ${home}`;
   return `expected one of ${valid.join(', ')}`;
 }

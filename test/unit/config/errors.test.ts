@@ -25,6 +25,12 @@ describe('config errors: position, key path, expectation', () => {
     expect(err.hint).toBe('"port" belongs under connect_options');
   });
 
+  it('suggests the near key of the same level before a key of another section', () => {
+    const err = fail('host: [a, b]\n');
+    expect(err.message).toBe('hosts.yaml:1:1 host: unknown key "host"');
+    expect(err.hint).toBe('did you mean "hosts"? (or scheduler_options.host)');
+  });
+
   it('lists the valid keys when nothing is close', () => {
     const err = fail('hosts: [a, b]\nscheduler_options: {zzzzzz: 1}\n');
     expect(err.hint).toBe('expected one of port, dashboard_address, host, interface');
