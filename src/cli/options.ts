@@ -1,5 +1,6 @@
 // Option parsers shared by commands: a bad value is a usage error (exit 2).
 import { InvalidArgumentError } from 'commander';
+import { DURATION_TOO_LONG, MAX_DURATION_MS } from '../config/durations.js';
 import { CLUSTER_NAME } from '../config/names.js';
 
 /** --name: the same rule as the host file's `name:`, so it is safe as a directory name. */
@@ -34,5 +35,8 @@ export function seconds(value: string): number {
   if (!m) throw new InvalidArgumentError(`expected a duration like 60s, 2m or 500ms, got "${value}"`);
   const n = Number(m[1]);
   const unit = m[2] ?? 's';
-  return unit === 'ms' ? n / 1000 : unit === 'm' ? n * 60 : n;
+  const s = unit === 'ms' ? n / 1000 : unit === 'm' ? n * 60 : n;
+  // The same bound as the host file's durations: each flag ends up in a setTimeout.
+  if (s * 1000 > MAX_DURATION_MS) throw new InvalidArgumentError(`${DURATION_TOO_LONG}, got "${value}"`);
+  return s;
 }

@@ -20,4 +20,9 @@ describe('option parsers', () => {
     expect(seconds('7')).toBe(7);
     expect(() => seconds('soon')).toThrow('expected a duration like 60s, 2m or 500ms, got "soon"');
   });
+  it('refuses a duration longer than a timer can wait, as the host file does', () => {
+    expect(seconds('2147483.647')).toBe(2147483.647);
+    expect(() => seconds('3000000')).toThrow('expected at most 2147483647ms (24.8 days), the longest a timer can wait, got "3000000"');
+    expect(() => seconds('35792m')).toThrow('got "35792m"');
+  });
 });
