@@ -50,7 +50,7 @@ export function parseHostFile(text: string, fileLabel: string, ctx: LoadContext)
     fileDir: dirname(source),
   };
   const files = { fileDir: connectCtx.fileDir, homedir: ctx.homedir, readFile: ctx.readFile };
-  checkIdentityFiles(raw, files);
+  checkIdentityFiles(raw, { ...files, env: ctx.env });
   const spec = buildClusterSpec(raw, layout, { name: defaultName(fileLabel), source }, connectCtx);
   return { ...spec, security: buildSecurity(raw.security, files) };
 }

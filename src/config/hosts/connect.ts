@@ -76,7 +76,7 @@ function shared(opts: RawConnectOptions, ctx: ConnectContext) {
   } as const;
 }
 
-function agentSocket(opts: RawConnectOptions, ctx: ConnectContext): string | undefined {
+export function agentSocket(opts: RawConnectOptions, ctx: Pick<ConnectContext, 'env' | 'fileDir' | 'homedir'>): string | undefined {
   if (opts.agent === false) return undefined;
   if (typeof opts.agent === 'string') return expandPath(opts.agent, ctx.fileDir, ctx.homedir);
   return ctx.env.SSH_AUTH_SOCK || undefined;

@@ -1,17 +1,23 @@
 // identity_file as written in the host file is read once, at load, so a wrong path is
-// refused at its line before anything connects. Only these: IdentityFile from
-// ~/.ssh/config and OpenSSH's defaults (~/.ssh/id_ed25519, …) may well not exist, and
-// ssh skips those silently, as ssh/auth.ts does.
+// refused at its line before anything connects, for a host with no other way in. Not
+// checked: IdentityFile from ~/.ssh/config and OpenSSH's defaults (~/.ssh/id_ed25519, …),
+// which may well not exist, and ssh skips them silently, as ssh/auth.ts does; nor for a
+// host that also has an agent or a password (OpenSSH only warns then: the agent may hold
+// the key, as with a host file shared between machines).
 import type { LocalFileContext } from '../read/read-security.js';
 import { configError } from '../read/yaml-cursor.js';
 import type { RawHostFile, RawPath } from '../schema.js';
-import { expandPath } from './connect.js';
+import { agentSocket, expandPath } from './connect.js';
 
 const FALLBACK = 'or remove identity_file to use ssh-agent and ~/.ssh/config IdentityFile';
 
-export function checkIdentityFiles(raw: RawHostFile, ctx: LocalFileContext): void {
-  const written = [raw.connect_options, ...raw.hosts.map((h) => h.connect_options)];
-  for (const p of written.flatMap((o) => o.identity_file ?? [])) checkReadable(p, ctx);
+export function checkIdentityFiles(raw: RawHostFile, ctx: LocalFileContext & { env: Readonly<Record<string, string | undefined>> }): void {
+  const checked = new Set<RawPath>();
+  for (const h of raw.hosts) {
+    const o = { ...raw.connect_options, ...h.connect_options };
+    if (o.password !== undefined || agentSocket(o, ctx) !== undefined) continue;
+    for (const p of o.identity_file ?? []) if (!checked.has(p)) checked.add(p), checkReadable(p, ctx);
+  }
 }
 
 function checkReadable(p: RawPath, ctx: LocalFileContext): void {

@@ -40,6 +40,16 @@ describe('identity_file written in the host file', () => {
     expect(err.message).toBe(`hosts.yaml:1:34 connect_options.identity_file: identity file ${HOME}/.ssh is a directory`);
   });
 
+  it('is only a path to try for a host with an agent or a password: the agent may hold the key (OpenSSH only warns)', () => {
+    const withAgent = { ...makeCtx(), env: { SSH_AUTH_SOCK: '/run/agent.sock' } };
+    const yaml = 'connect_options: {identity_file: ~/.ssh/team_key}\nhosts: [a, b]\n';
+    expect(load(yaml, withAgent).workerHosts[0]!.connect.identityFiles).toEqual([`${HOME}/.ssh/team_key`]);
+    expect(load('connect_options: {identity_file: ~/.ssh/team_key, password: {env: PW}}\nhosts: [a, b]\n').workerHosts[0]!.connect.identityFiles).toEqual([`${HOME}/.ssh/team_key`]);
+    // agent: false on one host: that host has only the key.
+    const err = configErrorOf(() => load('connect_options: {identity_file: ~/.ssh/team_key}\nhosts: [a, {host: b, connect_options: {agent: false}}]\n', withAgent));
+    expect(err.message).toBe(`hosts.yaml:1:34 connect_options.identity_file: identity file ${HOME}/.ssh/team_key does not exist`);
+  });
+
   it("leaves ~/.ssh/config's IdentityFile and the default keys alone: ssh skips those when missing", () => {
     const ctx = makeCtx({ [`${HOME}/.ssh/config`]: 'Host b\n  IdentityFile ~/.ssh/not_there\n' });
     const spec = load('hosts: [a, b]\n', ctx);
