@@ -43,8 +43,9 @@ export function processContext(): AppContext {
  * quietly, as a C tool killed by SIGPIPE does (Node ignores SIGPIPE: the write fails with
  * EPIPE instead), and with its code: `set -o pipefail` scripts see that the output was
  * cut, and a plain pipeline's status is still the reader's. Exiting closes the SSH
- * connections, so what `exec` runs ends with its channel, as on Ctrl-C. A command that,
- * cut short, would leave a cluster half up or half down keeps running instead.
+ * connections, as Ctrl-C does: what `exec` runs then ends as under `ssh HOST CMD`
+ * (OpenSSH does not signal it; one still writing gets SIGPIPE). A command that, cut
+ * short, would leave a cluster half up or half down keeps running instead.
  */
 function readerPolicy(): { gone: () => void; keepRunning: () => void } {
   let keep = false;

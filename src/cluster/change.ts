@@ -11,8 +11,11 @@ import type { SpecDiff } from './spec-diff.js';
 
 /** The new spec in force; each host's worker count as the diff says (removed hosts: 0). */
 export function applySpec(s: ClusterState, next: ClusterSpec, diff: SpecDiff): void {
-  for (const h of s.spec.workerHosts) s.formerHosts = withFormer(s.formerHosts, h, clusterHosts(next).find((n) => n.name === h.name));
+  // Only hosts that got something of ours: one never connected has nothing to clear.
+  const had = (host: string) => s.runners.has(host) || s.all().some((t) => t.desired.host === host);
+  for (const h of s.spec.workerHosts.filter((x) => had(x.name))) s.formerHosts = withFormer(s.formerHosts, h, clusterHosts(next).find((n) => n.name === h.name));
   s.spec = next;
+  s.drainShort = 0; // the file's counts are the size from here on
   for (const host of diff.hostsRemoved) s.drained.delete(host);
   for (const c of diff.counts) {
     const on = s.desiredWorkers.filter((w) => w.host === c.host);
@@ -64,7 +67,7 @@ export function drainHosts(s: ClusterState, hosts: readonly string[], keepSize: 
  */
 export function undrainHosts(s: ClusterState, hosts: readonly string[]): DrainResult & { back: string[] } {
   const back = hosts.filter((h) => s.drained.delete(h));
-  const replaced = placeMore(s, s.drainShort);
+  const replaced = back.length ? placeMore(s, s.drainShort) : [];
   s.drainShort -= replaced.length;
   return { back, unknown: hosts.filter((h) => !back.includes(h)), retired: [], replaced, short: s.drainShort };
 }

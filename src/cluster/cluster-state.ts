@@ -43,7 +43,7 @@ export class ClusterState {
   readonly pendingRoll = new Set<string>();
   /**
    * Workers a fixed-size cluster is short of because `drain` found no room elsewhere:
-   * started again at `undrain`; a size set anew (`scale`, adaptive) forgets them.
+   * started again at `undrain`; a size set anew (`scale`, `apply`, adaptive) forgets them.
    */
   drainShort = 0;
   /**

@@ -14,6 +14,11 @@ export interface TeardownDeps {
   scheduler(): SchedulerPort | undefined;
   /** Closes every host connection (ours: not a host dropping). */
   closeAll(): void;
+  /**
+   * Hosts with no runner that may still hold something of ours (an `apply` removed them
+   * and they were not left yet): cleared by it; those it could not clear.
+   */
+  clearFormer?(): Promise<TeardownResult['leftover']>;
 }
 
 export interface TeardownOptions {
@@ -58,6 +63,7 @@ export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<Tea
     leftover.push({ host, pids: [] });
     emit({ kind: 'notice', level: 'warning', message: `${host}: not connected, so not checked; \`sshcluster down\` can check it later` });
   }
+  const former = d.clearFormer?.().then((l) => leftover.push(...l));
   await Promise.all(
     [...state.runners.values()].map(async (r) => {
       try {
@@ -72,6 +78,7 @@ export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<Tea
       }
     }),
   );
+  await former;
   d.closeAll();
   emit({ kind: 'teardown-done', forced, leftover });
   return { forced, leftover };

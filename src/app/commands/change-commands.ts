@@ -60,6 +60,7 @@ export async function runDrain(ctx: AppContext, o: { hosts: string[]; name?: str
     const r = await client!.call('drain', { hosts: o.hosts, undrain: o.undrain }, { timeoutMs: 0 });
     for (const h of r.unknown) ctx.stderr.write(safeLine(`warning: ${h}: not a ${o.undrain ? 'drained' : 'worker'} host of ${name}`) + '\n');
     const hosts = o.hosts.filter((h) => !r.unknown.includes(h)).join(', ');
+    if (!hosts) return 1; // each was warned about above
     if (o.undrain && !r.replaced.length) {
       ctx.stdout.write(safeLine(`${name}: ${hosts} back in placement`) + '\n');
       return 0;

@@ -62,6 +62,9 @@ export interface SessionOptions {
   apiSocket?: string;
 }
 
+/** How long a removed host's processes get after SIGTERM when cleared (as teardown's strays). */
+const FORMER_GRACE_MS = 5_000;
+
 export class ClusterSession {
   readonly address: string;
   dashboard: string;
@@ -151,25 +154,41 @@ export class ClusterSession {
   }
 
   /**
-   * The hosts a dead controller's `apply` removed and had yet to leave: cleared now, as
-   * its leave would have. One that cannot be is kept in the state file for `down`.
+   * The hosts an `apply` removed and had yet to leave, with no runner here (a dead
+   * controller's): their workers retired through the scheduler (data moved), then the
+   * host cleared, as its leave would have. Returns those it could not clear, which stay
+   * in the state file for `down`.
    */
-  private async clearFormerOnly(): Promise<void> {
+  private async clearFormerOnly(): Promise<TeardownResult['leftover']> {
     const { state } = this;
-    const gone = hostsToClear(state.spec, state.formerHosts).filter((h) => !state.hostSpec(h.name));
+    const gone = hostsToClear(state.spec, state.formerHosts).filter((h) => !state.hostSpec(h.name) && !state.runners.has(h.name));
+    const left: TeardownResult['leftover'] = [];
     await Promise.all(
       gone.map(async (h) => {
         try {
-          const opts = { clusterId: this.o.clusterId, keepsFiles: keepsFilesOn(this.spec), tmpdirs: state.tmpdirsOf(h.name), graceMs: 0 };
+          await this.retireOn(h.name);
+          const opts = { clusterId: this.o.clusterId, keepsFiles: keepsFilesOn(this.spec), tmpdirs: state.tmpdirsOf(h.name), graceMs: FORMER_GRACE_MS };
           const r = await clearHost(await this.o.openShell(h), h, opts);
           if (r.left.length || r.filesError) throw new Error(r.filesError ?? `pid(s) ${r.left.join(', ')} still running`);
           state.formerHosts = state.formerHosts.filter((f) => f.name !== h.name);
-          this.bus.emit({ kind: 'notice', level: 'info', message: `${h.name} left the cluster (the interrupted apply had removed it)` });
+          this.bus.emit({ kind: 'notice', level: 'info', message: `${h.name} left the cluster (an interrupted apply had removed it)` });
         } catch (err) {
-          this.bus.emit({ kind: 'notice', level: 'warning', message: `${h.name}: could not clear what the interrupted apply left there (${errorText(err)}); \`sshcluster down\` tries again` });
+          left.push({ host: h.name, pids: [] });
+          this.bus.emit({ kind: 'notice', level: 'warning', message: `${h.name}: could not clear what an interrupted apply left there (${errorText(err)}); \`sshcluster down\` tries again` });
         }
       }),
     );
+    return left;
+  }
+
+  /** The workers the scheduler still has on `host`, retired with their data moved (kept until stopped). */
+  private async retireOn(host: string): Promise<void> {
+    const names = (this.o.previous?.processes ?? []).filter((p) => p.host === host && p.role === 'worker').map((p) => p.name);
+    const addresses = names.flatMap((n) => this.state.registered.get(n) ?? []);
+    if (!addresses.length || !this.client) return;
+    await this.client.retireWorkers(addresses, { keep: true }).catch((err: unknown) => {
+      this.bus.emit({ kind: 'notice', level: 'warning', message: `${host}: retiring its workers through the scheduler failed (${errorText(err)}); stopping them directly` });
+    });
   }
 
   /**
@@ -190,7 +209,6 @@ export class ClusterSession {
       await this.failIfSchedulerHostFailed(scheduler);
       const adopt = (p: Parameters<typeof reconciler.lifecycle.adopt>[0], pid: number) => reconciler.lifecycle.adopt(p, pid);
       adopted = await readopt({ state, address: this.address, emit: (e) => this.bus.emit(e), adopt }, this.o.previous);
-      await this.clearFormerOnly();
     } else {
       // Pipelined: each host's processes start as soon as that host connects, not once
       // every host has. The scheduler's host is connected first; a worker does not wait
@@ -218,6 +236,8 @@ export class ClusterSession {
     if (this.o.requireAll && state.failedHosts.size) {
       throw await this.fatal(`--require-all: ${state.failedHosts.size} host(s) failed: ${[...state.failedHosts.keys()].join(', ')}`);
     }
+    // After confirmReady: the scheduler answers, and retires what a removed host still runs.
+    if (this.o.previous) await this.clearFormerOnly();
     reconciler.startupDone();
     await this.forwardDashboard();
     this.bus.emit({
@@ -325,7 +345,7 @@ export class ClusterSession {
     this.life.abort();
     this.httpForwards?.close();
     const links = this.reconciler.links;
-    const deps = { state: this.state, clock: this.clock, emit: this.bus.emit.bind(this.bus), scheduler: () => this.client, closeAll: () => links.closeAll() };
+    const deps = { state: this.state, clock: this.clock, emit: this.bus.emit.bind(this.bus), scheduler: () => this.client, closeAll: () => links.closeAll(), clearFormer: () => this.clearFormerOnly() };
     this.stopping ??= teardown(deps, { ...opts, forceSignal: this.forced.signal });
     return this.stopping;
   }

@@ -53,6 +53,8 @@ describe('drain', () => {
     await startUp(h);
     expect(drainHosts(h.state, ['a'], true)).toEqual({ unknown: [], retired: ['a-0'], replaced: [], short: 1 });
     expect(h.state.desiredWorkers.map((w) => w.name)).toEqual(['b-0']);
+    // A name that is not drained changes nothing, shortfall or not.
+    expect(undrainHosts(h.state, ['nope'])).toEqual({ back: [], unknown: ['nope'], retired: [], replaced: [], short: 1 });
     const back = undrainHosts(h.state, ['a']);
     expect(back).toEqual({ back: ['a'], unknown: [], retired: [], replaced: ['a-0'], short: 0 });
     await h.reconciler.tick();
@@ -98,8 +100,17 @@ describe('applySpec', () => {
     expect(diff.restart).toEqual([{ host: 'a', workers: ['a-0'], why: ['worker_options.nthreads 2 → 8'] }]);
   });
 
-  it("remembers a host's former TMPDIR (its files stay there until the teardown) and a restored one's", () => {
+  it('remembers nothing of a removed host that never connected: nothing of ours is there', () => {
+    const h = harness({ workers: ['a', 'b'] }); // not started: no runner, no process
+    const old = h.state.spec;
+    const next = { ...old, workerHosts: [old.workerHosts[0]!] };
+    applySpec(h.state, next, diffSpecs(old, next, h.state.desiredWorkers, false));
+    expect(h.state.formerHosts).toEqual([]);
+  });
+
+  it("remembers a host's former TMPDIR (its files stay there until the teardown) and a restored one's", async () => {
     const h = harness({ workers: ['a', 'b'] });
+    await startUp(h);
     const old = h.state.spec;
     const a = old.workerHosts[0]!;
     const moved = { ...a, env: { ...a.env, TMPDIR: '/scratch' } };

@@ -202,6 +202,18 @@ describe('teardown', () => {
     expect(b.filesRemoved).toEqual([]);
   });
 
+  it('also clears the hosts an apply removed that no runner reaches, and reports one it could not', async () => {
+    const h = harness({ workers: ['a', 'b'] });
+    await startUp(h);
+    let asked = 0;
+    const clearFormer = async () => (asked++, [{ host: 'gone', pids: [] }]);
+    const deps = { state: h.state, clock: h.clock, emit: (e: never) => h.events.push(e), scheduler: () => h.scheduler, closeAll: () => h.reconciler.links.closeAll(), clearFormer };
+    const r = await teardown(deps, { reason: 'test', force: false });
+    expect(asked).toBe(1);
+    expect(r.leftover).toEqual([{ host: 'gone', pids: [] }]);
+    expect(h.events).toContainEqual(expect.objectContaining({ kind: 'teardown-done', leftover: [{ host: 'gone', pids: [] }] }));
+  });
+
   it('goes on at once after a second Ctrl-C while the scheduler still moves data, and gives no grace', async () => {
     const h = harness({ workers: ['a'] });
     await startUp(h);
