@@ -203,6 +203,35 @@ describe('changing a running cluster', () => {
     expect(runCli(['plan', b]).code).toBe(0);
   });
 
+  it('a re-adopting up retires and clears a host an apply removed and had not left when its controller died', async () => {
+    const a = hostFile('former-a.yaml', [h1.ip, h2.ip]);
+    expect(runCli(['up', a, '--detach'], {}, 120_000).code).toBe(0);
+    const { pid } = stateFile().controller;
+    process.kill(pid, 'SIGKILL');
+    await until('the controller to be gone', () => (/^\d+ \(.*\) [^Z]/.test(readOr(`/proc/${pid}/stat`)) ? undefined : true));
+    // The state file as an apply that removed h2 leaves it when its controller dies
+    // while h2's worker still retires: h2 out of the spec, kept in formerHosts.
+    const file = path.join(STATE_HOME, 'sshcluster', NAME, 'state.json');
+    const st = JSON.parse(fs.readFileSync(file, 'utf8')) as { spec: { workerHosts: { name: string }[] }; formerHosts?: unknown[]; desiredWorkers: number };
+    const removed = st.spec.workerHosts.find((h) => h.name === h2.ip)!;
+    st.spec.workerHosts = st.spec.workerHosts.filter((h) => h !== removed);
+    st.formerHosts = [removed];
+    st.desiredWorkers = 1;
+    fs.writeFileSync(file, JSON.stringify(st));
+    expect(daskProcessesIn(h2).length).toBeGreaterThan(0);
+
+    const again = runCli(['up', hostFile('former-b.yaml', [h1.ip]), '--detach'], {}, 180_000);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    const log = fs.readFileSync(path.join(STATE_HOME, 'sshcluster', NAME, 'controller.log'), 'utf8');
+    expect(log).toContain(`${h2.ip} left the cluster (an interrupted apply had removed it)`);
+    expect(daskProcessesIn(h2)).toEqual([]);
+    expect(stateFile().formerHosts).toBeUndefined();
+    // Retired through the scheduler (its data moved), not only killed.
+    const sched = runCli(['logs', 'scheduler', '--name', NAME, '--tail', '1000']);
+    expect(sched.stdout).toMatch(new RegExp(`Retiring worker tcp://${h2.ip.replace(/\./g, '\\.')}:`));
+    expect(status().workers.filter((w) => w.state === 'running').map((w) => w.host)).toEqual([h1.ip]);
+  });
+
   it("after apply gave a host another TMPDIR and the controller was killed, a re-adopting up and down clear the cluster's files under both", async () => {
     const [dirA, dirB] = [tmp('tmpdir-a'), tmp('tmpdir-b')];
     for (const d of [dirA, dirB]) fs.mkdirSync(d, { recursive: true });

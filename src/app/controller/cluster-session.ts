@@ -10,7 +10,7 @@ import type { AdaptiveSpec } from '../../config/spec.js';
 import { ClusterState } from '../../cluster/cluster-state.js';
 import { SCHEDULER_NAME } from '../../cluster/plan.js';
 import type { Clock, HostRunner } from '../../cluster/ports.js';
-import { readopt, type PreviousCluster } from '../../cluster/readopt.js';
+import { readopt, STRAY_GRACE_MS, type PreviousCluster } from '../../cluster/readopt.js';
 import { Reconciler } from '../../cluster/reconciler.js';
 import type { ScaleResult } from '../../cluster/scaling.js';
 import { teardown, type TeardownOptions, type TeardownResult } from '../../cluster/teardown.js';
@@ -61,9 +61,6 @@ export interface SessionOptions {
   /** Where the owner-only socket to the scheduler's HTTP server goes (none: not opened). */
   apiSocket?: string;
 }
-
-/** How long a removed host's processes get after SIGTERM when cleared (as teardown's strays). */
-const FORMER_GRACE_MS = 5_000;
 
 export class ClusterSession {
   readonly address: string;
@@ -167,7 +164,7 @@ export class ClusterSession {
       gone.map(async (h) => {
         try {
           await this.retireOn(h.name);
-          const opts = { clusterId: this.o.clusterId, keepsFiles: keepsFilesOn(this.spec), tmpdirs: state.tmpdirsOf(h.name), graceMs: FORMER_GRACE_MS };
+          const opts = { clusterId: this.o.clusterId, keepsFiles: keepsFilesOn(this.spec), tmpdirs: state.tmpdirsOf(h.name), graceMs: STRAY_GRACE_MS };
           const r = await clearHost(await this.o.openShell(h), h, opts);
           if (r.left.length || r.filesError) throw new Error(r.filesError ?? `pid(s) ${r.left.join(', ')} still running`);
           state.formerHosts = state.formerHosts.filter((f) => f.name !== h.name);
@@ -181,7 +178,11 @@ export class ClusterSession {
     return left;
   }
 
-  /** The workers the scheduler still has on `host`, retired with their data moved (kept until stopped). */
+  /**
+   * The workers the scheduler still has on `host`, retired (data moved; kept until their
+   * stop, as scale-down's). A SIGTERM alone lets a worker retire itself only if its close
+   * gets that far within the grace.
+   */
   private async retireOn(host: string): Promise<void> {
     const names = (this.o.previous?.processes ?? []).filter((p) => p.host === host && p.role === 'worker').map((p) => p.name);
     const addresses = names.flatMap((n) => this.state.registered.get(n) ?? []);
@@ -190,6 +191,7 @@ export class ClusterSession {
       this.bus.emit({ kind: 'notice', level: 'warning', message: `${host}: retiring its workers through the scheduler failed (${errorText(err)}); stopping them directly` });
     });
   }
+
 
   /**
    * Resolves once the scheduler confirms readiness; throws (after cleaning up) if it cannot.
@@ -236,7 +238,7 @@ export class ClusterSession {
     if (this.o.requireAll && state.failedHosts.size) {
       throw await this.fatal(`--require-all: ${state.failedHosts.size} host(s) failed: ${[...state.failedHosts.keys()].join(', ')}`);
     }
-    // After confirmReady: the scheduler answers, and retires what a removed host still runs.
+    // Once the scheduler answers: it retires what a removed host still runs.
     if (this.o.previous) await this.clearFormerOnly();
     reconciler.startupDone();
     await this.forwardDashboard();
