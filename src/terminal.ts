@@ -7,8 +7,8 @@ import { Writable } from 'node:stream';
 import type { AppContext, Output } from './app/context.js';
 import { ExpectedError } from './errors.js';
 
-/** What the shell shows for a tool killed by SIGPIPE (128 + 13). */
-const READER_GONE_EXIT = 141;
+/** What the shell shows for a tool killed by SIGPIPE (128 + 13): the reader of stdout went away. */
+export const READER_GONE_EXIT = 141;
 
 export function processContext(): AppContext {
   const reader = readerPolicy();
@@ -22,7 +22,7 @@ export function processContext(): AppContext {
     memoryBytes: os.totalmem(),
     stdout: pipedOutput(process.stdout, reader.gone),
     stderr: pipedOutput(process.stderr, reader.gone),
-    keepRunningWithoutReader: reader.keepRunning,
+    onReaderGone: reader.onGone,
     onSignal(handler) {
       const int = () => handler('SIGINT');
       const term = () => handler('SIGTERM');
@@ -43,17 +43,18 @@ export function processContext(): AppContext {
  * quietly, as a C tool killed by SIGPIPE does (Node ignores SIGPIPE: the write fails with
  * EPIPE instead), and with its code: `set -o pipefail` scripts see that the output was
  * cut, and a plain pipeline's status is still the reader's. Exiting closes the SSH
- * connections, as Ctrl-C does: what `exec` runs then ends as under `ssh HOST CMD`
- * (OpenSSH does not signal it; one still writing gets SIGPIPE). A command that, cut
- * short, would leave a cluster half up or half down keeps running instead.
+ * connections. A command that, cut short, would leave something half-done says what to
+ * do instead (AppContext.onReaderGone).
  */
-function readerPolicy(): { gone: () => void; keepRunning: () => void } {
-  let keep = false;
+function readerPolicy(): { gone: () => void; onGone: (handler?: () => void) => void } {
+  let handler: (() => void) | undefined;
+  let told = false;
   return {
     gone: () => {
-      if (!keep) process.exit(READER_GONE_EXIT);
+      if (!handler) process.exit(READER_GONE_EXIT);
+      if (!told) (told = true), handler();
     },
-    keepRunning: () => void (keep = true),
+    onGone: (h = () => undefined) => void (handler = h),
   };
 }
 

@@ -17,10 +17,11 @@ export interface AppContext {
   stderr: Output;
   /**
    * Once stdout's or stderr's reader has gone (EPIPE: `| head`) the process exits 141 at
-   * once; after this call it drops that output and runs on: for a command that, cut
-   * short, would leave a change half-done (`up` runs a cluster, `down` stops one).
+   * once; after this call that output is dropped and `handler` runs instead (default:
+   * nothing, the command runs on): for a command that, cut short, would leave something
+   * half-done (`up` runs a cluster, `down` stops one, `exec` stops its remote commands).
    */
-  keepRunningWithoutReader(): void;
+  onReaderGone(handler?: () => void): void;
   /** Registers a handler for SIGINT/SIGTERM; returns an unregister function. */
   onSignal(handler: (signal: 'SIGINT' | 'SIGTERM') => void): () => void;
   /** The terminal's streams, for the dashboard; absent when stdin or stdout is not a TTY. */

@@ -2,7 +2,7 @@
 // timeout that stops the remote command, --hosts, --no-fold, --json, unreachable hosts.
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from './cli-driver.js';
+import { runCli, startCli, until } from './cli-driver.js';
 import { getTestHosts } from './harness/context.js';
 import { processesIn, writeHostsYaml } from './harness/netns-hosts.js';
 
@@ -66,6 +66,16 @@ describe('sshcluster exec', () => {
     expect(r.code).toBe(124);
     expect(r.stdout).toContain(`== ${h1.ip} (1): timed out after 1s ==\nstarted\n`);
     expect(processesIn(h1).filter((p) => p.cmdline.includes('sleep 77'))).toEqual([]);
+  });
+
+  it('on Ctrl-C stops every host\'s command by PID before it exits (130), as OpenSSH would not', async () => {
+    const run = startCli(['exec', file, '--hosts', `${h1.ip},${h2.ip}`, '--no-fold', '--', 'echo started; sleep 78; echo never']);
+    const sleeping = () => [h1, h2].flatMap((h) => processesIn(h).filter((p) => p.cmdline === 'sleep 78'));
+    await until('both sleeps to run', () => (sleeping().length === 2 ? true : undefined));
+    run.child.kill('SIGINT');
+    expect((await run.exited).code).toBe(130);
+    expect(run.output()).not.toContain('never');
+    await until('the sleeps to be gone', () => (sleeping().length === 0 ? true : undefined), 10_000);
   });
 
   it('reports an unreachable host with its hint (exit 255) while the others run', () => {

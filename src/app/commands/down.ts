@@ -18,7 +18,7 @@ import type { ShellPort } from '../../ssh/shell-port.js';
 
 export async function runDown(ctx: AppContext, o: { name?: string; json: boolean }): Promise<number> {
   // Cut short by `down | head -1`, it would leave the cluster half stopped.
-  ctx.keepRunningWithoutReader();
+  ctx.onReaderGone();
   // With --json, stdout is the one JSON document; progress goes to stderr.
   const progress = o.json ? ctx.stderr : ctx.stdout;
   let found: FoundCluster;

@@ -5,6 +5,7 @@ import { UsageError } from '../../errors.js';
 import { jsonText, safeLine, safeText } from '../../events/terminal-text.js';
 import { SshError } from '../../ssh/ssh-error.js';
 import type { AppContext } from '../context.js';
+import { READER_GONE_EXIT } from '../../terminal.js';
 import { execOnHost } from '../exec/exec-host.js';
 import { connectLimiter } from '../remote/fan-out.js';
 import { foldResults, renderFolds, summaryLine, worstCode, type HostResult } from '../exec/fold-output.js';
@@ -34,13 +35,19 @@ export async function runExec(ctx: AppContext, o: ExecOptions): Promise<number> 
   const open = shellOpener(ctx, spec);
   const limit = connectLimiter({ fanout: o.fanout });
   const onLine = !o.fold && !o.json ? (host: string) => (line: string) => ctx.stdout.write(`${host}: ${safeLine(line)}\n`) : () => undefined;
+  // Ctrl-C, SIGTERM or the reader gone: every host's command is stopped (by PID, as on
+  // timeout) before this ends, not left running as `ssh HOST CMD` would leave it.
+  const stop = new AbortController();
+  const off = ctx.onSignal((sig) => stop.abort(sig));
+  ctx.onReaderGone(() => stop.abort('reader'));
   const results = await Promise.all(
-    hosts.map((h) => limit(() => openHost(open, h)).then((s) => (s instanceof Error ? failed(h, s) : runOn(h, s)))),
-  );
+    hosts.map((h) => limit(async () => (stop.signal.aborted ? new Error('interrupted before it connected') : openHost(open, h))).then((s) => (s instanceof Error ? failed(h, s) : runOn(h, s)))),
+  ).finally(off);
+  if (stop.signal.reason === 'reader') return READER_GONE_EXIT;
 
   async function runOn(h: HostSpec, shell: ShellPort): Promise<HostResult> {
     try {
-      return await execOnHost(h, shell, { command, timeoutMs: o.timeoutMs, onLine: o.fold ? undefined : onLine(h.name) });
+      return await execOnHost(h, shell, { command, timeoutMs: o.timeoutMs, onLine: o.fold ? undefined : onLine(h.name), signal: stop.signal });
     } catch (err) {
       return failed(h, err);
     } finally {
@@ -55,7 +62,7 @@ export async function runExec(ctx: AppContext, o: ExecOptions): Promise<number> 
   if (resets > 1 && !o.json) {
     ctx.stderr.write(`sshcluster: ${resets} connections reset during key exchange: likely sshd MaxStartups; lower --fanout (now ${o.fanout})\n`);
   }
-  return worstCode(results);
+  return stop.signal.aborted ? (stop.signal.reason === 'SIGINT' ? 130 : 143) : worstCode(results);
 }
 
 async function openHost(open: (h: HostSpec) => Promise<ShellPort>, h: HostSpec): Promise<ShellPort | Error> {

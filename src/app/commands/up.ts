@@ -57,7 +57,7 @@ export interface UpOptions {
 export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   // `up | head -1` must not orphan the cluster's processes: it runs on, unseen, until
   // Ctrl-C or `down`.
-  ctx.keepRunningWithoutReader();
+  ctx.onReaderGone();
   // A background controller has its spec from the `up --detach` that started it.
   const given = opts.spec ?? (await import('./cluster-spec.js')).loadSpec(ctx, opts.file, opts.python, opts.security);
   const name = opts.name ?? given.name;

@@ -1,6 +1,6 @@
 // One host of `sshcluster exec`: run the command under the host's setup and env, keep
-// its interleaved output (bounded), and on timeout stop its process group by PID:
-// closing an SSH channel does not signal the remote command on OpenSSH.
+// its interleaved output (bounded), and on timeout or interrupt stop its process group
+// by PID: closing an SSH channel does not signal the remote command on OpenSSH.
 import { constants } from 'node:os';
 import type { HostSpec } from '../../config/spec.js';
 import type { HostResult, HostStatus } from './fold-output.js';
@@ -15,6 +15,8 @@ export interface ExecHostOptions {
   timeoutMs: number;
   /** Called per complete output line as it arrives (--no-fold). */
   onLine?: (line: string) => void;
+  /** Aborted (Ctrl-C, SIGTERM, the reader gone): the command's group is stopped as on timeout. */
+  signal?: AbortSignal;
 }
 
 export async function execOnHost(h: HostSpec, shell: ShellPort, o: ExecHostOptions): Promise<HostResult> {
@@ -38,14 +40,21 @@ export async function execOnHost(h: HostSpec, shell: ShellPort, o: ExecHostOptio
   const drained = Promise.all([ended(handle.stdout), ended(handle.stderr)]);
   const done = Promise.all([handle.exit, drained]).then(([e]) => e);
   let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   const timedOut = new Promise<'timeout'>((r) => (timer = setTimeout(() => r('timeout'), o.timeoutMs)));
-  const outcome = await Promise.race([done, timedOut]);
+  const aborted = new Promise<'aborted'>((r) => {
+    onAbort = () => r('aborted');
+    if (o.signal?.aborted) onAbort();
+    else o.signal?.addEventListener('abort', onAbort, { once: true });
+  });
+  const outcome = await Promise.race([done, timedOut, aborted]);
   clearTimeout(timer);
+  if (onAbort) o.signal?.removeEventListener('abort', onAbort);
   let status: HostStatus;
-  if (outcome === 'timeout') {
+  if (outcome === 'timeout' || outcome === 'aborted') {
     if (pid) await stopGroup(shell, pid);
     handle.close();
-    status = { kind: 'timeout', afterS: o.timeoutMs / 1000, code: 124 };
+    status = outcome === 'timeout' ? { kind: 'timeout', afterS: o.timeoutMs / 1000, code: 124 } : { kind: 'signal', signal: 'SIGTERM', code: 128 + constants.signals.SIGTERM };
   } else {
     status = exitStatus(outcome.code, outcome.signal);
   }

@@ -26,7 +26,7 @@ export function testContext(env: Record<string, string | undefined> = {}): TestC
     memoryBytes: 4 * 2 ** 30,
     stdout: { write: (t) => void (out += t), isTTY: false },
     stderr: { write: (t) => void (err += t), isTTY: false },
-    keepRunningWithoutReader: () => undefined,
+    onReaderGone: () => undefined,
     onSignal: () => () => undefined,
     promptSecret: async () => '',
     out: () => out,

@@ -23,7 +23,7 @@ function ctx(): AppContext {
   return {
     env: { XDG_STATE_HOME: path.join(home, 'state') }, pid: 1, cwd: home, homedir: home, username: 'u', cores: 1, memoryBytes: 0,
     stdout: { write: (t) => void (out += t) }, stderr: { write: () => undefined },
-    keepRunningWithoutReader: () => undefined, onSignal: () => () => undefined, promptSecret: async () => '',
+    onReaderGone: () => undefined, onSignal: () => () => undefined, promptSecret: async () => '',
   };
 }
 
