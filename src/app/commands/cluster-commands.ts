@@ -12,6 +12,7 @@ import type { AppContext } from '../context.js';
 import { dashboardWanted } from '../dashboard/dashboard.js';
 import { findCluster, type FoundCluster } from './find-cluster.js';
 import type { ControlApiClient } from '../controller/control-api.js';
+import type { StatusJson } from '../../control/status-document.js';
 import { statusText } from './status-text.js';
 
 export async function runList(ctx: AppContext, o: { json: boolean }): Promise<number> {
@@ -78,10 +79,24 @@ export async function waitSettled(client: ControlApiClient, name: string, desire
     const running = st.workers.filter((w) => w.state === 'running').length;
     if (running === want && st.workers.every((w) => w.state === 'running' || w.state === 'stopped')) return running;
     if (Date.now() > deadline) {
-      throw new ExpectedError(`${name}: ${running} of ${want} worker(s) running after ${timeoutMs / 1000}s`, { hint: 'sshcluster status shows which workers are not running and why' });
+      throw new ExpectedError(`${name}: ${running} of ${want} worker(s) running after ${timeoutMs / 1000}s${notRunning(st)}`, { hint: 'sshcluster status shows which workers are not running and why' });
     }
     await new Promise((res) => setTimeout(res, 500));
   }
+}
+
+/** "; not running: w-1 (starting) on h2 (connecting: connect EHOSTUNREACH …)": what the wait is stuck on. */
+function notRunning(st: StatusJson): string {
+  const hosts = new Map(st.hosts.map((h) => [h.name, h]));
+  const parts = st.workers
+    .filter((w) => w.state !== 'running' && w.state !== 'stopped')
+    .slice(0, 5)
+    .map((w) => {
+      const h = hosts.get(w.host);
+      const host = h && h.state !== 'up' ? ` (${h.state}${h.lastError ? `: ${h.lastError}` : ''})` : '';
+      return `${w.name} (${w.state}) on ${w.host}${host}`;
+    });
+  return parts.length ? `; not running: ${safeLine(parts.join(', '))}` : '';
 }
 
 export async function runLogs(ctx: AppContext, o: { name?: string; target?: string; follow: boolean; tail: number; previous?: boolean }): Promise<number> {

@@ -1,0 +1,31 @@
+// What scale, drain and apply say when the workers do not all run within --timeout:
+// which are not running, and what their hosts are doing.
+import { describe, expect, it } from 'vitest';
+import { waitSettled } from '../../../../src/app/commands/cluster-commands.js';
+import type { ControlApiClient } from '../../../../src/app/controller/control-api.js';
+import type { StatusJson } from '../../../../src/control/status-document.js';
+
+const status = {
+  desiredWorkers: 2,
+  hosts: [
+    { name: 'h1', roles: ['worker'], state: 'up', lastError: null, workers: 1 },
+    { name: 'h2', roles: ['worker'], state: 'connecting', lastError: 'connect EHOSTUNREACH 10.0.0.2:22', workers: 0 },
+  ],
+  workers: [
+    { name: 'h1-0', host: 'h1', state: 'running' },
+    { name: 'h2-0', host: 'h2', state: 'starting' },
+  ],
+} as unknown as StatusJson;
+const client = { call: async () => status } as unknown as ControlApiClient;
+
+describe('waitSettled', () => {
+  it('names the workers not running and their hosts\' state when the time is up', async () => {
+    const err = await waitSettled(client, 'lab', undefined, 0).then(() => undefined, (e: unknown) => e as Error);
+    expect(err?.message).toBe('lab: 1 of 2 worker(s) running after 0s; not running: h2-0 (starting) on h2 (connecting: connect EHOSTUNREACH 10.0.0.2:22)');
+  });
+
+  it('returns the running count once every wanted worker runs', async () => {
+    const done = { ...status, desiredWorkers: 1, workers: [status.workers[0]] } as StatusJson;
+    expect(await waitSettled({ call: async () => done } as unknown as ControlApiClient, 'lab', undefined, 0)).toBe(1);
+  });
+});
