@@ -3,10 +3,11 @@
 // or Python building the same `Security` explicitly.
 import type { TlsPaths } from '../tls/tls-files.js';
 import { exportLines } from './remote-command.js';
-import { clientEnv } from './tls.js';
+import { CLIENT_TLS_ENV, clientEnv } from './tls.js';
 
 export function shellSnippet(address: string, client?: TlsPaths): string {
-  return exportLines(clientEnv(address, client)).join('\n') + '\n';
+  const unset = client ? [] : [`unset ${CLIENT_TLS_ENV.join(' ')}`];
+  return [...exportLines(clientEnv(address, client)), ...unset].join('\n') + '\n';
 }
 
 /** JSON string literals are Python string literals too (same escapes for \\, ", control characters). */

@@ -59,10 +59,16 @@ describe('sshcluster env', () => {
     expect(stdout.trim()).toBe(`tls://n0:8786|${tlsDir}/client-key.pem`);
   });
 
-  it('prints only the address for a plain cluster, found as the only one', async () => {
+  it("prints the address for a plain cluster, found as the only one, and unsets a TLS cluster's variables", async () => {
     await cluster('plain', 'tcp://n0:8786');
     await runEnv(ctx(), { json: false, python: false });
-    expect(out).toBe('export DASK_SCHEDULER_ADDRESS=tcp://n0:8786\n');
+    expect(out).toBe(
+      'export DASK_SCHEDULER_ADDRESS=tcp://n0:8786\n' +
+        'unset DASK_DISTRIBUTED__COMM__TLS__CA_FILE DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION\n',
+    );
+    // eval'd after a TLS cluster's: the shell has nothing of it left.
+    const { stdout } = await run('sh', ['-c', `export DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION=True; eval "$1"; echo "$DASK_SCHEDULER_ADDRESS|\${DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION-unset}"`, 'sh', out]);
+    expect(stdout.trim()).toBe('tcp://n0:8786|unset');
   });
 
   it('--json gives the same variables for scripts', async () => {
