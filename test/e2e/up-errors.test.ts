@@ -40,6 +40,9 @@ describe('sshcluster up: refusals and limits', () => {
     await run.waitFor(/ {2}eval "\$\(sshcluster env/);
     expect(run.output()).toMatch(new RegExp(`\\[${w2.ip.replace(/\./g, '\\.')}\\] failed: .*python not found: remote_python "/opt/no/python3"`));
     expect(run.output()).toMatch(/Cluster up: 1 worker\(s\), failed hosts: /);
+    // status says why that host has no worker, not only that it is connected.
+    const st = JSON.parse(runCli(['status', '--json']).stdout) as { hosts: { name: string; lastError: string | null }[] };
+    expect(st.hosts.find((h) => h.name === w2.ip)?.lastError).toMatch(/python not found: remote_python "\/opt\/no\/python3"/);
     run.child.kill('SIGINT');
     expect((await run.exited).code).toBe(0);
   });

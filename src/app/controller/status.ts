@@ -42,7 +42,10 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
     const out = c.drained.has(name) || !c.hostSpec(name);
     const busy = c.alive().some((t) => t.desired.host === name);
     const state: HostStatusState = out ? (busy ? 'draining' : 'drained') : !h ? 'connecting' : h.kind;
-    const lastError = !h ? (c.failedHosts.get(name) ?? null) : h.kind === 'unreachable' ? h.error : h.kind === 'degraded' ? h.reason : (h.lastError ?? null);
+    // A host connected whose workers failed at start-up (a wrong remote_python) is still
+    // up, and says why its workers do not run.
+    const failed = c.failedHosts.get(name) ?? null;
+    const lastError = !h ? failed : h.kind === 'unreachable' ? h.error : h.kind === 'degraded' ? h.reason : (h.lastError ?? failed);
     const roles: ('scheduler' | 'worker')[] = [];
     if (name === s.spec.schedulerHost.name) roles.push('scheduler');
     if (s.spec.workerHosts.some((w) => w.name === name)) roles.push('worker');
