@@ -15,6 +15,11 @@ export interface TrackedProcess {
   proc: RunningProcess;
   /** The last output lines (TAIL_LINES), for failure reports. */
   tail: string[];
+  /**
+   * The first exception line it printed ("OSError: [Errno 98] Address already in use"):
+   * of a chained traceback the cause, which a long one pushes out of the tail.
+   */
+  firstError?: string;
   /** We are stopping it (retire, teardown): its exit is expected. */
   stopping: boolean;
   pid?: number;

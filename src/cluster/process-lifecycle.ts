@@ -5,6 +5,9 @@ import type { ClusterEvent } from '../events/types.js';
 import { errorText } from '../errors.js';
 import { delay } from './clock.js';
 import { TAIL_LINES, type ClusterState, type TrackedProcess } from './cluster-state.js';
+
+/** A Python traceback's last line: the exception, at column 0 ("OSError: …", "distributed.comm.core.CommClosedError: …"). */
+const EXCEPTION_LINE = /^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b[^ ]*: /;
 import type { DesiredProcess } from './plan.js';
 import type { Clock, ExitInfo, ProcessSpec, RunningProcess, SchedulerPort } from './ports.js';
 
@@ -77,6 +80,7 @@ export class ProcessLifecycle {
     proc.onLine((stream, line) => {
       t.tail.push(line);
       if (t.tail.length > TAIL_LINES) t.tail.shift();
+      if (t.firstError === undefined && EXCEPTION_LINE.test(line)) t.firstError = line;
       emit({ kind: 'process-line', host: p.host, name: p.name, stream, line });
     });
     proc.onDropped?.((message) => emit({ kind: 'notice', level: 'warning', message }));

@@ -2,8 +2,9 @@
 import type { ExitInfo } from '../cluster/ports.js';
 import { NO_PYTHON_MESSAGE, PYTHON_CANDIDATES } from './remote-shell.js';
 
-export function describeExit(exit: ExitInfo, tail: string[], python: string): string {
-  const text = tail.join('\n');
+/** `firstError`: the first exception line it printed (TrackedProcess.firstError), the cause of a chained traceback. */
+export function describeExit(exit: ExitInfo, tail: string[], python: string, firstError?: string): string {
+  const text = [firstError ?? '', ...tail].join('\n');
   if (text.includes(NO_PYTHON_MESSAGE)) {
     return `no python with dask/distributed found (tried ${PYTHON_CANDIDATES.join(', ')}): install it (apt-get install python3-distributed, or pip install distributed) or set remote_python`;
   }
@@ -21,5 +22,7 @@ export function describeExit(exit: ExitInfo, tail: string[], python: string): st
   }
   const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
   const last = [...tail].reverse().find((l) => /Error|error|Exception/.test(l)) ?? tail[tail.length - 1];
-  return last ? `exited with ${how}: ${last.trim()}` : `exited with ${how}`;
+  // Dask's "RuntimeError: Scheduler failed to start." says nothing of why: its cause does.
+  const cause = firstError && last && /failed to start/i.test(last) && firstError !== last ? ` (${firstError.trim()})` : '';
+  return last ? `exited with ${how}: ${last.trim()}${cause}` : `exited with ${how}`;
 }

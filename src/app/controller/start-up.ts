@@ -48,7 +48,7 @@ export async function confirmReady(d: StartupDeps): Promise<void> {
   const client = new SchedulerClient(() => runner.forwardOut(fwd.host, fwd.port), { timeoutMs: 5_000 });
   d.useClient(client);
   const expected = () => new Set(state.alive('worker').map((t) => t.desired.name));
-  const schedulerGone = sched.proc.exited.then((e) => describeExit(e, sched.tail, spec.schedulerHost.remotePython));
+  const schedulerGone = sched.proc.exited.then((e) => describeExit(e, sched.tail, spec.schedulerHost.remotePython, sched.firstError));
   // A worker's "Registered to" line is news worth asking the scheduler about at once;
   // the listeners go once start-up is over.
   const unlisten: (() => void)[] = [];
@@ -93,7 +93,7 @@ function reportWorkerHosts(d: StartupDeps, missing: Set<string>): void {
     const reason = !bad
       ? 'no worker started'
       : bad.exit
-        ? `${bad.desired.name}: ${describeExit(bad.exit, bad.tail, h.remotePython)}`
+        ? `${bad.desired.name}: ${describeExit(bad.exit, bad.tail, h.remotePython, bad.firstError)}`
         : `${bad.desired.name}: ${missing.has(bad.desired.name) ? 'did not register with the scheduler in time' : 'not registered'}`;
     d.failHost(h.name, reason, bad?.tail.slice(-8));
   }

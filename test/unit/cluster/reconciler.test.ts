@@ -14,6 +14,19 @@ describe('reconciler: the tick', () => {
     expect(h.state.registered).toEqual(new Map([['a-0', 'tcp://a-0:1'], ['b-0', 'tcp://b-0:1']]));
   });
 
+  it("keeps a process's first exception line, which a long traceback pushes out of its tail", async () => {
+    const h = harness({ workers: ['a'] });
+    await startUp(h);
+    const p = h.host('n0').running()[0]!;
+    p.line('2026-11-26 12:00:00 - distributed.scheduler - INFO - State start');
+    p.line('OSError: [Errno 98] Address already in use');
+    for (let i = 0; i < 40; i++) p.line(`  File "x.py", line ${i}`);
+    p.line('RuntimeError: Scheduler failed to start.');
+    const t = h.state.processes.get('scheduler')!;
+    expect(t.firstError).toBe('OSError: [Errno 98] Address already in use');
+    expect(t.tail).not.toContain('OSError: [Errno 98] Address already in use');
+  });
+
   it('runs one tick at a time: requests during a tick add one follow-up, not one each', async () => {
     const h = harness({ workers: ['a'] });
     await startUp(h);

@@ -16,6 +16,12 @@ describe('describeExit', () => {
   it('says a port is taken', () => {
     expect(describeExit({ code: 1, signal: null }, ['OSError: [Errno 98] Address already in use'], 'p')).toContain('port already in use');
   });
+  it("says a port is taken when the traceback's cause left the tail (a chained one is long)", () => {
+    const tail = ['The above exception was the direct cause of the following exception:', ...Array(28).fill('  File "x.py", line 1'), 'RuntimeError: Scheduler failed to start.'];
+    expect(describeExit({ code: 1, signal: null }, tail, 'p')).toBe('exited with exit code 1: RuntimeError: Scheduler failed to start.');
+    expect(describeExit({ code: 1, signal: null }, tail, 'p', 'OSError: [Errno 98] Address already in use')).toContain('port already in use');
+    expect(describeExit({ code: 1, signal: null }, tail, 'p', 'ValueError: no such interface eth9')).toBe('exited with exit code 1: RuntimeError: Scheduler failed to start. (ValueError: no such interface eth9)');
+  });
   it('falls back to the last error-looking line', () => {
     expect(describeExit({ code: 3, signal: null }, ['a', 'ValueError: bad', 'b'], 'p')).toBe('exited with exit code 3: ValueError: bad');
   });
