@@ -13,7 +13,7 @@ import type { ClusterState } from '../../cluster/cluster-state.js';
 import { every } from '../../cluster/clock.js';
 import type { Clock, SchedulerPort } from '../../cluster/ports.js';
 import { resourceStep, type ResourceStep } from '../../cluster/resources/adaptive-step.js';
-import { unmetNotices } from '../../cluster/resources/unmet-notices.js';
+import { unmetNotices, type Unmet } from '../../cluster/resources/unmet-notices.js';
 import type { ClusterEvent } from '../../events/types.js';
 
 /** What the loop needs of the cluster: read its state, change its worker count. */
@@ -40,7 +40,7 @@ export class AdaptiveLoop {
   private running?: Promise<void>;
   private lastTarget: number | null = null;
   /** Unmet demand by kind, as last said (said again only when it changes). */
-  private unmet: ReadonlyMap<string, string> = new Map();
+  private unmet: ReadonlyMap<string, Unmet> = new Map();
   private blindSaid = false;
 
   constructor(
@@ -101,8 +101,11 @@ export class AdaptiveLoop {
     if (!this.enabled) return { ...out, decision: { status: 'same', reason: 'adaptive stopped' }, reason: 'adaptive stopped' };
     this.state = r.state;
     this.lastTarget = r.log.target;
-    this.log.push({ ...r.log, reason });
-    if (r.decision.status !== 'same') this.p.emit({ kind: 'adaptive-decision', decision: r.log.decision, target: r.log.target, current: r.log.current, reason });
+    // Placed by resource, the step did what placement did: an "up" with nothing placeable
+    // changes nothing, and a worker placed at target is a start.
+    const decision = placed ? (placed.add.length ? 'up' : placed.retire.length ? 'down' : 'none') : r.log.decision;
+    this.log.push({ ...r.log, decision, reason });
+    if (decision !== 'none') this.p.emit({ kind: 'adaptive-decision', decision, target: r.log.target, current: r.log.current, reason });
     if (!demand) this.sayBlind();
     if (placed) {
       this.sayUnmet(placed);
@@ -133,7 +136,7 @@ export class AdaptiveLoop {
   }
 
   private sayUnmet(p: ResourceStep): void {
-    const n = unmetNotices(this.unmet, p.unmet);
+    const n = unmetNotices(this.unmet, p.unmet, this.spec.waitCount);
     this.unmet = n.current;
     for (const message of n.said) this.p.emit({ kind: 'notice', level: 'warning', message: `adaptive: ${message}` });
     for (const what of n.cleared) this.p.emit({ kind: 'notice', level: 'info', message: `adaptive: ${what} demand is met` });
@@ -173,7 +176,7 @@ export class AdaptiveLoop {
       targetDurationMs: this.spec.targetDurationMs,
       ...pick(this.spec, ['minimumCores', 'maximumCores', 'minimumMemory', 'maximumMemory']),
       target: this.lastTarget,
-      unmet: [...this.unmet.values()],
+      unmet: [...this.unmet.values()].map((u) => u.line),
       lastDecision: last ? { decision: last.decision, reason: last.reason, time: iso(last.lastTime) } : null,
       log: entries.map((e) => ({ time: iso(e.time), target: e.target, current: e.current, decision: e.decision, reason: e.reason, count: e.count })),
     };

@@ -1,21 +1,34 @@
 // Unmet demand is said once, not every interval: a tick's unmet lines are compared
 // with the last tick's, and only a new or changed line (per kind of demand) is logged,
-// plus a line when demand that was unmet is met or gone. Pure; the caller keeps the
-// returned `current` for the next tick.
+// plus a line when demand that was unmet is met or gone, once it has been for
+// `clearAfter` ticks in a row (adaptive's wait_count): Dask's target moves with the
+// tasks, and a tick at target does not mean the demand is met. Pure; the caller keeps
+// the returned `current` for the next tick.
 import type { UnmetDemand } from './placement.js';
+
+export interface Unmet {
+  line: string;
+  /** Ticks in a row it has not been unmet. */
+  misses: number;
+}
 
 export interface UnmetNotices {
   /** Lines to log now: new or changed since the last tick. */
   said: string[];
-  /** Kinds of demand ("GPU", "plain", …) unmet last tick and not any more. */
+  /** Kinds of demand ("GPU", "plain", …) unmet before and met for clearAfter ticks now. */
   cleared: string[];
-  /** what → line, to pass back next tick. */
-  current: ReadonlyMap<string, string>;
+  /** what → its line, to pass back next tick (and to show as unmet). */
+  current: ReadonlyMap<string, Unmet>;
 }
 
-export function unmetNotices(last: ReadonlyMap<string, string>, unmet: readonly UnmetDemand[]): UnmetNotices {
-  const current = new Map(unmet.map((u) => [u.what, u.line]));
-  const said = [...current].filter(([what, line]) => last.get(what) !== line).map(([, line]) => line);
-  const cleared = [...last.keys()].filter((what) => !current.has(what));
+export function unmetNotices(last: ReadonlyMap<string, Unmet>, unmet: readonly UnmetDemand[], clearAfter = 1): UnmetNotices {
+  const current = new Map(unmet.map((u) => [u.what, { line: u.line, misses: 0 }]));
+  const said = [...current].filter(([what, u]) => last.get(what)?.line !== u.line).map(([, u]) => u.line);
+  const cleared: string[] = [];
+  for (const [what, u] of last) {
+    if (current.has(what)) continue;
+    if (u.misses + 1 >= clearAfter) cleared.push(what);
+    else current.set(what, { line: u.line, misses: u.misses + 1 });
+  }
   return { said, cleared, current };
 }

@@ -105,6 +105,7 @@ describe('adaptive loop with resources', () => {
     await flush();
     expect(calls).toEqual(['add gpu+1']);
     expect(loop.status().log.at(-1)?.reason).toMatch(/; placed gpu \+1$/);
+    expect(h.events.filter((e) => e.kind === 'adaptive-decision').map((e) => e.kind === 'adaptive-decision' && e.decision)).toEqual(['up']);
     expect(loop.status().unmet).toEqual([]);
     loop.stop();
   });
@@ -123,6 +124,9 @@ describe('adaptive loop with resources', () => {
     expect(loop.status().log.at(-1)?.reason).toMatch(/; unmet: want 1 GPU worker, 0 placeable: no host declares GPU$/);
     // Dask's target 1 is the GPU tasks: no CPU worker is started for them.
     expect(calls).toEqual([]);
+    // So no step changed the worker set: none is logged or announced as "up".
+    expect(loop.status().log.map((e) => e.decision)).toEqual(['none']);
+    expect(h.events.filter((e) => e.kind === 'adaptive-decision')).toEqual([]);
     loop.stop();
   });
 

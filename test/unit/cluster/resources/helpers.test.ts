@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { UnmetDemand } from '../../../../src/cluster/resources/placement.js';
 import { nameAdds } from '../../../../src/cluster/resources/names.js';
-import { unmetNotices } from '../../../../src/cluster/resources/unmet-notices.js';
+import { unmetNotices, type Unmet } from '../../../../src/cluster/resources/unmet-notices.js';
 
 const u = (what: string, line: string): UnmetDemand => ({ what, want: 0, placeable: 0, reasons: [], line });
 
 describe('unmetNotices', () => {
   it('says a line once over many ticks, again when it changes, and notes when it clears', () => {
     const plain = u('plain', 'target 4, 2 placeable (local: 2 slots)');
-    let last: ReadonlyMap<string, string> = new Map();
+    let last: ReadonlyMap<string, Unmet> = new Map();
     const said: string[] = [];
     for (let tick = 0; tick < 41; tick++) {
       const n = unmetNotices(last, [plain]);
@@ -20,6 +20,23 @@ describe('unmetNotices', () => {
     expect(changed.said).toEqual(['target 3, 2 placeable (local: 2 slots)', 'want 1 GPU worker, 0 placeable: no host declares GPU']);
     const gone = unmetNotices(changed.current, [u('GPU', 'want 1 GPU worker, 0 placeable: no host declares GPU')]);
     expect([gone.said, gone.cleared]).toEqual([[], ['plain']]);
+  });
+
+  it('says demand is met only once it has been for clearAfter ticks in a row, and not again when it comes back meanwhile', () => {
+    const gpu = u('GPU', 'want 3 GPU workers, 2 placeable: group gpu maximum 2');
+    const said: string[] = [];
+    const cleared: string[] = [];
+    let last: ReadonlyMap<string, Unmet> = new Map();
+    // Dask's target moves: unmet, met, met, unmet, … then met for good.
+    for (const now of [[gpu], [], [], [gpu], [], [gpu], [], [], []]) {
+      const n = unmetNotices(last, now, 3);
+      said.push(...n.said);
+      cleared.push(...n.cleared);
+      last = n.current;
+    }
+    expect(said).toEqual([gpu.line]);
+    expect(cleared).toEqual(['GPU']);
+    expect(last.size).toBe(0);
   });
 });
 
