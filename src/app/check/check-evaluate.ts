@@ -57,14 +57,15 @@ export interface CheckReport {
 
 export const MAX_CLOCK_SKEW_S = 1;
 
-export function evaluateCheck(obs: readonly HostObservation[]): CheckReport {
+/** `file`: the host file as the user named it, for the commands the hints give. */
+export function evaluateCheck(obs: readonly HostObservation[], file = 'HOSTS.yaml'): CheckReport {
   const sched = obs.find((o) => o.role !== 'worker')?.probe;
-  const rows = obs.map((o) => ({ ...o, problems: hostProblems(o, o.role === 'worker' ? sched : undefined) }));
+  const rows = obs.map((o) => ({ ...o, problems: hostProblems(o, o.role === 'worker' ? sched : undefined, file) }));
   const problems = rows.flatMap((r) => r.problems);
   return { rows, problems, launchable: !problems.some((p) => p.severity === 'error') };
 }
 
-function hostProblems(o: HostObservation, sched: ProbeResult | undefined): Problem[] {
+function hostProblems(o: HostObservation, sched: ProbeResult | undefined, file: string): Problem[] {
   const out: Problem[] = [];
   const add = (severity: Problem['severity'], message: string, hint: string): void => void out.push({ host: o.host, severity, message, hint });
   if (!o.connect.ok) {
@@ -72,10 +73,10 @@ function hostProblems(o: HostObservation, sched: ProbeResult | undefined): Probl
     return out;
   }
   if (o.probeError !== undefined || !o.probe) {
-    add('error', `probe failed: ${o.probeError ?? 'no output'}`, 'run `sshcluster exec HOSTS.yaml -- true` to see whether commands run on it');
+    add('error', `probe failed: ${o.probeError ?? 'no output'}`, `run \`sshcluster exec ${file} -- true\` to see whether commands run on it`);
     return out;
   }
-  pythonProblems(o, o.probe, sched, add);
+  pythonProblems(o, o.probe, sched, add, file);
   portProblems(o, add);
   resourceProblems(o.resources, o.probe, add);
   if (o.clockOffsetS !== undefined && Math.abs(o.clockOffsetS) > MAX_CLOCK_SKEW_S) {
@@ -87,12 +88,12 @@ function hostProblems(o: HostObservation, sched: ProbeResult | undefined): Probl
 
 type Add = (severity: Problem['severity'], message: string, hint: string) => void;
 
-function pythonProblems(o: HostObservation, p: ProbeResult, sched: ProbeResult | undefined, add: Add): void {
+function pythonProblems(o: HostObservation, p: ProbeResult, sched: ProbeResult | undefined, add: Add, file: string): void {
   const auto = o.remotePython === AUTO_PYTHON;
   const candidates = PYTHON_CANDIDATES.join(', ');
   if (!p.pythonPath) {
     if (auto) add('error', `python not found: none of ${candidates} is on that host`, "install Python 3 with distributed (apt-get install python3-distributed), or set remote_python to the interpreter's full path");
-    else add('error', `python not found: remote_python "${o.remotePython}"`, 'set remote_python to the interpreter\'s full path on that host (`sshcluster exec HOSTS.yaml -- command -v python3`)');
+    else add('error', `python not found: remote_python "${o.remotePython}"`, `set remote_python to the interpreter's full path on that host (\`sshcluster exec ${file} -- command -v python3\`)`);
     return;
   }
   if (p.pythonFailed !== undefined) {

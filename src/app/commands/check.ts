@@ -17,6 +17,7 @@ import { clusterHosts } from '../../config/spec.js';
 import type { ShellPort } from '../../ssh/shell-port.js';
 import { loadSpec } from './cluster-spec.js';
 import { shellOpener } from './shell-opener.js';
+import { quoteWord } from '../../dask/remote-shell.js';
 
 export interface CheckOptions {
   file: string;
@@ -79,7 +80,7 @@ export async function runCheck(ctx: AppContext, o: CheckOptions): Promise<number
   void Promise.all(pending.filter((_, i) => hosts[i]!.name !== sched.name)).then(() => workersProbed());
   const observations = await Promise.all(pending);
 
-  const report = evaluateCheck(observations);
+  const report = evaluateCheck(observations, quoteWord(o.file));
   ctx.stdout.write(o.json ? checkJson(report) : safeText(renderCheck(report)));
   return report.launchable ? 0 : 1;
 }

@@ -179,8 +179,9 @@ function parseTagged(stdout: string): TaggedProcess[] {
 }
 
 /** How cluster-files.py remove went: nothing to say, or why the files are still there. */
+/** 127: the host's remote_python is not there, so no launcher ran under it to write files. */
 function removal(r: RunResult): { filesError?: string } {
-  return r.code === 0 ? {} : { filesError: `could not remove the cluster's files: ${lastLine(r.stderr) || `exit ${r.code}`}` };
+  return r.code === 0 || r.code === 127 ? {} : { filesError: `could not remove the cluster's files: ${lastLine(r.stderr) || `exit ${r.code}`}` };
 }
 
 function lastLine(text: string): string {

@@ -63,6 +63,9 @@ describe('evaluateCheck', () => {
       ['n2', "distributed cannot be imported by /usr/bin/python3: ModuleNotFoundError: No module named 'distributed'"],
     ]);
     expect(r.problems[1]!.hint).toBe('install it for that interpreter: /usr/bin/python3 -m pip install "distributed==2024.1.0"; or remove remote_python to use the first of python3, /usr/bin/python3, python that has distributed');
+    // The command in a hint names the file checked, as given.
+    const named = evaluateCheck([sched(), worker('n1', { remotePython: '/opt/py', probe: probe({ pythonPath: undefined }) })], "'my lab.yaml'");
+    expect(named.problems[0]!.hint).toBe("set remote_python to the interpreter's full path on that host (`sshcluster exec 'my lab.yaml' -- command -v python3`)");
   });
 
   it('with remote_python auto, says that no candidate has distributed (not: install it for the same one)', () => {

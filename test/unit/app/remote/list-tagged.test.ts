@@ -117,6 +117,12 @@ describe('ShellHostRunner.clearUp', () => {
     }
   });
 
+  it("says nothing of files on a host whose remote_python is missing: no launcher ran there to write any", async () => {
+    const { port } = counted();
+    const runner = new ShellHostRunner({ host: 'h1', clusterId: `n${process.pid}`, setup: [], shell: port, python: '/nonexistent/python3', env: {}, keepsFiles: true });
+    expect(await runner.clearUp({ graceMs: 0 })).toEqual({ forced: [], left: [] });
+  });
+
   it('says why when the files cannot be removed, and still counts the host as clean', async () => {
     const { runner, count, dir, tmp } = await withFiles(`e${process.pid}x${Date.now()}`);
     try {
