@@ -2,9 +2,15 @@
 import type { ExitInfo } from '../cluster/ports.js';
 import { NO_PYTHON_MESSAGE, PYTHON_CANDIDATES } from './remote-shell.js';
 
-/** `firstError`: the first exception line it printed (TrackedProcess.firstError), the cause of a chained traceback. */
+/**
+ * `firstError`: the first exception line it printed (TrackedProcess.firstError). Read
+ * only when the tail ends in Dask's "… failed to start", which says nothing of why: it
+ * is the cause, which a long chained traceback pushes out of the tail.
+ */
 export function describeExit(exit: ExitInfo, tail: string[], python: string, firstError?: string): string {
-  const text = [firstError ?? '', ...tail].join('\n');
+  const last = [...tail].reverse().find((l) => /Error|error|Exception/.test(l)) ?? tail[tail.length - 1];
+  const cause = firstError && last && /failed to start/i.test(last) && firstError !== last ? firstError.trim() : undefined;
+  const text = [cause ?? '', ...tail].join('\n');
   if (text.includes(NO_PYTHON_MESSAGE)) {
     return `no python with dask/distributed found (tried ${PYTHON_CANDIDATES.join(', ')}): install it (apt-get install python3-distributed, or pip install distributed) or set remote_python`;
   }
@@ -21,8 +27,5 @@ export function describeExit(exit: ExitInfo, tail: string[], python: string, fir
     return 'port already in use (another scheduler? set scheduler_options.port)';
   }
   const how = exit.signal ? `signal ${exit.signal}` : `exit code ${exit.code}`;
-  const last = [...tail].reverse().find((l) => /Error|error|Exception/.test(l)) ?? tail[tail.length - 1];
-  // Dask's "RuntimeError: Scheduler failed to start." says nothing of why: its cause does.
-  const cause = firstError && last && /failed to start/i.test(last) && firstError !== last ? ` (${firstError.trim()})` : '';
-  return last ? `exited with ${how}: ${last.trim()}${cause}` : `exited with ${how}`;
+  return last ? `exited with ${how}: ${last.trim()}${cause ? ` (${cause})` : ''}` : `exited with ${how}`;
 }

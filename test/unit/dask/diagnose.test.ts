@@ -22,6 +22,10 @@ describe('describeExit', () => {
     expect(describeExit({ code: 1, signal: null }, tail, 'p', 'OSError: [Errno 98] Address already in use')).toContain('port already in use');
     expect(describeExit({ code: 1, signal: null }, tail, 'p', 'ValueError: no such interface eth9')).toBe('exited with exit code 1: RuntimeError: Scheduler failed to start. (ValueError: no such interface eth9)');
   });
+  it('reads the first exception only behind "failed to start": an early, handled one says nothing of a later exit', () => {
+    const tail = ['2026-11-26 - distributed.worker - INFO - ThreadPoolExecutor ready', 'ValueError: bad'];
+    expect(describeExit({ code: 3, signal: null }, tail, 'p', "FileNotFoundError: [Errno 2] No such file or directory: 'x'")).toBe('exited with exit code 3: ValueError: bad');
+  });
   it('falls back to the last error-looking line', () => {
     expect(describeExit({ code: 3, signal: null }, ['a', 'ValueError: bad', 'b'], 'p')).toBe('exited with exit code 3: ValueError: bad');
   });
