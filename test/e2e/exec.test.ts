@@ -28,7 +28,8 @@ describe('sshcluster exec', () => {
     expect(r.stdout).toContain(`== ${h2.ip} (1): exit 1 ==\n`);
     expect(r.stdout).toMatch(new RegExp(`${n} host\\(s\\): ${n - 2} ok, 1 exit 3, 1 exit 1|${n} host\\(s\\): ${n - 2} ok, 1 exit 1, 1 exit 3`));
     const withEnv = writeHostsYaml(tmp('exec-env.yaml'), { ...info, hosts: [h0, h1] }, { env: { GREETING: 'hi there' }, setup: ['FROM_SETUP=yes'] });
-    expect(runCli(['exec', withEnv, '--', 'echo "$GREETING $FROM_SETUP"']).stdout).toContain('hi there yes\n');
+    // After the login user's ~/.bashrc (the harness's stand-in sets SSHC_E2E_LOGIN_RC), as ssh runs it.
+    expect(runCli(['exec', withEnv, '--', 'echo "$GREETING $FROM_SETUP $SSHC_E2E_LOGIN_RC"']).stdout).toContain('hi there yes 1\n');
   });
 
   it('selects hosts with --hosts and prefixes lines with --no-fold', () => {

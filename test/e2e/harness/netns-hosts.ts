@@ -28,7 +28,7 @@ export interface CreateOptions {
   sshdPort?: number;
   /** Skip namespaces (to exercise the fallback). */
   forceLoopback?: boolean;
-  /** A file that stands in for the login user's ~/.bashrc on every host (see startSshd). */
+  /** A file that stands in for the login user's ~/.bashrc on every host (network namespaces only; see startSshd). */
   bashrc?: string;
 }
 
@@ -90,7 +90,8 @@ export async function createTestHosts(o: CreateOptions): Promise<TestHosts> {
     const started = at.map((p, i) => {
       const hostKey = makeKey(join(dir, `host${i}_ed25519`), `sshc-e2e-host${i}`);
       const cfg = sshdConfig({ ip: p.ip, port: p.port, hostKey, authorizedKeys, pidFile: join(dir, `sshd-${i}.pid`) });
-      const handle = startSshd(dir, i, p.ns, cfg, o.bashrc);
+      // The stand-in .bashrc is a bind mount in the host's namespace: loopback hosts have none.
+      const handle = startSshd(dir, i, p.ns, cfg, p.ns ? o.bashrc : undefined);
       sshdPids.push(handle.pid);
       const host: TestHost = { name: `host${i}`, ...p, hostKeyPubPath: `${hostKey}.pub`, sshdPid: handle.pid };
       return { host, handle };
