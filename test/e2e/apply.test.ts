@@ -132,6 +132,11 @@ describe('changing a running cluster', () => {
   it('refuses a change only a new cluster can take, and makes it with --recreate', async () => {
     const a = hostFile('re-a.yaml', [h1.ip]);
     expect(runCli(['up', a, '--detach'], {}, 120_000).code).toBe(0);
+    // Up again, detached as well: refused, pointing at plan and apply for that file.
+    const twice = runCli(['up', a, '--detach'], {}, 60_000);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain(`is already running`);
+    expect(twice.stderr).toContain(`sshcluster plan ${a} shows what would change and apply makes it live`);
     const b = writeHostsYaml(tmp('re-b.yaml'), { ...info, hosts: [s0] }, { env, name: NAME, worker_options: { nthreads: 1 }, scheduler_options: { port: 8800 }, hosts: [s0.ip, h1.ip] });
     const plan = runCli(['plan', b]);
     expect(plan.code).toBe(3);
