@@ -79,6 +79,11 @@ export class ClusterState {
     return clusterHosts(this.spec);
   }
 
+  /** `host` has been cleared: nothing of it is left to remember. */
+  forgetFormer(host: string): void {
+    this.formerHosts = this.formerHosts.filter((h) => h.name !== host);
+  }
+
   /** Every TMPDIR the cluster's files may be under on `host`. */
   tmpdirsOf(host: string): (string | undefined)[] {
     return tmpdirsOn(this.spec, this.formerHosts, host);

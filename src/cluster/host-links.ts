@@ -104,7 +104,7 @@ export class HostLinks {
       if (stray.filesError) this.d.emit({ kind: 'notice', level: 'warning', message: `${host}: ${stray.filesError}` });
       // Cleared: nothing is left there to remember it by (else a teardown or `down` still looks).
       if (!stray.left.length && !stray.filesError && !this.d.state.hostSpec(host)) {
-        this.d.state.formerHosts = this.d.state.formerHosts.filter((h) => h.name !== host);
+        this.d.state.forgetFormer(host);
       }
     } catch (err) {
       this.d.emit({ kind: 'notice', level: 'warning', message: `${host}: could not verify that nothing is left (${errorText(err)})` });

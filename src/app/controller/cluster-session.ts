@@ -167,7 +167,7 @@ export class ClusterSession {
           const opts = { clusterId: this.o.clusterId, keepsFiles: keepsFilesOn(this.spec), tmpdirs: state.tmpdirsOf(h.name), graceMs: STRAY_GRACE_MS };
           const r = await clearHost(await this.o.openShell(h), h, opts);
           if (r.left.length || r.filesError) throw new Error(r.filesError ?? `pid(s) ${r.left.join(', ')} still running`);
-          state.formerHosts = state.formerHosts.filter((f) => f.name !== h.name);
+          state.forgetFormer(h.name);
           this.bus.emit({ kind: 'notice', level: 'info', message: `${h.name} left the cluster (an interrupted apply had removed it)` });
         } catch (err) {
           left.push({ host: h.name, pids: [] });
