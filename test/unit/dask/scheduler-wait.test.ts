@@ -104,10 +104,33 @@ describe('the scheduler-wait preload', () => {
     await n.waitFor(/Run preload setup: \S*scheduler_wait\.py/);
     const s = scheduler(port);
     await s.waitFor(/Register worker/);
-    await n.waitFor(/scheduler tcp:\/\/127\.0\.0\.1:\d+ accepted after/);
+    // A numeric address is probed with direct connects (cheap when refused).
+    await n.waitFor(/scheduler tcp:\/\/127\.0\.0\.1:\d+ accepted after [\d.]+ s \(\d+ probes, direct connects\)/);
     expect(n.log()).not.toMatch(RETRY);
     // Its probes are whole handshakes: the scheduler logs nothing about them.
     expect(s.log()).not.toMatch(/closed before handshake/);
+  }, 60_000);
+
+  it('over TLS it probes with direct connects too, each a whole TLS and Dask handshake the scheduler logs nothing about', async () => {
+    await writeCerts(join(dir, 'direct'), await makeClusterCerts({ clusterName: 'direct', clusterId: 'direct', now: new Date() }));
+    const port = await freePort();
+    const n = dask(['distributed.cli.dask_worker', `tls://127.0.0.1:${port}`, '--nthreads', '1', '--no-dashboard', ...tlsArgs('direct', 'worker'), ...schedulerWaitArgv(preload, true)]);
+    await n.waitFor(/Run preload setup: \S*scheduler_wait\.py/);
+    const s = scheduler(port, ['--protocol', 'tls', ...tlsArgs('direct', 'scheduler')]);
+    await s.waitFor(/Register worker/);
+    await n.waitFor(/scheduler tls:\/\/127\.0\.0\.1:\d+ accepted after [\d.]+ s \(\d+ probes, direct connects\)/);
+    expect(n.log()).not.toMatch(RETRY);
+    expect(s.log()).not.toMatch(/closed before handshake|TLS handshake failed/);
+  }, 60_000);
+
+  it("a scheduler named by host name is probed through Dask's own connector", async () => {
+    const port = await freePort();
+    const n = dask(['distributed.cli.dask_worker', `tcp://localhost:${port}`, '--nthreads', '1', '--no-dashboard', ...schedulerWaitArgv(preload, true)]);
+    await n.waitFor(/Run preload setup: \S*scheduler_wait\.py/);
+    const s = scheduler(port);
+    await s.waitFor(/Register worker/);
+    await n.waitFor(/scheduler tcp:\/\/localhost:\d+ accepted after [\d.]+ s \(\d+ probes, Dask's connector\)/);
+    expect(n.log()).not.toMatch(RETRY);
   }, 60_000);
 
   it('with no scheduler, the nanny gives up as Dask does, after its own connect timeout once more', async () => {
