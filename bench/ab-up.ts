@@ -36,6 +36,9 @@ interface Run {
   /** From the Dask logs, ms after the scheduler listened: the last nanny and worker registered. */
   nanny: number;
   worker: number;
+  /** spawn -> the scheduler listened, and the last worker registered -> "Cluster up", ms (wall clock). */
+  listen: number;
+  seen: number;
 }
 
 /** Milliseconds since the epoch of a Dask log line ("2026-11-26 10:19:14,614 - …"), in local time as the hosts log it. */
@@ -47,7 +50,7 @@ function stamp(line: string): number {
 }
 
 /** The lags of the newest run's logs under `stateHome`. */
-function lags(stateHome: string): { nanny: number; worker: number } {
+function lags(stateHome: string): { nanny: number; worker: number; listened: number; lastWorker: number } {
   const logs = path.join(stateHome, 'sshcluster', NAME, 'logs');
   const run = readdirSync(logs).sort().at(-1);
   if (!run) throw new BenchAbort(`no logs under ${logs}`);
@@ -57,11 +60,12 @@ function lags(stateHome: string): { nanny: number; worker: number } {
   const nannies = at(/Start Nanny at:/);
   const workers = at(/Register worker/);
   if (listened === undefined || nannies.length < HOSTS - 1 || workers.length < HOSTS - 1) throw new BenchAbort(`run ${run}: the logs lack the scheduler's start or ${HOSTS - 1} nannies and workers`);
-  return { nanny: Math.max(...nannies) - listened, worker: Math.max(...workers) - listened };
+  return { nanny: Math.max(...nannies) - listened, worker: Math.max(...workers) - listened, listened, lastWorker: Math.max(...workers) };
 }
 
 async function runUp(bin: string, yaml: string, stateHome: string, timeoutMs: number): Promise<Run> {
   const p = start(process.execPath, [bin, 'up', '--no-tui', yaml], { ...process.env, NO_COLOR: '1', XDG_STATE_HOME: stateHome });
+  const spawned = Date.now() - (performance.now() - p.t0);
   const up = await p.waitFor(/Cluster up: (\d+) worker\(s\)/, timeoutMs);
   if (up === 'timeout' || up === 'exited') {
     await killAndWait(p, 'SIGINT');
@@ -74,7 +78,9 @@ async function runUp(bin: string, yaml: string, stateHome: string, timeoutMs: nu
     await killAndWait(p);
     throw new BenchAbort(`${bin}: the stop did not end verified (exit ${exit ? exit.code : 'none in 60 s'}):\n${tail(p.out())}`);
   }
-  return { up: up.at - p.t0, ...lags(stateHome) };
+  const { listened, lastWorker, ...lag } = lags(stateHome);
+  const upWall = spawned + (up.at - p.t0);
+  return { up: up.at - p.t0, ...lag, listen: listened - spawned, seen: upWall - lastWorker };
 }
 
 async function main(): Promise<number> {
@@ -118,13 +124,13 @@ async function main(): Promise<number> {
         const r = await runUp(contenders[i]!.bin, yaml, homes[i]!, timeoutMs);
         if (round === 0) continue;
         runs[i]!.push(r);
-        console.log(`round ${round}/${rounds} ${contenders[i]!.label.padEnd(20)} up ${fmt(r.up)}  after the scheduler listened: last nanny ${r.nanny} ms, last worker ${r.worker} ms`);
+        console.log(`round ${round}/${rounds} ${contenders[i]!.label.padEnd(20)} up ${fmt(r.up)}  scheduler listened at ${Math.round(r.listen)} ms; after that: last nanny ${r.nanny} ms, last worker ${r.worker} ms; "Cluster up" ${Math.round(r.seen)} ms after the last worker registered`);
       }
     }
-    console.log('\nmedians                       up      last nanny   last worker (ms after the scheduler listened)');
+    console.log('\nmedians                       up      listened   last nanny   last worker (ms after it listened)   seen (ms after the last worker)');
     for (const [i, c] of contenders.entries()) {
       const m = (f: keyof Run) => median(runs[i]!.map((r) => r[f]))!;
-      console.log(`${c.label.padEnd(28)}  ${fmt(m('up'))}   ${String(Math.round(m('nanny'))).padStart(6)}       ${String(Math.round(m('worker'))).padStart(6)}   (up ${fmt(Math.min(...runs[i]!.map((r) => r.up)))}-${fmt(Math.max(...runs[i]!.map((r) => r.up)))})`);
+      console.log(`${c.label.padEnd(28)}  ${fmt(m('up'))}   ${String(Math.round(m('listen'))).padStart(6)}     ${String(Math.round(m('nanny'))).padStart(6)}       ${String(Math.round(m('worker'))).padStart(6)}                          ${String(Math.round(m('seen'))).padStart(6)}   (up ${fmt(Math.min(...runs[i]!.map((r) => r.up)))}-${fmt(Math.max(...runs[i]!.map((r) => r.up)))})`);
     }
     const ratio = median(runs[1]!.map((r) => r.up))! / median(runs[0]!.map((r) => r.up))!;
     console.log(`ratio this / baseline, up: ${ratio.toFixed(2)}x`);
