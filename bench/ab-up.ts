@@ -59,7 +59,10 @@ function lags(stateHome: string): { nanny: number; worker: number; listened: num
   const listened = at(/Scheduler at:/)[0];
   const nannies = at(/Start Nanny at:/);
   const workers = at(/Register worker/);
-  if (listened === undefined || nannies.length < HOSTS - 1 || workers.length < HOSTS - 1) throw new BenchAbort(`run ${run}: the logs lack the scheduler's start or ${HOSTS - 1} nannies and workers`);
+  if (listened === undefined || nannies.length < HOSTS - 1 || workers.length < HOSTS - 1) {
+    const files = readdirSync(path.join(logs, run)).map((f) => `${f} (${readFileSync(path.join(logs, run, f), 'utf8').split('\n').length - 1} lines)`);
+    throw new BenchAbort(`run ${run}: the logs lack the scheduler's start or ${HOSTS - 1} nannies and workers (scheduler at: ${listened === undefined ? 'none' : 'yes'}, nannies ${nannies.length}, workers registered ${workers.length}; runs ${readdirSync(logs).sort().join(' ')}; files ${files.join(', ')})`);
+  }
   return { nanny: Math.max(...nannies) - listened, worker: Math.max(...workers) - listened, listened, lastWorker: Math.max(...workers) };
 }
 
