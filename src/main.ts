@@ -13,10 +13,18 @@ void main();
 
 async function main(): Promise<void> {
   let code = 0;
+  // The command's own waits use unref'd timers (a pending wake-up must not keep a
+  // finished controller alive), so once a local cluster's processes have all exited
+  // nothing else would hold the event loop, and Node would end the process with code 0
+  // in the middle of a wait: `up` would say nothing and leave its state file. Held until
+  // the command returns.
+  const running = setInterval(() => undefined, 2 ** 31 - 1);
   try {
     await buildProgram(ctx, (c) => (code = c)).parseAsync(process.argv);
   } catch (err) {
     code = report(err);
+  } finally {
+    clearInterval(running);
   }
   process.exitCode = code;
   // Connections and timers of a finished command must not keep the process alive.

@@ -171,6 +171,19 @@ describe('sshcluster up (local, no host file)', () => {
     expect(typo.stderr).toMatch(/hint: recorded: .*scheduler/);
   });
 
+  it('fails (exit 1, the reason said, nothing left) when every process exits at once with status 0', () => {
+    // Dask imports (the check before start-up), but its scheduler and workers end at once:
+    // with nothing of the cluster left to wait on, up must still report the failure.
+    const wrapper = path.join(STATE_HOME, 'python-exits-0');
+    fs.writeFileSync(wrapper, '#!/bin/sh\ncase "$*" in *distributed.cli*) exit 0;; esac\nexec /usr/bin/python3 "$@"\n', { mode: 0o755 });
+    const r = runCli(['up', '--no-tui', '--name', 'exits0', '--python', wrapper], {}, 120_000);
+    expect(r.code, r.stdout).toBe(1);
+    expect(r.stderr).toContain('sshcluster: scheduler on localhost failed: exited with exit code 0');
+    expect(r.stdout).toContain('verified: no process of this cluster is left on any host');
+    expect(fs.existsSync(path.join(STATE_HOME, 'sshcluster', 'exits0', 'state.json'))).toBe(false);
+    expect(runCli(['list']).stdout).not.toContain('exits0');
+  });
+
   it('says how to install Dask when the interpreter has none (exit 2: the --python given is bad input)', () => {
     const r = runCli(['up', '--python', '/bin/false']);
     expect(r.code).toBe(2);
