@@ -61,9 +61,19 @@ export async function runDetached(ctx: AppContext, o: { file?: string; name?: st
       }
     });
     child.on('exit', (code) => {
-      const tail = fs.existsSync(paths.controllerLog) ? fs.readFileSync(paths.controllerLog, 'utf8').trim().split('\n').slice(-8) : [];
+      const tail = fs.existsSync(paths.controllerLog) ? whyItEnded(fs.readFileSync(paths.controllerLog, 'utf8').trim().split('\n')) : [];
       ctx.stderr.write(new ExpectedError(`the background controller exited (code ${code}) before the cluster was up`).message + '\n' + safeText(tail.map((l) => `  ${l}`).join('\n')) + '\n');
       resolve(code === 2 ? 2 : 1);
     });
   });
+}
+
+/**
+ * What the controller's log says about its end: from its last error (main's
+ * `sshcluster: …` line, its hint and the output it quotes) to the end, at most 24 lines;
+ * without one, the last 8 lines.
+ */
+export function whyItEnded(lines: readonly string[]): string[] {
+  for (let at = lines.length - 1; at >= 0; at--) if (lines[at]!.startsWith('sshcluster: ')) return lines.slice(at, at + 24);
+  return lines.slice(-8);
 }

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runDetached } from '../../../../src/app/commands/detach.js';
+import { runDetached, whyItEnded } from '../../../../src/app/commands/detach.js';
 import { testContext, type TestContext } from '../context-fixture.js';
 
 let ctx: TestContext;
@@ -40,5 +40,33 @@ describe('up --detach output', () => {
     expect(await detach(false)).toBe(0);
     expect(ctx.out()).toContain('Cluster up: 1 worker(s)');
     expect(ctx.out()).toMatch(/Controller running in the background \(pid \d+\)/);
+  });
+});
+
+describe("up --detach: the controller's end, when it exits before the cluster is up", () => {
+  const log = [
+    '[h0] scheduler exited unexpectedly (code 1)',
+    'Stopping cluster (start-up failed) …',
+    'Cluster stopped.',
+    '  verified: no process of this cluster is left on any host',
+    'sshcluster: scheduler on h0 failed: port already in use (another scheduler? set scheduler_options.port)',
+    '  last output:',
+    ...Array.from({ length: 10 }, (_, i) => `    traceback line ${i}`),
+  ];
+
+  it('is its error line and what follows (not only the end of the scheduler output it quotes)', () => {
+    const shown = whyItEnded(log);
+    expect(shown[0]).toBe('sshcluster: scheduler on h0 failed: port already in use (another scheduler? set scheduler_options.port)');
+    expect(shown.at(-1)).toBe('    traceback line 9');
+    expect(shown).toHaveLength(12);
+  });
+
+  it('is the last 8 lines when the log holds no error line (a crash Node printed)', () => {
+    expect(whyItEnded(log.slice(0, 4).concat(['node: killed']))).toEqual([...log.slice(0, 4), 'node: killed'].slice(-8));
+    expect(whyItEnded(Array.from({ length: 20 }, (_, i) => `l${i}`))).toEqual(Array.from({ length: 8 }, (_, i) => `l${i + 12}`));
+  });
+
+  it('is at most 24 lines from the error on', () => {
+    expect(whyItEnded(['sshcluster: x', ...Array.from({ length: 40 }, () => 'y')])).toHaveLength(24);
   });
 });
