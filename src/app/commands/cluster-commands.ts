@@ -70,14 +70,27 @@ export async function runScale(ctx: AppContext, o: { name?: string; n: number; t
   }
 }
 
-/** Waits until `desired` workers run and none is starting or retiring; the count running. */
+/**
+ * Waits until `desired` workers run and none is starting or retiring; the count running.
+ * Workers kept on a host that is unreachable cannot start until it answers again (the
+ * controller reconnects, then starts them): not waited for, they fail the wait at once,
+ * named with their host's error.
+ */
 export async function waitSettled(client: ControlApiClient, name: string, desired: number | undefined, timeoutMs: number): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const st = await client.call('status');
     const want = desired ?? st.desiredWorkers;
     const running = st.workers.filter((w) => w.state === 'running').length;
-    if (running === want && st.workers.every((w) => w.state === 'running' || w.state === 'stopped')) return running;
+    const unreachable = new Set(st.hosts.filter((h) => h.state === 'unreachable').map((h) => h.name));
+    const blocked = st.workers.filter((w) => w.state !== 'running' && unreachable.has(w.host));
+    const settled = st.workers.every((w) => w.state === 'running' || w.state === 'stopped' || unreachable.has(w.host));
+    if (settled && running === want) return running;
+    if (settled && blocked.length && running + blocked.length === want) {
+      throw new ExpectedError(`${name}: ${running} of ${want} worker(s) running; ${blocked.length} wait for a host that does not answer${notRunning(st)}`, {
+        hint: 'they start when their host answers again (the controller keeps reconnecting); sshcluster status shows it',
+      });
+    }
     if (Date.now() > deadline) {
       throw new ExpectedError(`${name}: ${running} of ${want} worker(s) running after ${timeoutMs / 1000}s${notRunning(st)}`, { hint: 'sshcluster status shows which workers are not running and why' });
     }
@@ -85,11 +98,14 @@ export async function waitSettled(client: ControlApiClient, name: string, desire
   }
 }
 
-/** "; not running: w-1 (starting) on h2 (connecting: connect EHOSTUNREACH …)": what the wait is stuck on. */
+/**
+ * "; not running: w-1 (starting) on h2 (connecting: connect EHOSTUNREACH …)": what the
+ * wait is stuck on (a stopped worker only when its host does not answer).
+ */
 function notRunning(st: StatusJson): string {
   const hosts = new Map(st.hosts.map((h) => [h.name, h]));
   const parts = st.workers
-    .filter((w) => w.state !== 'running' && w.state !== 'stopped')
+    .filter((w) => w.state !== 'running' && (w.state !== 'stopped' || hosts.get(w.host)?.state === 'unreachable'))
     .slice(0, 5)
     .map((w) => {
       const h = hosts.get(w.host);

@@ -29,3 +29,32 @@ describe('waitSettled', () => {
     expect(await waitSettled({ call: async () => done } as unknown as ControlApiClient, 'lab', undefined, 0)).toBe(1);
   });
 });
+
+describe('waitSettled, with a worker kept on a host that does not answer', () => {
+  const down = {
+    desiredWorkers: 2,
+    hosts: [
+      { name: 'h1', roles: ['worker'], state: 'up', lastError: null, workers: 1 },
+      { name: 'h9', roles: ['worker'], state: 'unreachable', lastError: 'no SSH handshake with h9:22 within 2s', workers: 0 },
+    ],
+    workers: [
+      { name: 'h1-0', host: 'h1', state: 'running' },
+      { name: 'h9-0', host: 'h9', state: 'stopped' },
+    ],
+  } as unknown as StatusJson;
+
+  it('fails at once, not after --timeout, naming the worker and its host', async () => {
+    let calls = 0;
+    const c = { call: async () => (calls++, down) } as unknown as ControlApiClient;
+    const err = await waitSettled(c, 'lab', 2, 120_000).then(() => undefined, (e: unknown) => e as Error & { hint?: string });
+    expect(calls).toBe(1);
+    expect(err?.message).toBe('lab: 1 of 2 worker(s) running; 1 wait for a host that does not answer; not running: h9-0 (stopped) on h9 (unreachable: no SSH handshake with h9:22 within 2s)');
+    expect(err?.hint).toMatch(/start when their host answers again/);
+  });
+
+  it('still waits while another worker is starting on a host that answers', async () => {
+    const starting = { ...down, desiredWorkers: 3, hosts: [...down.hosts], workers: [...down.workers, { name: 'h1-1', host: 'h1', state: 'starting' }] } as unknown as StatusJson;
+    const err = await waitSettled({ call: async () => starting } as unknown as ControlApiClient, 'lab', 3, 0).then(() => undefined, (e: unknown) => e as Error);
+    expect(err?.message).toMatch(/^lab: 1 of 3 worker\(s\) running after 0s; not running: h9-0 \(stopped\) on h9 \(unreachable: .*\), h1-1 \(starting\) on h1$/);
+  });
+});
