@@ -163,6 +163,11 @@ describe('changing a running cluster', () => {
     expect(s.hosts.find((h) => h.name === h1.ip)?.state).toBe('drained');
     expect(running(s).map((w) => w.host)).toEqual([h2.ip, h2.ip]);
     expect(daskProcessesIn(h1)).toEqual([]);
+    // A host not in the cluster is a typo: exit 2, with the names there are.
+    const typo = runCli(['drain', '10.0.0.250', '--name', NAME]);
+    expect(typo.code, typo.stderr).toBe(2);
+    expect(typo.stderr).toContain('sshcluster: drain: no worker host named 10.0.0.250 in this cluster');
+    expect(typo.stderr).toContain(`hint: its worker hosts: ${h1.ip}, ${h2.ip}`);
     expect(runCli(['scale', '3', '--name', NAME], {}, 120_000).code).toBe(1); // h2 is full, h1 drained
     expect(runCli(['undrain', h1.ip]).code).toBe(0);
     expect(runCli(['scale', '3', '--name', NAME], {}, 120_000).code).toBe(0);

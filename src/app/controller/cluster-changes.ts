@@ -8,7 +8,7 @@ import type { Clock } from '../../cluster/ports.js';
 import { rollingRestart, type RollResult } from '../../cluster/rolling.js';
 import { diffSpecs, hasChanges, type SpecDiff } from '../../cluster/spec-diff.js';
 import type { AdaptiveSpec, ClusterSpec } from '../../config/spec.js';
-import { ExpectedError } from '../../errors.js';
+import { ExpectedError, UsageError } from '../../errors.js';
 import type { ClusterEvent } from '../../events/types.js';
 
 export interface ChangeDeps {
@@ -89,7 +89,8 @@ export class ClusterChanges {
         return r;
       }
       const r = drainHosts(state, hosts, this.d.adaptive() === undefined);
-      if (r.unknown.length === hosts.length) throw new ExpectedError(`drain: no worker host named ${r.unknown.join(', ')} in this cluster`);
+      // A name that matches no worker host is a typo (exit 2, as exec's --hosts), said with the names there are.
+      if (r.unknown.length === hosts.length) throw new UsageError(`drain: no worker host named ${r.unknown.join(', ')} in this cluster`, { hint: `its worker hosts: ${state.spec.workerHosts.map((h) => h.name).join(', ')}` });
       this.say(`drain: ${hosts.filter((h) => !r.unknown.includes(h)).join(', ')}: retiring ${r.retired.length} worker(s)${r.replaced.length ? `, ${r.replaced.length} started elsewhere` : ''}${r.short ? `; ${r.short} to start again at undrain (no room elsewhere)` : ''}`);
       await this.d.tick();
       return r;
