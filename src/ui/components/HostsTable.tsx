@@ -65,7 +65,8 @@ export function HostsTable({ m, height, width, focused }: { m: ViewModel; height
             {sel ? '▸ ' : '  '}
             {cells.map((col) => col.cell(row)).join('')}
             <Text color={c(stateColor(state))}>{state}</Text>
-            {h.reason ? <Text color={c('red')}>{`: ${h.reason}`}</Text> : null}
+            {/* An up host's reason is its last error, from before it recovered: not a failure now. */}
+            {h.reason ? state === 'up' ? <Text dimColor>{` (earlier: ${h.reason})`}</Text> : <Text color={c('red')}>{`: ${h.reason}`}</Text> : null}
           </Text>
         );
       })}

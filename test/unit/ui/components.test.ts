@@ -40,6 +40,16 @@ describe('dashboard', () => {
     expect(frame()).toMatchSnapshot();
   });
 
+  it("shows an up host's last error as earlier, not as a failure now; an unreachable host's as its state's reason", () => {
+    const s = upStore();
+    const st = snapshot();
+    s.setStatus({ ...st, hosts: st.hosts.map((h) => (h.name === 'node1' ? { ...h, lastError: 'stopped answering (keepalive)' } : h)) });
+    const { frame } = show({ store: s }, { width: 160, height: 24 });
+    expect(frame()).toMatch(/node1 .*up \(earlier: stopped answering \(keepalive\)\)/);
+    expect(frame()).not.toContain('up: stopped answering');
+    expect(frame()).toMatch(/node2 .*unreachable: connect ECONNREFUSED 10\.0\.0\.3:22/);
+  });
+
   it('shows each host\'s start-up step with a spinner and its elapsed time', () => {
     const s = new DashboardStore('lab', () => T0);
     s.apply({ kind: 'host-state', host: 'node0', state: 'starting' });
