@@ -19,6 +19,9 @@ export function plainLine(e: ClusterEvent): string | undefined {
       return `${e.host}/${e.name} │ ${e.line}`;
     case 'process-exit': {
       if (e.expected) return `[${e.host}] ${e.name} stopped`;
+      // Neither a code nor a signal: the SSH channel closed without an exit status, so the
+      // connection went, and the process may still run there (it is stopped on reconnect).
+      if (e.code === null && e.signal === null) return `[${e.host}] ${e.name}: lost with the connection to its host (no exit status)`;
       const how = e.signal ? `signal ${e.signal}` : `code ${e.code}`;
       return `[${e.host}] ${e.name} exited unexpectedly (${how})`;
     }

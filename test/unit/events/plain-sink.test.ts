@@ -21,6 +21,11 @@ describe('plain sink', () => {
   it('shows a failed host with its reason and detail lines', () => {
     expect(plainLine({ kind: 'host-state', host: 'n2', state: 'failed', reason: 'auth refused', detail: ['x'] })).toBe('[n2] failed: auth refused\n    x');
   });
+  it('says a process whose channel closed without an exit status was lost with the connection, not that it exited', () => {
+    expect(plainLine({ kind: 'process-exit', host: 'n2', name: 'n2-0', code: null, signal: null, expected: false })).toBe('[n2] n2-0: lost with the connection to its host (no exit status)');
+    expect(plainLine({ kind: 'process-exit', host: 'n2', name: 'n2-0', code: 1, signal: null, expected: false })).toBe('[n2] n2-0 exited unexpectedly (code 1)');
+    expect(plainLine({ kind: 'process-exit', host: 'n2', name: 'n2-0', code: null, signal: 'KILL', expected: false })).toBe('[n2] n2-0 exited unexpectedly (signal KILL)');
+  });
   it('says when teardown left something behind', () => {
     expect(plainLine({ kind: 'teardown-done', forced: [], leftover: [{ host: 'n1', pids: [5, 6] }] })).toContain('STILL RUNNING on n1: pids 5 6');
     expect(plainLine({ kind: 'teardown-done', forced: [], leftover: [] })).toContain('verified: no process of this cluster is left');
