@@ -159,6 +159,9 @@ async function clusterForLogs(ctx: AppContext, name: string | undefined, follow:
     const root = stateRoot(ctx.env, ctx.homedir);
     const names = name !== undefined ? [name] : clusterDirs(root);
     const withRuns = names.filter((n) => listRuns(clusterPaths(root, n).logsDir).length > 0);
+    // None running and several recorded: which one is the user's to say (exit 2, as for
+    // several running clusters).
+    if (withRuns.length > 1) throw new UsageError(`logs: no cluster is running, and ${withRuns.length} have recorded logs: ${withRuns.sort().join(', ')}`, { hint: 'name one: sshcluster logs --name NAME' });
     if (withRuns.length !== 1) throw err;
     return { name: withRuns[0]!, paths: clusterPaths(root, withRuns[0]!) };
   }
