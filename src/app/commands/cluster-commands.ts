@@ -85,8 +85,8 @@ export async function waitSettled(client: ControlApiClient, name: string, desire
     const unreachable = new Set(st.hosts.filter((h) => h.state === 'unreachable').map((h) => h.name));
     const blocked = st.workers.filter((w) => w.state !== 'running' && unreachable.has(w.host));
     const settled = st.workers.every((w) => w.state === 'running' || w.state === 'stopped' || unreachable.has(w.host));
-    if (settled && running === want) return running;
-    if (settled && blocked.length && running + blocked.length === want) {
+    if (settled && running + blocked.length === want) {
+      if (!blocked.length) return running;
       throw new ExpectedError(`${name}: ${running} of ${want} worker(s) running; ${blocked.length} wait for a host that does not answer${notRunning(st)}`, {
         hint: 'they start when their host answers again (the controller keeps reconnecting); sshcluster status shows it',
       });

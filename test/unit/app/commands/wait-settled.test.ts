@@ -31,16 +31,11 @@ describe('waitSettled', () => {
 });
 
 describe('waitSettled, with a worker kept on a host that does not answer', () => {
+  // h1 as above; h9 unreachable, its worker stopped.
   const down = {
-    desiredWorkers: 2,
-    hosts: [
-      { name: 'h1', roles: ['worker'], state: 'up', lastError: null, workers: 1 },
-      { name: 'h9', roles: ['worker'], state: 'unreachable', lastError: 'no SSH handshake with h9:22 within 2s', workers: 0 },
-    ],
-    workers: [
-      { name: 'h1-0', host: 'h1', state: 'running' },
-      { name: 'h9-0', host: 'h9', state: 'stopped' },
-    ],
+    ...status,
+    hosts: [status.hosts[0], { name: 'h9', roles: ['worker'], state: 'unreachable', lastError: 'no SSH handshake with h9:22 within 2s', workers: 0 }],
+    workers: [status.workers[0], { name: 'h9-0', host: 'h9', state: 'stopped' }],
   } as unknown as StatusJson;
 
   it('fails at once, not after --timeout, naming the worker and its host', async () => {
