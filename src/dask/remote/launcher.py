@@ -36,7 +36,7 @@
 # the keeper recognises a launcher by its program name). Python 3.7 compatible, stdlib only.
 # Past 200 lines on purpose: the relay shares the launcher's state (its child, the
 # orphan flags), so they are one program in one file, shipped and run as one.
-import collections, errno, os, signal, stat, sys, threading, time
+import errno, os, stat, sys, time
 # NotOurs, our_dir(), user_dir(), until_stdin_closes(), read_exact(), safe(), plain_name():
 # shared.py; put_files(): files.py; remote-programs.ts puts both in front.
 
@@ -126,14 +126,10 @@ if pid == 0:
     os._exit(127)
 for fd in (w, go_r, out_w, err_w):
     os.close(fd)
-lock = threading.Lock()
-started = []
-finished = threading.Event()
 ready = []
 requested = []
 state = {"orphaned": False, "adopted": False, "deadline": None, "to_log": False, "expired": False}
 log = {"fd": None, "dir": None, "file": None}
-log_lock = threading.Lock()
 
 
 def open_log():
@@ -329,18 +325,27 @@ for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
     signal.signal(s, on_signal)
 signal.signal(signal.SIGUSR1, on_adopted)
 signal.signal(signal.SIGUSR2, on_orphaned_again)
-relays = []
 failure = os.read(r, 1)
 if failure == b"+":
     failure = b""
     sys.stdout.write("%s %d\n" % (PID_PREFIX, pid))
     sys.stdout.flush()
+# The child execs now. What it writes waits in its pipes until the relays below read it:
+# threading (and the collections it imports) is ~2 ms of every launch that the Dask
+# process need not wait for.
+os.close(go_w)
+import collections, threading
+lock = threading.Lock()
+log_lock = threading.Lock()
+started = []
+finished = threading.Event()
+relays = []
+if not failure:
     ready.append(1)
     relays = [relay(out_r, 1), relay(err_r, 2)]
     threading.Thread(target=watch_stdin, daemon=True).start()
     if requested:
         stop_async()
-os.close(go_w)
 while True:
     chunk = os.read(r, 4096)
     if not chunk:

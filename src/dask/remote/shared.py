@@ -9,7 +9,13 @@
 # safe(), plain_name(): names made or checked character by character (no `re`: importing it
 # and its dependencies is ~1 ms of every launch).
 # No single quotes: boot.py travels with -c.
-import errno, os, signal, stat
+import errno, os, stat
+# signal without its module: signal.py wraps the numbers in enums, and importing enum is
+# ~1.5 ms of every launch (the launcher needs only the numbers and signal()).
+try:
+    import _signal as signal
+except ImportError:
+    import signal
 
 
 class NotOurs(OSError):
