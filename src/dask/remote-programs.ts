@@ -97,11 +97,14 @@ export function programCommand(python: string, p: RemoteProgram, install: boolea
  * could have opened our directory to others, and a file they put there would be theirs.
  * Its source still follows on stdin: SSHCLUSTER_SOURCE_SIZE says how much to read past
  * (shared.py). Otherwise the lines do nothing, and the boot command after them installs it.
+ * The uid is bash's and zsh's $UID where the login shell has it (`id -u` is a fork and an
+ * exec, ~1 ms before each launch); a wrong one (sh with UID in its environment) names a
+ * directory that is not ours, and the boot command runs as when nothing is installed.
  */
 export function installedExec(python: string, p: RemoteProgram, args: readonly string[]): string[] {
   const file = `"$__sshc_d"/${p.key}/${p.name}`;
   return [
-    '__sshc_d="${TMPDIR:-/tmp}/sshcluster-$(id -u 2>/dev/null)" __sshc_ok=1',
+    '__sshc_d="${TMPDIR:-/tmp}/sshcluster-${UID:-$(id -u 2>/dev/null)}" __sshc_ok=1',
     `for __sshc_p in "$__sshc_d" "$__sshc_d"/${p.key} ${file}; do`,
     '  if [ -L "$__sshc_p" ] || [ ! -O "$__sshc_p" ]; then __sshc_ok=; fi',
     'done',

@@ -4,11 +4,11 @@
 // (dask-launcher*, dask-keeper, dask-remote-command, check e2e). The directory check
 // is one function in shared.py, put in front of each program that needs it.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bootSource, remoteProgram, remoteSource } from '../../../src/dask/remote-programs.js';
+import { bootSource, installedExec, remoteProgram, remoteSource } from '../../../src/dask/remote-programs.js';
 import { programPath } from './remote/launcher-harness.js';
 
 const PYTHON = '/usr/bin/python3';
@@ -61,5 +61,44 @@ describe('remote programs', () => {
     expect(remoteProgram('keeper').key).not.toBe(l.key);
     expect(bootSource()).not.toContain("'");
     expect(bootSource()).not.toMatch(/^\s*#/m);
+  });
+
+  describe('installed, started by the login shell from its file', () => {
+    const program = { name: 'sshcluster-launcher', flags: ['-S'], source: 'pass\n', key: '0123456789abcdef' };
+    const uid = process.getuid!();
+    /** The lines under `shell` with `python` /bin/echo: what they exec, or "boot" when they fall through. */
+    function run(shell: string, tmp: string, env: Record<string, string> = {}): string {
+      const lines = [...installedExec('/bin/echo', program, ['NAME', 'dask']), 'echo boot'];
+      const rc = shell === 'bash' ? ['--norc', '--noprofile'] : []; // bash may read .bashrc when stdin is a socket
+      const r = spawnSync(shell, [...rc, '-c', lines.join('\n')], { encoding: 'utf8', env: { PATH: process.env.PATH!, TMPDIR: tmp, ...env } });
+      expect(r.stderr).toBe('');
+      return r.stdout.trim();
+    }
+    function withInstalled(test: (tmp: string, file: string) => void): void {
+      const tmp = mkdtempSync(path.join(os.tmpdir(), 'sshc-inst-'));
+      try {
+        const dir = path.join(tmp, `sshcluster-${uid}`, program.key);
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        const file = path.join(dir, program.name);
+        writeFileSync(file, program.source, { mode: 0o600 });
+        test(tmp, file);
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
+    }
+
+    it.each(['bash', 'dash'])('runs the installed file under %s (uid from $UID or id -u)', (shell) => {
+      withInstalled((tmp, file) => expect(run(shell, tmp)).toBe(`-S ${file} NAME dask`));
+    });
+
+    it('falls through to the boot command when nothing is installed, or $UID names a directory not ours', () => {
+      const tmp = mkdtempSync(path.join(os.tmpdir(), 'sshc-inst-'));
+      try {
+        expect(run('dash', tmp)).toBe('boot');
+      } finally {
+        rmSync(tmp, { recursive: true, force: true });
+      }
+      withInstalled((tmp) => expect(run('dash', tmp, { UID: String(uid + 1) })).toBe('boot'));
+    });
   });
 });
