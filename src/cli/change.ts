@@ -2,7 +2,7 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { AppContext } from '../app/context.js';
 import type { Unavailable } from '../app/commands/change-commands.js';
-import { clusterName, positiveInt, seconds } from './options.js';
+import { clusterName, seconds } from './options.js';
 
 type Done = (code: number) => void;
 const changes = () => import('../app/commands/change-commands.js');
@@ -13,12 +13,9 @@ const unavailableOption = () => new Option('--max-unavailable <n>', 'workers res
 
 function unavailable(value: string): Unavailable {
   const pct = /^(\d+)%$/.exec(value.trim());
-  if (pct) {
-    const percent = Number(pct[1]);
-    if (percent < 1 || percent > 100) throw new InvalidArgumentError(`expected a percentage from 1% to 100%, got "${value}"`);
-    return { percent };
-  }
-  return { count: positiveInt(value) };
+  const n = Number(pct ? pct[1] : value);
+  if (Number.isInteger(n) && n >= 1 && (pct ? n <= 100 : true)) return pct ? { percent: n } : { count: n };
+  throw new InvalidArgumentError(`expected a count of workers (1, 2, …) or a percentage of them from 1% to 100%, got "${value}"`);
 }
 
 export function planCommand(ctx: AppContext, done: Done): Command {

@@ -31,6 +31,8 @@ describe('usage errors', () => {
     [['up', '--bogus'], "sshcluster: unknown option '--bogus'"],
     [['frobnicate'], "sshcluster: unknown command 'frobnicate'"],
     [['status', '--name', 'a;b'], 'sshcluster: option \'--name <name>\' argument \'a;b\' is invalid. expected a name of letters'],
+    [['restart', '--max-unavailable', '0', 'h.yaml'], 'sshcluster: option \'--max-unavailable <n>\' argument \'0\' is invalid. expected a count of workers (1, 2, …) or a percentage of them from 1% to 100%, got "0"'],
+    [['restart', '--max-unavailable', '101%', 'h.yaml'], 'sshcluster: option \'--max-unavailable <n>\' argument \'101%\' is invalid. expected a count of workers'],
   ])('%j: "sshcluster:" like the tool\'s own errors, with the usage hint', async (args, first) => {
     ctx = testContext();
     const err = await run(...args);
