@@ -83,8 +83,12 @@ export function viaSh(script: string): string {
  */
 export const AUTO_PYTHON = 'auto';
 export const PYTHON_CANDIDATES: readonly string[] = ['python3', '/usr/bin/python3', 'python'];
-/** Exits 0 when distributed is installed; finds it without importing it (that takes seconds). */
-export const HAS_DISTRIBUTED_PY = 'import importlib.util as u, sys; sys.exit(u.find_spec("distributed") is None)';
+/**
+ * Exits 0 when distributed is installed, and prints "distributed": where the output is
+ * read, a program that exits 0 without running Python (/bin/true) does not pass. Finds it
+ * without importing it (that takes seconds).
+ */
+export const HAS_DISTRIBUTED_PY = 'import importlib.util as u, sys; s = u.find_spec("distributed"); print("distributed" if s else ""); sys.exit(s is None)';
 /** What a host prints (stderr, exit 127) when no candidate has distributed. */
 export const NO_PYTHON_MESSAGE = `sshcluster: no Python with distributed on this host (tried ${PYTHON_CANDIDATES.join(', ')})`;
 
