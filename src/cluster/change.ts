@@ -36,6 +36,8 @@ export function restoreHost(s: ClusterState, old: ClusterSpec, host: string): vo
 export interface DrainResult {
   /** Hosts of the request not in the cluster. */
   unknown: string[];
+  /** Hosts of the request already as asked: drained before a drain, not drained at an undrain. */
+  unchanged: string[];
   retired: string[];
   /** Workers started elsewhere to keep the cluster's size (undrain: those started again). */
   replaced: string[];
@@ -51,14 +53,15 @@ export interface DrainResult {
 export function drainHosts(s: ClusterState, hosts: readonly string[], keepSize: boolean): DrainResult {
   const known = new Set(s.spec.workerHosts.map((h) => h.name));
   const unknown = hosts.filter((h) => !known.has(h));
+  const unchanged = hosts.filter((h) => s.drained.has(h));
   for (const h of hosts) if (known.has(h)) s.drained.add(h);
   const retired = s.desiredWorkers.filter((w) => s.drained.has(w.host) && hosts.includes(w.host)).map((w) => w.name);
   const size = s.desiredWorkers.length;
   dropWorkers(s, retired);
-  if (!keepSize) return { unknown, retired, replaced: [], short: 0 };
+  if (!keepSize) return { unknown, unchanged, retired, replaced: [], short: 0 };
   const replaced = placeMore(s, size - s.desiredWorkers.length);
   s.drainShort += size - s.desiredWorkers.length;
-  return { unknown, retired, replaced, short: s.drainShort };
+  return { unknown, unchanged, retired, replaced, short: s.drainShort };
 }
 
 /**
@@ -66,10 +69,12 @@ export function drainHosts(s: ClusterState, hosts: readonly string[], keepSize: 
  * found no room for (a fixed-size cluster's shortfall) start again where there is room.
  */
 export function undrainHosts(s: ClusterState, hosts: readonly string[]): DrainResult & { back: string[] } {
+  const known = new Set(s.spec.workerHosts.map((h) => h.name));
   const back = hosts.filter((h) => s.drained.delete(h));
   const replaced = back.length ? placeMore(s, s.drainShort) : [];
   s.drainShort -= replaced.length;
-  return { back, unknown: hosts.filter((h) => !back.includes(h)), retired: [], replaced, short: s.drainShort };
+  const rest = hosts.filter((h) => !back.includes(h));
+  return { back, unknown: rest.filter((h) => !known.has(h)), unchanged: rest.filter((h) => known.has(h)), retired: [], replaced, short: s.drainShort };
 }
 
 /** Up to n more workers where there is room; their names. */

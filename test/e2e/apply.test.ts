@@ -168,7 +168,20 @@ describe('changing a running cluster', () => {
     expect(typo.code, typo.stderr).toBe(2);
     expect(typo.stderr).toContain('sshcluster: drain: no worker host named 10.0.0.250 in this cluster');
     expect(typo.stderr).toContain(`hint: its worker hosts: ${h1.ip}, ${h2.ip}`);
-    expect(runCli(['scale', '3', '--name', NAME], {}, 120_000).code).toBe(1); // h2 is full, h1 drained
+    // A second drain, and an undrain of a host that is not drained, change nothing: exit 0, said so.
+    const again = runCli(['drain', h1.ip, '--name', NAME]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toContain(`${NAME}: ${h1.ip} was drained already: nothing to do`);
+    const notDrained = runCli(['undrain', h2.ip, '--name', NAME]);
+    expect(notDrained.code, notDrained.stderr).toBe(0);
+    expect(notDrained.stdout).toContain(`${NAME}: ${h2.ip} is not drained: nothing to do`);
+    expect(runCli(['undrain', '10.0.0.250', '--name', NAME]).code).toBe(2);
+    // h2 is full, h1 drained: fewer than asked is a failure (exit 1), said with what would make room.
+    const short = runCli(['scale', '3', '--name', NAME], {}, 120_000);
+    expect(short.code).toBe(1);
+    expect(short.stderr).toContain(`sshcluster: ${NAME}: 2 of 3 worker(s) running: asked for 3 workers, only 2 can be placed: 2 slots on healthy hosts`);
+    expect(short.stderr).toContain('hint: more room: ');
+    expect(short.stderr).not.toContain('warning:');
     expect(runCli(['undrain', h1.ip]).code).toBe(0);
     expect(runCli(['scale', '3', '--name', NAME], {}, 120_000).code).toBe(0);
     expect(running(status()).filter((w) => w.host === h1.ip).length).toBe(1);

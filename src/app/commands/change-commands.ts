@@ -58,9 +58,10 @@ export async function runDrain(ctx: AppContext, o: { hosts: string[]; name?: str
   const { client, name } = await findCluster(ctx, o.name, true);
   try {
     const r = await client!.call('drain', { hosts: o.hosts, undrain: o.undrain }, { timeoutMs: 0 });
-    for (const h of r.unknown) ctx.stderr.write(safeLine(`warning: ${h}: not a ${o.undrain ? 'drained' : 'worker'} host of ${name}`) + '\n');
-    const hosts = o.hosts.filter((h) => !r.unknown.includes(h)).join(', ');
-    if (!hosts) return 1; // each was warned about above
+    for (const h of r.unknown) ctx.stderr.write(safeLine(`warning: ${h}: not a worker host of ${name}`) + '\n');
+    for (const h of r.unchanged) ctx.stdout.write(safeLine(`${name}: ${h} ${o.undrain ? 'is not drained' : 'was drained already'}: nothing to do`) + '\n');
+    const hosts = o.hosts.filter((h) => !r.unknown.includes(h) && !r.unchanged.includes(h)).join(', ');
+    if (!hosts) return r.unknown.length ? 1 : 0; // each was said above
     if (o.undrain && !r.replaced.length) {
       ctx.stdout.write(safeLine(`${name}: ${hosts} back in placement`) + '\n');
       return 0;

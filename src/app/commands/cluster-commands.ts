@@ -61,10 +61,14 @@ export async function runScale(ctx: AppContext, o: { name?: string; n: number; t
   try {
     const r = await client!.call('scale', { n: o.n }, { timeoutMs: 0 });
     if (r.adaptiveOff) ctx.stderr.write(`${name}: adaptive scaling is now off (scale sets a fixed size; sshcluster adapt turns it back on)\n`);
-    if (r.message) ctx.stderr.write(`warning: ${r.message}\n`);
     const running = await waitSettled(client!, name, r.desired, o.timeoutMs);
+    if (r.desired < o.n) {
+      throw new ExpectedError(`${name}: ${running} of ${o.n} worker(s) running: ${r.message ?? 'no room for more'}`, {
+        hint: 'more room: a larger max_workers or more hosts in the host file (then sshcluster apply FILE), or sshcluster undrain HOST for a drained one',
+      });
+    }
     ctx.stdout.write(`${name}: ${running} worker(s) running\n`);
-    return r.desired === o.n ? 0 : 1;
+    return 0;
   } finally {
     client!.close();
   }

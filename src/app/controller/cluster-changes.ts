@@ -82,15 +82,19 @@ export class ClusterChanges {
   drain(hosts: readonly string[], undrain: boolean): Promise<DrainResult> {
     return this.one(undrain ? 'undrain' : 'drain', async () => {
       const { state } = this.d;
+      // A name that matches no worker host is a typo (exit 2, as exec's --hosts), said with the names there are.
+      const typos = (r: DrainResult): void => {
+        if (r.unknown.length === hosts.length) throw new UsageError(`${undrain ? 'undrain' : 'drain'}: no worker host named ${r.unknown.join(', ')} in this cluster`, { hint: `its worker hosts: ${state.spec.workerHosts.map((h) => h.name).join(', ')}` });
+      };
       if (undrain) {
         const { back, ...r } = undrainHosts(state, hosts);
-        this.say(`undrain: ${back.join(', ') || 'no drained host given'}${r.replaced.length ? `: starting ${r.replaced.length} worker(s) the drain had no room for` : ''}`);
+        typos(r);
+        if (back.length) this.say(`undrain: ${back.join(', ')}${r.replaced.length ? `: starting ${r.replaced.length} worker(s) the drain had no room for` : ''}`);
         if (r.replaced.length) await this.d.tick();
         return r;
       }
       const r = drainHosts(state, hosts, this.d.adaptive() === undefined);
-      // A name that matches no worker host is a typo (exit 2, as exec's --hosts), said with the names there are.
-      if (r.unknown.length === hosts.length) throw new UsageError(`drain: no worker host named ${r.unknown.join(', ')} in this cluster`, { hint: `its worker hosts: ${state.spec.workerHosts.map((h) => h.name).join(', ')}` });
+      typos(r);
       this.say(`drain: ${hosts.filter((h) => !r.unknown.includes(h)).join(', ')}: retiring ${r.retired.length} worker(s)${r.replaced.length ? `, ${r.replaced.length} started elsewhere` : ''}${r.short ? `; ${r.short} to start again at undrain (no room elsewhere)` : ''}`);
       await this.d.tick();
       return r;

@@ -34,7 +34,7 @@ describe('drain', () => {
     await startUp(h);
     expect(h.state.desiredWorkers.map((w) => w.name)).toEqual(['a-0', 'b-0']);
     const r = drainHosts(h.state, ['a', 'nope'], true);
-    expect(r).toEqual({ unknown: ['nope'], retired: ['a-0'], replaced: ['b-1'], short: 0 });
+    expect(r).toEqual({ unknown: ['nope'], unchanged: [], retired: ['a-0'], replaced: ['b-1'], short: 0 });
     await h.reconciler.tick();
     await flush();
     expect(h.host('a').running()).toEqual([]);
@@ -43,7 +43,7 @@ describe('drain', () => {
     expect(h.scheduler.retireKeep).toEqual([true]);
     await h.reconciler.scale(3);
     expect(h.state.desiredWorkers.map((w) => w.host)).toEqual(['b', 'b']);
-    expect(undrainHosts(h.state, ['a', 'b'])).toEqual({ back: ['a'], unknown: ['b'], retired: [], replaced: [], short: 0 });
+    expect(undrainHosts(h.state, ['a', 'b', 'nope'])).toEqual({ back: ['a'], unknown: ['nope'], unchanged: ['b'], retired: [], replaced: [], short: 0 });
     await h.reconciler.scale(3);
     expect(h.state.desiredWorkers.map((w) => w.name)).toEqual(['b-0', 'b-1', 'a-0']);
   });
@@ -51,17 +51,18 @@ describe('drain', () => {
   it('with no room elsewhere, the size falls short until undrain starts those workers again; a scale forgets them', async () => {
     const h = harness({ workers: ['a', 'b'], nworkers: 1 }); // one worker per host at most
     await startUp(h);
-    expect(drainHosts(h.state, ['a'], true)).toEqual({ unknown: [], retired: ['a-0'], replaced: [], short: 1 });
+    expect(drainHosts(h.state, ['a'], true)).toEqual({ unknown: [], unchanged: [], retired: ['a-0'], replaced: [], short: 1 });
     expect(h.state.desiredWorkers.map((w) => w.name)).toEqual(['b-0']);
     // A name that is not drained changes nothing, shortfall or not.
-    expect(undrainHosts(h.state, ['nope'])).toEqual({ back: [], unknown: ['nope'], retired: [], replaced: [], short: 1 });
+    expect(undrainHosts(h.state, ['nope', 'b'])).toEqual({ back: [], unknown: ['nope'], unchanged: ['b'], retired: [], replaced: [], short: 1 });
     const back = undrainHosts(h.state, ['a']);
-    expect(back).toEqual({ back: ['a'], unknown: [], retired: [], replaced: ['a-0'], short: 0 });
+    expect(back).toEqual({ back: ['a'], unknown: [], unchanged: [], retired: [], replaced: ['a-0'], short: 0 });
     await h.reconciler.tick();
     await flush();
     expect(h.host('a').running().map((p) => p.spec.name)).toEqual(['a-0']);
-    // Drained again, then resized by hand: undrain adds nothing.
+    // Drained again (a second drain changes nothing), then resized by hand: undrain adds nothing.
     drainHosts(h.state, ['a'], true);
+    expect(drainHosts(h.state, ['a'], true)).toMatchObject({ unchanged: ['a'], retired: [] });
     await h.reconciler.scale(1);
     expect(h.state.drainShort).toBe(0);
     expect(undrainHosts(h.state, ['a']).replaced).toEqual([]);
@@ -70,7 +71,7 @@ describe('drain', () => {
   it('under adaptive, only retires (adaptive places on its own)', async () => {
     const h = harness({ workers: ['a', 'b'], nworkers: 2, initialWorkers: 2 });
     await startUp(h);
-    expect(drainHosts(h.state, ['a'], false)).toEqual({ unknown: [], retired: ['a-0'], replaced: [], short: 0 });
+    expect(drainHosts(h.state, ['a'], false)).toEqual({ unknown: [], unchanged: [], retired: ['a-0'], replaced: [], short: 0 });
     expect(h.state.desiredWorkers.map((w) => w.name)).toEqual(['b-0']);
   });
 });
