@@ -62,9 +62,32 @@ function parseYaml(text: string, file: string): Source {
   const err = doc.errors[0];
   if (err) {
     const { line, col } = lines.linePos(err.pos[0]);
-    throw new ConfigError({ file, line, col }, `invalid YAML: ${err.message}`);
+    // YAML notices an unclosed [ or { where the next line starts: say where it opened.
+    const open = /^Flow (sequence|map)/.test(err.message) ? unclosedBracket(text, err.pos[0]) : undefined;
+    const hint = open === undefined ? undefined : `the ${text[open]} opened at line ${lines.linePos(open).line}, column ${lines.linePos(open).col} is not closed`;
+    throw new ConfigError({ file, line, col }, `invalid YAML: ${err.message}`, hint ? { hint } : {});
   }
   return { file, doc, lines };
+}
+
+/** Offset of the last [ or { before `end` that is still open, outside quotes and comments. */
+function unclosedBracket(text: string, end: number): number | undefined {
+  const stack: number[] = [];
+  for (let i = 0; i < end; i++) {
+    const c = text[i]!;
+    if (c === '"' || c === "'") {
+      // A quoted scalar: to its closing quote ('' and \" stay inside), or the end of the line.
+      for (i++; i < end && text[i] !== '\n'; i++) {
+        if (c === '"' && text[i] === '\\') i++;
+        else if (text[i] === c && !(c === "'" && text[i + 1] === "'")) break;
+        else if (text[i] === c) i++;
+      }
+    } else if (c === '#' && (i === 0 || /\s/.test(text[i - 1]!))) {
+      while (i < end && text[i] !== '\n') i++;
+    } else if (c === '[' || c === '{') stack.push(i);
+    else if ((c === ']' || c === '}') && stack.length) stack.pop();
+  }
+  return stack.at(-1);
 }
 
 /** A missing ~/.ssh/config is normal; an unreadable or unparsable one is reported. */

@@ -134,6 +134,15 @@ describe('config errors: hosts', () => {
     expect(err.message).toMatch(/^hosts\.yaml:2:1: invalid YAML: /);
   });
 
+  it('says where an unclosed [ or { opened: YAML notices it only where the next line starts', () => {
+    const err = fail('hosts:\n  - host: a\n    resources: {GPU: 1\n  - host: b\n');
+    expect(err.message).toMatch(/^hosts\.yaml:4:3: invalid YAML: Flow map in block collection/);
+    expect(err.hint).toBe('the { opened at line 3, column 16 is not closed');
+    // Brackets in quotes and comments are not counted.
+    const quoted = fail('# a [ comment\nhosts:\n  - host: "a[1"\n    args: [\'x{\', 1\n  - host: b\n');
+    expect(quoted.hint).toBe('the [ opened at line 4, column 11 is not closed');
+  });
+
   it('reports a duplicate key as a YAML error', () => {
     expect(fail('hosts: [a, b]\nhosts: [c]\n').message).toBe('hosts.yaml:2:1: invalid YAML: Map keys must be unique');
   });
