@@ -3,6 +3,7 @@
 // reached, and never leave this module except to ssh2.
 import { ssh2 } from './ssh2.js';
 import type { AnyAuthMethod, AuthenticationType, AuthHandlerMiddleware } from 'ssh2';
+import { DEFAULT_IDENTITY_FILES } from '../config/defaults.js';
 import type { ConnectSpec, SecretSource } from '../config/spec.js';
 
 export interface SecretProvider {
@@ -96,8 +97,14 @@ async function identity(
   let data: Buffer | string;
   try {
     data = ctx.readFile(file);
-  } catch {
-    return undefined; // like OpenSSH: a default identity that does not exist is skipped silently
+  } catch (err) {
+    // Like OpenSSH: a default identity that does not exist is skipped silently; one that
+    // was named (identity_file, IdentityFile) is said, so a failed login names it.
+    if (!DEFAULT_IDENTITY_FILES.some((d) => file.endsWith(d.slice(1)))) {
+      const code = (err as NodeJS.ErrnoException).code;
+      state.notes.push(`skipped ${file}: ${code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist' : 'cannot be read'}`);
+    }
+    return undefined;
   }
   const label = `publickey ${file}`;
   const parsed = ssh2().utils.parseKey(data);

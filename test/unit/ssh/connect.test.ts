@@ -106,8 +106,16 @@ describe('authentication', () => {
     const c = await openClient(spec, ctx);
     expect(c.authMethod).toBe('publickey /id/user');
     expect(c.notes.join('\n')).toContain('skipped /id/enc: encrypted and no passphrase configured');
+    expect(c.notes.join('\n')).toContain('skipped /id/missing: does not exist');
     expect(asked).toEqual([]);
     c.client.end();
+  });
+
+  it("names a missing identity_file in a failed login (the agent, set, did not hold the key); OpenSSH's default files are skipped silently", async () => {
+    const { ctx } = ctxWith();
+    const err = await failure(openClient(baseSpec(server.port, { identityFiles: ['/id/missing', '/home/u/.ssh/id_ed25519', '/id/other'], agent: '/nonexistent/agent.sock' }), ctx));
+    expect(err.message).toContain('skipped /id/missing: does not exist');
+    expect(err.message).not.toContain('id_ed25519');
   });
 
   it("sends a key file's request signed at once, as OpenSSH does, not first asking whether the key would do", async () => {
