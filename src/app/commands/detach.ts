@@ -29,7 +29,7 @@ export async function runDetached(ctx: AppContext, o: { file?: string; name?: st
   const spec = loadSpec(ctx, o.file, o.python, o.security);
   const name = o.name ?? spec.name;
   const paths = pathsFor(ctx, name);
-  await refuseIfRunning(paths, name, o.file);
+  await refuseIfRunning(paths, name, o.file === undefined ? undefined : { path: o.file, spec });
   await ensureClusterDir(paths);
   const log = fs.openSync(paths.controllerLog, 'a', 0o600);
   const child = fork(o.mainScript, [...o.childArgs, '--controller-child'], {

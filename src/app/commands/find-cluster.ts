@@ -1,5 +1,7 @@
 // Which cluster a command means: `--name`, or the only one with a live controller.
 import fs from 'node:fs';
+import { hasChanges } from '../../cluster/spec-diff.js';
+import type { ClusterSpec } from '../../config/spec.js';
 import { connectControl } from '../../control/client.js';
 import { checkClusterDirs, checkStateRoot, clusterPaths, stateRoot, type ClusterPaths } from '../../control/paths.js';
 import { listClusters, readState, type ClusterState } from '../../control/state-file.js';
@@ -7,6 +9,7 @@ import { quoteWord } from '../../dask/remote-command.js';
 import { ExpectedError, UsageError } from '../../errors.js';
 import type { AppContext } from '../context.js';
 import type { ControlApi, ControlApiClient } from '../controller/control-api.js';
+import { diffWithCluster } from './plan-diff.js';
 
 export interface FoundCluster {
   name: string;
@@ -32,15 +35,23 @@ async function tryConnect(state: ClusterState): Promise<ControlApiClient | undef
  * Refuses when a controller of `name` answers. Returns the state file a dead one left
  * (its processes may still be running, waiting to be adopted), else undefined.
  */
-export async function refuseIfRunning(paths: ClusterPaths, name: string, file?: string): Promise<ClusterState | undefined> {
+export async function refuseIfRunning(paths: ClusterPaths, name: string, file?: { path: string; spec: ClusterSpec }): Promise<ClusterState | undefined> {
   await checkClusterDirs(paths);
   const state = await readState(paths.stateFile, { name });
   if (!state) return undefined;
   const client = await tryConnect(state);
-  client?.close();
   if (client) {
+    let changes: boolean | undefined;
+    try {
+      changes = file && hasChanges((await diffWithCluster(state, file.spec, client)).diff);
+    } finally {
+      client.close();
+    }
+    const change = !file ? '' : changes
+      ? `; to change it to ${file.path}, sshcluster plan ${quoteWord(file.path)} shows what would change and apply makes it live`
+      : ` (it runs ${file.path} as it is: nothing to apply)`;
     throw new ExpectedError(`a cluster named "${name}" is already running (controller pid ${state.controller?.pid})`, {
-      hint: `use sshcluster status/scale/down --name ${name}${file ? `; to change it to ${file}, sshcluster plan ${quoteWord(file)} shows what would change and apply makes it live` : ''}; or start this one under another name with --name`,
+      hint: `use sshcluster status/scale/down --name ${name}${change}; or start this one under another name with --name`,
     });
   }
   // Adopting the processes of a controller that is alive but slow to answer would put

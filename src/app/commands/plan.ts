@@ -1,12 +1,12 @@
 // `sshcluster plan HOSTS.yaml`: what `apply` would change in the running cluster.
 // Exit 0: nothing; 3: changes pending (terraform plan -detailed-exitcode); 2: a bad file.
-import { diffSpecs, hasChanges, type SpecDiff } from '../../cluster/spec-diff.js';
+import { hasChanges, type SpecDiff } from '../../cluster/spec-diff.js';
 import type { ClusterSpec } from '../../config/spec.js';
-import { adaptiveFromJson } from '../../control/state-file.js';
 import { jsonText } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';
 import { loadSpec } from './cluster-spec.js';
 import { findCluster, type FoundCluster } from './find-cluster.js';
+import { diffWithCluster } from './plan-diff.js';
 import { planText } from './plan-text.js';
 
 export const PLAN_CHANGES_EXIT = 3;
@@ -28,22 +28,12 @@ export interface Planned {
 export async function planFor(ctx: AppContext, o: Omit<PlanOptions, 'json'>): Promise<Planned> {
   const file = loadSpec(ctx, o.file, undefined, o.security);
   const found = await findCluster(ctx, o.name ?? file.name, false);
-  const { state } = found;
-  // Adaptive settings in force came from up, the file or `adapt`; a file without an
-  // `adaptive:` section leaves them as they are.
-  const inForce = state.adaptive ? adaptiveFromJson(state.adaptive) : state.adaptive === null ? undefined : state.spec.adaptive;
-  const old: ClusterSpec = { ...state.spec, adaptive: inForce };
-  const next: ClusterSpec = { ...file, name: state.name, adaptive: file.adaptive ?? inForce };
-  const status = await found.client?.call('status').catch(() => undefined);
-  const current = status
-    ? status.workers.filter((w) => w.state !== 'stopped').map((w) => ({ name: w.name, host: w.host }))
-    : state.processes.filter((p) => p.role === 'worker').map((p) => ({ name: p.name, host: p.host }));
-  return { found, next, diff: diffSpecs(old, next, current, next.adaptive !== undefined) };
+  return { found, ...(await diffWithCluster(found.state, file, found.client)) };
 }
 
 export async function runPlan(ctx: AppContext, o: PlanOptions): Promise<number> {
   const { found, diff } = await planFor(ctx, o);
   found.client?.close();
-  ctx.stdout.write(o.json ? jsonText({ cluster: found.name, changes: hasChanges(diff), ...diff }, 2) + '\n' : planText(found.name, o.file, diff));
+  ctx.stdout.write(o.json ? jsonText({ cluster: found.name, changes: hasChanges(diff), ...diff }, 2) + '\n' : planText(found.name, o.file, diff, { recorded: !found.client }));
   return hasChanges(diff) ? PLAN_CHANGES_EXIT : 0;
 }

@@ -63,7 +63,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   const name = opts.name ?? given.name;
   const paths = pathsFor(ctx, name);
   // A dead controller's processes keep its cluster id: adopting them needs it.
-  const previous = await refuseIfRunning(paths, name, opts.file);
+  const previous = await refuseIfRunning(paths, name, opts.file === undefined ? undefined : { path: opts.file, spec: given });
   const bus = new EventBus();
   // A local cluster re-adopts on the ports it had (its scheduler may still hold them).
   const local = given.local ? (previous ? withLocalPortsOf(given, previous.spec) : await withFreeLocalPorts(given)) : runningSpec(given, previous, bus);
