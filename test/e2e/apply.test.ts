@@ -132,12 +132,17 @@ describe('changing a running cluster', () => {
   it('refuses a change only a new cluster can take, and makes it with --recreate', async () => {
     const a = hostFile('re-a.yaml', [h1.ip]);
     expect(runCli(['up', a, '--detach'], {}, 120_000).code).toBe(0);
-    // Up again, detached as well: refused, pointing at plan and apply for that file.
+    // Up again, detached as well: refused; the same file changes nothing, and says so.
     const twice = runCli(['up', a, '--detach'], {}, 60_000);
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain(`is already running`);
-    expect(twice.stderr).toContain(`sshcluster plan ${a} shows what would change and apply makes it live`);
+    expect(twice.stderr).toContain(`(it runs ${a} as it is: nothing to apply)`);
+    expect(twice.stderr).not.toContain('sshcluster plan');
     const b = writeHostsYaml(tmp('re-b.yaml'), { ...info, hosts: [s0] }, { env, name: NAME, worker_options: { nthreads: 1 }, scheduler_options: { port: 8800 }, hosts: [s0.ip, h1.ip] });
+    // A changed file: refused, pointing at plan and apply for it.
+    const changed = runCli(['up', b], {}, 60_000);
+    expect(changed.code).toBe(1);
+    expect(changed.stderr).toContain(`sshcluster plan ${b} shows what would change and apply makes it live`);
     const plan = runCli(['plan', b]);
     expect(plan.code).toBe(3);
     expect(plan.stdout).toContain('! needs a new cluster: scheduler_options.port 8786 → 8800');
@@ -209,6 +214,10 @@ describe('changing a running cluster', () => {
     });
     process.kill(pid, 'SIGKILL');
     await apply.exited; // its controller is gone: it fails
+    // plan still answers, from the state file (the apply recorded b's spec), and says it is the record, not a live cluster.
+    const recorded = runCli(['plan', b]);
+    expect(recorded.code).toBe(0);
+    expect(recorded.stdout).toBe(`${NAME}: ${b} matches the cluster as last recorded; nothing to apply\n${NAME}'s controller is not running: sshcluster up ${b} starts one that takes the cluster over as it runs\n`);
     const again = runCli(['up', b, '--detach'], {}, 180_000);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toMatch(/re-adopted \d+ process\(es\)/);

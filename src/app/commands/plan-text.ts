@@ -5,10 +5,16 @@ import type { SpecDiff } from '../../cluster/spec-diff.js';
 import { hasChanges } from '../../cluster/spec-diff.js';
 import { safeLine } from '../../events/terminal-text.js';
 
-/** `applying`: said by `apply`, which carries it out next (else by `plan`, which says how). */
-export function planText(cluster: string, file: string, d: SpecDiff, applying = false): string {
-  if (!hasChanges(d)) return `${cluster}: ${file} matches the running cluster; nothing to apply\n`;
-  const lines = [`${cluster}: ${file} differs from the running cluster:`];
+/**
+ * `applying`: said by `apply`, which carries it out next (else by `plan`, which says how).
+ * `recorded`: the cluster's controller is gone, so the file is held against its state file.
+ */
+export function planText(cluster: string, file: string, d: SpecDiff, o: { applying?: boolean; recorded?: boolean } = {}): string {
+  const against = o.recorded ? 'the cluster as last recorded' : 'the running cluster';
+  // A re-adopting up keeps the spec the processes run (up.ts, runningSpec): apply comes after.
+  const gone = `${cluster}'s controller is not running: sshcluster up ${file} starts one that takes the cluster over as it runs${hasChanges(d) ? `, then sshcluster apply ${file} carries this out` : ''}`;
+  if (!hasChanges(d)) return [`${cluster}: ${file} matches ${against}; nothing to apply`, ...(o.recorded ? [gone] : [])].map(safeLine).join('\n') + '\n';
+  const lines = [`${cluster}: ${file} differs from ${against}:`];
   const count = (host: string) => d.counts.find((c) => c.host === host);
   for (const host of d.hostsAdded) lines.push(`  + host ${host}: ${count(host)?.to ?? 0} worker(s)${count(host) ? '' : ' (adaptive places into its slots)'}`);
   for (const host of d.hostsRemoved) lines.push(`  - host ${host}: drain ${count(host)?.from ?? 0} worker(s) (retired through the scheduler, data moved), then leave it`);
@@ -23,6 +29,7 @@ export function planText(cluster: string, file: string, d: SpecDiff, applying = 
   const summary = [`${d.hostsAdded.length} host(s) to add`, `${d.hostsRemoved.length} to drain`, `${restarts} worker(s) to restart`];
   lines.push(`Plan: ${summary.join(', ')}.`);
   if (d.recreate.length) lines.push(`a running scheduler cannot take this: sshcluster apply --recreate ${file} stops the cluster and starts it anew (tasks and results in memory are lost)`);
-  else lines.push(applying ? 'Applying it …' : `sshcluster apply ${file} carries it out`);
+  else if (o.recorded) lines.push(gone);
+  else lines.push(o.applying ? 'Applying it …' : `sshcluster apply ${file} carries it out`);
   return lines.map(safeLine).join('\n') + '\n';
 }

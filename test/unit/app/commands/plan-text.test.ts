@@ -23,13 +23,23 @@ describe('planText', () => {
       'Plan: 1 host(s) to add, 1 to drain, 1 worker(s) to restart.',
     ]);
     expect(plan.endsWith('\nsshcluster apply h.yaml carries it out\n')).toBe(true);
-    expect(planText('live', 'h.yaml', diff, true).endsWith('worker(s) to restart.\nApplying it …\n')).toBe(true);
+    expect(planText('live', 'h.yaml', diff, { applying: true }).endsWith('worker(s) to restart.\nApplying it …\n')).toBe(true);
   });
 
   it('points at --recreate when a running scheduler cannot take the change, from apply too', () => {
-    const text = planText('live', 'h.yaml', { ...diff, recreate: ['scheduler_options.port 8786 → 8800'] }, true);
+    const text = planText('live', 'h.yaml', { ...diff, recreate: ['scheduler_options.port 8786 → 8800'] }, { applying: true });
     expect(text).toContain('  ! needs a new cluster: scheduler_options.port 8786 → 8800\n');
     expect(text).toContain('sshcluster apply --recreate h.yaml stops the cluster');
     expect(text).not.toContain('Applying it');
+  });
+
+  it("says the file is held against the cluster's record, and how to go on, when its controller is gone", () => {
+    expect(planText('live', 'h.yaml', { recreate: [], hostsAdded: [], hostsRemoved: [], counts: [], restart: [] }, { recorded: true })).toBe(
+      "live: h.yaml matches the cluster as last recorded; nothing to apply\nlive's controller is not running: sshcluster up h.yaml starts one that takes the cluster over as it runs\n",
+    );
+    const text = planText('live', 'h.yaml', diff, { recorded: true });
+    expect(text.startsWith('live: h.yaml differs from the cluster as last recorded:\n')).toBe(true);
+    expect(text.endsWith("worker(s) to restart.\nlive's controller is not running: sshcluster up h.yaml starts one that takes the cluster over as it runs, then sshcluster apply h.yaml carries this out\n")).toBe(true);
+    expect(text).not.toContain('running cluster');
   });
 });
