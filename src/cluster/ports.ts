@@ -55,6 +55,8 @@ export interface StopOptions {
 }
 
 export interface StopResult {
+  /** PIDs it found running and stopped (or tried to). */
+  stopped: number[];
   /** PIDs that needed SIGKILL. */
   forced: number[];
   /** PIDs still alive after SIGKILL. */

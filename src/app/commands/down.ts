@@ -80,7 +80,8 @@ async function downFromState(ctx: AppContext, state: ClusterState, progress: Out
       const pids = r.left;
       if (pids.length) leftover.push({ host: h.name, pids });
       if (r.filesError) ctx.stderr.write(`  ${h.name}: ${safeLine(r.filesError)}\n`);
-      progress.write(`  ${h.name}: ${pids.length ? `${pids.length} left` : 'clean'}\n`);
+      const found = r.stopped.length ? `stopped ${r.stopped.length} process(es) of the cluster; ` : '';
+      progress.write(`  ${h.name}: ${found}${pids.length ? `${pids.length} left` : 'clean'}\n`);
     }),
   );
   return { forced, leftover };

@@ -124,7 +124,7 @@ export class ShellHostRunner implements HostRunner {
   async clearUp(o: StopOptions): Promise<ClearUpResult> {
     if (!this.keepsFiles) return this.stopTagged('all', o);
     const swept = await runRemote(this.o.shell, buildSweepCommand(this.filesCommand(), this.scanCommand()), CONTROL_COMMAND_TIMEOUT_MS);
-    if (!parseTagged(swept.stdout).length) return { forced: [], left: [], ...(await this.removeElsewhere(removal(swept))) };
+    if (!parseTagged(swept.stdout).length) return { stopped: [], forced: [], left: [], ...(await this.removeElsewhere(removal(swept))) };
     const stopped = await this.stopTagged('all', o);
     if (stopped.left.length) return stopped;
     const removed = removal(await runRemote(this.o.shell, buildClusterFilesCommand(this.filesCommand()), CONTROL_COMMAND_TIMEOUT_MS));

@@ -29,17 +29,18 @@ const DEFAULT_VERIFY_MS = 300;
 const DEFAULT_POLL_MS = 250;
 
 export async function stopTagged(t: StopTarget, pids: number[], o: EscalationOptions): Promise<StopResult> {
-  let left = [...new Set(pids)];
-  if (!left.length) return { forced: [], left: [] };
+  const stopped = [...new Set(pids)];
+  let left = stopped;
+  if (!left.length) return { stopped, forced: [], left: [] };
   if (o.graceMs > 0 && !o.force?.aborted) {
     await t.signal('TERM', left);
     left = await waitGone(t, left, o.graceMs, o);
   }
   const forced = left;
-  if (!left.length) return { forced, left };
+  if (!left.length) return { stopped, forced, left };
   await t.signal('KILL', left);
   left = await waitGone(t, left, o.verifyMs ?? DEFAULT_VERIFY_MS, { ...o, force: undefined });
-  return { forced, left };
+  return { stopped, forced, left };
 }
 
 /** Waits until every PID is gone or `ms` passed (or force is aborted); returns what is left. */

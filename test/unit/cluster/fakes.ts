@@ -115,7 +115,7 @@ export class FakeHost implements HostRunner {
     const list = pids === 'all' ? [...this.remote.keys()] : pids;
     for (const p of list) this.remote.delete(p);
     this.stopped.push(...list);
-    return { forced: [], left: [] };
+    return { stopped: list, forced: [], left: [] };
   }
   async run() {
     return { code: 0, stdout: '2022.12.1\n', stderr: '' };

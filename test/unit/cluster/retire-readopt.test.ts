@@ -193,7 +193,7 @@ describe('teardown', () => {
     await startUp(h);
     // A process on b that survives every stop: b is not clean, so its files stay.
     const b = h.host('b');
-    b.stopTagged = async () => ({ forced: [], left: [999] });
+    b.stopTagged = async () => ({ stopped: [999], forced: [], left: [999] });
     const deps = { state: h.state, clock: h.clock, emit: (e: never) => h.events.push(e), scheduler: () => h.scheduler, closeAll: () => h.reconciler.links.closeAll() };
     const r = await teardown(deps, { reason: 'test', force: false });
     expect(r.leftover).toEqual([{ host: 'b', pids: [999] }]);

@@ -60,7 +60,7 @@ describe('sshcluster down', () => {
         formerHosts: [{ ...spec.workerHosts[0]!, name: 'gone' }],
       });
       expect(await runDown(ctx, { json: false })).toBe(0);
-      expect(ctx.out()).toContain('  gone: clean\n');
+      expect(ctx.out()).toContain('  gone: stopped 1 process(es) of the cluster; clean\n');
       expect(await exited).toBe('SIGTERM');
     } finally {
       left.kill('SIGKILL');

@@ -91,7 +91,7 @@ describe('ShellHostRunner.clearUp', () => {
   it('on a host with nothing of ours left, looks and removes the files in one exec', async () => {
     const { runner, count, dir, tmp } = await withFiles(`c${process.pid}x${Date.now()}`);
     try {
-      expect(await runner.clearUp({ graceMs: 0 })).toEqual({ forced: [], left: [] });
+      expect(await runner.clearUp({ graceMs: 0 })).toEqual({ stopped: [], forced: [], left: [] });
       expect(count.n).toBe(1);
       expect(fs.existsSync(dir)).toBe(false);
     } finally {
@@ -108,7 +108,7 @@ describe('ShellHostRunner.clearUp', () => {
       const dir2 = path.join(tmp2, `sshcluster-${os.userInfo().uid}`, path.basename(path.dirname(dir)), 'files');
       expect(fs.readdirSync(dir2)).toEqual(['ca.pem']);
       count.n = 0;
-      expect(await runner.clearUp({ graceMs: 0 })).toEqual({ forced: [], left: [] });
+      expect(await runner.clearUp({ graceMs: 0 })).toEqual({ stopped: [], forced: [], left: [] });
       expect(count.n).toBe(2);
       expect([fs.existsSync(dir), fs.existsSync(dir2)]).toEqual([false, false]);
     } finally {
@@ -120,7 +120,7 @@ describe('ShellHostRunner.clearUp', () => {
   it("says nothing of files on a host whose remote_python is missing: no launcher ran there to write any", async () => {
     const { port } = counted();
     const runner = new ShellHostRunner({ host: 'h1', clusterId: `n${process.pid}`, setup: [], shell: port, python: '/nonexistent/python3', env: {}, keepsFiles: true });
-    expect(await runner.clearUp({ graceMs: 0 })).toEqual({ forced: [], left: [] });
+    expect(await runner.clearUp({ graceMs: 0 })).toEqual({ stopped: [], forced: [], left: [] });
   });
 
   it('says why when the files cannot be removed, and still counts the host as clean', async () => {
@@ -143,7 +143,7 @@ describe('ShellHostRunner.clearUp', () => {
     const { runner, dir, tmp } = await withFiles(id);
     try {
       const r = await runner.clearUp({ graceMs: 0 });
-      expect(r).toEqual({ forced: [ours], left: [] });
+      expect(r).toEqual({ stopped: [ours], forced: [ours], left: [] });
       expect(fs.existsSync(dir)).toBe(false);
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });

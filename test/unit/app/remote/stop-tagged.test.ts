@@ -25,27 +25,27 @@ describe('stopTagged', () => {
   it('sends TERM only when everything goes within the grace', async () => {
     const h = fakeHost();
     h.start(10, 11);
-    expect(await stopTagged(h.t, [10, 11], { graceMs: 5_000, pollMs: 1 })).toEqual({ forced: [], left: [] });
+    expect(await stopTagged(h.t, [10, 11], { graceMs: 5_000, pollMs: 1 })).toEqual({ stopped: [10, 11], forced: [], left: [] });
     expect(h.sent).toEqual(['TERM 10,11']);
   });
 
   it('sends KILL to what outlives the grace and reports it forced', async () => {
     const h = fakeHost({ stubborn: [11] });
     h.start(10, 11);
-    expect(await stopTagged(h.t, [10, 11], { graceMs: 20, pollMs: 1 })).toEqual({ forced: [11], left: [] });
+    expect(await stopTagged(h.t, [10, 11], { graceMs: 20, pollMs: 1 })).toEqual({ stopped: [10, 11], forced: [11], left: [] });
     expect(h.sent).toEqual(['TERM 10,11', 'KILL 11']);
   });
 
   it('reports what outlives KILL as left', async () => {
     const h = fakeHost({ immortal: [12] });
     h.start(12);
-    expect(await stopTagged(h.t, [12], { graceMs: 10, verifyMs: 10, pollMs: 1 })).toEqual({ forced: [12], left: [12] });
+    expect(await stopTagged(h.t, [12], { graceMs: 10, verifyMs: 10, pollMs: 1 })).toEqual({ stopped: [12], forced: [12], left: [12] });
   });
 
   it('with no grace sends KILL at once', async () => {
     const h = fakeHost();
     h.start(10);
-    expect(await stopTagged(h.t, [10], { graceMs: 0, pollMs: 1 })).toEqual({ forced: [10], left: [] });
+    expect(await stopTagged(h.t, [10], { graceMs: 0, pollMs: 1 })).toEqual({ stopped: [10], forced: [10], left: [] });
     expect(h.sent).toEqual(['KILL 10']);
   });
 
@@ -56,7 +56,7 @@ describe('stopTagged', () => {
     const stopping = stopTagged(h.t, [10], { graceMs: 600_000, pollMs: 1, force: force.signal });
     await new Promise((r) => setTimeout(r, 5));
     force.abort();
-    expect(await stopping).toEqual({ forced: [10], left: [] });
+    expect(await stopping).toEqual({ stopped: [10], forced: [10], left: [] });
     expect(h.sent).toEqual(['TERM 10', 'KILL 10']);
   });
 
@@ -66,12 +66,12 @@ describe('stopTagged', () => {
     h.start(10);
     const stopping = stopTagged(h.t, [10], { graceMs: 600_000, pollMs: 600_000 });
     exit();
-    expect(await stopping).toEqual({ forced: [], left: [] });
+    expect(await stopping).toEqual({ stopped: [10], forced: [], left: [] });
   });
 
   it('does nothing for no PIDs', async () => {
     const h = fakeHost();
-    expect(await stopTagged(h.t, [], { graceMs: 10 })).toEqual({ forced: [], left: [] });
+    expect(await stopTagged(h.t, [], { graceMs: 10 })).toEqual({ stopped: [], forced: [], left: [] });
     expect(h.sent).toEqual([]);
   });
 });
