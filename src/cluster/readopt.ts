@@ -32,6 +32,8 @@ export interface PreviousCluster {
   formerHosts?: HostSpec[];
   /** Workers its drain found no room for (ClusterState.drainShort). */
   drainShort?: number;
+  /** When the cluster first started (ISO 8601): its uptime goes on from there once adopted. */
+  startedAt?: string;
 }
 
 export interface ReadoptDeps {

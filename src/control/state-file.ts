@@ -38,6 +38,8 @@ export interface ClusterState {
   formerHosts?: HostSpec[];
   /** Workers a drain found no room for, started again at undrain. */
   drainShort?: number;
+  /** When the cluster first started: a re-adopting controller keeps it (its uptime). Absent in older files. */
+  startedAt?: string;
   updatedAt: string;
 }
 
@@ -87,6 +89,7 @@ const stateShape = object({
   pendingRoll: optional(arrayOf(str)),
   formerHosts: optional(arrayOf(host)),
   drainShort: optional(wholeNumber),
+  startedAt: optional(str),
   updatedAt: str,
 });
 

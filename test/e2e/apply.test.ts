@@ -18,6 +18,7 @@ const NAME = 'live';
 interface Status {
   schedulerAddress: string;
   desiredWorkers: number;
+  startedAt: string;
   hosts: { name: string; state: string; workers: number }[];
   workers: { name: string; host: string; pid: number | null; state: string; nthreads: number }[];
 }
@@ -36,7 +37,7 @@ function hostFile(file: string, workers: (string | Record<string, unknown>)[], w
 
 interface StateJson {
   clusterId: string;
-  controller: { pid: number };
+  controller: { pid: number; startedAt: string };
   pendingRoll?: string[];
   formerHosts?: { name: string; env: Record<string, string> }[];
 }
@@ -206,6 +207,7 @@ describe('changing a running cluster', () => {
     const two = (h: typeof h1) => ({ host: h.ip, worker_options: { nworkers: 2 } });
     const a = hostFile('kill-a.yaml', [two(h1), two(h2)]);
     expect(runCli(['up', a, '--detach'], {}, 120_000).code).toBe(0);
+    const firstStart = status().startedAt;
     const b = hostFile('kill-b.yaml', [two(h1), two(h2)], { nthreads: 2 });
     const apply = startCli(['apply', b]);
     const pid = await until('the apply to be rolling', () => {
@@ -221,6 +223,9 @@ describe('changing a running cluster', () => {
     const again = runCli(['up', b, '--detach'], {}, 180_000);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toMatch(/re-adopted \d+ process\(es\)/);
+    // The cluster it took over keeps its start (and so its uptime); the controller is new.
+    expect(status().startedAt).toBe(firstStart);
+    expect(stateFile().controller.startedAt > firstStart).toBe(true);
     // After its start-up (the detached parent has returned), in the controller's log.
     const log = path.join(STATE_HOME, 'sshcluster', NAME, 'controller.log');
     await until('the roll to go on', () => (fs.readFileSync(log, 'utf8').includes('continuing the interrupted apply: restarting') ? true : undefined));

@@ -65,7 +65,10 @@ export interface SessionOptions {
 export class ClusterSession {
   readonly address: string;
   dashboard: string;
-  readonly startedAt: number;
+  /** When the cluster started: for a re-adopted one, its first start, not this controller's. */
+  startedAt: number;
+  /** When this controller started. */
+  readonly controllerStartedAt: number;
   readonly state: ClusterState;
   readonly clock: Clock;
   client?: SchedulerClient;
@@ -84,7 +87,8 @@ export class ClusterSession {
 
   constructor(readonly o: SessionOptions) {
     this.clock = o.clock ?? systemClock;
-    this.startedAt = this.clock.now();
+    this.controllerStartedAt = this.clock.now();
+    this.startedAt = this.controllerStartedAt;
     this.address = schedulerAddress(o.spec, o.tls ? 'tls' : 'tcp');
     this.dashboard = dashboardUrl(o.spec);
     this.state = new ClusterState(o.spec, o.initialWorkers);
@@ -211,6 +215,8 @@ export class ClusterSession {
       await this.failIfSchedulerHostFailed(scheduler);
       const adopt = (p: Parameters<typeof reconciler.lifecycle.adopt>[0], pid: number) => reconciler.lifecycle.adopt(p, pid);
       adopted = await readopt({ state, address: this.address, emit: (e) => this.bus.emit(e), adopt }, this.o.previous);
+      const before = Date.parse(this.o.previous.startedAt ?? '');
+      if (adopted > 0 && before <= this.startedAt) this.startedAt = before;
     } else {
       // Pipelined: each host's processes start as soon as that host connects, not once
       // every host has. The scheduler's host is connected first; a worker does not wait

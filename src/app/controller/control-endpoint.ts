@@ -105,7 +105,7 @@ export class ControlEndpoint {
       clusterId: this.o.clusterId,
       source: s.spec.source,
       spec: s.spec,
-      controller: { pid: this.o.pid, socket: this.socket, startedAt: new Date(s.startedAt).toISOString() },
+      controller: { pid: this.o.pid, socket: this.socket, startedAt: new Date(s.controllerStartedAt).toISOString() },
       schedulerAddress: s.address,
       dashboardUrl: s.dashboard,
       processes: s.state
@@ -118,6 +118,7 @@ export class ControlEndpoint {
       ...(s.state.pendingRoll.size ? { pendingRoll: [...s.state.pendingRoll] } : {}),
       ...(s.state.formerHosts.length ? { formerHosts: s.state.formerHosts } : {}),
       ...(s.state.drainShort ? { drainShort: s.state.drainShort } : {}),
+      startedAt: new Date(s.startedAt).toISOString(),
       updatedAt: new Date().toISOString(),
     };
   }
