@@ -6,6 +6,11 @@ export type WorkerState = 'starting' | 'running' | 'retiring' | 'stopped' | 'cra
 /** draining: taken out (drain, or removed by apply) with workers still retiring; drained: none left. */
 export type HostStatusState = 'connecting' | 'up' | 'degraded' | 'unreachable' | 'draining' | 'drained';
 
+/** How a host's state reads: one connecting again after it failed (it has a last error) is "reconnecting". */
+export function shownHostState(state: string, lastError: string | null | undefined): string {
+  return state === 'connecting' && lastError ? 'reconnecting' : state;
+}
+
 export interface StatusJson {
   name: string;
   clusterId: string;

@@ -1,5 +1,5 @@
 // `sshcluster status` without --json: the status document as text for a terminal.
-import { allRestarts, type AdaptiveStatus, type StatusJson, type TaskFigures, type WorkerStatus } from '../../control/status-document.js';
+import { allRestarts, shownHostState, type AdaptiveStatus, type StatusJson, type TaskFigures, type WorkerStatus } from '../../control/status-document.js';
 import { safeDeep } from '../../events/terminal-text.js';
 import { clientsAndScheduler, progressText, taskStates, workerTasks } from '../../control/task-figures-text.js';
 
@@ -14,7 +14,7 @@ export function statusText(raw: StatusJson): string {
     ...(st.tasks ? tasksLines(st.tasks) : []),
     '',
     'HOST'.padEnd(24) + 'STATE'.padEnd(13) + 'WORKERS  LAST ERROR',
-    ...st.hosts.map((h) => h.name.padEnd(24) + h.state.padEnd(13) + String(h.workers).padEnd(9) + (h.lastError ?? '')),
+    ...st.hosts.map((h) => h.name.padEnd(24) + shownHostState(h.state, h.lastError).padEnd(13) + String(h.workers).padEnd(9) + (h.lastError ?? '')),
     '',
     'WORKER'.padEnd(24) + 'STATE'.padEnd(12) + 'PID'.padEnd(9) + 'RESTARTS  CPU    MEMORY      TASKS  IDLE   ADDRESS',
     ...st.workers.map((w) =>

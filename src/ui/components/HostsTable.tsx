@@ -2,7 +2,7 @@
 // restarts, and its state with any failure reason inline. The selection scrolls;
 // columns the terminal has no room for are dropped (columns.ts), the state never.
 import { Box, Text } from 'ink';
-import { allRestarts, type WorkerStatus } from '../../control/status-document.js';
+import { allRestarts, shownHostState, type WorkerStatus } from '../../control/status-document.js';
 import { workerTasks } from '../../control/task-figures-text.js';
 import { sortedHosts, workersOf, type HostView, type ViewModel } from '../state/model.js';
 import { fitColumns, headerOf, nameWidth, type Column } from './columns.js';
@@ -40,7 +40,7 @@ export function stateColor(state: string): string {
 }
 
 function shownState(h: HostView): string {
-  return h.step === 'failed' && h.state === 'connecting' ? 'failed' : h.state;
+  return h.step === 'failed' && h.state === 'connecting' ? 'failed' : shownHostState(h.state, h.reason);
 }
 
 export function HostsTable({ m, height, width, focused }: { m: ViewModel; height: number; width: number; focused: boolean }) {

@@ -48,6 +48,10 @@ describe('dashboard', () => {
     expect(frame()).toMatch(/node1 .*up \(earlier: stopped answering \(keepalive\)\)/);
     expect(frame()).not.toContain('up: stopped answering');
     expect(frame()).toMatch(/node2 .*unreachable: connect ECONNREFUSED 10\.0\.0\.3:22/);
+    // Connecting again after it failed: reconnecting, with why it had to.
+    const again = upStore();
+    again.setStatus({ ...st, hosts: st.hosts.map((h) => (h.name === 'node2' ? { ...h, state: 'connecting' } : h)) });
+    expect(show({ store: again }, { width: 160, height: 24 }).frame()).toMatch(/node2 .*reconnecting: connect ECONNREFUSED 10\.0\.0\.3:22/);
   });
 
   it('shows each host\'s start-up step with a spinner and its elapsed time', () => {

@@ -13,6 +13,12 @@ describe('statusText', () => {
     expect(lines).toContain('node2-0                 stopped     -        0         13%    150M/2.0G   1      -      -');
   });
 
+  it('says reconnecting for a host connecting again after it failed, with why', () => {
+    const st = snapshot();
+    const text = statusText({ ...st, hosts: st.hosts.map((h) => (h.name === 'node2' ? { ...h, state: 'connecting' as const } : h)) });
+    expect(text).toMatch(/^node2 +reconnecting +\d+ +connect ECONNREFUSED 10\.0\.0\.3:22$/m);
+  });
+
   it("shows the scheduler's task figures: states, the newest computation's progress, clients, its own load; a worker's processing and idle time", () => {
     const st = snapshot();
     st.tasks = { byState: { processing: 12, queued: 40, memory: 108, released: 3 }, progress: { done: 108, total: 160, erred: 2 }, clients: 1, schedulerCpu: 3.4, schedulerMemoryBytes: 120 * 2 ** 20 };
