@@ -12,7 +12,6 @@ import { adapt } from './adapt-session.js';
 import { controlApi } from './control-api.js';
 import type { ClusterSession } from './cluster-session.js';
 import type { AppContext } from '../context.js';
-import { statusOf } from './status.js';
 import { RecentLines } from './recent-lines.js';
 import { statusWithMetrics } from './status-metrics.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
@@ -62,10 +61,15 @@ export class ControlEndpoint {
       apply: async ({ spec, ...roll }) => this.saved(await session.changes.apply(spec, roll)),
       drain: async ({ hosts, undrain }) => this.saved(await session.changes.drain(hosts, undrain)),
       roll: async ({ workers, ...roll }) => session.changes.restart(workers ?? session.state.desiredWorkers.map((w) => w.name), roll),
-      // No await before the return: the recent lines end where the subscription starts.
+      // The recent lines and the status (statusWithMetrics takes it before its first
+      // await) are taken where the subscription starts; the scheduler's figures (CPU,
+      // memory, tasks) are added after, as for status. Events sent meanwhile wait for the
+      // reply in the client.
       subscribe: async (_params, conn) => {
         conn.subscribe();
-        return { status: statusOf(session, this.o.clusterId, this.o.pid), recentLines: this.recent.list() };
+        const recentLines = this.recent.list();
+        const status = statusWithMetrics(session, this.o.clusterId, this.o.pid);
+        return { status: await status, recentLines };
       },
     });
     session.changes.listeners.add(() => this.saveSoon());

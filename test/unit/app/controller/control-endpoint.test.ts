@@ -4,7 +4,11 @@
 import fs from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ClusterSession } from '../../../../src/app/controller/cluster-session.js';
+import type { ControlApi } from '../../../../src/app/controller/control-api.js';
 import { ControlEndpoint, pathsFor } from '../../../../src/app/controller/control-endpoint.js';
+import { connectControl } from '../../../../src/control/client.js';
+import type { StatusJson } from '../../../../src/control/status-document.js';
+import type { SchedulerClient } from '../../../../src/dask/scheduler-client.js';
 import { EventBus } from '../../../../src/events/types.js';
 import { testSpec } from '../../config/spec-fixture.js';
 import { testContext, type TestContext } from '../context-fixture.js';
@@ -54,5 +58,39 @@ describe('ControlEndpoint.close', () => {
     fs.rmSync(stateFile);
     await ep.close(false);
     expect(JSON.parse(fs.readFileSync(stateFile, 'utf8'))).toMatchObject({ clusterId: 'c0ffee', controller: { pid: process.pid } });
+  });
+});
+
+describe('ControlEndpoint subscribe', () => {
+  let ctx: TestContext;
+  afterEach(() => ctx.cleanup());
+
+  it("answers with the status as status does, the scheduler's figures included (attach --no-tui printed '-' for them)", async () => {
+    ctx = testContext();
+    const session = new ClusterSession({
+      spec: testSpec({ workers: ['n1'] }),
+      clusterId: 'c0ffee',
+      bus: new EventBus(),
+      fanout: 1,
+      requireAll: false,
+      readyTimeoutMs: 1_000,
+      openShell: () => Promise.reject(new Error('this test connects to no host')),
+    });
+    // The cluster's task figures (workers not started here are left as they are: stopped).
+    const figures = { tasks: { memory: 3 }, progress: null, clients: 1, scheduler: { cpu: 7, memoryBytes: 90 * 2 ** 20 } };
+    session.client = { demand: async () => ({ groups: [], workers: [], figures }) } as unknown as SchedulerClient;
+    const paths = pathsFor(ctx, session.spec.name);
+    const ep = new ControlEndpoint(paths, { session, clusterId: 'c0ffee', pid: process.pid, requestStop: async () => ({ forced: [], leftover: [] }), runId: 'r1' });
+    await ep.start();
+    const client = await connectControl<ControlApi>(ep.socket, { timeoutMs: 2_000 });
+    try {
+      let first: StatusJson | undefined;
+      const following = client.subscribe(() => undefined, { onSubscribed: (r) => ((first = r.status), client.close()) });
+      await following.catch(() => undefined);
+      expect(first?.tasks).toEqual({ byState: { memory: 3 }, progress: null, clients: 1, schedulerCpu: 7, schedulerMemoryBytes: 90 * 2 ** 20 });
+    } finally {
+      client.close();
+      await ep.close(true);
+    }
   });
 });
