@@ -17,7 +17,7 @@
 // back to 0 workers. See bench/README.md for what each figure means.
 // The Python it runs is in bench/py/. Over 200 lines: one whole experiment (hosts, two
 // contenders, leftover checks, the report); what benchmarks share is in bench/lib/.
-import { BenchAbort, closedWithin, fmt, killAndWait, killChildren, median, min, parseBenchArgs, procStat, runMain, sleep, start, tail } from './lib/proc.js';
+import { BenchAbort, closedWithin, fmt, killAndWait, killChildren, median, min, parseBenchArgs, procStat, runMain, shortfallLines, sleep, start, tail } from './lib/proc.js';
 import { BIN, DASH_PORT, ensureClean, machineLines, onSignals, preflight, PY, runSync, SCHED_PORT } from './lib/hosts.js';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -348,25 +348,10 @@ function report(results: Record<string, Result[]>, header: string[], rounds: num
   }
   lines.push('-'.repeat(width));
   lines.push('ratio = sshcluster / Dask Adaptive (of medians, of mins); below 1 means sshcluster is faster');
-  let bad = false;
-  for (const tool of TOOLS) {
-    const rs = results[tool] ?? [];
-    const timeouts = rs.filter((r) => r.timeout).length;
-    const failed = rs.filter((r) => !r.ok && !r.timeout).length;
-    if (timeouts || failed) {
-      bad = true;
-      lines.push(`${tool}: ${timeouts} TIMEOUT(s), ${failed} failure(s) out of ${rs.length} run(s) (excluded from the figures)`);
-    }
-  }
-  const done = Math.min(...TOOLS.map((t) => (results[t] ?? []).length));
-  if (done < rounds) lines.push(`only ${done} of ${rounds} round(s) completed`);
-  if (aborted) {
-    bad = true;
-    lines.push(`ABORTED: ${aborted}`);
-  }
+  const clean = shortfallLines(lines, results, TOOLS, rounds, aborted);
   lines.push('='.repeat(width));
   console.log(lines.join('\n'));
-  return !bad;
+  return clean;
 }
 
 function line(round: number, rounds: number, tool: string, r: Result): string {

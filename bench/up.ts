@@ -16,7 +16,7 @@
 // the SSH exec sessions (remote shells) it opened per host.
 // See bench/README.md for what each figure means. Over 200 lines: one whole experiment
 // (three contenders, their leftover checks, the report); what benchmarks share is in bench/lib/.
-import { BenchAbort, closedWithin, fmt, killAndWait, killChildren, median, min, parseBenchArgs, runMain, start, tail } from './lib/proc.js';
+import { BenchAbort, closedWithin, fmt, killAndWait, killChildren, median, min, parseBenchArgs, runMain, shortfallLines, start, tail } from './lib/proc.js';
 import { bashrcFile, BIN, DASH_PORT, ensureClean, machineLines, onSignals, preflight, PY, runSync, SCHED_PORT, type Leftover } from './lib/hosts.js';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -300,25 +300,10 @@ function report(results: Record<string, Result[]>, header: string[], rounds: num
     const per = (results[tool] ?? []).filter((r) => r.ok && r.execs).map((r) => execText(r.execs!));
     if (per.length) lines.push(`${`SSH exec sessions, scheduler host / each worker host, ${tool}`.padEnd(w)}  ${[...new Set(per)].join(', ')}`);
   }
-  let bad = false;
-  for (const tool of TOOLS) {
-    const rs = results[tool] ?? [];
-    const timeouts = rs.filter((r) => r.timeout).length;
-    const failed = rs.filter((r) => !r.ok && !r.timeout).length;
-    if (timeouts || failed) {
-      bad = true;
-      lines.push(`${tool}: ${timeouts} timeout(s), ${failed} failure(s) out of ${rs.length} run(s) (excluded from the figures)`);
-    }
-  }
-  const done = Math.min(...TOOLS.map((t) => (results[t] ?? []).length));
-  if (done < rounds) lines.push(`only ${done} of ${rounds} round(s) completed`);
-  if (aborted) {
-    bad = true;
-    lines.push(`ABORTED: ${aborted}`);
-  }
+  const clean = shortfallLines(lines, results, TOOLS, rounds, aborted);
   lines.push('='.repeat(w + 34));
   console.log(lines.join('\n'));
-  return !bad;
+  return clean;
 }
 
 // ---------------------------------------------------------------- main

@@ -149,6 +149,30 @@ export const median = (xs: number[]): number | undefined => {
 export const min = (xs: number[]) => (xs.length ? Math.min(...xs) : undefined);
 
 /**
+ * The report's last lines on what did not count: each contender's timeouts and failures
+ * (left out of the figures), rounds not completed, an abort. Whether the run was clean.
+ */
+export function shortfallLines(lines: string[], results: Record<string, { ok: boolean; timeout?: boolean }[]>, tools: readonly string[], rounds: number, aborted: string | undefined): boolean {
+  let clean = true;
+  for (const tool of tools) {
+    const rs = results[tool] ?? [];
+    const timeouts = rs.filter((r) => r.timeout).length;
+    const failed = rs.filter((r) => !r.ok && !r.timeout).length;
+    if (timeouts || failed) {
+      clean = false;
+      lines.push(`${tool}: ${timeouts} timeout(s), ${failed} failure(s) out of ${rs.length} run(s) (excluded from the figures)`);
+    }
+  }
+  const done = Math.min(...tools.map((t) => (results[t] ?? []).length));
+  if (done < rounds) lines.push(`only ${done} of ${rounds} round(s) completed`);
+  if (aborted) {
+    clean = false;
+    lines.push(`ABORTED: ${aborted}`);
+  }
+  return clean;
+}
+
+/**
  * Runs a bench's main and exits with its code. A BenchAbort (the bench could not measure:
  * a step failed) is said in one line, exit 1; any other error is printed with its stack.
  */
