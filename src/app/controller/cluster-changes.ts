@@ -95,7 +95,9 @@ export class ClusterChanges {
       }
       const r = drainHosts(state, hosts, this.d.adaptive() === undefined);
       typos(r);
-      this.say(`drain: ${hosts.filter((h) => !r.unknown.includes(h)).join(', ')}: retiring ${r.retired.length} worker(s)${r.replaced.length ? `, ${r.replaced.length} started elsewhere` : ''}${r.short ? `; ${r.short} to start again at undrain (no room elsewhere)` : ''}`);
+      const asked = hosts.filter((h) => !r.unknown.includes(h) && !r.unchanged.includes(h));
+      if (!asked.length) return r; // drained already
+      this.say(`drain: ${asked.join(', ')}: retiring ${r.retired.length} worker(s)${r.replaced.length ? `, ${r.replaced.length} started elsewhere` : ''}${r.short ? `; ${r.short} to start again at undrain (no room elsewhere)` : ''}`);
       await this.d.tick();
       return r;
     });
