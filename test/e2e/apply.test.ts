@@ -159,6 +159,30 @@ describe('changing a running cluster', () => {
     expect(runCli(['plan', b]).code).toBe(0);
   });
 
+  it("makes the scheduler's host a worker host and back without touching the scheduler (it stays, connected)", async () => {
+    // Listed twice, the scheduler's host runs a worker too (as in Dask's SSHCluster).
+    const both = hostFile('sched-both.yaml', [s0.ip, h1.ip]);
+    const only = hostFile('sched-only.yaml', [h1.ip]);
+    expect(runCli(['up', only, '--detach', '--name', NAME], {}, 120_000).code).toBe(0);
+    const schedulerPid = () => daskProcessesIn(s0).filter((p) => p.role === 'scheduler' && !p.cmdline.includes('sshcluster-launcher')).map((p) => p.pid);
+    const before = schedulerPid();
+    expect(before).toHaveLength(1);
+    const plan = runCli(['plan', both, '--name', NAME]);
+    expect(plan.stdout).toContain(`  + host ${s0.ip} (runs the scheduler): 1 worker(s)`);
+    const add = runCli(['apply', both, '--name', NAME], {}, 120_000);
+    expect(add.code, add.stdout + add.stderr).toBe(0);
+    expect(running(status()).map((w) => w.host).sort()).toEqual([s0.ip, h1.ip].sort());
+    const back = runCli(['plan', only, '--name', NAME]);
+    expect(back.stdout).toContain(`  - host ${s0.ip} (runs the scheduler): drain 1 worker(s) (retired through the scheduler, data moved); the host stays for the scheduler`);
+    const drop = runCli(['apply', only, '--name', NAME], {}, 120_000);
+    expect(drop.code, drop.stdout + drop.stderr).toBe(0);
+    const st = status();
+    expect(running(st).map((w) => w.host)).toEqual([h1.ip]);
+    expect(st.hosts.find((h) => h.name === s0.ip)?.state).toBe('up');
+    expect(schedulerPid()).toEqual(before);
+    expect(daskClient(st.schedulerAddress, 'print(c.submit(sum, [1, 2, 3]).result())').trim()).toBe('6');
+  });
+
   it('drains a host (its worker moves) and undrains it; restart --rolling --hosts restarts only that host', async () => {
     const a = hostFile('drain.yaml', [{ host: h1.ip, max_workers: 2 }, { host: h2.ip, max_workers: 2 }]);
     expect(runCli(['up', a, '--detach'], {}, 120_000).code).toBe(0);

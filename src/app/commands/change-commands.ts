@@ -29,7 +29,7 @@ export async function runApply(ctx: AppContext, o: ApplyOptions): Promise<number
   const { found, next, diff } = await planFor(ctx, o);
   const client = found.client;
   try {
-    if (!o.json) ctx.stdout.write(planText(found.name, o.file, diff, { applying: true }));
+    if (!o.json) ctx.stdout.write(planText(found.name, o.file, diff, { applying: true, scheduler: next.schedulerHost.name }));
     if (!hasChanges(diff)) return 0;
     if (diff.recreate.length) {
       if (!o.recreate) throw new ExpectedError(`${found.name}: apply refuses: ${diff.recreate.join('; ')}`, { hint: `apply --recreate stops the cluster (tasks and results in memory are lost) and starts it anew from ${o.file}` });

@@ -8,16 +8,21 @@ import { safeLine } from '../../events/terminal-text.js';
 /**
  * `applying`: said by `apply`, which carries it out next (else by `plan`, which says how).
  * `recorded`: the cluster's controller is gone, so the file is held against its state file.
+ * `scheduler`: the scheduler's host, which stays when it stops being a worker host too.
  */
-export function planText(cluster: string, file: string, d: SpecDiff, o: { applying?: boolean; recorded?: boolean } = {}): string {
+export function planText(cluster: string, file: string, d: SpecDiff, o: { applying?: boolean; recorded?: boolean; scheduler?: string } = {}): string {
   const against = o.recorded ? 'the cluster as last recorded' : 'the running cluster';
   // A re-adopting up keeps the spec the processes run (up.ts, runningSpec): apply comes after.
   const gone = `${cluster}'s controller is not running: sshcluster up ${file} starts one that takes the cluster over as it runs${hasChanges(d) ? `, then sshcluster apply ${file} carries this out` : ''}`;
   if (!hasChanges(d)) return [`${cluster}: ${file} matches ${against}; nothing to apply`, ...(o.recorded ? [gone] : [])].map(safeLine).join('\n') + '\n';
   const lines = [`${cluster}: ${file} differs from ${against}:`];
   const count = (host: string) => d.counts.find((c) => c.host === host);
-  for (const host of d.hostsAdded) lines.push(`  + host ${host}: ${count(host)?.to ?? 0} worker(s)${count(host) ? '' : ' (adaptive places into its slots)'}`);
-  for (const host of d.hostsRemoved) lines.push(`  - host ${host}: drain ${count(host)?.from ?? 0} worker(s) (retired through the scheduler, data moved), then leave it`);
+  const runs = (host: string) => (host === o.scheduler ? ' (runs the scheduler)' : '');
+  for (const host of d.hostsAdded) lines.push(`  + host ${host}${runs(host)}: ${count(host)?.to ?? 0} worker(s)${count(host) ? '' : ' (adaptive places into its slots)'}`);
+  for (const host of d.hostsRemoved) {
+    const then = host === o.scheduler ? '; the host stays for the scheduler' : ', then leave it';
+    lines.push(`  - host ${host}${runs(host)}: drain ${count(host)?.from ?? 0} worker(s) (retired through the scheduler, data moved)${then}`);
+  }
   for (const c of d.counts) {
     if (d.hostsAdded.includes(c.host) || d.hostsRemoved.includes(c.host)) continue;
     lines.push(`  ~ host ${c.host}: workers ${c.from} → ${c.to}`);

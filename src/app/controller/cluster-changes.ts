@@ -59,7 +59,8 @@ export class ClusterChanges {
       if (!hasChanges(diff)) return { diff, failedHosts: [] };
       applySpec(state, { ...next, name: old.name }, diff);
       this.say(`apply: ${diff.hostsAdded.length} host(s) added, ${diff.hostsRemoved.length} removed, ${diff.restart.length} with a changed launch`);
-      await Promise.all(diff.hostsAdded.map((h) => this.d.connect(h)));
+      // The scheduler's host, newly a worker host too, is connected already.
+      await Promise.all(diff.hostsAdded.filter((h) => !state.runners.has(h)).map((h) => this.d.connect(h)));
       const failedHosts = diff.hostsAdded.flatMap((host) => {
         const reason = state.failedHosts.get(host);
         return reason === undefined ? [] : [{ host, reason }];
@@ -74,7 +75,8 @@ export class ClusterChanges {
         for (const host of back) if (host) restoreHost(state, old, host);
         await this.d.restartWorker(roll.failed).catch(() => undefined);
       }
-      await Promise.all(diff.hostsRemoved.map((h) => this.leaveWhenEmpty(h)));
+      // The scheduler's host, no longer a worker host, stays: only its workers go.
+      await Promise.all(diff.hostsRemoved.filter((h) => h !== state.spec.schedulerHost.name).map((h) => this.leaveWhenEmpty(h)));
       return { diff, failedHosts, ...(roll ? { roll } : {}) };
     });
   }

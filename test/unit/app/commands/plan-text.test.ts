@@ -42,4 +42,11 @@ describe('planText', () => {
     expect(text.endsWith("worker(s) to restart.\nlive's controller is not running: sshcluster up h.yaml starts one that takes the cluster over as it runs, then sshcluster apply h.yaml carries this out\n")).toBe(true);
     expect(text).not.toContain('running cluster');
   });
+
+  it("says the scheduler's host stays when it stops being a worker host, and names it when it becomes one", () => {
+    const removed = planText('live', 'h.yaml', { recreate: [], hostsAdded: [], hostsRemoved: ['s'], counts: [{ host: 's', from: 1, to: 0 }], restart: [] }, { scheduler: 's' });
+    expect(removed).toContain('  - host s (runs the scheduler): drain 1 worker(s) (retired through the scheduler, data moved); the host stays for the scheduler\n');
+    const added = planText('live', 'h.yaml', { recreate: [], hostsAdded: ['s'], hostsRemoved: [], counts: [{ host: 's', from: 0, to: 2 }], restart: [] }, { scheduler: 's' });
+    expect(added).toContain('  + host s (runs the scheduler): 2 worker(s)\n');
+  });
 });

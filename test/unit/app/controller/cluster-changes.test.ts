@@ -1,0 +1,57 @@
+// apply when the scheduler's host is also a worker host (listed twice in the host file):
+// dropping its workers must not make it leave the cluster (a leave stops everything of
+// ours there, the scheduler too), and adding workers there must not connect it again.
+import { describe, expect, it } from 'vitest';
+import { ClusterChanges } from '../../../../src/app/controller/cluster-changes.js';
+import type { ClusterSpec } from '../../../../src/config/spec.js';
+import { testHost } from '../../config/spec-fixture.js';
+import { harness, startUp, type Harness } from '../../cluster/harness.js';
+
+function changes(h: Harness): ClusterChanges {
+  return new ClusterChanges({
+    state: h.state,
+    clock: h.clock,
+    signal: h.life.signal,
+    emit: (e) => h.events.push(e),
+    tick: () => h.reconciler.tick(),
+    restartWorker: (n) => h.reconciler.restartWorker(n),
+    connect: (x) => h.reconciler.links.connect(x),
+    leave: (x) => h.reconciler.links.leave(x),
+    adaptive: () => undefined,
+    startAdaptive: () => undefined,
+  });
+}
+
+/** Runs an apply to its end, moving the fake clock on while it waits for hosts to empty. */
+async function applied(h: Harness, next: ClusterSpec): Promise<void> {
+  let done = false;
+  const p = changes(h).apply(next, { maxUnavailable: 1, timeoutMs: 30_000 }).finally(() => (done = true));
+  for (let i = 0; i < 400 && !done; i++) await h.clock.advance(500);
+  await p;
+}
+
+const schedulerRunning = (h: Harness) => h.host('n0').running().filter((p) => p.spec.role === 'scheduler').length;
+
+describe('apply with the scheduler host as a worker host', () => {
+  it("drops the scheduler host's workers and keeps the host, its connection and its scheduler", async () => {
+    const h = harness({ workers: ['n0', 'a'] });
+    await startUp(h);
+    const conn = h.host('n0');
+    expect(conn.running().map((p) => p.spec.name).sort()).toEqual(['n0-0', 'scheduler']);
+    await applied(h, { ...h.state.spec, workerHosts: [h.state.spec.workerHosts[1]!] });
+    expect(h.host('n0').running().map((p) => p.spec.name)).toEqual(['scheduler']);
+    expect(schedulerRunning(h)).toBe(1);
+    expect(conn.closed).toBe(false);
+    expect(h.state.runners.get('n0')).toBe(conn);
+    expect(h.notices()).not.toContain('n0 left the cluster');
+  });
+
+  it('starts workers on the scheduler host over its connection, without connecting it again', async () => {
+    const h = harness({ workers: ['a'] });
+    await startUp(h);
+    const conn = h.host('n0');
+    await applied(h, { ...h.state.spec, workerHosts: [testHost('n0', 1), ...h.state.spec.workerHosts] });
+    expect(h.host('n0')).toBe(conn);
+    expect(conn.running().map((p) => p.spec.name).sort()).toEqual(['n0-0', 'scheduler']);
+  });
+});
