@@ -74,6 +74,11 @@ export class ClusterState {
     return name === this.spec.schedulerHost.name ? this.spec.schedulerHost : this.spec.workerHosts.find((h) => h.name === name);
   }
 
+  /** What a worker on `host` runs with: its worker entry, also on the scheduler's host (listed twice, each listing its own options). */
+  workerHostSpec(host: string): HostSpec | undefined {
+    return workerHostOf(this.spec, host);
+  }
+
   /** Every host of the cluster once, the scheduler's first. */
   hosts(): HostSpec[] {
     return clusterHosts(this.spec);
@@ -150,4 +155,9 @@ export class ClusterState {
   placementHosts(): PlacementHost[] {
     return this.spec.workerHosts.map((h) => ({ name: h.name, maxWorkers: h.maxWorkers, healthy: this.placeable(h.name) }));
   }
+}
+
+/** A worker host's entry in `spec` (the scheduler's host has one when it runs workers too). */
+export function workerHostOf(spec: ClusterSpec, host: string): HostSpec | undefined {
+  return spec.workerHosts.find((h) => h.name === host);
 }

@@ -81,7 +81,7 @@ export class AdaptiveLoop {
     const { state } = this.p;
     const plan = state.desiredWorkers.map((w) => {
       const t = state.processes.get(w.name);
-      return { name: w.name, launched: t !== undefined && !t.exit, nthreads: state.hostSpec(w.host)?.workerOptions.nthreads ?? 1 };
+      return { name: w.name, launched: t !== undefined && !t.exit, nthreads: state.workerHostSpec(w.host)?.workerOptions.nthreads ?? 1 };
     });
     const input = {
       now: this.p.clock.now(),

@@ -1,6 +1,7 @@
 // argv and env of each process the reconciler starts, from the host file and dask/'s
 // builders: the one place the core's DesiredProcess becomes a command line.
 import type { DesiredProcess } from '../../cluster/plan.js';
+import { workerHostOf } from '../../cluster/cluster-state.js';
 import type { ProcessSpec } from '../../cluster/ports.js';
 import type { ClusterSpec } from '../../config/spec.js';
 import { schedulerArgv, schedulerEnv, workerArgv, workerEnv } from '../../dask/argv.js';
@@ -20,7 +21,8 @@ export function processSpecs(
 ): (d: DesiredProcess) => ProcessSpec | undefined {
   return (d) => {
     const spec = specNow();
-    const h = d.host === spec.schedulerHost.name ? spec.schedulerHost : spec.workerHosts.find((x) => x.name === d.host);
+    // A worker on the scheduler's host runs with its own listing's options, not the scheduler's.
+    const h = d.role === 'scheduler' ? (d.host === spec.schedulerHost.name ? spec.schedulerHost : undefined) : workerHostOf(spec, d.host);
     if (!h) return undefined;
     const tlsDir = tlsFiles?.dirFor(d.host);
     const tls = tlsDir === undefined ? undefined : tlsPathsIn(tlsDir, d.role);

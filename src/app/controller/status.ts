@@ -10,7 +10,7 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
     const t = c.processes.get(name);
     const host = t?.desired.host ?? c.desiredWorkers.find((w) => w.name === name)?.host ?? '';
     const sup = c.supervisor.status(name);
-    const opts = c.hostSpec(host)?.workerOptions;
+    const opts = (c.workerHostSpec(host) ?? c.hostSpec(host))?.workerOptions;
     const alive = t !== undefined && t.exit === undefined;
     const state: WorkerState = alive
       ? t.stopping
