@@ -12,6 +12,8 @@ export interface ProcessSpec {
   role: 'scheduler' | 'worker';
   argv: string[];
   env: Record<string, string>;
+  /** Shell lines run before it (the host listing's `setup`); default: those of the runner's host. */
+  setup?: readonly string[];
 }
 
 export interface ExitInfo {

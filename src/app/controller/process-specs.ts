@@ -42,7 +42,7 @@ export function processSpecs(
       // The TLS preload is imported from the cluster's files directory: no __pycache__ there.
       ...(sslArgv.length ? { PYTHONDONTWRITEBYTECODE: '1' } : {}),
     };
-    return { name: d.name, host: d.host, role: d.role, argv, env };
+    return { name: d.name, host: d.host, role: d.role, argv, env, setup: h.setup };
   };
 }
 

@@ -50,8 +50,8 @@ export class ShellHostRunner implements HostRunner {
 
   async start(spec: ProcessSpec): Promise<RunningProcess> {
     const env = { ...spec.env, [HOST_TAG]: this.host, [PROCESS_NAME_ENV]: spec.name };
-    const { setup, clusterId, orphanGraceS, files } = this.o;
-    const command = buildRemoteCommand({ setup, env, name: spec.name, argv: spec.argv, clusterId, orphanGraceS, files });
+    const { clusterId, orphanGraceS, files } = this.o;
+    const command = buildRemoteCommand({ setup: spec.setup ?? this.o.setup, env, name: spec.name, argv: spec.argv, clusterId, orphanGraceS, files });
     const handle = await startRemote(this.o.shell, command);
     return new ShellProcess(spec, handle, this.o.shell);
   }
@@ -60,7 +60,7 @@ export class ShellHostRunner implements HostRunner {
   async adopt(spec: ProcessSpec, pid: number): Promise<RunningProcess> {
     const python = spec.argv[0];
     if (python === undefined) throw new Error('adopt: empty argv');
-    const command = buildKeeperCommand({ setup: this.o.setup, env: spec.env, python, clusterId: this.o.clusterId, name: spec.name, pid });
+    const command = buildKeeperCommand({ setup: spec.setup ?? this.o.setup, env: spec.env, python, clusterId: this.o.clusterId, name: spec.name, pid });
     const handle = await startRemote(this.o.shell, command);
     return new ShellProcess(spec, handle, this.o.shell);
   }
