@@ -326,7 +326,8 @@ for s in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
 signal.signal(signal.SIGUSR1, on_adopted)
 signal.signal(signal.SIGUSR2, on_orphaned_again)
 failure = os.read(r, 1)
-if failure == b"+":
+in_group = failure == b"+"
+if in_group:
     failure = b""
     sys.stdout.write("%s %d\n" % (PID_PREFIX, pid))
     sys.stdout.flush()
@@ -340,7 +341,7 @@ log_lock = threading.Lock()
 started = []
 finished = threading.Event()
 relays = []
-if not failure:
+if in_group:
     ready.append(1)
     relays = [relay(out_r, 1), relay(err_r, 2)]
     threading.Thread(target=watch_stdin, daemon=True).start()
