@@ -28,12 +28,14 @@ export interface SpecDiff {
   /** Worker counts that change, per host (added hosts from 0, removed hosts to 0). */
   counts: HostCount[];
   restart: HostRestart[];
+  /** max_workers that change on kept hosts: the room scale and adaptive place into (nothing restarts). */
+  maxWorkers: HostCount[];
   /** The adaptive settings, when they change: apply gives them to the running loop. */
   adaptive?: { from?: ClusterSpec['adaptive']; to?: ClusterSpec['adaptive'] };
 }
 
 export function hasChanges(d: SpecDiff): boolean {
-  return d.recreate.length + d.hostsAdded.length + d.hostsRemoved.length + d.counts.length + d.restart.length > 0 || d.adaptive !== undefined;
+  return d.recreate.length + d.hostsAdded.length + d.hostsRemoved.length + d.counts.length + d.restart.length + d.maxWorkers.length > 0 || d.adaptive !== undefined;
 }
 
 /**
@@ -64,6 +66,10 @@ export function diffSpecs(old: ClusterSpec, next: ClusterSpec, current: readonly
     hostsRemoved: old.workerHosts.filter((h) => !newHosts.has(h.name)).map((h) => h.name),
     counts,
     restart,
+    maxWorkers: next.workerHosts.flatMap((h) => {
+      const before = oldHosts.get(h.name);
+      return before && before.maxWorkers !== h.maxWorkers ? [{ host: h.name, from: before.maxWorkers, to: h.maxWorkers }] : [];
+    }),
   };
   if (stable(old.adaptive) !== stable(next.adaptive)) diff.adaptive = { from: old.adaptive, to: next.adaptive };
   return diff;

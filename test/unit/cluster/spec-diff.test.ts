@@ -27,6 +27,17 @@ describe('diffSpecs', () => {
     expect(d.recreate).toEqual([]);
   });
 
+  it("finds a kept host's changed max_workers (the room scale and adaptive have), and restarts nothing for it", () => {
+    const old = testSpec({ workers: ['a', 'b'] });
+    const next = structuredClone(old);
+    next.workerHosts[1]!.maxWorkers = 3;
+    const d = diffSpecs(old, next, running(old), false);
+    expect(d.maxWorkers).toEqual([{ host: 'b', from: 1, to: 3 }]);
+    expect(d.restart).toEqual([]);
+    expect(d.counts).toEqual([]);
+    expect(hasChanges(d)).toBe(true);
+  });
+
   it('keeps a scaled host at its size unless its nworkers changed', () => {
     const old = testSpec({ workers: ['a', 'b'], nworkers: 3 });
     const now = [{ name: 'a-0', host: 'a' }, { name: 'b-0', host: 'b' }];
