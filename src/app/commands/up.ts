@@ -66,7 +66,8 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   const previous = await refuseIfRunning(paths, name, opts.file === undefined ? undefined : { path: opts.file, spec: given });
   const bus = new EventBus();
   // A local cluster re-adopts on the ports it had (its scheduler may still hold them).
-  const local = given.local ? (previous ? withLocalPortsOf(given, previous.spec) : await withFreeLocalPorts(given)) : runningSpec(given, previous, bus);
+  const kept = given.local ? undefined : runningSpec(given, previous);
+  const local = given.local ? (previous ? withLocalPortsOf(given, previous.spec) : await withFreeLocalPorts(given)) : (kept ?? given);
   const spec = withAdaptive(carryAdaptive({ ...local, name }, previous), opts.adapt);
   const clusterId = previous?.clusterId ?? randomBytes(8).toString('hex');
   // A password or passphrase prompt needs the terminal the dashboard would take.
@@ -124,6 +125,8 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   // before the log store that records the processes' lines is open). A dead
   // controller's file stays as it is until its processes are adopted.
   if (previous) bus.emit({ kind: 'notice', level: 'info', message: `the controller of "${spec.name}" (pid ${previous.controller?.pid ?? '?'}) is gone; adopting what it left running` });
+  // Said once the output (and a detached parent) listens.
+  if (kept) bus.emit({ kind: 'notice', level: 'warning', message: `the host file differs from the spec the running processes have; keeping theirs (sshcluster plan ${opts.file ?? 'FILE'} shows the difference, apply makes it)` });
   const written = (previous ? Promise.resolve() : controller.save()).then(() => controller.recordLogs());
   const onStopSignal = (sig: 'SIGINT' | 'SIGTERM') => {
     if (!stop.signal.aborted) {
@@ -179,12 +182,11 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
 
 /**
  * A re-adopting controller keeps the spec its processes were started with: a host file
- * changed since is for `plan`/`apply`, not a reason to adopt processes under another spec.
+ * changed since is for `plan`/`apply`, not a reason to adopt processes under another
+ * spec. That spec when the file differs, else undefined (the file's is used).
  */
-function runningSpec(given: ClusterSpec, previous: ClusterState | undefined, bus: EventBus): ClusterSpec {
-  if (!previous || !hasChanges(diffSpecs(previous.spec, { ...given, name: previous.spec.name, adaptive: previous.spec.adaptive }, [], false))) return given;
-  const file = previous.source ?? 'the host file';
-  bus.emit({ kind: 'notice', level: 'warning', message: `the host file differs from the spec the running processes have; keeping theirs (sshcluster plan ${file} shows the difference, apply makes it)` });
+function runningSpec(given: ClusterSpec, previous: ClusterState | undefined): ClusterSpec | undefined {
+  if (!previous || !hasChanges(diffSpecs(previous.spec, { ...given, name: previous.spec.name, adaptive: previous.spec.adaptive }, [], false))) return undefined;
   return { ...previous.spec, adaptive: given.adaptive ?? previous.spec.adaptive };
 }
 
