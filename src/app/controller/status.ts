@@ -40,7 +40,8 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
   const hosts = hostNames.map((name) => {
     const h = c.health.state(name);
     const out = c.drained.has(name) || !c.hostSpec(name);
-    const busy = c.alive().some((t) => t.desired.host === name);
+    // Its workers still retiring (the scheduler, when it runs there, stays).
+    const busy = c.alive().some((t) => t.desired.host === name && t.desired.role === 'worker');
     const state: HostStatusState = out ? (busy ? 'draining' : 'drained') : !h ? 'connecting' : h.kind;
     // A host connected whose workers failed at start-up (a wrong remote_python) is still
     // up, and says why its workers do not run.
