@@ -6,6 +6,7 @@ import path from 'node:path';
 import { loadHostFile } from '../../config/load.js';
 import { localClusterSpec } from '../../config/local.js';
 import type { ClusterSpec } from '../../config/spec.js';
+import { UsageError } from '../../errors.js';
 import type { AppContext } from '../context.js';
 import { readHostFileBytes } from '../read-host-file.js';
 import { findLocalPython } from './local-python.js';
@@ -18,6 +19,9 @@ export function loadSpec(ctx: AppContext, file: string | undefined, python?: str
 function loadSpecFile(ctx: AppContext, file: string | undefined, python?: string): ClusterSpec {
   if (!file) {
     return localClusterSpec({ cores: ctx.cores, memoryBytes: ctx.memoryBytes, python: findLocalPython(ctx.env, python) });
+  }
+  if (python !== undefined) {
+    throw new UsageError(`--python is for the local cluster (up without a host file); ${file} is a host file`, { hint: 'set remote_python in the host file (for all hosts, or per host) instead' });
   }
   const hostFile = path.resolve(ctx.cwd, file);
   return loadHostFile(hostFile, {
