@@ -31,7 +31,7 @@ export async function serveMetrics(at: MetricsAddress, status: () => StatusJson 
   server.requestTimeout = 10_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(new ExpectedError(`--metrics ${at.host}:${at.port}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`, { hint: 'choose another port, e.g. --metrics :9464' })));
+      reject(new ExpectedError(`--metrics ${at.host}:${at.port}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`, { hint: `choose another port, e.g. --metrics :${at.port === 9464 ? 9465 : 9464}` })));
     server.listen(at.port, at.host, () => resolve());
   });
   // Never what keeps the process alive: the cluster is, and when `up` fails early it ends.
