@@ -57,14 +57,16 @@ export async function runStatus(ctx: AppContext, o: { name?: string; json: boole
 }
 
 export async function runScale(ctx: AppContext, o: { name?: string; n: number; timeoutMs: number }): Promise<number> {
-  const { client, name } = await findCluster(ctx, o.name, true);
+  const { client, name, state } = await findCluster(ctx, o.name, true);
   try {
     const r = await client!.call('scale', { n: o.n }, { timeoutMs: 0 });
     if (r.adaptiveOff) ctx.stderr.write(`${name}: adaptive scaling is now off (scale sets a fixed size; sshcluster adapt turns it back on)\n`);
     const running = await waitSettled(client!, name, r.desired, o.timeoutMs);
     if (r.desired < o.n) {
       throw new ExpectedError(`${name}: ${running} of ${o.n} worker(s) running: ${r.message ?? 'no room for more'}`, {
-        hint: 'more room: a larger max_workers or more hosts in the host file (then sshcluster apply FILE), or sshcluster undrain HOST for a drained one',
+        hint: state.spec.local
+          ? "a local cluster has the room it started with (from this machine's cores, as Dask's LocalCluster); for more, a host file with max_workers"
+          : 'more room: a larger max_workers or more hosts in the host file (then sshcluster apply FILE), or sshcluster undrain HOST for a drained one',
       });
     }
     ctx.stdout.write(`${name}: ${running} worker(s) running\n`);
