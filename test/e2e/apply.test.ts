@@ -172,6 +172,10 @@ describe('changing a running cluster', () => {
     const add = runCli(['apply', both, '--name', NAME], {}, 120_000);
     expect(add.code, add.stdout + add.stderr).toBe(0);
     expect(running(status()).map((w) => w.host).sort()).toEqual([s0.ip, h1.ip].sort());
+    // Drained, it is "drained" once its worker is gone, though the scheduler runs on there.
+    expect(runCli(['drain', s0.ip, '--name', NAME], {}, 120_000).code).toBe(0);
+    await until('the scheduler host to show drained', () => (status().hosts.find((h) => h.name === s0.ip)?.state === 'drained' ? true : undefined));
+    expect(runCli(['undrain', s0.ip, '--name', NAME]).code).toBe(0);
     const back = runCli(['plan', only, '--name', NAME]);
     expect(back.stdout).toContain(`  - host ${s0.ip} (runs the scheduler): drain 1 worker(s) (retired through the scheduler, data moved); the host stays for the scheduler`);
     const drop = runCli(['apply', only, '--name', NAME], {}, 120_000);
@@ -225,6 +229,14 @@ describe('changing a running cluster', () => {
     expect(pid(after, h1.ip)).toEqual(pid(before, h1.ip));
     for (const p of pid(after, h2.ip)) expect(pid(before, h2.ip)).not.toContain(p);
     expect(after.length).toBe(3);
+    // More room (max_workers) through plan and apply, as scale's hint says; nothing restarts.
+    const roomier = hostFile('drain-room.yaml', [{ host: h1.ip, max_workers: 2 }, { host: h2.ip, max_workers: 3 }]);
+    expect(runCli(['plan', roomier]).stdout).toContain(`  ~ host ${h2.ip}: max_workers 2 → 3 (room for scale and adaptive; nothing restarts)`);
+    expect(runCli(['apply', roomier], {}, 120_000).code).toBe(0);
+    expect(running(status()).map((w) => w.pid).sort()).toEqual(after.map((w) => w.pid).sort());
+    const more = runCli(['scale', '5', '--name', NAME], {}, 120_000);
+    expect(more.code, more.stderr).toBe(0);
+    expect(running(status()).filter((w) => w.host === h2.ip).length).toBe(3);
   });
 
   it('after a controller killed with kill -9 mid-apply, up converges to the new spec with no duplicates', async () => {
@@ -243,7 +255,7 @@ describe('changing a running cluster', () => {
     // plan still answers, from the state file (the apply recorded b's spec), and says it is the record, not a live cluster.
     const recorded = runCli(['plan', b]);
     expect(recorded.code).toBe(0);
-    expect(recorded.stdout).toBe(`${NAME}: ${b} matches the cluster as last recorded; nothing to apply\n${NAME}'s controller is not running: sshcluster up ${b} starts one that takes the cluster over as it runs\n`);
+    expect(recorded.stdout).toBe(`${NAME}: ${b} matches the cluster as last recorded; nothing to apply\n${NAME}'s controller is not running: sshcluster up ${b} --detach starts one that takes the cluster over as it runs\n`);
     const again = runCli(['up', b, '--detach'], {}, 180_000);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toMatch(/re-adopted \d+ process\(es\)/);
@@ -291,6 +303,15 @@ describe('changing a running cluster', () => {
     // scheduler's lines reach the log store through its keeper: wait for the line.
     const retired = new RegExp(`Retiring worker tcp://${h2.ip.replace(/\./g, '\\.')}:`);
     await until('the scheduler to log the retirement', () => (retired.test(runCli(['logs', 'scheduler', '--name', NAME, '--tail', '1000']).stdout) ? true : undefined));
+    expect(status().workers.filter((w) => w.state === 'running').map((w) => w.host)).toEqual([h1.ip]);
+    // Killed again, and taken over with a file that differs (h2 back): the processes keep
+    // their spec, and the up says so (the warning reaches the detached parent).
+    const second = stateFile().controller.pid;
+    process.kill(second, 'SIGKILL');
+    await until('the controller to be gone', () => (/^\d+ \(.*\) [^Z]/.test(readOr(`/proc/${second}/stat`)) ? undefined : true));
+    const differs = runCli(['up', a, '--detach'], {}, 180_000);
+    expect(differs.code, differs.stdout + differs.stderr).toBe(0);
+    expect(differs.stdout + differs.stderr).toContain(`the host file differs from the spec the running processes have; keeping theirs (sshcluster plan ${a} shows the difference, apply makes it)`);
     expect(status().workers.filter((w) => w.state === 'running').map((w) => w.host)).toEqual([h1.ip]);
   });
 

@@ -13,21 +13,23 @@ import { safeLine } from '../../events/terminal-text.js';
 export function planText(cluster: string, file: string, d: SpecDiff, o: { applying?: boolean; recorded?: boolean; scheduler?: string } = {}): string {
   const against = o.recorded ? 'the cluster as last recorded' : 'the running cluster';
   // A re-adopting up keeps the spec the processes run (up.ts, runningSpec): apply comes after.
-  const gone = `${cluster}'s controller is not running: sshcluster up ${file} starts one that takes the cluster over as it runs${hasChanges(d) ? `, then sshcluster apply ${file} carries this out` : ''}`;
+  const gone = `${cluster}'s controller is not running: sshcluster up ${file} --detach starts one that takes the cluster over as it runs${hasChanges(d) ? `, then sshcluster apply ${file} carries this out` : ''}`;
   if (!hasChanges(d)) return [`${cluster}: ${file} matches ${against}; nothing to apply`, ...(o.recorded ? [gone] : [])].map(safeLine).join('\n') + '\n';
   const lines = [`${cluster}: ${file} differs from ${against}:`];
   const count = (host: string) => d.counts.find((c) => c.host === host);
   const runs = (host: string) => (host === o.scheduler ? ' (runs the scheduler)' : '');
   for (const host of d.hostsAdded) lines.push(`  + host ${host}${runs(host)}: ${count(host)?.to ?? 0} worker(s)${count(host) ? '' : ' (adaptive places into its slots)'}`);
   for (const host of d.hostsRemoved) {
-    const then = host === o.scheduler ? '; the host stays for the scheduler' : ', then leave it';
-    lines.push(`  - host ${host}${runs(host)}: drain ${count(host)?.from ?? 0} worker(s) (retired through the scheduler, data moved)${then}`);
+    const n = count(host)?.from ?? 0;
+    const drain = n ? `drain ${n} worker(s) (retired through the scheduler, data moved)` : 'no workers there';
+    lines.push(`  - host ${host}${runs(host)}: ${drain}${host === o.scheduler ? '; the host stays for the scheduler' : n ? ', then leave it' : '; leave it'}`);
   }
   for (const c of d.counts) {
     if (d.hostsAdded.includes(c.host) || d.hostsRemoved.includes(c.host)) continue;
     lines.push(`  ~ host ${c.host}: workers ${c.from} → ${c.to}`);
   }
   for (const r of d.restart) lines.push(`  ~ host ${r.host}: rolling restart of ${r.workers.length} worker(s): ${r.why.join('; ')}`);
+  for (const m of d.maxWorkers) lines.push(`  ~ host ${m.host}: max_workers ${m.from} → ${m.to} (room for scale and adaptive; nothing restarts)`);
   if (d.adaptive) lines.push(`  ~ adaptive: ${d.adaptive.to ? 'new settings from the file' : 'the file has none; the settings in force stay'}`);
   for (const why of d.recreate) lines.push(`  ! needs a new cluster: ${why}`);
   const restarts = d.restart.reduce((s, r) => s + r.workers.length, 0);

@@ -10,6 +10,7 @@ const diff: SpecDiff = {
   hostsRemoved: ['b'],
   counts: [{ host: 'c', from: 0, to: 2 }, { host: 'b', from: 1, to: 0 }],
   restart: [{ host: 'a', workers: ['a-0'], why: ['worker_options.nthreads 1 → 2'] }],
+  maxWorkers: [],
 };
 
 describe('planText', () => {
@@ -34,19 +35,29 @@ describe('planText', () => {
   });
 
   it("says the file is held against the cluster's record, and how to go on, when its controller is gone", () => {
-    expect(planText('live', 'h.yaml', { recreate: [], hostsAdded: [], hostsRemoved: [], counts: [], restart: [] }, { recorded: true })).toBe(
-      "live: h.yaml matches the cluster as last recorded; nothing to apply\nlive's controller is not running: sshcluster up h.yaml starts one that takes the cluster over as it runs\n",
+    expect(planText('live', 'h.yaml', { recreate: [], hostsAdded: [], hostsRemoved: [], counts: [], restart: [], maxWorkers: [] }, { recorded: true })).toBe(
+      "live: h.yaml matches the cluster as last recorded; nothing to apply\nlive's controller is not running: sshcluster up h.yaml --detach starts one that takes the cluster over as it runs\n",
     );
     const text = planText('live', 'h.yaml', diff, { recorded: true });
     expect(text.startsWith('live: h.yaml differs from the cluster as last recorded:\n')).toBe(true);
-    expect(text.endsWith("worker(s) to restart.\nlive's controller is not running: sshcluster up h.yaml starts one that takes the cluster over as it runs, then sshcluster apply h.yaml carries this out\n")).toBe(true);
+    expect(text.endsWith("worker(s) to restart.\nlive's controller is not running: sshcluster up h.yaml --detach starts one that takes the cluster over as it runs, then sshcluster apply h.yaml carries this out\n")).toBe(true);
     expect(text).not.toContain('running cluster');
   });
 
   it("says the scheduler's host stays when it stops being a worker host, and names it when it becomes one", () => {
-    const removed = planText('live', 'h.yaml', { recreate: [], hostsAdded: [], hostsRemoved: ['s'], counts: [{ host: 's', from: 1, to: 0 }], restart: [] }, { scheduler: 's' });
+    const removed = planText('live', 'h.yaml', { recreate: [], hostsAdded: [], hostsRemoved: ['s'], counts: [{ host: 's', from: 1, to: 0 }], restart: [], maxWorkers: [] }, { scheduler: 's' });
     expect(removed).toContain('  - host s (runs the scheduler): drain 1 worker(s) (retired through the scheduler, data moved); the host stays for the scheduler\n');
-    const added = planText('live', 'h.yaml', { recreate: [], hostsAdded: ['s'], hostsRemoved: [], counts: [{ host: 's', from: 0, to: 2 }], restart: [] }, { scheduler: 's' });
+    const added = planText('live', 'h.yaml', { recreate: [], hostsAdded: ['s'], hostsRemoved: [], counts: [{ host: 's', from: 0, to: 2 }], restart: [], maxWorkers: [] }, { scheduler: 's' });
     expect(added).toContain('  + host s (runs the scheduler): 2 worker(s)\n');
+  });
+
+  it('shows a changed max_workers as a change (room, no restart)', () => {
+    const text = planText('live', 'h.yaml', { recreate: [], hostsAdded: [], hostsRemoved: [], counts: [], restart: [], maxWorkers: [{ host: 'a', from: 1, to: 3 }] });
+    expect(text).toContain('live: h.yaml differs from the running cluster:\n  ~ host a: max_workers 1 → 3 (room for scale and adaptive; nothing restarts)\n');
+  });
+
+  it('says a removed host without workers is left, not drained of 0', () => {
+    const text = planText('live', 'h.yaml', { recreate: [], hostsAdded: [], hostsRemoved: ['gone'], counts: [], restart: [], maxWorkers: [] });
+    expect(text).toContain('  - host gone: no workers there; leave it\n');
   });
 });
