@@ -84,7 +84,10 @@ export async function runRestart(ctx: AppContext, o: { name?: string; hosts?: st
     const st = await client!.call('status');
     const matches = o.hosts === undefined ? () => true : hostsOption(o.hosts);
     const workers = st.workers.filter((w) => w.state !== 'stopped' && matches(w.host)).map((w) => w.name);
-    if (!workers.length) throw new UsageError(`restart: no worker${o.hosts ? ` on a host matching "${o.hosts}"` : ''} in ${name}`);
+    if (!workers.length) {
+      const hosts = [...new Set(st.workers.filter((w) => w.state !== 'stopped').map((w) => w.host))];
+      throw new UsageError(`restart: no worker${o.hosts ? ` on a host matching "${o.hosts}"` : ''} in ${name}`, hosts.length ? { hint: `its workers run on: ${hosts.join(', ')}` } : {});
+    }
     const maxUnavailable = await unavailableCount(client!, o.maxUnavailable);
     const r = await client!.call('roll', { workers, maxUnavailable, timeoutMs: o.timeoutMs }, { timeoutMs: 0 });
     if (r.kind === 'stopped') throw new ExpectedError(`${name}: the rolling restart stopped at ${r.failed}: ${r.reason}`, { hint: `${r.restarted.length} of ${workers.length} restarted` });

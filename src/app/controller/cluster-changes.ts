@@ -86,7 +86,9 @@ export class ClusterChanges {
       const { state } = this.d;
       // A name that matches no worker host is a typo (exit 2, as exec's --hosts), said with the names there are.
       const typos = (r: DrainResult): void => {
-        if (r.unknown.length === hosts.length) throw new UsageError(`${undrain ? 'undrain' : 'drain'}: no worker host named ${r.unknown.join(', ')} in this cluster`, { hint: `its worker hosts: ${state.spec.workerHosts.map((h) => h.name).join(', ')}` });
+        if (r.unknown.length !== hosts.length) return;
+        const scheduler = r.unknown.includes(state.spec.schedulerHost.name) ? ` (${state.spec.schedulerHost.name} runs the scheduler and no workers)` : '';
+        throw new UsageError(`${undrain ? 'undrain' : 'drain'}: no worker host named ${r.unknown.join(', ')} in this cluster${scheduler}`, { hint: `its worker hosts: ${state.spec.workerHosts.map((h) => h.name).join(', ')}` });
       };
       if (undrain) {
         const { back, ...r } = undrainHosts(state, hosts);
