@@ -2,13 +2,13 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { AppContext } from '../app/context.js';
 import type { Unavailable } from '../app/commands/change-commands.js';
-import { clusterName, seconds } from './options.js';
+import { clusterName, timeLimit } from './options.js';
 
 type Done = (code: number) => void;
 const changes = () => import('../app/commands/change-commands.js');
 
 const securityOption = () => new Option('--security <mode>', 'as given to up, when it overrode the host file').choices(['tls', 'none']);
-const timeoutOption = () => new Option('--timeout <duration>', 'how long each batch (and the whole change) may take to register').argParser(seconds).default(120, '120s');
+const timeoutOption = () => new Option('--timeout <duration>', 'how long each batch (and the whole change) may take to register').argParser(timeLimit).default(120, '120s');
 const unavailableOption = () => new Option('--max-unavailable <n>', 'workers restarted at once: a count or a percentage like 25%').argParser(unavailable).default({ count: 1 }, '1');
 
 function unavailable(value: string): Unavailable {

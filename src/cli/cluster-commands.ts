@@ -1,7 +1,7 @@
 // Commands that act on a running cluster: found by --name, or the only one running.
 import { Command, Option } from 'commander';
 import type { AppContext } from '../app/context.js';
-import { clusterName, seconds, wholeNumber } from './options.js';
+import { clusterName, timeLimit, wholeNumber } from './options.js';
 
 // Each command loads what it runs when it runs (`--help` loads none of it).
 const commands = () => import('../app/commands/cluster-commands.js');
@@ -28,7 +28,7 @@ export function scaleCommand(ctx: AppContext, done: Done): Command {
     .description('start or retire workers until N are running')
     .argument('<n>', 'number of workers', wholeNumber)
     .option('--name <name>', 'which cluster (default: the only one running)', clusterName)
-    .addOption(new Option('--timeout <duration>', 'how long to wait for the workers to be running').argParser(seconds).default(120, '120s'))
+    .addOption(new Option('--timeout <duration>', 'how long to wait for the workers to be running').argParser(timeLimit).default(120, '120s'))
     .action(async (n: number, o: { name?: string; timeout: number }) => done(await (await commands()).runScale(ctx, { name: o.name, n, timeoutMs: o.timeout * 1000 })));
 }
 

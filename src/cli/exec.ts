@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import type { AppContext } from '../app/context.js';
-import { positiveInt, seconds } from './options.js';
+import { positiveInt, timeLimit } from './options.js';
 
 export function execCommand(ctx: AppContext, done: (code: number) => void): Command {
   return new Command('exec')
@@ -10,7 +10,7 @@ export function execCommand(ctx: AppContext, done: (code: number) => void): Comm
     .argument('<command...>', 'the command, after --; run by the remote shell, words joined with spaces')
     .option('--hosts <pattern>', 'only hosts matching: comma list of names, globs (node0*) or ranges (node[01-04])')
     .option('--fanout <n>', 'SSH connections opened at once', positiveInt, 32)
-    .addOption(new Option('--timeout <duration>', 'per-host time limit for the command; its process group is then stopped').argParser(seconds).default(600, '10m'))
+    .addOption(new Option('--timeout <duration>', 'per-host time limit for the command; its process group is then stopped').argParser(timeLimit).default(600, '10m'))
     .option('--no-fold', 'print each line as it arrives, prefixed "host: ", instead of folding identical output')
     .option('--json', 'one JSON document: per host status, exit code and output', false)
     .action(async (file: string, command: string[], o: { hosts?: string; fanout: number; timeout: number; fold: boolean; json: boolean }) => {

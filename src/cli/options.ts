@@ -40,3 +40,10 @@ export function seconds(value: string): number {
   if (s * 1000 > MAX_DURATION_MS) throw new InvalidArgumentError(`${DURATION_TOO_LONG}, got "${value}"`);
   return s;
 }
+
+/** A time limit: a duration above 0 (0 would give up before starting). */
+export function timeLimit(value: string): number {
+  const s = seconds(value);
+  if (s <= 0) throw new InvalidArgumentError(`expected a time limit above 0, like 60s or 2m, got "${value}"`);
+  return s;
+}

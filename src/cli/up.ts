@@ -3,7 +3,7 @@ import type { AppContext } from '../app/context.js';
 import { UsageError } from '../errors.js';
 import type { ClusterEvent } from '../events/types.js';
 import type { ClusterSpec } from '../config/spec.js';
-import { clusterName, listenAddress, positiveInt, seconds, wholeNumber } from './options.js';
+import { clusterName, listenAddress, positiveInt, timeLimit, wholeNumber } from './options.js';
 
 interface UpFlags {
   fanout: number;
@@ -38,7 +38,7 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
     .option('--metrics <[host]:port>', 'serve GET /metrics (Prometheus text) from the controller; HOST defaults to 127.0.0.1', listenAddress)
     .option('--python <path>', 'local cluster only: the Python interpreter that has distributed')
     .addOption(new Option('--security <mode>', "tls or none, instead of the host file's security: (the local cluster is plain TCP unless --security tls)").choices(['tls', 'none']))
-    .addOption(new Option('--ready-timeout <duration>', 'how long to wait for the scheduler and workers to register').argParser(seconds).default(120, '120s'))
+    .addOption(new Option('--ready-timeout <duration>', 'how long to wait for the scheduler and workers to register').argParser(timeLimit).default(120, '120s'))
     .addOption(new Option('--controller-child').hideHelp().default(false))
     .action(async (file: string | undefined, o: UpFlags) => {
       if (o.detach && !o.controllerChild) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { positiveInt, seconds, wholeNumber } from '../../../src/cli/options.js';
+import { positiveInt, seconds, timeLimit, wholeNumber } from '../../../src/cli/options.js';
 
 describe('option parsers', () => {
   it('takes whole numbers from 0 and refuses the rest with what was given', () => {
@@ -24,5 +24,10 @@ describe('option parsers', () => {
     expect(seconds('2147483.647')).toBe(2147483.647);
     expect(() => seconds('3000000')).toThrow('expected at most 2147483647ms (24.8 days), the longest a timer can wait, got "3000000"');
     expect(() => seconds('35792m')).toThrow('got "35792m"');
+  });
+  it('takes a time limit above 0 only (--timeout, --ready-timeout)', () => {
+    expect(timeLimit('500ms')).toBe(0.5);
+    expect(() => timeLimit('0s')).toThrow('expected a time limit above 0, like 60s or 2m, got "0s"');
+    expect(() => timeLimit('0')).toThrow('got "0"');
   });
 });
