@@ -18,12 +18,8 @@ export function plainLine(e: ClusterEvent): string | undefined {
     case 'process-line':
       return `${e.host}/${e.name} │ ${e.line}`;
     case 'process-exit': {
-      if (e.expected) return `[${e.host}] ${e.name} stopped`;
-      // Neither a code nor a signal: the SSH channel closed without an exit status, so the
-      // connection went, and the process may still run there (it is stopped on reconnect).
-      if (e.code === null && e.signal === null) return `[${e.host}] ${e.name}: lost with the connection to its host (no exit status)`;
-      const how = e.signal ? `signal ${e.signal}` : `code ${e.code}`;
-      return `[${e.host}] ${e.name} exited unexpectedly (${how})`;
+      const how = exitText(e);
+      return `[${e.host}] ${e.name}${how.startsWith('lost') ? ': ' : ' '}${how}`;
     }
     case 'cluster-up':
       return [
@@ -74,4 +70,13 @@ export function leftoverLine(l: { host: string; pids: number[] }): string {
 /** "up (target 3, 1 now): start 2: target 3 > 1", one way for every view. */
 export function decisionText(e: Extract<ClusterEvent, { kind: 'adaptive-decision' }>): string {
   return `${e.decision} (target ${e.target}, ${e.current} now): ${e.reason}`;
+}
+
+/** How a process ended, as every view says it. */
+export function exitText(e: Extract<ClusterEvent, { kind: 'process-exit' }>): string {
+  if (e.expected) return 'stopped';
+  // Neither a code nor a signal: the SSH channel closed without an exit status, so the
+  // connection went, and the process may still run there (it is stopped on reconnect).
+  if (e.code === null && e.signal === null) return 'lost with the connection to its host (no exit status)';
+  return `exited unexpectedly (${e.signal ? `signal ${e.signal}` : `code ${e.code}`})`;
 }

@@ -3,7 +3,7 @@
 // (ours, and the nanny's own restarts of its worker process, which our process table
 // never sees), and the controller's warnings and decisions. Bounded.
 import type { ClusterEvent } from '../../events/types.js';
-import { decisionText } from '../../events/plain-sink.js';
+import { decisionText, exitText } from '../../events/plain-sink.js';
 import { parseWorkerLine } from '../../dask/log-lines.js';
 import type { ClusterStatusEvent } from '../../control/status-document.js';
 
@@ -42,8 +42,7 @@ export class EventLog {
         if (e.state === 'running' && this.down.delete(e.host)) return { level: 'info', subject: e.host, text: 'reconnected' };
         return undefined;
       case 'process-exit':
-        if (e.expected) return { level: 'info', subject: e.name, text: 'stopped' };
-        return { level: 'warning', subject: e.name, text: `exited unexpectedly (${e.signal ?? `code ${e.code}`})` };
+        return { level: e.expected ? 'info' : 'warning', subject: e.name, text: exitText(e) };
       case 'process-line': {
         if (e.name === 'scheduler') return undefined;
         // A death is counted when the nanny says it restarts the process: a stop of ours

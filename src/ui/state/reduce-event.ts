@@ -1,7 +1,7 @@
 // ClusterEvents and status snapshots → the view model. Pure apart from the log ring,
 // which is appended in place (copying 5,000 lines per event would not keep up).
 import type { ClusterEvent } from '../../events/types.js';
-import { decisionText } from '../../events/plain-sink.js';
+import { decisionText, exitText } from '../../events/plain-sink.js';
 import type { HostView, StepState, ViewModel } from './model.js';
 import type { StatusJson } from '../../control/status-document.js';
 
@@ -18,8 +18,7 @@ export function reduceEvent(m: ViewModel, e: ClusterEvent, now: number): ViewMod
     case 'process-started':
       return log(m, e.host, e.name, `started (pid ${e.pid})`);
     case 'process-exit': {
-      const how = e.expected ? 'stopped' : `exited unexpectedly (${e.signal ? `signal ${e.signal}` : `code ${e.code}`})`;
-      return log(m, e.host, e.name, how, e.expected ? 'info' : 'error');
+      return log(m, e.host, e.name, exitText(e), e.expected ? 'info' : 'error');
     }
     case 'cluster-up': {
       const hosts = m.hosts.map((h) => (h.roles.includes('scheduler') && h.step !== 'registered' ? { ...h, step: 'registered' as const, stepSince: now } : h));

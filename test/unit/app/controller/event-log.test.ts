@@ -24,19 +24,21 @@ describe('EventLog', () => {
     expect(log.recent()[0]!.time).toBe('2026-11-24T12:00:00.000Z');
   });
 
-  it('says a host lost and back, an unexpected exit and notices; not start-up chatter', () => {
+  it('says a host lost and back, an unexpected exit, a process lost with its connection and notices; not start-up chatter', () => {
     const log = new EventLog(() => 0);
     log.take({ kind: 'host-state', host: 'n1', state: 'connecting' });
     log.take({ kind: 'host-state', host: 'n1', state: 'running' });
     log.take({ kind: 'host-state', host: 'n1', state: 'unreachable', reason: 'connection reset' });
     log.take({ kind: 'host-state', host: 'n1', state: 'running' });
     log.take({ kind: 'process-exit', host: 'n1', name: 'n1-0', code: null, signal: 'SIGKILL', expected: false });
+    log.take({ kind: 'process-exit', host: 'n1', name: 'n1-1', code: null, signal: null, expected: false });
     log.take({ kind: 'notice', level: 'warning', message: 'n1-0 on n1 exited; restart 1 in 1s' });
     log.take({ kind: 'adaptive-decision', decision: 'up', target: 3, current: 1, reason: 'start 2: target 3 > 1' });
     expect(log.recent().map((e) => [e.level, `${e.subject}: ${e.text}`])).toEqual([
       ['error', 'n1: unreachable: connection reset'],
       ['info', 'n1: reconnected'],
-      ['warning', 'n1-0: exited unexpectedly (SIGKILL)'],
+      ['warning', 'n1-0: exited unexpectedly (signal SIGKILL)'],
+      ['warning', 'n1-1: lost with the connection to its host (no exit status)'],
       ['warning', 'sshcluster: n1-0 on n1 exited; restart 1 in 1s'],
       ['info', 'adaptive: up (target 3, 1 now): start 2: target 3 > 1'],
     ]);
