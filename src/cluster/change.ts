@@ -15,6 +15,7 @@ export function applySpec(s: ClusterState, next: ClusterSpec, diff: SpecDiff): v
   const had = (host: string) => s.runners.has(host) || s.all().some((t) => t.desired.host === host);
   for (const h of s.spec.workerHosts.filter((x) => had(x.name))) s.formerHosts = withFormer(s.formerHosts, h, clusterHosts(next).find((n) => n.name === h.name));
   s.spec = next;
+  for (const host of diff.hostsAdded) if (!s.runners.has(host)) s.unreached.add(host);
   s.drainShort = 0; // the file's counts are the size from here on
   for (const host of diff.hostsRemoved) s.drained.delete(host);
   for (const c of diff.counts) {

@@ -56,6 +56,11 @@ export class ClusterState {
    * be left under them (former-hosts.ts; kept in the state file).
    */
   formerHosts: HostSpec[] = [];
+  /**
+   * Hosts this cluster has never connected to (under any controller): nothing of it can
+   * be there, so `down` from the state file need not reach them. Kept in the state file.
+   */
+  readonly unreached = new Set<string>();
 
   constructor(
     /** Desired: the hosts and how to launch on them; `apply` replaces it. */

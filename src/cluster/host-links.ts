@@ -46,6 +46,7 @@ export class HostLinks {
       if (reconnect) await this.stopStale(runner);
       const kept = runner;
       state.runners.set(host, kept);
+      state.unreached.delete(host);
       state.health.markUp(host, clock.now());
       state.failedHosts.delete(host);
       kept.onClose((err) => this.dropped(host, kept, err));

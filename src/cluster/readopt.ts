@@ -34,6 +34,8 @@ export interface PreviousCluster {
   drainShort?: number;
   /** When the cluster first started (ISO 8601): its uptime goes on from there once adopted. */
   startedAt?: string;
+  /** Hosts no controller of the cluster ever connected to (ClusterState.unreached). */
+  unreached?: string[];
 }
 
 export interface ReadoptDeps {

@@ -40,6 +40,8 @@ export interface ClusterState {
   drainShort?: number;
   /** When the cluster first started: a re-adopting controller keeps it (its uptime). Absent in older files. */
   startedAt?: string;
+  /** Hosts no controller of the cluster ever connected to: nothing of it is there. Absent: none (or an older file). */
+  unreached?: string[];
   updatedAt: string;
 }
 
@@ -90,6 +92,7 @@ const stateShape = object({
   formerHosts: optional(arrayOf(host)),
   drainShort: optional(wholeNumber),
   startedAt: optional(str),
+  unreached: optional(arrayOf(str)),
   updatedAt: str,
 });
 

@@ -276,6 +276,23 @@ describe('changing a running cluster', () => {
     expect(runCli(['plan', b]).code).toBe(0);
   });
 
+  it('down after the controller died leaves out a host no controller ever reached (a typo in the file), and still checks the others', async () => {
+    const nowhere = s0.ip.replace(/\.\d+$/, '.99'); // on the bridge's subnet, no one there
+    const f = hostFile('unreached.yaml', [h1.ip, nowhere]);
+    const up = runCli(['up', f, '--detach'], {}, 120_000);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    expect(up.stdout + up.stderr).toContain(`failed hosts: ${nowhere}`);
+    const { pid } = stateFile().controller;
+    process.kill(pid, 'SIGKILL');
+    await until('the controller to be gone', () => (/^\d+ \(.*\) [^Z]/.test(readOr(`/proc/${pid}/stat`)) ? undefined : true));
+    const down = runCli(['down', '--name', NAME], {}, 120_000);
+    expect(down.code, down.stdout + down.stderr).toBe(0);
+    expect(down.stdout).toContain(`  ${nowhere}: never reached by this cluster, so nothing of it is there`);
+    expect(down.stdout).toMatch(new RegExp(`  ${h1.ip.replace(/\./g, '\\.')}: stopped \\d+ process\\(es\\) of the cluster; clean`));
+    expect(daskProcessesIn(h1)).toEqual([]);
+    expect(fs.existsSync(path.join(STATE_HOME, 'sshcluster', NAME, 'state.json'))).toBe(false);
+  });
+
   it('a re-adopting up retires and clears a host an apply removed and had not left when its controller died', async () => {
     const a = hostFile('former-a.yaml', [h1.ip, h2.ip]);
     expect(runCli(['up', a, '--detach'], {}, 120_000).code).toBe(0);

@@ -64,13 +64,17 @@ async function downFromState(ctx: AppContext, state: ClusterState, progress: Out
   const former = state.formerHosts ?? [];
   const forced: string[] = [];
   const leftover: { host: string; pids: number[] }[] = [];
+  const unreached = new Set(state.unreached ?? []);
   await Promise.all(
     hostsToClear(state.spec, former).map(async (h) => {
       let shell: ShellPort;
       try {
         shell = await open(h);
       } catch (err) {
-        ctx.stderr.write(`  ${h.name}: cannot connect to check it: ${safeLine(err instanceof ExpectedError ? err.message : String(err))}\n`);
+        const why = safeLine(err instanceof ExpectedError ? err.message : String(err));
+        // Never reached by any of its controllers: nothing of the cluster can be there.
+        if (unreached.has(h.name)) return progress.write(`  ${h.name}: never reached by this cluster, so nothing of it is there (cannot connect now: ${why})\n`);
+        ctx.stderr.write(`  ${h.name}: cannot connect to check it: ${why}\n`);
         leftover.push({ host: h.name, pids: [] });
         return;
       }

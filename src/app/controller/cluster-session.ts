@@ -5,7 +5,7 @@
 // Over 200 lines because it is the composition root of a running cluster (start-up
 // order, adaptive, teardown); every piece it wires lives in its own file.
 import { setMaxListeners } from 'node:events';
-import type { ClusterSpec, HostSpec } from '../../config/spec.js';
+import { clusterHosts, type ClusterSpec, type HostSpec } from '../../config/spec.js';
 import type { AdaptiveSpec } from '../../config/spec.js';
 import { ClusterState } from '../../cluster/cluster-state.js';
 import { SCHEDULER_NAME } from '../../cluster/plan.js';
@@ -95,6 +95,8 @@ export class ClusterSession {
     for (const h of o.drained ?? []) this.state.drained.add(h);
     this.state.formerHosts = [...(o.previous?.formerHosts ?? [])];
     this.state.drainShort = o.previous?.drainShort ?? 0;
+    // A cluster taken over keeps the hosts no controller has reached yet; a new one starts with all.
+    for (const h of o.previous ? (o.previous.unreached ?? []) : clusterHosts(o.spec).map((x) => x.name)) this.state.unreached.add(h);
     this.events = new EventLog(() => this.clock.now());
     o.bus.on((e) => this.events.take(e));
     o.signal?.addEventListener('abort', () => this.life.abort(), { once: true });

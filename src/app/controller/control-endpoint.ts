@@ -123,6 +123,7 @@ export class ControlEndpoint {
       ...(s.state.formerHosts.length ? { formerHosts: s.state.formerHosts } : {}),
       ...(s.state.drainShort ? { drainShort: s.state.drainShort } : {}),
       startedAt: new Date(s.startedAt).toISOString(),
+      ...(s.state.unreached.size ? { unreached: [...s.state.unreached] } : {}),
       updatedAt: new Date().toISOString(),
     };
   }

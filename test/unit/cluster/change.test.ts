@@ -101,6 +101,19 @@ describe('applySpec', () => {
     expect(diff.restart).toEqual([{ host: 'a', workers: ['a-0'], why: ['worker_options.nthreads 2 → 8'] }]);
   });
 
+  it('counts an added host unreached until it connects (down from the state file need not reach it before)', async () => {
+    const h = harness({ workers: ['a'] });
+    await startUp(h);
+    const old = h.state.spec;
+    const next = { ...old, workerHosts: [...old.workerHosts, testHost('b', 1), testHost('c', 1)] };
+    h.refuse.set('c', 'connection refused');
+    applySpec(h.state, next, diffSpecs(old, next, h.state.desiredWorkers, false));
+    expect([...h.state.unreached]).toEqual(['b', 'c']);
+    await h.reconciler.links.connect('b');
+    await h.reconciler.links.connect('c');
+    expect([...h.state.unreached]).toEqual(['c']);
+  });
+
   it('remembers nothing of a removed host that never connected: nothing of ours is there', () => {
     const h = harness({ workers: ['a', 'b'] }); // not started: no runner, no process
     const old = h.state.spec;

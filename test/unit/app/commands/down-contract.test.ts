@@ -7,6 +7,8 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runDown } from '../../../../src/app/commands/down.js';
 import { localClusterSpec } from '../../../../src/config/local.js';
+import type { ClusterSpec } from '../../../../src/config/spec.js';
+import { testHost } from '../../config/spec-fixture.js';
 import { clusterPaths, ensureClusterDir, stateRoot } from '../../../../src/control/paths.js';
 import { writeState } from '../../../../src/control/state-file.js';
 import { testContext, type TestContext } from '../context-fixture.js';
@@ -65,5 +67,24 @@ describe('sshcluster down', () => {
     } finally {
       left.kill('SIGKILL');
     }
+  });
+
+  it("from the state file, a host no controller ever reached does not keep the cluster from going (nothing of it can be there); one reached before does", async () => {
+    // Port 1 on loopback refuses at once: a host that does not answer.
+    const nowhere = (name: string) => ({ ...testHost(name), connect: { ...testHost(name).connect, hostname: '127.0.0.1', port: 1, connectTimeoutMs: 2_000 } });
+    const spec: ClusterSpec = { name: 'far', local: false, schedulerHost: nowhere('s'), schedulerOptions: { port: 8786, dashboardAddress: ':8787' }, workerHosts: [nowhere('typo')] };
+    const p = clusterPaths(stateRoot(ctx.env, ctx.homedir), 'far');
+    await ensureClusterDir(p);
+    const state = (unreached: string[]) => writeState(p.stateFile, {
+      version: 1, name: 'far', clusterId: 'far-' + path.basename(ctx.stateHome), spec, controller: null,
+      schedulerAddress: 'tcp://127.0.0.1:8786', dashboardUrl: '', processes: [], desiredWorkers: 0, updatedAt: '', unreached,
+    });
+    await state(['typo']);
+    expect(await runDown(ctx, { name: 'far', json: false })).toBe(1); // s was reached once: not checked
+    expect(ctx.out()).toContain('  typo: never reached by this cluster, so nothing of it is there (cannot connect now: ');
+    expect(ctx.err()).toContain('  s: cannot connect to check it: ');
+    await state(['s', 'typo']);
+    expect(await runDown(ctx, { name: 'far', json: false })).toBe(0);
+    expect(fs.existsSync(p.stateFile)).toBe(false);
   });
 });
