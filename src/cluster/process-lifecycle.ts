@@ -55,7 +55,7 @@ export class ProcessLifecycle {
     if (!runner || !spec) return false;
     try {
       // Known already: status shows it before the keeper's PID line comes back.
-      const t = this.track(p, await runner.adopt(spec, pid));
+      const t = this.track(p, await runner.adopt(spec, pid), true);
       t.pid = pid;
       t.proc.onLine((stream, line) => this.refused(p, stream === 'stderr' ? this.d.adoptRefusal?.(line) : undefined));
       return true;
@@ -72,7 +72,7 @@ export class ProcessLifecycle {
     this.d.emit({ kind: 'notice', level: 'warning', message: `${p.host}: ${p.name}: ${why}` });
   }
 
-  private track(p: DesiredProcess, proc: RunningProcess): TrackedProcess {
+  private track(p: DesiredProcess, proc: RunningProcess, adopted = false): TrackedProcess {
     const { state, emit, clock } = this.d;
     const t: TrackedProcess = { desired: p, proc, tail: [], stopping: false };
     state.processes.set(p.name, t);
@@ -87,7 +87,7 @@ export class ProcessLifecycle {
     proc.pid.then(
       (pid) => {
         t.pid = pid;
-        emit({ kind: 'process-started', host: p.host, name: p.name, pid });
+        emit({ kind: 'process-started', host: p.host, name: p.name, pid, ...(adopted ? { adopted: true as const } : {}) });
       },
       () => {},
     );

@@ -14,7 +14,7 @@ export function plainLine(e: ClusterEvent): string | undefined {
       return `[${e.host}] ${e.state}${reason}${detail}`;
     }
     case 'process-started':
-      return `[${e.host}] ${e.name} started (pid ${e.pid})`;
+      return `[${e.host}] ${e.name} ${e.adopted ? 'adopted' : 'started'} (pid ${e.pid})`;
     case 'process-line':
       return `${e.host}/${e.name} │ ${e.line}`;
     case 'process-exit': {

@@ -5,7 +5,8 @@ export type HostState = 'connecting' | 'starting' | 'running' | 'failed' | 'unre
 
 export type ClusterEvent =
   | { kind: 'host-state'; host: string; state: HostState; reason?: string; detail?: string[] }
-  | { kind: 'process-started'; host: string; name: string; pid: number }
+  /** `adopted`: a process a previous controller started, taken over (re-adoption). */
+  | { kind: 'process-started'; host: string; name: string; pid: number; adopted?: true }
   | { kind: 'process-line'; host: string; name: string; stream: 'stdout' | 'stderr'; line: string }
   | { kind: 'process-exit'; host: string; name: string; code: number | null; signal: string | null; expected: boolean }
   | {

@@ -16,7 +16,7 @@ export function reduceEvent(m: ViewModel, e: ClusterEvent, now: number): ViewMod
       m.logs.push(e.host, e.name, e.line);
       return { ...m, logVersion: m.logVersion + 1 };
     case 'process-started':
-      return log(m, e.host, e.name, `started (pid ${e.pid})`);
+      return log(m, e.host, e.name, `${e.adopted ? 'adopted' : 'started'} (pid ${e.pid})`);
     case 'process-exit': {
       return log(m, e.host, e.name, exitText(e), e.expected ? 'info' : 'error');
     }

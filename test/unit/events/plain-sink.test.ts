@@ -43,4 +43,8 @@ describe('leftover lines', () => {
     expect(leftoverLine({ host: 'n1', pids: [7] })).toBe('  STILL RUNNING on n1: pids 7');
     expect(leftoverLine({ host: 'n2', pids: [] })).toContain('NOT CHECKED: n2 (not connected');
   });
+  it('says a process taken over from a previous controller was adopted, not started', () => {
+    expect(plainLine({ kind: 'process-started', host: 'n1', name: 'scheduler', pid: 42, adopted: true })).toBe('[n1] scheduler adopted (pid 42)');
+    expect(plainLine({ kind: 'process-started', host: 'n1', name: 'n1-0', pid: 43 })).toBe('[n1] n1-0 started (pid 43)');
+  });
 });
