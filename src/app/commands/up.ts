@@ -83,7 +83,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   if (opts.report) bus.on((e) => (e.kind === 'cluster-up' ? (upEvent = e) : opts.report!(e)));
   if (spec.local) {
     const { adaptive } = spec;
-    const workers = adaptive ? `adaptive, ${adaptive.minimum} to ${Number.isFinite(adaptive.maximum) ? adaptive.maximum : 'any number of'}` : (spec.workerHosts[0]?.workerOptions.nworkers ?? 0);
+    const workers = adaptive ? `adaptive, ${adaptive.minimum} to ${Number.isFinite(adaptive.maximum) ? adaptive.maximum : 'any number of'}` : (previous?.desiredWorkers ?? spec.workerHosts[0]?.workerOptions.nworkers ?? 0); // re-adopted: the size it was kept at
     bus.emit({ kind: 'notice', level: 'info', message: `Local cluster on this machine (${workers} workers, python ${spec.schedulerHost.remotePython})` });
   }
   // Bound before anything is written: a taken port fails `up` with nothing started.
