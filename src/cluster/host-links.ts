@@ -54,9 +54,7 @@ export class HostLinks {
       emit({ kind: 'host-state', host, state: reconnect ? 'running' : 'starting' });
     } catch (err) {
       runner?.close(); // a connection that failed its clean-up step is not kept
-      // SSH errors already start with the host's name; the event carries it too.
-      const text = errorText(err);
-      const reason = text.startsWith(`${host}: `) ? text.slice(host.length + 2) : text;
+      const reason = withoutHost(host, errorText(err));
       state.health.markDown(host, clock.now(), reason);
       if (reconnect) emit({ kind: 'host-state', host, state: 'unreachable', reason });
       else this.failHost(host, reason);
@@ -68,7 +66,7 @@ export class HostLinks {
     // No error: close() was called, by us (teardown closes each runner as it is done).
     if (!err || this.closing || state.runners.get(host) !== runner) return;
     state.runners.delete(host);
-    const reason = errorText(err);
+    const reason = withoutHost(host, errorText(err));
     const retryAt = state.health.markDown(host, clock.now(), reason);
     this.d.emit({ kind: 'host-state', host, state: 'unreachable', reason });
     this.d.wakeAt(retryAt);
@@ -120,4 +118,9 @@ export class HostLinks {
     for (const r of this.d.state.runners.values()) r.close();
     this.d.state.runners.clear();
   }
+}
+
+/** SSH errors start with the host's name; the event and the status carry it already. */
+function withoutHost(host: string, text: string): string {
+  return text.startsWith(`${host}: `) ? text.slice(host.length + 2) : text;
 }

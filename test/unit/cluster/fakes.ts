@@ -135,9 +135,9 @@ export class FakeHost implements HostRunner {
     this.closed = true;
   }
   /** The connection drops: every channel ends, the remote processes live on. */
-  drop(): void {
+  drop(message = 'connection reset'): void {
     for (const p of this.started) p.exit(null);
-    this.onDrop?.(new Error('connection reset'));
+    this.onDrop?.(new Error(message));
   }
   /** Processes of ours that still run here, by name. */
   running(name?: string): FakeProcess[] {

@@ -153,6 +153,14 @@ describe('reconciler: start-up', () => {
 });
 
 describe('reconciler: a host dropping and coming back', () => {
+  it("says why a host dropped without its name twice (SSH errors start with it; the event and status name the host)", async () => {
+    const h = harness({ workers: ['a'] });
+    await startUp(h);
+    h.host('a').drop('a: a:22 stopped answering (keepalive)');
+    await flush();
+    expect(h.events).toContainEqual({ kind: 'host-state', host: 'a', state: 'unreachable', reason: 'a:22 stopped answering (keepalive)' });
+  });
+
   it('marks it unreachable, reconnects after the back-off, stops what the old session left, and starts its worker again', async () => {
     const h = harness({ workers: ['a', 'b'] });
     await startUp(h);
