@@ -21,7 +21,9 @@ export interface ExecHostOptions {
 
 export async function execOnHost(h: HostSpec, shell: ShellPort, o: ExecHostOptions): Promise<HostResult> {
   // `$$` is the session leader sshd made for this command: its PID is its process group.
-  const handle = await startRemote(shell, hostScript(h, `echo $$\n${o.command}`));
+  // Said first, before the host's setup, which may print too.
+  const inv = hostScript(h, o.command);
+  const handle = await startRemote(shell, { ...inv, command: `echo $$\n${inv.command}` });
   handle.closeStdin();
   const out = new OutputTail(MAX_OUTPUT_BYTES, o.onLine);
   let pid: number | undefined;
