@@ -42,11 +42,22 @@ export class AdaptiveLoop {
   /** Unmet demand by kind, as last said (said again only when it changes). */
   private unmet: ReadonlyMap<string, Unmet> = new Map();
   private blindSaid = false;
+  /**
+   * A worker's memory limit once known (bytes; a memory_limit of auto or a fraction is
+   * known when workers register). Kept when they are gone, or memory bounds would be
+   * skipped at 0 workers and met again at the first registration: a start/retire loop.
+   */
+  private workerMemory = 0;
 
   constructor(
     private readonly p: AdaptivePort,
     readonly spec: AdaptiveSpec,
   ) {}
+
+  private newWorker(size: { nthreads: number; memoryBytes: number }): { nthreads: number; memoryBytes: number } {
+    this.workerMemory = Math.max(this.workerMemory, size.memoryBytes);
+    return { ...size, memoryBytes: this.workerMemory };
+  }
 
   start(): void {
     this.loop = new AbortController();
@@ -89,7 +100,7 @@ export class AdaptiveLoop {
       daskVersion,
       workers: adaptiveWorkers(plan, identity.workers),
       schedulerRecommends: closeOrder(plan, identity.workers),
-      newWorker: newWorkerSize(state.spec.workerHosts[0]?.workerOptions, identity.workers),
+      newWorker: this.newWorker(newWorkerSize(state.spec.workerHosts[0]?.workerOptions, identity.workers)),
     };
     const r = step(this.state, input, this.spec);
     const placed = demand ? this.place(r.decision, demand.groups) : undefined;

@@ -177,9 +177,11 @@ export class FakeScheduler implements SchedulerPort {
   async demand() {
     return this.pending ? { groups: this.pending } : undefined;
   }
+  /** Each worker's memory limit as the scheduler reports it (bytes; 0: none). */
+  memoryLimit = 0;
   async identityOrWorkers() {
     return {
-      workers: [...this.registered].map((name) => ({ name, address: `tcp://${name}:1`, nthreads: 2, memoryLimit: 0, metrics: this.metrics.get(name) })),
+      workers: [...this.registered].map((name) => ({ name, address: `tcp://${name}:1`, nthreads: 2, memoryLimit: this.memoryLimit, metrics: this.metrics.get(name) })),
     };
   }
 }

@@ -54,6 +54,19 @@ describe('adaptive loop', () => {
     loop.stop();
   });
 
+  it("keeps a worker's memory limit once known (memory_limit auto): at 0 workers a maximum_memory below it still means 0, no start/retire loop", async () => {
+    const h = harness({ workers: ['a'], nworkers: 4, initialWorkers: 1 });
+    await startUp(h);
+    h.scheduler.target = 4;
+    const { loop } = loopOver(h, { maximumMemory: 2 ** 30 });
+    h.scheduler.memoryLimit = 4 * 2 ** 30; // what the registered worker reports
+    expect((await loop.stepOnce(true)).reason).toContain('maximum_memory');
+    h.scheduler.registered.clear(); // all gone: no worker reports a limit now
+    const next = await loop.stepOnce(true);
+    expect(next.target).toBe(0);
+    expect(next.reason).toContain('maximum_memory');
+  });
+
   it('applies nothing from a step that was in flight when adaptive stopped', async () => {
     const h = harness({ workers: ['a'], nworkers: 4, initialWorkers: 1 });
     await startUp(h);
