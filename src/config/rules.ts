@@ -6,6 +6,7 @@ import type { Layout, PlacedHost } from './layout.js';
 import type { RawHostFile } from './schema.js';
 import type { AdaptiveGroupSpec } from './spec.js';
 import { configError } from './read/yaml-cursor.js';
+import { newWorkerSize } from '../adaptive/inputs.js';
 
 export function checkRules(raw: RawHostFile, layout: Layout): void {
   checkDuplicates(layout.workers);
@@ -62,6 +63,13 @@ function checkAdaptiveCapacity(raw: RawHostFile, workers: PlacedHost[]): void {
   const nthreads = first ? (first.entry.worker_options.nthreads ?? raw.worker_options.nthreads ?? DEFAULT_WORKER_OPTIONS.nthreads) : 0;
   if (a?.maximum_cores !== undefined && a.maximumCoresWhere && a.maximum_cores < nthreads) {
     throw configError(a.maximumCoresWhere, `expected at least ${nthreads}, one worker's nthreads: a smaller maximum_cores never keeps a worker`,
+      'for no workers at all, use maximum: 0');
+  }
+  // A memory_limit given as a size is known now (auto and fractions only once workers register).
+  const limit = first ? (first.entry.worker_options.memory_limit ?? raw.worker_options.memory_limit) : undefined;
+  const memory = limit === undefined ? 0 : newWorkerSize({ nthreads, memoryLimit: limit }).memoryBytes;
+  if (a?.maximum_memory !== undefined && a.maximumMemoryWhere && memory > 0 && a.maximum_memory < memory) {
+    throw configError(a.maximumMemoryWhere, `expected at least ${memory} bytes, one worker's memory_limit (${limit}): a smaller maximum_memory never keeps a worker`,
       'for no workers at all, use maximum: 0');
   }
 }

@@ -110,6 +110,7 @@ export interface RawAdaptive {
   groups?: RawAdaptiveGroup[];
   minimumWhere?: Where;
   maximumCoresWhere?: Where;
+  maximumMemoryWhere?: Where;
 }
 
 /** adaptive.groups.<name> as written; `patterns` are matched once the layout is known. */

@@ -104,6 +104,7 @@ function readAdaptive(c: Cursor): RawAdaptive {
     maximumCoresWhere: f.get('maximum_cores')?.present ? f.get('maximum_cores')!.where() : undefined,
     minimum_memory: opt(f, 'minimum_memory', bytes),
     maximum_memory: opt(f, 'maximum_memory', bytes),
+    maximumMemoryWhere: f.get('maximum_memory')?.present ? f.get('maximum_memory')!.where() : undefined,
     groups: opt(f, 'groups', readAdaptiveGroups),
   });
   if (out.minimum !== undefined) out.minimumWhere = f.get('minimum')?.where();

@@ -54,6 +54,12 @@ describe('host file adaptive: section', () => {
     expect(err.message).toBe("hosts.yaml:3:39 adaptive.maximum_cores: expected at least 4, one worker's nthreads: a smaller maximum_cores never keeps a worker");
     expect(parseHostFile('hosts: [a, b]\nadaptive: {maximum_cores: 2}\n', 'hosts.yaml', makeCtx()).adaptive?.maximumCores).toBe(2);
   });
+  it("refuses maximum_memory below one worker's memory_limit when that is a size (auto is known only once workers register)", () => {
+    const err = fail('hosts: [a, b]\nworker_options: {memory_limit: 4GiB}\nadaptive: {maximum: 3, maximum_memory: 1GiB}\n');
+    expect(err.message).toBe("hosts.yaml:3:40 adaptive.maximum_memory: expected at least 4294967296 bytes, one worker's memory_limit (4GiB): a smaller maximum_memory never keeps a worker");
+    expect(parseHostFile('hosts: [a, b]\nadaptive: {maximum_memory: 1GiB}\n', 'hosts.yaml', makeCtx()).adaptive?.maximumMemory).toBe(2 ** 30);
+    expect(parseHostFile('hosts: [a, b]\nworker_options: {memory_limit: 1GiB}\nadaptive: {maximum_memory: 1GiB}\n', 'hosts.yaml', makeCtx()).adaptive?.maximumMemory).toBe(2 ** 30);
+  });
 });
 
 /** A ClusterSession whose reconciler is a fake: adapt and scale run the real session code. */
