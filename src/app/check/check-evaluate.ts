@@ -91,6 +91,10 @@ type Add = (severity: Problem['severity'], message: string, hint: string) => voi
 function pythonProblems(o: HostObservation, p: ProbeResult, sched: ProbeResult | undefined, add: Add, file: string): void {
   const auto = o.remotePython === AUTO_PYTHON;
   const candidates = PYTHON_CANDIDATES.join(', ');
+  if (p.setupFailed !== undefined) {
+    add('error', `the host's setup lines failed (${p.setupFailed}); nothing after them ran`, `fix its setup: in the host file (\`sshcluster exec ${file} -- true\` shows what they print)`);
+    return;
+  }
   if (!p.pythonPath) {
     if (auto) add('error', `python not found: none of ${candidates} is on that host`, "install Python 3 with distributed (apt-get install python3-distributed), or set remote_python to the interpreter's full path");
     else add('error', `python not found: remote_python "${o.remotePython}"`, `set remote_python to the interpreter's full path on that host (\`sshcluster exec ${file} -- command -v python3\`)`);

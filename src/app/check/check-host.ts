@@ -32,6 +32,11 @@ export async function probeHost(h: HostSpec, shell: ShellPort, target: Promise<s
     return { error: `no answer within ${timeoutMs / 1000}s` };
   }
   const probe = parseProbe(stdout, stderr);
+  if (!probe.ready) {
+    const [exit] = finished;
+    const last = stderr.trim().split('\n').slice(-1)[0] ?? '';
+    probe.setupFailed = `exit ${exit.code ?? exit.signal ?? '?'}${last ? `: ${last}` : ''}`;
+  }
   // Against the arrival time: the date is printed first, so only the one-way delay
   // separates the two (the channel's set-up before it does not count).
   const clockOffsetS = probe.remoteTime !== undefined && arrived !== undefined ? probe.remoteTime - arrived / 1000 : undefined;

@@ -11,6 +11,8 @@ import { hostScript } from '../remote/remote-script.js';
 export function probeScript(h: HostSpec): RemoteInvocation {
   const probe = remoteProgram('check-probe');
   const body = [
+    // The body runs after the host's setup: without this line, the setup failed.
+    'echo "@sshc ready"',
     `echo "@sshc cores $(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null)"`,
     `echo "@sshc memkb $(awk '/^MemTotal:/ {print $2}' /proc/meminfo 2>/dev/null)"`,
     `if command -v nvidia-smi >/dev/null 2>&1; then nvidia-smi -L 2>/dev/null | sed 's/^/@sshc gpu /'; fi`,
@@ -65,6 +67,10 @@ export interface ProbeResult {
   sslError?: string;
   /** python was found but the probe did not finish. */
   pythonFailed?: string;
+  /** The host's setup lines ran (the body's first line came). */
+  ready?: boolean;
+  /** The setup failed (the body never ran): its exit and last error line. */
+  setupFailed?: string;
   reach?: { ok: boolean; error?: string };
 }
 
@@ -77,6 +83,7 @@ export function parseProbe(stdout: string, stderr: string): ProbeResult {
     if (!m) continue;
     const [, key, value = ''] = m;
     if (key === 'date') r.remoteTime = parseDate(value);
+    else if (key === 'ready') r.ready = true;
     else if (key === 'cores') r.cores = positive(value);
     else if (key === 'memkb') r.memoryBytes = mul(positive(value), 1024);
     else if (key === 'gpu' && value) r.gpus.push(value);

@@ -37,6 +37,13 @@ const worker = (host: string, over: Partial<HostObservation> = {}): HostObservat
 });
 
 describe('evaluateCheck', () => {
+  it("blames a failing setup line, not python, when the probe's body never ran", () => {
+    const failed = worker('n1', { probe: { gpus: [], setupFailed: 'exit 7: conda: command not found' } });
+    const r = evaluateCheck([sched(), failed]);
+    expect(r.problems.filter((p) => p.host === 'n1').map((p) => p.message)).toContain("the host's setup lines failed (exit 7: conda: command not found); nothing after them ran");
+    expect(r.problems.map((p) => p.message).join('\n')).not.toContain('python not found');
+  });
+
   it('finds nothing wrong with good hosts: launchable', () => {
     const r = evaluateCheck([sched(), worker('n1'), worker('n2')]);
     expect(r.problems).toEqual([]);

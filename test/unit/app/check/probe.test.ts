@@ -61,6 +61,10 @@ describe('parseProbe', () => {
     const broken = parseProbe('@sshc python /usr/bin/python3\n@sshc pyexit 139\n', 'Segmentation fault\n');
     expect(broken.pythonFailed).toBe('exit 139: Segmentation fault');
   });
+  it('sees the line the body prints first, after the setup', () => {
+    expect(parseProbe('@sshc date 1700000000.5\n@sshc ready\n', '').ready).toBe(true);
+    expect(parseProbe('@sshc date 1700000000.5\n', '').ready).toBeUndefined();
+  });
   it('accepts a date without nanoseconds (busybox)', () => {
     expect(parseProbe('@sshc date 1700000000.N\n', '').remoteTime).toBe(1700000000);
   });
