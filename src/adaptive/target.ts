@@ -18,6 +18,14 @@ export interface TargetContext {
   defaultNthreads: number;
 }
 
+/**
+ * First distributed release whose adaptive_target counts unrunnable tasks (their expected
+ * durations, as queued ones): dask/distributed#8037 ("Use queued tasks in adaptive
+ * target", merged 2023-07-27), also in 2023.8.0. Before it an unrunnable task counts only
+ * through "something unrunnable and no workers: at least 1".
+ */
+export const UNRUNNABLE_COUNTED_SINCE = [2023, 8, 0] as const;
+
 /** [year, month, patch] of a distributed version, or undefined when it is not one. */
 export function parseDaskVersion(version: string): [number, number, number] | undefined {
   const m = /^\s*v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(version);
@@ -32,10 +40,23 @@ export function parseDaskVersion(version: string): [number, number, number] | un
  * correction would starve the cluster.
  */
 export function countsThreads(daskVersion: string): boolean {
+  return before(daskVersion, NTHREADS_AWARE_SINCE) === true;
+}
+
+/**
+ * Whether this scheduler's adaptive_target adds the expected time of unrunnable tasks.
+ * An unparseable version is taken as a current one: it does.
+ */
+export function countsUnrunnable(daskVersion: string): boolean {
+  return before(daskVersion, UNRUNNABLE_COUNTED_SINCE) !== true;
+}
+
+/** Whether the version is older than `since`; undefined when it is not a version. */
+function before(daskVersion: string, since: readonly [number, number, number]): boolean | undefined {
   const v = parseDaskVersion(daskVersion);
-  if (!v) return false;
+  if (!v) return undefined;
   for (let i = 0; i < 3; i++) {
-    if (v[i]! !== NTHREADS_AWARE_SINCE[i]) return v[i]! < NTHREADS_AWARE_SINCE[i]!;
+    if (v[i]! !== since[i]) return v[i]! < since[i]!;
   }
   return false;
 }

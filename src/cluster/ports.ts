@@ -123,7 +123,7 @@ export interface SchedulerPort {
    */
   identityOrWorkers(): Promise<{ workers: SchedulerWorker[] }>;
   /** Pending work by resource restriction set (the scheduler preload); undefined without it. */
-  demand(): Promise<{ groups: PendingGroup[] } | undefined>;
+  demand(): Promise<{ groups: PendingGroup[]; plainPending: number } | undefined>;
 }
 
 /** A worker as the scheduler's identity document describes it (what adaptive reads). */

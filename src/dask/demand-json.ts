@@ -67,6 +67,8 @@ export interface SchedulerDemand {
   pids?: number[];
   distributed: string;
   groups: DemandGroup[];
+  /** Tasks without restrictions waiting for any worker (0 from a preload that does not say). */
+  plainPending: number;
   workers: DemandWorker[];
   figures?: ClusterFigures;
 }
@@ -90,6 +92,7 @@ export function parseDemand(req: RequestInfo, body: unknown): SchedulerDemand {
     ...(pids.length ? { pids } : {}),
     distributed: typeof body['distributed'] === 'string' ? body['distributed'].slice(0, 64) : '',
     groups: body['groups'].slice(0, MAX_GROUPS).flatMap(parseGroup),
+    plainPending: count(body['plain_pending']),
     workers: body['workers'].slice(0, MAX_WORKERS).flatMap(parseWorker),
     ...(isObj(body['figures']) ? { figures: parseFigures(body['figures']) } : {}),
   };

@@ -2,7 +2,8 @@
 // GPU=2; adaptive 0..1 and 10 tasks needing GPU=1: the one worker starts on the GPU host,
 // every task completes, and the cluster goes back to 0. Mixed load (60 plain + 10 GPU
 // tasks, 0..4): every result arrives, the GPU tasks on the GPU host. Without a GPU host
-// the GPU tasks are unmet demand: status --json says so and nothing starts anywhere.
+// the GPU tasks are unmet demand: status --json says so and nothing starts anywhere, until
+// a plain task comes: it gets a worker.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -93,7 +94,7 @@ describe('resource-aware adaptive', () => {
     expect(log.some((e) => placedOn(e.reason).includes(gpu.ip)), JSON.stringify(log)).toBe(true);
   });
 
-  it('says unmet GPU demand in status --json and starts nothing when no host declares GPU', async () => {
+  it('says unmet GPU demand in status --json and starts nothing when no host declares GPU, but a plain task beside it gets a worker', async () => {
     upAdaptive('res-none', [sched.ip, cpu1.ip, cpu2.ip]);
     void gpuClient(status('res-none').schedulerAddress, 4).catch(() => undefined);
     const unmet = await until('unmet demand in status', () => status('res-none').adaptive?.unmet.find((u) => u.includes('GPU')), 30 * INTERVAL_S * 1000);
@@ -102,5 +103,13 @@ describe('resource-aware adaptive', () => {
     await sleep(3 * INTERVAL_S * 1000);
     expect(status('res-none').workers).toEqual([]);
     expect([cpu1, cpu2].flatMap((h) => daskProcessesIn(h))).toEqual([]);
+    // A plain task beside it gets its worker (helper-23's trial: Dask's target of 1 at 0
+    // workers was taken for the GPU tasks, and the plain task waited for ever).
+    let plain: string | undefined;
+    void gpuClient(status('res-none').schedulerAddress, 0, 1).then((out) => (plain = out));
+    // Margin: 30 intervals for the step, plus a worker's start under load (a minute).
+    await until('the plain task to finish', () => plain, 30 * INTERVAL_S * 1000 + 60_000);
+    expect(JSON.parse(plain!)).toEqual({ plain: 1, gpu: [], gpuTasks: 0 });
+    expect(status('res-none').adaptive!.unmet).toEqual(['want 1 GPU worker, 0 placeable: no host declares GPU']);
   });
 });

@@ -8,11 +8,13 @@ import type { AdaptiveStatus } from '../../control/status-document.js';
 import { DecisionLog } from '../../adaptive/decision-log.js';
 import { adaptiveWorkers, closeOrder, newWorkerSize } from '../../adaptive/inputs.js';
 import { initialAdaptiveState, step, type AdaptiveDecision, type AdaptiveState } from '../../adaptive/policy.js';
+import { countsUnrunnable } from '../../adaptive/target.js';
 import type { AdaptiveSpec } from '../../config/spec.js';
 import type { ClusterState } from '../../cluster/cluster-state.js';
 import { every } from '../../cluster/clock.js';
 import type { Clock, SchedulerPort } from '../../cluster/ports.js';
 import { resourceStep, type ResourceStep } from '../../cluster/resources/adaptive-step.js';
+import type { PendingGroup } from '../../cluster/resources/demand.js';
 import { unmetNotices, type Unmet } from '../../cluster/resources/unmet-notices.js';
 import type { ClusterEvent } from '../../events/types.js';
 
@@ -103,7 +105,7 @@ export class AdaptiveLoop {
       newWorker: this.newWorker(newWorkerSize(state.spec.workerHosts[0]?.workerOptions, identity.workers)),
     };
     const r = step(this.state, input, this.spec);
-    const placed = demand ? this.place(r.decision, demand.groups) : undefined;
+    const placed = demand ? this.place(r.decision, demand, countsUnrunnable(daskVersion)) : undefined;
     const reason = placed ? r.log.reason + placementNote(placed) : r.log.reason;
     const out = { target: r.log.target, current: r.log.current, decision: r.decision, reason };
     if (dryRun) return out;
@@ -126,7 +128,7 @@ export class AdaptiveLoop {
   }
 
   /** The decision placed by resource over the hosts as they are now. */
-  private place(decision: AdaptiveDecision, groups: Parameters<typeof resourceStep>[0]['groups']): ResourceStep {
+  private place(decision: AdaptiveDecision, demand: { groups: PendingGroup[]; plainPending: number }, countsUnrunnable: boolean): ResourceStep {
     const { state } = this.p;
     const workers = state.desiredWorkers.map((w) => ({ name: w.name, host: w.host }));
     const hosts = state.spec.workerHosts.map((h) => ({
@@ -138,7 +140,10 @@ export class AdaptiveLoop {
       ...(state.placeable(h.name) ? {} : { unavailable: state.unavailable(h.name) }),
     }));
     const bounds = this.spec.groups?.map((g) => ({ name: g.name, hosts: g.hosts, minimum: g.minimum, maximum: g.maximum }));
-    return resourceStep({ decision, workers, hosts, groups, targetDurationS: this.spec.targetDurationMs / 1000, maximum: this.spec.maximum, bounds });
+    return resourceStep({
+      decision, workers, hosts, groups: demand.groups, plainPending: demand.plainPending, countsUnrunnable,
+      targetDurationS: this.spec.targetDurationMs / 1000, maximum: this.spec.maximum, bounds,
+    });
   }
 
   private async applyPlaced(p: ResourceStep): Promise<void> {

@@ -4,8 +4,10 @@
 // Up, or the same size: placeByResource fills restricted demand first (only on hosts that
 // can run it), then plain demand up to the policy's target (plain hosts first). Dask's
 // target counts restricted tasks too, so the restricted workers that cannot be placed
-// anywhere come off it: GPU work with no GPU host starts no CPU worker. Down:
-// the policy's candidates, minus the last workers able to run pending restricted work.
+// anywhere come off it: GPU work with no GPU host starts no CPU worker. What comes off is
+// what they can have added (unplaceableInTarget), and never the one worker plain work
+// waiting for any worker needs. Down: the policy's candidates, minus the last workers
+// able to run pending restricted work.
 import type { AdaptiveDecision } from '../../adaptive/policy.js';
 import { workersWanted, type PendingGroup, type WorkerShape } from './demand.js';
 import { placeByResource, type GroupBound, type ResourceHost, type UnmetDemand } from './placement.js';
@@ -18,6 +20,10 @@ export interface ResourceStepInput {
   /** Every worker host, with its workers now and why nothing new may go there. */
   hosts: readonly (ResourceHost & WorkerShape)[];
   groups: readonly PendingGroup[];
+  /** Tasks without restrictions waiting for any worker (the preload's plain_pending). */
+  plainPending: number;
+  /** Whether the scheduler's target counts unrunnable tasks (adaptive/target.ts, countsUnrunnable). */
+  countsUnrunnable: boolean;
   targetDurationS: number;
   maximum: number;
   bounds?: readonly GroupBound[];
@@ -45,6 +51,18 @@ export function resourceStep(i: ResourceStepInput): ResourceStep {
   const restrictedUnmet = first.unmet.filter((u) => u.what !== 'plain');
   const unplaceable = restrictedUnmet.filter((u) => !u.what.startsWith('group ')).reduce((n, u) => n + (u.want - u.placeable), 0);
   if (unplaceable === 0) return { add: first.add, retire: [], kept: [], unmet: first.unmet };
-  const p = place(Math.max(i.workers.length, target - unplaceable));
+  const plain = Math.min(target, i.plainPending > 0 ? 1 : 0);
+  const p = place(Math.max(i.workers.length, plain, target - unplaceableInTarget(i, unplaceable)));
   return { add: p.add, retire: [], kept: [], unmet: [...restrictedUnmet, ...p.unmet.filter((u) => u.what === 'plain')] };
+}
+
+/**
+ * Workers of Dask's target that unplaceable restricted work can account for. A scheduler
+ * that counts unrunnable tasks (distributed 2023.8 and later) adds their expected time,
+ * so up to all of them; an older one adds them only as the "at least 1" it answers when
+ * it has no workers and something is unrunnable.
+ */
+function unplaceableInTarget(i: ResourceStepInput, unplaceable: number): number {
+  if (i.countsUnrunnable) return unplaceable;
+  return i.workers.length === 0 ? 1 : 0;
 }

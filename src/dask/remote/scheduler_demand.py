@@ -18,6 +18,9 @@ Answer (JSON):
     duration      expected seconds of the unrunnable + waiting tasks, from the
                   scheduler's own per-prefix estimates
     unknown       how many of those had no estimate (counted at unknown-task-duration)
+  plain_pending tasks without restrictions that wait for any worker: unrunnable (the
+                scheduler has none) or queued. Dask's target of 1 at 0 workers may be
+                for them or for restricted work no host can run; this says which.
   workers       every worker: name, address, nthreads, declared resources, used,
                 and its figures: processing (tasks assigned to it), in_memory (results
                 it holds), cpu (percent of a core), memory (process bytes),
@@ -32,7 +35,7 @@ Answer (JSON):
     scheduler     the scheduler process: cpu (percent of a core), memory (bytes)
 
 Restricted tasks are never queued (is_rootish() is False for them in both versions),
-so `scheduler.queued` is not scanned.
+so every queued task is plain and `scheduler.queued` is only counted.
 
 It also adds POST /api/v1/sshcluster/retire, {"workers": [address, ...]}: Dask's
 retire_workers (data moved off) with remove=False, answered like Dask's own
@@ -114,11 +117,14 @@ def demand(scheduler):
     import distributed
 
     groups = {}
+    plain = len(scheduler.queued)
     for ts in scheduler.unrunnable:  # a set in 2022.12, a dict in 2024.12
         if ts.resource_restrictions:
             g = _group(groups, _key(ts.resource_restrictions))
             g["unrunnable"] += 1
             _add_pending(scheduler, g, [ts])
+        else:
+            plain += 1
     workers = []
     for ws in scheduler.workers.values():
         # Only a worker that declares resources can hold a restricted task.
@@ -141,6 +147,7 @@ def demand(scheduler):
         "pids": _lineage(),
         "distributed": distributed.__version__,
         "groups": list(groups.values()),
+        "plain_pending": plain,
         "workers": workers,
     }
     try:

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AdaptiveSpec } from '../../../src/config/spec.js';
-import { clipTarget, correctedTarget, countsThreads, parseDaskVersion, typicalNthreads, workerBounds } from '../../../src/adaptive/target.js';
+import { clipTarget, correctedTarget, countsThreads, countsUnrunnable, parseDaskVersion, typicalNthreads, workerBounds } from '../../../src/adaptive/target.js';
 
 const GiB = 1024 ** 3;
 const spec = (over: Partial<AdaptiveSpec> = {}): AdaptiveSpec => ({ minimum: 0, maximum: 10, intervalMs: 1000, waitCount: 3, targetDurationMs: 5000, ...over });
@@ -22,6 +22,9 @@ describe('dask versions', () => {
     expect(countsThreads('2023.8.0')).toBe(false);
     expect(countsThreads('2024.12.1')).toBe(false);
     expect(countsThreads('')).toBe(false);
+  });
+  it('knows which schedulers count unrunnable tasks (dask/distributed#8037, also in 2023.8.0); one it cannot read is taken as current', () => {
+    expect(['2022.12.1+ds.1', '2023.7.1', '2023.8.0', '2024.12.1', ''].map(countsUnrunnable)).toEqual([false, false, true, true, true]);
   });
 });
 

@@ -156,6 +156,8 @@ export class FakeScheduler implements SchedulerPort {
   target = 0;
   /** Pending restricted work the preload reports; undefined: no demand route. */
   pending?: PendingGroup[];
+  /** Plain tasks waiting for any worker, as the preload reports them. */
+  plainPending = 0;
   /** Per worker name: what identity.json says it is doing. */
   readonly metrics = new Map<string, { executing?: number; memory?: number }>();
   async health() {
@@ -175,7 +177,7 @@ export class FakeScheduler implements SchedulerPort {
     return this.target;
   }
   async demand() {
-    return this.pending ? { groups: this.pending } : undefined;
+    return this.pending ? { groups: this.pending, plainPending: this.plainPending } : undefined;
   }
   /** Each worker's memory limit as the scheduler reports it (bytes; 0: none). */
   memoryLimit = 0;

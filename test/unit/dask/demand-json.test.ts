@@ -27,6 +27,11 @@ describe('parseDemand', () => {
     for (const pids of [undefined, 7, 'x', [], [0, 'y']]) expect(parseDemand(req, { version: 1, pids, groups: [], workers: [] })).not.toHaveProperty('pids');
   });
 
+  it('keeps plain_pending as a count: 0 when absent (an older preload) or not a count', () => {
+    const plain = (v: unknown) => parseDemand(req, { version: 1, groups: [], workers: [], ...(v === undefined ? {} : { plain_pending: v }) }).plainPending;
+    expect([plain(3), plain(2.7), plain(undefined), plain(-1), plain('4'), plain(Infinity)]).toEqual([3, 2, 0, 0, 0, 0]);
+  });
+
   it('refuses another version of the preload instead of guessing its fields', () => {
     expect(() => parseDemand(req, { version: 2, groups: [], workers: [] })).toThrow(/demand version 2, this sshcluster reads 1/);
     expect(() => parseDemand(req, { version: 1 })).toThrow(SchedulerResponseError);

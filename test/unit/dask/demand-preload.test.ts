@@ -48,8 +48,9 @@ describe('GET /api/v1/sshcluster/demand', () => {
     expect(groups[0]).toEqual({ resources: { GPU: 1 }, unrunnable: 0, waiting: 8, running: 2, durationS: 24, unknown: 0 });
     // No worker declares MEM: unrunnable, durations unknown (Dask's 0.5 s guess each).
     expect(groups[1]).toEqual({ resources: { GPU: 1, MEM: 64e9 }, unrunnable: 3, waiting: 0, running: 0, durationS: 1.5, unknown: 3 });
-    // The four plain tasks are not resource demand.
+    // The four plain tasks are not resource demand, and have finished.
     expect(groups).toHaveLength(2);
+    expect(d!.plainPending).toBe(0);
     expect(d!.distributed).toMatch(/^20\d\d\.\d+/);
   });
 
@@ -84,9 +85,15 @@ describe('GET /api/v1/sshcluster/demand', () => {
     expect(again.idleS!).toBeGreaterThan(byName['cpu-0']!.idleS!);
   });
 
-  it("works when the preload is given as the text of the module, and names the scheduler's process and its parents", async () => {
+  it("works when the preload is given as the text of the module, names the scheduler's process and its parents, and counts a plain task waiting for any worker", async () => {
     const d = await client(ports.text).demand();
-    expect(d).toEqual({ pids: expect.any(Array), distributed: expect.any(String), groups: [], workers: [], figures: { tasks: {}, progress: null, clients: 0, scheduler: expect.any(Object) } });
+    expect(d).toEqual({
+      pids: expect.any(Array), distributed: expect.any(String), groups: [], plainPending: 1, workers: [],
+      figures: { tasks: expect.any(Object), progress: { done: 0, total: 1, erred: 0 }, clients: 1, scheduler: expect.any(Object) },
+    });
+    // Queued (2022.12: a lone task is a root task) or no-worker: either way it waits.
+    expect(Object.entries(d!.figures!.tasks)).toContainEqual([expect.stringMatching(/^(queued|no-worker)$/), 1]);
+    expect(Object.values(d!.figures!.tasks)).toEqual([1]);
     // The harness process hosts the schedulers; this test's process started it.
     expect(d!.pids!.slice(0, 2)).toEqual([proc.pid, process.pid]);
   });

@@ -8,14 +8,14 @@ import { flush, harness, startUp, type Harness } from '../../cluster/harness.js'
 
 const spec: AdaptiveSpec = { minimum: 0, maximum: 10, intervalMs: 1_000, waitCount: 1, targetDurationMs: 5_000 };
 
-function loopOver(h: Harness, over: Partial<AdaptiveSpec> = {}) {
+function loopOver(h: Harness, over: Partial<AdaptiveSpec> = {}, daskVersion = '2024.12.1') {
   const calls: string[] = [];
   const port: AdaptivePort = {
     state: h.state,
     clock: h.clock,
     emit: (e) => h.events.push(e),
     scheduler: () => h.scheduler,
-    daskVersion: async () => '2024.12.1',
+    daskVersion: async () => daskVersion,
     scale: async (n) => void calls.push(`scale ${n}`),
     add: async (adds) => void calls.push(`add ${adds.map((a) => `${a.host}+${a.count}`).join(',')}`),
     retire: async (names) => void calls.push(`retire ${names.join(',')}`),
@@ -140,6 +140,53 @@ describe('adaptive loop with resources', () => {
     // So no step changed the worker set: none is logged or announced as "up".
     expect(loop.status().log.map((e) => e.decision)).toEqual(['none']);
     expect(h.events.filter((e) => e.kind === 'adaptive-decision')).toEqual([]);
+    loop.stop();
+  });
+
+  // helper-23's trial: a TPU task and a plain one at 0 workers; Dask's target of 1 went to
+  // the TPU task and the plain one waited for ever. Distributed 2022.12 and 2024.12 alike.
+  it.each(['2022.12.1', '2024.12.1'])('%s: a plain task beside GPU work no host can run still gets its one worker', async (version) => {
+    const h = harness({ workers: ['c1', 'c2'], nworkers: 1, initialWorkers: 0 });
+    await startUp(h);
+    h.scheduler.target = 1;
+    h.scheduler.pending = gpuTasks(1);
+    h.scheduler.plainPending = 1;
+    const { loop, calls } = loopOver(h, { maximum: 2 }, version);
+    loop.start();
+    await flush();
+    expect(calls).toEqual(['add c1+1']);
+    expect(loop.status().unmet).toEqual(['want 1 GPU worker, 0 placeable: no host declares GPU']);
+    loop.stop();
+  });
+
+  it.each(['2022.12.1', '2024.12.1'])('%s: GPU work alone that no host can run starts no worker', async (version) => {
+    const h = harness({ workers: ['c1', 'c2'], nworkers: 1, initialWorkers: 0 });
+    await startUp(h);
+    h.scheduler.target = 1;
+    h.scheduler.pending = gpuTasks(3);
+    const { loop, calls } = loopOver(h, { maximum: 2 }, version);
+    loop.start();
+    await h.clock.advance(3_000);
+    expect(calls).toEqual([]);
+    loop.stop();
+  });
+
+  // Unrunnable tasks add to Dask's target only from 2023.8 (dask/distributed#8037): before,
+  // a target above the workers it has is all plain work, and nothing comes off it. From
+  // 2023.8 the two GPU tasks (2 s of work, target duration 5 s) are one worker of it.
+  it.each([
+    ['2022.12.1', ['add a+2']],
+    ['2024.12.1', ['add a+1']],
+  ])('%s: GPU tasks no host can run come off a target of 4 only where the scheduler counted them', async (version, expected) => {
+    const h = harness({ workers: ['a'], nworkers: 4, initialWorkers: 2 });
+    await startUp(h);
+    h.scheduler.target = version.startsWith('2022') ? 8 : 4; // 2022.12 counts threads: 8 / 2 per worker
+    h.scheduler.pending = gpuTasks(2);
+    const { loop, calls } = loopOver(h, {}, version);
+    loop.start();
+    await flush();
+    expect(loop.status().target).toBe(4);
+    expect(calls).toEqual(expected);
     loop.stop();
   });
 
