@@ -2,7 +2,7 @@
 // SpecCluster keeps worker_spec, workers and scheduler_info apart: what we want, what
 // we started (or adopted), and what the hosts and the scheduler say. Plain data and
 // queries; the reconciler and its helpers change it, status and the state file read it.
-import { clusterHosts, type ClusterSpec, type HostSpec } from '../config/spec.js';
+import { clusterHosts, workerHostOf, type ClusterSpec, type HostSpec } from '../config/spec.js';
 import { tmpdirsOn } from './former-hosts.js';
 import { HostHealth } from './host-health.js';
 import { placeWorkers, type PlacedWorker, type PlacementHost } from './placement.js';
@@ -160,9 +160,4 @@ export class ClusterState {
   placementHosts(): PlacementHost[] {
     return this.spec.workerHosts.map((h) => ({ name: h.name, maxWorkers: h.maxWorkers, healthy: this.placeable(h.name) }));
   }
-}
-
-/** A worker host's entry in `spec` (the scheduler's host has one when it runs workers too). */
-export function workerHostOf(spec: ClusterSpec, host: string): HostSpec | undefined {
-  return spec.workerHosts.find((h) => h.name === host);
 }

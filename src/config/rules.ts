@@ -16,6 +16,7 @@ export function checkRules(raw: RawHostFile, layout: Layout): void {
       `only one host ("${only}"), and it runs the scheduler: no host is left for workers`,
       `list it twice to run workers on it too: hosts: [${only}, ${only}]`);
   }
+  checkSchedulerListing(layout);
   for (const w of layout.workers) checkMaxWorkers(raw, w);
   checkAdaptiveCapacity(raw, layout.workers);
   if (raw.adaptive?.groups) adaptiveGroups(raw, layout);
@@ -38,6 +39,23 @@ function checkDuplicates(workers: PlacedHost[]): void {
     }
     seen.set(w.name, w);
   }
+}
+
+/**
+ * Worker settings on the listing that runs the scheduler apply to no worker (a range's
+ * serve its other hosts): refused rather than dropped without a word. Workers on the
+ * scheduler's host come from its second listing, which has settings of its own.
+ */
+function checkSchedulerListing(layout: Layout): void {
+  const { name, entry } = layout.scheduler;
+  if (entry.names.length !== 1) return;
+  const key = entry.workerOptionsWhere ? 'worker_options' : entry.maxWorkersWhere ? 'max_workers' : undefined;
+  if (!key) return;
+  const again = layout.workers.find((w) => w.name === name);
+  const at = again?.entry.where;
+  throw configError((entry.workerOptionsWhere ?? entry.maxWorkersWhere)!, `${key} here applies to no worker: this listing of "${name}" runs the scheduler`,
+    at ? `its workers take their settings from its other listing (${at.keyPath}, line ${at.line}): move ${key} there`
+      : `as in Dask's SSHCluster the scheduler's host runs no workers; to run some there, list it again with them: hosts: [${name}, {host: ${name}, ${key}: ...}, ...]`);
 }
 
 export function nworkersOf(raw: RawHostFile, w: PlacedHost): number {

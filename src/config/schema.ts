@@ -95,6 +95,8 @@ export interface RawHostEntry extends RawHostSettings {
   max_workers?: number;
   where: Where;
   maxWorkersWhere?: Where;
+  /** Where the entry's own worker_options are, when it has them. */
+  workerOptionsWhere?: Where;
 }
 
 export interface RawAdaptive {

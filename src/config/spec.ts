@@ -120,6 +120,11 @@ export interface ClusterSpec {
 }
 
 /** Every host of the spec once, the scheduler host first. */
+/** A worker host's entry in `spec` (the scheduler's host has one when it runs workers too). */
+export function workerHostOf(spec: Pick<ClusterSpec, 'workerHosts'>, host: string): HostSpec | undefined {
+  return spec.workerHosts.find((h) => h.name === host);
+}
+
 export function clusterHosts<T extends { name: string }>(spec: { schedulerHost: T; workerHosts: readonly T[] }): T[] {
   const seen = new Map<string, T>([[spec.schedulerHost.name, spec.schedulerHost]]);
   for (const h of spec.workerHosts) if (!seen.has(h.name)) seen.set(h.name, h);

@@ -100,6 +100,18 @@ describe('sshcluster check', () => {
     expect(out).toContain('Not launchable: 2 error(s) on 1 host(s), 1 warning(s).');
   });
 
+  it("reads the resources of the scheduler's host from its second listing, the one its workers run with", () => {
+    const file = writeHostsYaml(tmp('check-twice.yaml'), { ...info, hosts: [h0, h1] }, {
+      hosts: [h0.ip, { host: h0.ip, worker_options: { resources: { GPU: 1 } } }, h1.ip],
+    });
+    const r = runCli(['check', file, '--json']);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.rows[0]).toMatchObject({ host: h0.ip, role: 'scheduler+worker', resources: { GPU: 1 } });
+    // No GPU on the test hosts: the declared one is warned about (before, the scheduler listing's none was read).
+    expect(doc.summary).toMatchObject({ errors: 0, warnings: 1 });
+    expect(runCli(['check', file]).stdout).toContain(`WARN  ${h0.ip}: declares GPU=1 but \`nvidia-smi -L\` lists no GPU`);
+  });
+
   it('tests reachability with its own listener and stops it by PID when done', async () => {
     const file = writeHostsYaml(tmp('check-two.yaml'), { ...info, hosts: [h0, h1] }, { scheduler_options: { port: 8799, dashboard_address: ':8798' } });
     const r = runCli(['check', file]);

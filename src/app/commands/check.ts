@@ -13,7 +13,7 @@ import { probeHost, startListener, type Listener } from '../check/check-host.js'
 import { safeText } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';
 import { connectLimiter } from '../remote/fan-out.js';
-import { clusterHosts } from '../../config/spec.js';
+import { clusterHosts, workerHostOf } from '../../config/spec.js';
 import type { ShellPort } from '../../ssh/shell-port.js';
 import { loadSpec } from './cluster-spec.js';
 import { shellOpener } from './shell-opener.js';
@@ -39,7 +39,7 @@ export async function runCheck(ctx: AppContext, o: CheckOptions): Promise<number
 
   const checkHost = async (h: HostSpec): Promise<HostObservation> => {
     const role = roleOf(spec, h);
-    const base = { host: h.name, role, remotePython: h.remotePython, tls: spec.security?.kind === 'tls', ...(role === 'scheduler' ? {} : { resources: h.workerOptions.resources }) };
+    const base = { host: h.name, role, remotePython: h.remotePython, tls: spec.security?.kind === 'tls', ...(role === 'scheduler' ? {} : { resources: workerHostOf(spec, h.name)?.workerOptions.resources }) };
     const hostKey = hostKeyBefore(h.connect);
     let shell: ShellPort;
     try {

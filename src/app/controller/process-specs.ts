@@ -1,9 +1,8 @@
 // argv and env of each process the reconciler starts, from the host file and dask/'s
 // builders: the one place the core's DesiredProcess becomes a command line.
 import type { DesiredProcess } from '../../cluster/plan.js';
-import { workerHostOf } from '../../cluster/cluster-state.js';
 import type { ProcessSpec } from '../../cluster/ports.js';
-import type { ClusterSpec } from '../../config/spec.js';
+import { workerHostOf, type ClusterSpec } from '../../config/spec.js';
 import { schedulerArgv, schedulerEnv, workerArgv, workerEnv } from '../../dask/argv.js';
 import { schedulerPreloadArgv } from '../../dask/scheduler-preload.js';
 import { schedulerWaitArgv } from '../../dask/scheduler-wait.js';

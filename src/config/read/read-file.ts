@@ -75,12 +75,14 @@ function readHostEntry(c: Cursor): RawHostEntry {
   const host = f.get('host');
   if (!host?.present) return c.fail('missing "host": expected {host: NAME, ...}');
   const maxWorkers = f.get('max_workers');
+  const workerOptions = f.get('worker_options');
   return dropUndefined({
     ...hostNames(host),
     ...readSettings(f),
     max_workers: opt(f, 'max_workers', (v) => v.int(1)),
     where: c.where(),
     maxWorkersWhere: maxWorkers?.present ? maxWorkers.where() : undefined,
+    workerOptionsWhere: workerOptions?.present ? workerOptions.where() : undefined,
   });
 }
 

@@ -119,6 +119,20 @@ describe('config errors: hosts', () => {
     expect(fail('hosts: [a, a, a]\n').detail).toBe('duplicate host "a" (already listed at hosts[1], line 1)');
   });
 
+  // helper-23's trial: worker_options on the scheduler's first listing were dropped without a word.
+  it("refuses worker settings on the listing that runs the scheduler, pointing at the other listing or saying how to add one", () => {
+    const twice = fail('hosts:\n  - host: a\n    worker_options: {nthreads: 8}\n  - a\n  - b\n');
+    expect(twice.message).toBe('hosts.yaml:3:21 hosts[0].worker_options: worker_options here applies to no worker: this listing of "a" runs the scheduler');
+    expect(twice.hint).toBe('its workers take their settings from its other listing (hosts[1], line 4): move worker_options there');
+    expect(twice.exitCode).toBe(2);
+    const once = fail('hosts:\n  - {host: a, max_workers: 3}\n  - b\n');
+    expect(once.message).toBe('hosts.yaml:2:28 hosts[0].max_workers: max_workers here applies to no worker: this listing of "a" runs the scheduler');
+    expect(once.hint).toBe("as in Dask's SSHCluster the scheduler's host runs no workers; to run some there, list it again with them: hosts: [a, {host: a, max_workers: ...}, ...]");
+    // A range's settings serve its other hosts; the second listing's are the workers'.
+    expect(() => parseHostFile('hosts:\n  - host: n[1-3]\n    worker_options: {nthreads: 8}\n', 'h.yaml', makeCtx())).not.toThrow();
+    expect(() => parseHostFile('hosts:\n  - a\n  - {host: a, worker_options: {nthreads: 8}}\n', 'h.yaml', makeCtx())).not.toThrow();
+  });
+
   it('reports a bad range at the host', () => {
     const err = fail('hosts:\n  - head\n  - node[09-02]\n');
     expect(err.message).toBe('hosts.yaml:3:5 hosts[1]: reversed range "09-02" in "node[09-02]": 09 is greater than 02');
