@@ -112,6 +112,20 @@ describe('sshcluster check', () => {
     expect(runCli(['check', file]).stdout).toContain(`WARN  ${h0.ip}: declares GPU=1 but \`nvidia-smi -L\` lists no GPU`);
   });
 
+  it("names this machine's cluster whose scheduler holds the taken port", () => {
+    const file = writeHostsYaml(tmp('check-held.yaml'), { ...info, hosts: [h0, h1] }, { name: 'chk-held', security: 'none' });
+    const up = runCli(['up', file, '--detach'], {}, 120_000);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    try {
+      const r = runCli(['check', file]);
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      expect(r.stdout).toContain(`ERROR ${h0.ip}: scheduler port 8786 is taken`);
+      expect(r.stdout).toContain('fix: it is cluster "chk-held"\'s (sshcluster list): stop it with `sshcluster down --name chk-held`, or set scheduler_options.port');
+    } finally {
+      expect(runCli(['down', '--name', 'chk-held'], {}, 90_000).code).toBe(0);
+    }
+  });
+
   it('tests reachability with its own listener and stops it by PID when done', async () => {
     const file = writeHostsYaml(tmp('check-two.yaml'), { ...info, hosts: [h0, h1] }, { scheduler_options: { port: 8799, dashboard_address: ':8798' } });
     const r = runCli(['check', file]);

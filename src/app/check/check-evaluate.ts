@@ -13,7 +13,11 @@ export type ConnectObservation =
 
 /** The scheduler host's listener: binding the ports is the test. undefined = free. */
 export type PortsObservation =
-  | { kind: 'tested'; port: number; dashboardPort: number; scheduler?: string; dashboard?: string }
+  | {
+    kind: 'tested'; port: number; dashboardPort: number; scheduler?: string; dashboard?: string;
+    /** Clusters of this machine whose scheduler (its dashboard) is at that host and port. */
+    heldBy?: { scheduler?: string; dashboard?: string };
+  }
   | { kind: 'untested'; why: string };
 
 export type ReachObservation =
@@ -133,11 +137,14 @@ function tlsProblems(p: ProbeResult, add: Add): void {
 function portProblems(o: HostObservation, add: Add): void {
   const ports = o.ports;
   if (ports?.kind === 'tested') {
+    const stop = (port: number, holder: string | undefined, key: string): string => holder !== undefined
+      ? `it is cluster "${holder}"'s (sshcluster list): stop it with \`sshcluster down --name ${holder}\`, or set ${key}`
+      : `stop what listens there (\`ss -ltnp 'sport = :${port}'\` on the host) or set ${key}`;
     if (ports.scheduler !== undefined) {
-      add('error', `scheduler port ${ports.port} ${busy(ports.scheduler)} (${ports.scheduler})`, `stop what listens there (\`ss -ltnp 'sport = :${ports.port}'\` on the host) or set scheduler_options.port`);
+      add('error', `scheduler port ${ports.port} ${busy(ports.scheduler)} (${ports.scheduler})`, stop(ports.port, ports.heldBy?.scheduler, 'scheduler_options.port'));
     }
     if (ports.dashboard !== undefined) {
-      add('error', `dashboard port ${ports.dashboardPort} ${busy(ports.dashboard)} (${ports.dashboard})`, `stop what listens there (\`ss -ltnp 'sport = :${ports.dashboardPort}'\` on the host) or set scheduler_options.dashboard_address`);
+      add('error', `dashboard port ${ports.dashboardPort} ${busy(ports.dashboard)} (${ports.dashboard})`, stop(ports.dashboardPort, ports.heldBy?.dashboard, 'scheduler_options.dashboard_address'));
     }
   }
   if (o.reach?.kind === 'failed') {

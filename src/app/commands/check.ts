@@ -7,7 +7,9 @@ import { HostConnection } from '../../ssh/host-connection.js';
 import { knownKeyTypes } from '../../ssh/known-hosts.js';
 import { SshError } from '../../ssh/ssh-error.js';
 import { parseDashboardAddress } from '../controller/addresses.js';
-import { evaluateCheck, type HostKeyStatus, type HostObservation, type ReachObservation, type Role } from '../check/check-evaluate.js';
+import { evaluateCheck, type HostKeyStatus, type HostObservation, type PortsObservation, type ReachObservation, type Role } from '../check/check-evaluate.js';
+import { listClusters } from '../../control/state-file.js';
+import { stateRoot } from '../../control/paths.js';
 import { checkJson, renderCheck } from '../check/check-format.js';
 import { probeHost, startListener, type Listener } from '../check/check-host.js';
 import { safeText } from '../../events/terminal-text.js';
@@ -79,10 +81,25 @@ export async function runCheck(ctx: AppContext, o: CheckOptions): Promise<number
   const pending = hosts.map((h) => checkHost(h));
   void Promise.all(pending.filter((_, i) => hosts[i]!.name !== sched.name)).then(() => workersProbed());
   const observations = await Promise.all(pending);
+  for (const obs of observations) if (obs.ports?.kind === 'tested') obs.ports.heldBy = await portHolders(ctx, sched, obs.ports);
 
   const report = evaluateCheck(observations, quoteWord(o.file));
   ctx.stdout.write(o.json ? checkJson(report) : safeText(renderCheck(report)));
   return report.launchable ? 0 : 1;
+}
+
+/**
+ * Which of this machine's clusters (their state files) run a scheduler or serve its
+ * dashboard at the taken ports of this host: the port's likely holder, named in the fix.
+ * Nothing when no port is taken or the state cannot be read (the generic fix stands).
+ */
+async function portHolders(ctx: AppContext, sched: HostSpec, ports: Extract<PortsObservation, { kind: 'tested' }>): Promise<{ scheduler?: string; dashboard?: string } | undefined> {
+  if (ports.scheduler === undefined && ports.dashboard === undefined) return undefined;
+  const clusters = await listClusters(stateRoot(ctx.env, ctx.homedir)).catch(() => []);
+  const here = clusters.flatMap((c) => (c.state && c.state.spec.schedulerHost.connect.hostname === sched.connect.hostname ? [c.state] : []));
+  const scheduler = ports.scheduler === undefined ? undefined : here.find((s) => s.spec.schedulerOptions.port === ports.port)?.name;
+  const dashboard = ports.dashboard === undefined ? undefined : here.find((s) => parseDashboardAddress(s.spec.schedulerOptions.dashboardAddress).port === ports.dashboardPort)?.name;
+  return scheduler === undefined && dashboard === undefined ? undefined : { ...(scheduler ? { scheduler } : {}), ...(dashboard ? { dashboard } : {}) };
 }
 
 function roleOf(spec: ClusterSpec, h: HostSpec): Role {

@@ -112,6 +112,18 @@ describe('evaluateCheck', () => {
     expect(r.problems[0]!.hint).toContain('scheduler_options.port');
   });
 
+  // helper-22's trial: "TAKEN" without a word of which cluster holds the port.
+  it("names this machine's cluster that holds a taken port, and how to stop it", () => {
+    const r = evaluateCheck([
+      sched({ ports: { kind: 'tested', port: 8786, dashboardPort: 8787, scheduler: 'Address already in use', dashboard: 'Address already in use', heldBy: { scheduler: 'lab' } } }),
+      worker('n1'),
+    ]);
+    expect(r.problems.map((p) => p.hint)).toEqual([
+      'it is cluster "lab"\'s (sshcluster list): stop it with `sshcluster down --name lab`, or set scheduler_options.port',
+      "stop what listens there (`ss -ltnp 'sport = :8787'` on the host) or set scheduler_options.dashboard_address",
+    ]);
+  });
+
   it('warns about clock skew beyond 1s without blocking the launch', () => {
     const r = evaluateCheck([sched(), worker('n1', { clockOffsetS: -3.4 })]);
     expect(r.problems).toMatchObject([{ severity: 'warning', message: 'clock is 3.4s behind this machine' }]);
