@@ -1,13 +1,14 @@
 // `sshcluster status` without --json: the status document as text for a terminal.
 import { allRestarts, shownHostState, type AdaptiveStatus, type StatusJson, type TaskFigures, type WorkerStatus } from '../../control/status-document.js';
 import { safeDeep } from '../../events/terminal-text.js';
+import { bytes, duration } from '../../control/units.js';
 import { clientsAndScheduler, progressText, taskStates, workerTasks } from '../../control/task-figures-text.js';
 
 /** For a terminal: names, errors and addresses can hold what a host said, so escaped. */
 export function statusText(raw: StatusJson): string {
   const st = safeDeep(raw);
   const lines = [
-    `cluster ${st.name}  up ${st.uptimeS}s  workers ${st.workers.filter((w) => w.state === 'running').length}/${st.desiredWorkers}`,
+    `cluster ${st.name}  up ${duration(st.uptimeS * 1000)}  workers ${st.workers.filter((w) => w.state === 'running').length}/${st.desiredWorkers}`,
     `  scheduler: ${st.schedulerAddress}`,
     `  dashboard: ${st.dashboardUrl}`,
     ...(st.adaptive ? [adaptiveLine(st.adaptive)] : []),
@@ -29,24 +30,20 @@ export function statusText(raw: StatusJson): string {
 /** The scheduler's figures for a worker (status --json's optional fields), '-' where absent. */
 function figures(w: WorkerStatus): string {
   const cpu = w.cpu === undefined ? '-' : `${Math.round(w.cpu)}%`;
-  const mem = w.memoryBytes === undefined ? '-' : mib(w.memoryBytes) + (w.memoryLimitBytes ? `/${mib(w.memoryLimitBytes)}` : '');
+  const mem = w.memoryBytes === undefined ? '-' : bytes(w.memoryBytes) + (w.memoryLimitBytes ? `/${bytes(w.memoryLimitBytes)}` : '');
   const idle = w.idleS === undefined ? '-' : `${Math.floor(w.idleS)}s`;
   return cpu.padEnd(7) + mem.padEnd(12) + String(workerTasks(w) ?? '-').padEnd(7) + idle.padEnd(7);
 }
 
 function tasksLines(t: TaskFigures): string[] {
   const progress = progressText(t);
-  return [`  tasks: ${taskStates(t)}${progress ? `; newest computation ${progress}` : ''}`, `  ${clientsAndScheduler(t, mib)}`];
-}
-
-function mib(bytes: number): string {
-  return bytes >= 2 ** 30 ? `${(bytes / 2 ** 30).toFixed(1)}G` : `${Math.round(bytes / 2 ** 20)}M`;
+  return [`  tasks: ${taskStates(t)}${progress ? `; newest computation ${progress}` : ''}`, `  ${clientsAndScheduler(t, bytes)}`];
 }
 
 function adaptiveLine(a: AdaptiveStatus): string {
   const more = [
     a.minimumCores !== undefined || a.maximumCores !== undefined ? `, cores ${a.minimumCores ?? 0}..${a.maximumCores ?? '∞'}` : '',
-    a.minimumMemory !== undefined || a.maximumMemory !== undefined ? `, memory ${mib(a.minimumMemory ?? 0)}..${a.maximumMemory === undefined ? '∞' : mib(a.maximumMemory)}` : '',
+    a.minimumMemory !== undefined || a.maximumMemory !== undefined ? `, memory ${bytes(a.minimumMemory ?? 0)}..${a.maximumMemory === undefined ? '∞' : bytes(a.maximumMemory)}` : '',
   ].join('');
   const bounds = `${a.minimum}..${a.maximum ?? '∞'}${more}`;
   const last = a.lastDecision ? `; last: ${a.lastDecision.decision} (${a.lastDecision.reason})` : '';

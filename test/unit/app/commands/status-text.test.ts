@@ -13,6 +13,15 @@ describe('statusText', () => {
     expect(lines).toContain('node2-0                 stopped     -        0         13%    150M/2.0G   1      -      -');
   });
 
+  // helper-23's trial: status said "up 7385s" and "12.0G" where the dashboard said "2h03m" and "12G".
+  it("writes the uptime and memory as the dashboard does", () => {
+    const st = { ...snapshot(), uptimeS: 7385 };
+    st.workers = st.workers.map((w) => ({ ...w, memoryBytes: 150 * 2 ** 20, memoryLimitBytes: 12 * 2 ** 30 }));
+    const lines = statusText(st).split('\n');
+    expect(lines[0]).toMatch(/^cluster \S+  up 2h03m  workers /);
+    expect(lines).toContain('node1-0                 running     100      0         13%    150M/12G    1      -      tcp://node1:40000');
+  });
+
   it('says reconnecting for a host connecting again after it failed, with why', () => {
     const st = snapshot();
     const text = statusText({ ...st, hosts: st.hosts.map((h) => (h.name === 'node2' ? { ...h, state: 'connecting' as const } : h)) });
