@@ -13,6 +13,7 @@ import { selectedHost, type ViewModel } from './state/model.js';
 import { QuitPrompt } from './components/QuitPrompt.js';
 import { ConfirmPrompt } from './components/ConfirmPrompt.js';
 import { footer } from './hooks/key-table.js';
+import { fit } from './components/format.js';
 import { StartupList } from './components/StartupList.js';
 import type { DashboardStore } from './store.js';
 import { ColorContext, useColor } from './hooks/use-color.js';
@@ -99,13 +100,22 @@ function top(m: ViewModel, now: number, rows: number, width: number, actions: Da
   return <HostsTable m={m} height={rows} width={width} focused={m.focus === 'hosts'} />;
 }
 
+/**
+ * The keys, or a reply first and the keys in what it leaves: a reply is what the user is
+ * waiting to read (the keys are also under ?), and after the keys it was cut to a few words.
+ */
 function Footer({ m, width }: { m: ViewModel; width: number }) {
   const c = useColor();
-  const color = m.message?.level === 'error' ? 'red' : m.message?.level === 'warning' ? 'yellow' : undefined;
+  if (!m.message) {
+    return <Text wrap="truncate"><Text inverse>{footer(width)}</Text></Text>;
+  }
+  const color = m.message.level === 'error' ? 'red' : m.message.level === 'warning' ? 'yellow' : undefined;
+  const text = fit(m.message.text.replace(/\s*\n\s*/g, ' '), width);
+  const keys = footer(width - text.length - 1);
   return (
     <Text wrap="truncate">
-      <Text inverse>{footer(width)}</Text>
-      {m.message ? <Text color={color ? c(color) : undefined}> {m.message.text}</Text> : null}
+      <Text color={color ? c(color) : undefined}>{text}</Text>
+      {keys ? <Text> <Text inverse>{keys}</Text></Text> : null}
     </Text>
   );
 }

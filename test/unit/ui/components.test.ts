@@ -40,6 +40,19 @@ describe('dashboard', () => {
     expect(frame()).toMatchSnapshot();
   });
 
+  // helper-23's trial: a reply after the key hints was cut to its first words.
+  it('shows a reply first in the footer, whole when it fits, the keys in the room it leaves', () => {
+    const s = upStore();
+    const reply = 'scale: 2 of 5 workers run; the hosts have room for 2 (max_workers): raise max_workers or add hosts';
+    s.apply({ kind: 'notice', level: 'error', message: reply });
+    const wide = show({ store: s }, { width: 160, height: 24 }).frame().split('\n').at(-1)!;
+    expect(wide.startsWith(`${reply} `)).toBe(true);
+    expect(wide).toContain('? help');
+    unmount?.();
+    const narrow = show({ store: s }, { width: 60, height: 24 }).frame().split('\n').at(-1)!;
+    expect(narrow).toBe(`${reply.slice(0, 59)}…`);
+  });
+
   it("shows an up host's last error as earlier, not as a failure now; an unreachable host's as its state's reason", () => {
     const s = upStore();
     const st = snapshot();
