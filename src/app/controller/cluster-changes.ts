@@ -58,7 +58,7 @@ export class ClusterChanges {
       }
       if (!hasChanges(diff)) return { diff, failedHosts: [] };
       applySpec(state, { ...next, name: old.name }, diff);
-      this.say(`apply: ${diff.hostsAdded.length} host(s) added, ${diff.hostsRemoved.length} removed, ${diff.restart.length} with a changed launch`);
+      this.say(applyLine(diff, old.schedulerHost.name));
       // The scheduler's host, newly a worker host too, is connected already.
       await Promise.all(diff.hostsAdded.filter((h) => !state.runners.has(h)).map((h) => this.d.connect(h)));
       const failedHosts = diff.hostsAdded.flatMap((host) => {
@@ -170,4 +170,15 @@ export class ClusterChanges {
   private say(message: string): void {
     this.d.emit({ kind: 'notice', level: 'info', message });
   }
+}
+
+/**
+ * "apply: 1 host(s) added, 0 removed, 2 with a changed launch". The scheduler's host
+ * starting or stopping workers is said as that: it stays in the cluster either way.
+ */
+function applyLine(diff: Pick<SpecDiff, 'hostsAdded' | 'hostsRemoved' | 'restart'>, scheduler: string): string {
+  const added = diff.hostsAdded.filter((h) => h !== scheduler).length;
+  const removed = diff.hostsRemoved.filter((h) => h !== scheduler).length;
+  const own = diff.hostsAdded.includes(scheduler) ? ", the scheduler's host runs workers too" : diff.hostsRemoved.includes(scheduler) ? ", the scheduler's host runs no workers now" : '';
+  return `apply: ${added} host(s) added, ${removed} removed${own}, ${diff.restart.length} with a changed launch`;
 }

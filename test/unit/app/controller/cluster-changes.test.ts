@@ -44,6 +44,8 @@ describe('apply with the scheduler host as a worker host', () => {
     expect(conn.closed).toBe(false);
     expect(h.state.runners.get('n0')).toBe(conn);
     expect(h.notices()).not.toContain('n0 left the cluster');
+    // Said as what happened: the host stays (helper-23 read "1 removed").
+    expect(h.notices()).toContain("apply: 0 host(s) added, 0 removed, the scheduler's host runs no workers now, 0 with a changed launch");
   });
 
   it('starts workers on the scheduler host over its connection, without connecting it again', async () => {
@@ -53,5 +55,6 @@ describe('apply with the scheduler host as a worker host', () => {
     await applied(h, { ...h.state.spec, workerHosts: [testHost('n0', 1), ...h.state.spec.workerHosts] });
     expect(h.host('n0')).toBe(conn);
     expect(conn.running().map((p) => p.spec.name).sort()).toEqual(['n0-0', 'scheduler']);
+    expect(h.notices()).toContain("apply: 0 host(s) added, 0 removed, the scheduler's host runs workers too, 0 with a changed launch");
   });
 });
