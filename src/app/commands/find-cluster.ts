@@ -10,6 +10,7 @@ import { ExpectedError, UsageError } from '../../errors.js';
 import type { AppContext } from '../context.js';
 import type { ControlApi, ControlApiClient } from '../controller/control-api.js';
 import { diffWithCluster } from './plan-diff.js';
+import { missingCluster, NoClusterError } from './unknown-cluster.js';
 
 export interface FoundCluster {
   name: string;
@@ -18,9 +19,6 @@ export interface FoundCluster {
   /** Connected when a controller answers; undefined when it is gone. */
   client?: ControlApiClient;
 }
-
-/** Nothing by that name, or nothing at all: `down` treats it as done, like `docker compose down`. */
-export class NoClusterError extends ExpectedError {}
 
 async function tryConnect(state: ClusterState): Promise<ControlApiClient | undefined> {
   if (!state.controller) return undefined;
@@ -96,7 +94,7 @@ export async function findCluster(ctx: AppContext, name: string | undefined, req
     // A socket in a dir someone else controls could be their listener.
     await checkClusterDirs(paths);
     const state = await readState(paths.stateFile, { name });
-    if (!state) throw new NoClusterError(`no cluster named "${name}" on this machine`, { hint: 'sshcluster list shows the clusters' });
+    if (!state) throw await missingCluster(root, name);
     const client = await tryConnect(state);
     if (!client && requireController) throw noController(state);
     return { name, paths, state, client };

@@ -1,0 +1,62 @@
+// A `--name` with no state file behind it: either a cluster that ran here and stopped
+// (its recorded runs are kept: `down` has nothing to stop, `logs` reads them), or a name
+// this machine has never had a cluster of, most likely a typo: a usage error (exit 2)
+// that lists the clusters there are. One rule for every command that takes --name.
+import fs from 'node:fs';
+import path from 'node:path';
+import { listRuns } from '../../control/log-runs.js';
+import { listClusters } from '../../control/state-file.js';
+import { quoteWord } from '../../dask/remote-command.js';
+import { ExpectedError, UsageError } from '../../errors.js';
+
+/** Nothing running by that name, or nothing at all: `down` treats it as done, like `docker compose down`. */
+export class NoClusterError extends ExpectedError {}
+
+/** No cluster of that name on this machine, running or stopped: exit 2. */
+export class UnknownClusterError extends UsageError {}
+
+export interface KnownCluster {
+  name: string;
+  /** No state file, only recorded runs: it ran here and has stopped. */
+  stopped: boolean;
+}
+
+/** Clusters with a state file (even one that cannot be read) or recorded runs, by name. */
+export async function knownClusters(root: string): Promise<KnownCluster[]> {
+  const withState = new Set((await listClusters(root)).map((c) => c.name));
+  const dirs = clusterDirs(root);
+  return dirs
+    .filter((name) => withState.has(name) || hasRuns(root, name))
+    .map((name) => ({ name, stopped: !withState.has(name) }));
+}
+
+/** The error for a `--name` whose state file does not exist. */
+export async function missingCluster(root: string, name: string): Promise<ExpectedError> {
+  if (hasRuns(root, name)) {
+    return new NoClusterError(`cluster "${name}" is not running (it has stopped; the logs of its last runs are kept)`, {
+      hint: `sshcluster logs --name ${quoteWord(name)} shows them; sshcluster up [HOSTS.yaml] --name ${quoteWord(name)} starts it again`,
+    });
+  }
+  const known = await knownClusters(root);
+  if (!known.length) {
+    return new UnknownClusterError(`no cluster named "${name}" on this machine, and no other cluster either`, {
+      hint: 'start one with sshcluster up [HOSTS.yaml] (named by the host file\'s name: or --name)',
+    });
+  }
+  const names = known.map((c) => (c.stopped ? `${c.name} (stopped)` : c.name)).join(', ');
+  return new UnknownClusterError(`no cluster named "${name}" on this machine; there ${known.length === 1 ? 'is' : 'are'}: ${names}`, {
+    hint: `name one of those with --name (sshcluster list shows which are running)`,
+  });
+}
+
+function hasRuns(root: string, name: string): boolean {
+  return listRuns(path.join(root, name, 'logs')).length > 0;
+}
+
+function clusterDirs(root: string): string[] {
+  try {
+    return fs.readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  } catch {
+    return [];
+  }
+}
