@@ -55,3 +55,23 @@ export async function startRun(logsDir: string, runId: string, keep = KEEP_RUNS)
   await Promise.all(drop.map((r) => fs.rm(path.join(logsDir, r), { recursive: true, force: true })));
   return dir;
 }
+
+/**
+ * Removes the run's dir when it recorded nothing (no file, or only empty ones): an `up`
+ * that failed before any process printed a line. Left behind, it would be the "latest
+ * run" `logs` reads ("recorded: none") and push a real run out of the last KEEP_RUNS.
+ * true when it was removed.
+ */
+export async function dropRunIfEmpty(logsDir: string, runId: string): Promise<boolean> {
+  const dir = runDir(logsDir, runId);
+  let files: string[];
+  try {
+    files = await fs.readdir(dir);
+  } catch {
+    return false; // never made
+  }
+  const sizes = await Promise.all(files.map((f) => fs.lstat(path.join(dir, f)).then((st) => (st.isFile() ? st.size : 1))));
+  if (sizes.some((s) => s > 0)) return false;
+  await fs.rm(dir, { recursive: true, force: true });
+  return true;
+}

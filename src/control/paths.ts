@@ -91,6 +91,24 @@ export async function ensureClusterDir(paths: ClusterPaths, opts: SocketDirOptio
   await fs.chmod(paths.logsDir, 0o700);
 }
 
+/**
+ * After an `up` that failed and kept nothing (no state file, no recorded run): its logs
+ * dir and cluster dir go if empty, so the name is not left looking like a cluster's.
+ * rmdir only removes an empty dir: whatever else is there (older runs) stays, and so
+ * does the dir.
+ */
+export async function removeClusterDirIfEmpty(paths: ClusterPaths): Promise<void> {
+  for (const dir of [paths.logsDir, paths.dir]) {
+    try {
+      await fs.rmdir(dir);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
+      if (code !== 'ENOENT') return;
+    }
+  }
+}
+
 /** Before using a cluster's state or socket: its dirs are ours (state-dirs.ts). */
 export async function checkClusterDirs(paths: ClusterPaths, opts: SocketDirOptions = {}): Promise<void> {
   await checkStateDirs(path.dirname(paths.dir), [paths.dir, paths.logsDir], ownerOf(opts));

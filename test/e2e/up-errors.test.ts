@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { daskClient, runCli, startCli } from './cli-driver.js';
+import { daskClient, runCli, startCli, STATE_HOME } from './cli-driver.js';
 import { getTestHosts } from './harness/context.js';
 import { daskProcessesIn, writeHostsYaml } from './harness/netns-hosts.js';
 
@@ -59,6 +59,19 @@ describe('sshcluster up: refusals and limits', () => {
     expect(r.stderr).toContain('--require-all: 1 host(s) failed');
     expect(r.stdout).toContain('verified: no process of this cluster is left on any host');
     expect(info.hosts.flatMap((h) => daskProcessesIn(h))).toEqual([]);
+  });
+
+  it('whose only host is unreachable fails (exit 1) and leaves nothing: logs --name then says there is no such cluster (exit 2)', () => {
+    const gone = info.hosts[0]!.ip.replace(/\.\d+$/, '.251');
+    const file = writeHostsYaml(tmp('unreachable.yaml'), info, { env, name: 'unreach', security: undefined, connect_options: { connect_timeout: '2s' }, hosts: [gone, gone] });
+    const r = runCli(['up', '--no-tui', file], {}, 90_000);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stderr).toContain(`scheduler host ${gone} failed`);
+    expect(fs.existsSync(path.join(STATE_HOME, 'sshcluster', 'unreach'))).toBe(false);
+    expect(runCli(['list']).stdout).not.toContain('unreach');
+    const logs = runCli(['logs', '--name', 'unreach']);
+    expect(logs.code, logs.stderr).toBe(2);
+    expect(logs.stderr).toContain('sshcluster: no cluster named "unreach" on this machine');
   });
 
   it('runs 12 workers on one host, more channels than sshd MaxSessions (10) allows on one connection, and stops them without a listener warning', async () => {

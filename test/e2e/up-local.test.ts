@@ -186,6 +186,28 @@ describe('sshcluster up (local, no host file)', () => {
     expect(r.stdout).toContain('verified: no process of this cluster is left on any host');
     expect(fs.existsSync(path.join(STATE_HOME, 'sshcluster', 'exits0', 'state.json'))).toBe(false);
     expect(runCli(['list']).stdout).not.toContain('exits0');
+    // Nothing was recorded: nothing is left to make the name look like a cluster's.
+    expect(fs.existsSync(path.join(STATE_HOME, 'sshcluster', 'exits0'))).toBe(false);
+    const logs = runCli(['logs', '--name', 'exits0']);
+    expect(logs.code, logs.stderr).toBe(2);
+    expect(logs.stderr).toContain('sshcluster: no cluster named "exits0" on this machine');
+    // The same from a background controller: its controller.log goes too (its end was shown).
+    const detached = runCli(['up', '--detach', '--name', 'exits0', '--python', wrapper], {}, 120_000);
+    expect(detached.code, detached.stdout).toBe(1);
+    expect(detached.stderr).toContain('scheduler on localhost failed: exited with exit code 0');
+    expect(fs.existsSync(path.join(STATE_HOME, 'sshcluster', 'exits0'))).toBe(false);
+  });
+
+  it("a scheduler that fails with output: up exits 1 and logs --name shows that output (the failure's run is kept)", () => {
+    const wrapper = path.join(STATE_HOME, 'python-scheduler-fails');
+    fs.writeFileSync(wrapper, '#!/bin/sh\ncase "$*" in *distributed.cli.dask_scheduler*) echo "planted: the scheduler cannot start" >&2; exit 3;; esac\nexec /usr/bin/python3 "$@"\n', { mode: 0o755 });
+    const r = runCli(['up', '--no-tui', '--name', 'schedfails', '--python', wrapper], {}, 120_000);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    expect(r.stderr).toContain('scheduler on localhost failed');
+    expect(runCli(['list']).stdout).not.toContain('schedfails');
+    const logs = runCli(['logs', '--name', 'schedfails']);
+    expect(logs.code, logs.stderr).toBe(0);
+    expect(logs.stdout).toContain('scheduler │ planted: the scheduler cannot start');
   });
 
   it('says how to install Dask when the interpreter has none (exit 2: the --python given is bad input)', () => {

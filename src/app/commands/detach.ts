@@ -3,7 +3,8 @@
 // the cluster is up; the controller's own output goes to controller.log.
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
-import { ensureClusterDir } from '../../control/paths.js';
+import { listRuns } from '../../control/log-runs.js';
+import { ensureClusterDir, removeClusterDirIfEmpty, type ClusterPaths } from '../../control/paths.js';
 import { ExpectedError } from '../../errors.js';
 import { ndjsonSink, plainSink } from '../../events/plain-sink.js';
 import { safeText } from '../../events/terminal-text.js';
@@ -30,6 +31,7 @@ export async function runDetached(ctx: AppContext, o: { file?: string; name?: st
   const name = o.name ?? spec.name;
   const paths = pathsFor(ctx, name);
   await refuseIfRunning(paths, name, o.file === undefined ? undefined : { path: o.file, spec });
+  const freshLog = !fs.existsSync(paths.controllerLog);
   await ensureClusterDir(paths);
   const log = fs.openSync(paths.controllerLog, 'a', 0o600);
   const child = fork(o.mainScript, [...o.childArgs, '--controller-child'], {
@@ -63,9 +65,22 @@ export async function runDetached(ctx: AppContext, o: { file?: string; name?: st
     child.on('exit', (code) => {
       const tail = fs.existsSync(paths.controllerLog) ? whyItEnded(fs.readFileSync(paths.controllerLog, 'utf8').trim().split('\n')) : [];
       ctx.stderr.write(new ExpectedError(`the background controller exited (code ${code}) before the cluster was up`).message + '\n' + safeText(tail.map((l) => `  ${l}`).join('\n')) + '\n');
-      resolve(code === 2 ? 2 : 1);
+      const done = () => resolve(code === 2 ? 2 : 1);
+      void (freshLog ? leaveNothing(paths) : Promise.resolve()).then(done, done);
     });
   });
+}
+
+/**
+ * The controller of a first `up` of this name ended before the cluster was up, and left
+ * neither a state file (processes to stop) nor a recorded run: its log, whose end was
+ * just shown, goes, and the dirs made for it when empty (the controller's close removed
+ * what else it made). A name that was never up stays unknown (`--name` of it: exit 2).
+ */
+async function leaveNothing(paths: ClusterPaths): Promise<void> {
+  if (fs.existsSync(paths.stateFile) || listRuns(paths.logsDir).length) return;
+  await fs.promises.rm(paths.controllerLog, { force: true });
+  await removeClusterDirIfEmpty(paths);
 }
 
 /**

@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ClusterSpec } from '../../config/spec.js';
 import { CappedLog } from '../../control/capped-log.js';
-import { httpSocketPathFor } from '../../control/paths.js';
+import { httpSocketPathFor, removeClusterDirIfEmpty } from '../../control/paths.js';
 import { EventBus, type ClusterEvent } from '../../events/types.js';
 import { adaptiveFromJson, type ClusterState } from '../../control/state-file.js';
 import { newRunId } from '../../control/log-runs.js';
@@ -89,7 +89,11 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   // Bound before anything is written: a taken port fails `up` with nothing started.
   let statusNow: (() => StatusJson) | undefined;
   const metrics = opts.metrics ? await serveMetrics(opts.metrics, () => statusNow?.()) : undefined;
-  const tls = await setUpTls({ spec, paths, clusterId, bus, now: new Date() });
+  // Its dirs are made here; refused certificates leave none of them behind.
+  const tls = await setUpTls({ spec, paths, clusterId, bus, now: new Date() }).catch(async (err: unknown) => {
+    await removeClusterDirIfEmpty(paths).catch(() => undefined);
+    throw err;
+  });
 
   // The one stop of this command (Ctrl-C, SIGTERM, `down`, q): aborted with its reason,
   // and passed down so that start-up's waits and the reconcile loop end with it.

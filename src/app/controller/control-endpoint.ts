@@ -2,9 +2,9 @@
 // talk to: the control socket (status, scale, adapt, restart, down, subscribe), the
 // state file `down` falls back on, and the per-process log files `logs` reads.
 import fs from 'node:fs/promises';
-import { clusterPaths, ensureClusterDir, socketPathFor, stateRoot, type ClusterPaths } from '../../control/paths.js';
+import { clusterPaths, ensureClusterDir, removeClusterDirIfEmpty, socketPathFor, stateRoot, type ClusterPaths } from '../../control/paths.js';
 import { LogStore } from '../../control/log-store.js';
-import { startRun } from '../../control/log-runs.js';
+import { dropRunIfEmpty, startRun } from '../../control/log-runs.js';
 import { startControlServer, type ControlServer } from '../../control/server.js';
 import { removeCerts } from '../../tls/cert-store.js';
 import { adaptiveToJson, writeState, type ClusterState } from '../../control/state-file.js';
@@ -183,6 +183,23 @@ export class ControlEndpoint {
     await this.saving;
     // The certificates go with the state: a cluster that is gone needs neither.
     await Promise.all([fs.rm(this.paths.stateFile, { force: true }), removeCerts(this.paths.dir)]);
+    await this.dropIfNothingRecorded();
+  }
+
+  /**
+   * An `up` that failed before any process printed a line leaves nothing: no empty run
+   * (`logs` would read it as the latest, "recorded: none") and, when nothing else of
+   * the cluster is there, no dir (the name stays unknown: exit 2 for `--name`). A run
+   * with lines, the failure's, stays for `logs --name`. Best effort: what is left is
+   * only what a failed `up` left before.
+   */
+  private async dropIfNothingRecorded(): Promise<void> {
+    try {
+      await dropRunIfEmpty(this.paths.logsDir, this.o.runId);
+      await removeClusterDirIfEmpty(this.paths);
+    } catch {
+      // left as it is
+    }
   }
 }
 

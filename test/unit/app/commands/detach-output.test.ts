@@ -70,3 +70,36 @@ describe("up --detach: the controller's end, when it exits before the cluster is
     expect(whyItEnded(['sshcluster: x', ...Array.from({ length: 40 }, () => 'y')])).toHaveLength(24);
   });
 });
+
+describe('up --detach whose controller fails before the cluster is up', () => {
+  /** A stand-in controller that fails as a real one whose only host is unreachable; `record`: a run with a line first. */
+  function failing(dir: string, record: boolean): string {
+    const script = path.join(dir, 'failing-controller.mjs');
+    const run = path.join(dir, 'sshcluster', 'lab', 'logs', '20260101T000000Z-abcdef');
+    fs.writeFileSync(script, `
+      import fs from 'node:fs';
+      if (${record}) { fs.mkdirSync(${JSON.stringify(run)}, { recursive: true }); fs.writeFileSync(${JSON.stringify(run)} + '/scheduler.log', 'Address already in use\\n'); }
+      console.log('sshcluster: scheduler host a failed: cannot reach a:22 (ECONNREFUSED)');
+      process.exit(1);
+    `);
+    return script;
+  }
+
+  async function detachFailing(record: boolean): Promise<number> {
+    ctx = testContext();
+    const file = path.join(ctx.stateHome, 'lab.yaml');
+    fs.writeFileSync(file, 'hosts: [a, b]\n');
+    return runDetached(ctx, { file, json: false, mainScript: failing(ctx.stateHome, record), childArgs: [] });
+  }
+
+  it('shows why and leaves no dir of the cluster (its controller.log was all there was)', async () => {
+    expect(await detachFailing(false)).toBe(1);
+    expect(ctx.err()).toContain('  sshcluster: scheduler host a failed: cannot reach a:22 (ECONNREFUSED)');
+    expect(fs.readdirSync(path.join(ctx.stateHome, 'sshcluster'))).toEqual([]);
+  });
+
+  it('keeps the dir, its controller.log and the run when the run recorded lines (logs --name reads them)', async () => {
+    expect(await detachFailing(true)).toBe(1);
+    expect(fs.readdirSync(path.join(ctx.stateHome, 'sshcluster', 'lab')).sort()).toEqual(['controller.log', 'logs']);
+  });
+});

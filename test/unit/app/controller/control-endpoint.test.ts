@@ -20,7 +20,7 @@ describe('ControlEndpoint.close', () => {
     ctx.cleanup();
   });
 
-  function endpoint() {
+  function endpoint(runId = 'r1') {
     ctx = testContext();
     const bus = new EventBus();
     const session = new ClusterSession({
@@ -33,8 +33,8 @@ describe('ControlEndpoint.close', () => {
       openShell: () => Promise.reject(new Error('this test connects to no host')),
     });
     const paths = pathsFor(ctx, session.spec.name);
-    const ep = new ControlEndpoint(paths, { session, clusterId: 'c0ffee', pid: process.pid, requestStop: async () => ({ forced: [], leftover: [] }), runId: 'r1' });
-    return { ep, bus, stateFile: paths.stateFile };
+    const ep = new ControlEndpoint(paths, { session, clusterId: 'c0ffee', pid: process.pid, requestStop: async () => ({ forced: [], leftover: [] }), runId });
+    return { ep, bus, stateFile: paths.stateFile, paths };
   }
 
   it('clean: a save under way and one scheduled by the last events do not bring the state file back', async () => {
@@ -50,6 +50,25 @@ describe('ControlEndpoint.close', () => {
     vi.runAllTimers();
     await ep.save();
     expect(fs.existsSync(stateFile)).toBe(false);
+  });
+
+  it('clean after a start that recorded no line (a failed up): neither the empty run nor the dirs stay', async () => {
+    const { ep, paths } = endpoint('20260101T000000Z-abcdef');
+    await ep.save();
+    await ep.recordLogs();
+    expect(fs.readdirSync(paths.logsDir)).toEqual(['20260101T000000Z-abcdef']);
+    await ep.close(true);
+    expect(fs.existsSync(paths.dir)).toBe(false);
+  });
+
+  it("clean with lines recorded (the failure's output): the run stays for logs, only the state file goes", async () => {
+    const { ep, bus, paths, stateFile } = endpoint('20260101T000000Z-abcdef');
+    await ep.save();
+    await ep.recordLogs();
+    bus.emit({ kind: 'process-line', host: 'n0', name: 'scheduler', stream: 'stderr', line: 'OSError: [Errno 98] Address already in use' });
+    await ep.close(true);
+    expect(fs.existsSync(stateFile)).toBe(false);
+    expect(fs.readFileSync(`${paths.logsDir}/20260101T000000Z-abcdef/scheduler.log`, 'utf8')).toBe('OSError: [Errno 98] Address already in use\n');
   });
 
   it('unclean: the state file stays, with the last state, for down to use', async () => {
