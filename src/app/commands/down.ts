@@ -9,7 +9,7 @@ import { httpSocketPathFor, socketPathFor } from '../../control/paths.js';
 import { leftoverLine } from '../../events/plain-sink.js';
 import type { AppContext, Output } from '../context.js';
 import { controllerGone, findCluster, type FoundCluster } from './find-cluster.js';
-import { NoClusterError } from './unknown-cluster.js';
+import { NoClusterError, UnknownClusterError } from './unknown-cluster.js';
 import { clearHost } from '../remote/clear-host.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
 import { shellOpener } from './shell-opener.js';
@@ -26,9 +26,12 @@ export async function runDown(ctx: AppContext, o: { name?: string; json: boolean
   try {
     found = await findCluster(ctx, o.name, false);
   } catch (err) {
-    // Nothing to stop is not a failure (as docker compose down): scripts can always run it.
-    if (!(err instanceof NoClusterError)) throw err;
+    // Nothing to stop is not a failure (as docker compose down): scripts can always run it,
+    // a clean-up before `up` on a fresh machine included. A name this machine never had is
+    // said with the clusters there are, so a typo that stops nothing is seen.
+    if (!(err instanceof NoClusterError || err instanceof UnknownClusterError)) throw err;
     ctx.stderr.write(`sshcluster: ${err.message}; nothing to stop\n`);
+    if (err instanceof UnknownClusterError && err.hint) ctx.stderr.write(`  hint: ${err.hint}\n`);
     if (o.json) ctx.stdout.write(jsonText({ name: null, forced: [], leftover: [] }) + '\n');
     return 0;
   }

@@ -1,6 +1,8 @@
 // A --name that matches no cluster on this machine is a usage error (exit 2) in every
-// command that takes one, with the clusters there are; a cluster that has stopped and
-// left its recorded runs is not unknown: `down` has nothing to stop, `logs` reads it.
+// command that takes one, with the clusters there are, but `down`: nothing to stop is
+// exit 0 there (as docker compose down; a clean-up before up), the list said all the
+// same. A cluster that has stopped and left its recorded runs is not unknown: `down`
+// has nothing to stop, `logs` reads it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -68,11 +70,12 @@ async function failure(run: () => Promise<number>): Promise<ExpectedError> {
 }
 
 describe('--name matching no cluster', () => {
-  it('exits 2 in every command, naming the clusters there are (running or not) and how to pick one', async () => {
+  it('exits 2 in every command but down, naming the clusters there are (running or not) and how to pick one', async () => {
     await leftState('lab');
     stopped('old');
     fs.mkdirSync(path.join(root(), 'empty')); // a bare dir is no cluster
     for (const [command, run] of commands('nosuch')) {
+      if (command === 'down') continue;
       const err = await failure(run);
       expect({ command, code: err.exitCode, message: err.message, hint: err.hint }).toEqual({
         command,
@@ -83,8 +86,15 @@ describe('--name matching no cluster', () => {
     }
   });
 
+  it('down of a name this machine never had exits 0, saying so with the clusters there are: a typo is seen, a clean-up script runs', async () => {
+    await leftState('lab');
+    expect(await runDown(ctx, { name: 'lba', json: false })).toBe(0);
+    expect(ctx.err()).toBe('sshcluster: no cluster named "lba" on this machine; there is: lab; nothing to stop\n  hint: name one of those with --name (sshcluster list shows which are running)\n');
+  });
+
   it('says so when there is no cluster at all', async () => {
     for (const [command, run] of commands('nosuch')) {
+      if (command === 'down') continue;
       const err = await failure(run);
       expect({ command, code: err.exitCode, message: err.message }).toEqual({ command, code: 2, message: 'no cluster named "nosuch" on this machine, and no other cluster either' });
       expect(err.hint).toContain('sshcluster up');
