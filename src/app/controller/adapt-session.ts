@@ -14,6 +14,8 @@ export async function adapt(session: ClusterSession, p: AdaptParams): Promise<Ad
   }
   const spec = mergeAdaptive(session.adaptive?.spec ?? session.spec.adaptive, p.spec);
   if (spec.minimum > spec.maximum) throw new UsageError(`adapt: --min ${spec.minimum} is above --max ${spec.maximum}`);
+  // A dry run steps with the scheduler's running target_duration too, and says so.
+  const warnings = keepTargetDuration(session, spec, p.spec.targetDurationMs);
   const loop = session.adaptiveLoop(spec);
   // With memory_limit auto, a worker's limit is what the registered ones report.
   const registered = spec.maximumMemory === undefined ? [] : ((await session.client?.identityOrWorkers().catch(() => undefined))?.workers ?? []);
@@ -23,9 +25,8 @@ export async function adapt(session: ClusterSession, p: AdaptParams): Promise<Ad
     const r = await loop.stepOnce(true);
     const d = r.decision;
     const detail = d.status === 'up' ? `up by ${d.n - r.current}` : d.status === 'down' ? `down: retire ${d.workers.join(', ')}` : 'none';
-    return { enabled: session.adaptive?.enabled ?? false, dryRun: { target: r.target, decision: detail, reason: r.reason } };
+    return { enabled: session.adaptive?.enabled ?? false, dryRun: { target: r.target, decision: detail, reason: r.reason }, ...(warnings.length ? { warnings } : {}) };
   }
-  const warnings = keepTargetDuration(session, spec, p.spec.targetDurationMs);
   for (const message of warnings) session.bus.emit({ kind: 'notice', level: 'warning', message });
   session.startAdaptive(spec);
   return { enabled: true, spec, ...(warnings.length ? { warnings } : {}) };

@@ -68,7 +68,11 @@ const ADAPT_KEYS = new Set([
 
 function parseAdapt(raw: unknown): AdaptParams {
   const p = paramsObject(raw, 'adapt');
-  if (p.off === true) return { off: true };
+  if (p.off === true) {
+    // Dropping them would do less (or, for a dry run, more) than was asked.
+    if (p.dryRun === true || (p.spec !== undefined && Object.keys(paramsObject(p.spec, 'adapt spec')).length)) throw new UsageError('adapt: off takes no spec and no dryRun');
+    return { off: true };
+  }
   const spec = paramsObject(p.spec ?? {}, 'adapt spec');
   for (const [k, v] of Object.entries(spec)) {
     if (!ADAPT_KEYS.has(k)) throw new UsageError(`adapt: unknown setting "${k}"`);

@@ -7,6 +7,7 @@ import { adaptiveRefusal } from '../../../../src/adaptive/limits.js';
 import type { ClusterSession } from '../../../../src/app/controller/cluster-session.js';
 import { ClusterSession as Session } from '../../../../src/app/controller/cluster-session.js';
 import { adapt } from '../../../../src/app/controller/adapt-session.js';
+import { controlApi } from '../../../../src/app/controller/control-api.js';
 import { ClusterState } from '../../../../src/cluster/cluster-state.js';
 import { systemClock } from '../../../../src/app/system-clock.js';
 import { buildProgram } from '../../../../src/cli/program.js';
@@ -42,6 +43,44 @@ describe('sshcluster adapt flags', () => {
     expect(err).toBeInstanceOf(CommanderError);
     expect(ctx.err()).toContain(`sshcluster: option '--interval <duration>' argument '${value}' is invalid. expected at least 100ms (Dask's default is 1s)`);
   });
+
+  // Before: `adapt --off --min 2` turned adaptive off and dropped --min without a word;
+  // `adapt --off --dry-run` turned it off for real.
+  const run = (...args: string[]) => buildProgram(ctx, () => undefined).parseAsync(['node', 'sshcluster', 'adapt', ...args]).then(() => undefined, (e: unknown) => e);
+  it.each([
+    [['--min', '2'], '--min'],
+    [['--max', '5'], '--max'],
+    [['--interval', '2s'], '--interval'],
+    [['--wait-count', '4'], '--wait-count'],
+    [['--target-duration', '10s'], '--target-duration'],
+    [['--minimum-cores', '2'], '--minimum-cores'],
+    [['--maximum-cores', '8'], '--maximum-cores'],
+    [['--minimum-memory', '1GiB'], '--minimum-memory'],
+    [['--maximum-memory', '8GiB'], '--maximum-memory'],
+    [['--min', '1', '--max', '3', '--dry-run'], '--min, --max'],
+  ])('--off with %j is refused (exit 2) before any cluster is looked for', async (flags, given) => {
+    ctx = testContext();
+    const err = await run('--off', ...flags);
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).exitCode).toBe(2);
+    expect((err as UsageError).message).toBe(`adapt: --off turns adaptive scaling off, so it takes none of the flags that set how it scales (given: ${given})`);
+    expect((err as UsageError).hint).toContain('sshcluster scale N');
+  });
+
+  it('--off with --dry-run is refused (exit 2): a dry run changes nothing, --off would', async () => {
+    ctx = testContext();
+    const err = await run('--dry-run', '--off');
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).exitCode).toBe(2);
+    expect((err as UsageError).message).toBe('adapt: --dry-run shows what one adaptive step would do; with --off there is no step to show');
+  });
+
+  it('--off alone goes on to find the cluster', async () => {
+    ctx = testContext();
+    const err = await run('--off');
+    expect(err).not.toBeInstanceOf(UsageError);
+    expect((err as Error).message).toMatch(/no cluster/i);
+  });
 });
 
 describe('host file adaptive: section', () => {
@@ -76,7 +115,7 @@ function fakeSession(adaptive?: AdaptiveSpec, registered: { name: string; nthrea
     clock: systemClock,
     life: new AbortController(),
     adaptive: undefined as ClusterSession['adaptive'],
-    client: { identityOrWorkers: async () => ({ address: '', services: {}, workers: registered }) },
+    client: { identityOrWorkers: async () => ({ address: '', services: {}, workers: registered }), adaptiveTarget: async () => 0, demand: async () => undefined },
     daskVersion: async () => '2022.12.1',
     reconciler: { scale: async (n: number) => (scaled.push(n), { desired: n }) },
   });
@@ -118,6 +157,22 @@ describe('the controller side of adapt and scale', () => {
     expect(events).toContainEqual(expect.objectContaining({ kind: 'notice', level: 'warning', message: r.warnings![0] }));
     const same = await adapt(session, { dryRun: false, spec: { targetDurationMs: 5000 } });
     expect(same.warnings).toBeUndefined();
+  });
+
+  it('a dry run with a new target_duration warns as the real one does, and changes nothing', async () => {
+    const { session, events } = fakeSession(spec({ targetDurationMs: 5000 }));
+    const r = await adapt(session, { dryRun: true, spec: { targetDurationMs: 10_000 } });
+    expect(r.dryRun).toBeDefined();
+    expect(r.warnings).toEqual([expect.stringContaining('the running scheduler keeps 5s, not 10s')]);
+    expect(events).toEqual([]);
+    expect(session.adaptive).toBeUndefined();
+  });
+
+  it('the control method refuses off together with settings or a dry run', () => {
+    expect(() => controlApi.adapt.parse({ off: true, spec: { minimum: 2 } })).toThrow(UsageError);
+    expect(() => controlApi.adapt.parse({ off: true, dryRun: true })).toThrow(UsageError);
+    expect(controlApi.adapt.parse({ off: true })).toEqual({ off: true });
+    expect(controlApi.adapt.parse({ off: true, spec: {} })).toEqual({ off: true });
   });
 
   it('scale says it turned adaptive off, only when it was on', async () => {
