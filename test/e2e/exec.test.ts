@@ -1,5 +1,6 @@
 // sshcluster exec on the real namespace hosts: folded output, worst exit code, per-host
 // timeout that stops the remote command, --hosts, --no-fold, --json, unreachable hosts.
+import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, startCli, until } from './cli-driver.js';
@@ -58,6 +59,32 @@ describe('sshcluster exec', () => {
     const json = runCli(['exec', file, '--hosts', h1.ip, '--json', '--', cmd]);
     expect(json.stdout).not.toMatch(raw);
     expect(JSON.parse(json.stdout).hosts[0].output).toBe('\x1b]0;HACKED\x07\x1b[2J\x9bm|\n');
+  });
+
+  it('past 1 MiB of output keeps the last whole lines under a marker saying what went; a long line is cut and marked, escaped', () => {
+    // Before: the last 1,048,576 characters, so the kept output began mid-line under
+    // "[… output cut to the last 1048576 characters]".
+    const out = tmp('exec-flood.out');
+    // Through a file: more than spawnSync's 1 MiB of stdout.
+    const toFile = ['sh', '-c', `"$@" > ${out}`, 'sh'];
+    const flood = runCli(['exec', file, '--hosts', h1.ip, '--', 'seq 1 300000'], {}, 60_000, toFile);
+    expect(flood.code, flood.stderr).toBe(0);
+    const kept = Array.from({ length: 149_796 }, (_, i) => String(150_205 + i)).join('\n');
+    expect(fs.readFileSync(out, 'utf8')).toBe(
+      `== ${h1.ip} (1) ==\n[… first 150204 lines (918.3 KiB) cut by sshcluster; the last 149796 lines (1.0 MiB) follow]\n${kept}\n1 host(s): 1 ok\n`,
+    );
+    const json = runCli(['exec', file, '--hosts', h1.ip, '--json', '--', 'seq 1 300000'], {}, 60_000, toFile);
+    expect(json.code).toBe(0);
+    const host = JSON.parse(fs.readFileSync(out, 'utf8')).hosts[0];
+    expect(host.truncated).toBe(true);
+    expect(host.output).toBe(`[… first 150204 lines (918.3 KiB) cut by sshcluster; the last 149796 lines (1.0 MiB) follow]\n${kept}\n`);
+    // One line of 20,004 bytes: its first 16 KiB, marked, and nothing of the rest as a line of its own.
+    const long = `printf '\\033[2J'; head -c 20000 /dev/zero | tr '\\0' x; echo; echo after`;
+    const shown = `\\x1b[2J${'x'.repeat(16_380)} …[3620 more bytes of this line cut]`;
+    const folded = runCli(['exec', file, '--hosts', h1.ip, '--', long]);
+    expect(folded.stdout).toBe(`== ${h1.ip} (1) ==\n${shown}\nafter\n1 host(s): 1 ok\n`);
+    const lines = runCli(['exec', file, '--hosts', h1.ip, '--no-fold', '--', long]);
+    expect(lines.stdout).toBe(`${h1.ip}: ${shown}\n${h1.ip}: after\n1 host(s): 1 ok\n`);
   });
 
   it('stops a command past --timeout on the host (exit 124) and leaves nothing running', () => {

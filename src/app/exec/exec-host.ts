@@ -5,10 +5,8 @@ import { constants } from 'node:os';
 import type { HostSpec } from '../../config/spec.js';
 import type { HostResult, HostStatus } from './fold-output.js';
 import { hostScript, startRemote } from '../remote/remote-script.js';
+import { OutputTail } from './output-tail.js';
 import { CONTROL_COMMAND_TIMEOUT_MS, type ShellPort } from '../../ssh/shell-port.js';
-
-/** Per host; the tail is kept when a command prints more. */
-export const MAX_OUTPUT_BYTES = 1024 * 1024;
 
 export interface ExecHostOptions {
   command: string;
@@ -25,7 +23,7 @@ export async function execOnHost(h: HostSpec, shell: ShellPort, o: ExecHostOptio
   const inv = hostScript(h, o.command);
   const handle = await startRemote(shell, { ...inv, command: `echo $$\n${inv.command}` });
   handle.closeStdin();
-  const out = new OutputTail(MAX_OUTPUT_BYTES, o.onLine);
+  const out = new OutputTail({ onLine: o.onLine });
   let pid: number | undefined;
   let first = '';
   handle.stdout.setEncoding('utf8');
@@ -88,39 +86,4 @@ function ended(stream: NodeJS.ReadableStream): Promise<void> {
     stream.once('close', resolve);
     stream.once('error', () => resolve());
   });
-}
-
-/** Interleaved output, keeping the last `max` characters; optionally split into lines. */
-class OutputTail {
-  private buf = '';
-  truncated = false;
-  private pending = { out: '', err: '' };
-  constructor(
-    private readonly max: number,
-    private readonly onLine?: (line: string) => void,
-  ) {}
-
-  push(text: string, stream: 'out' | 'err'): void {
-    if (text === '') return;
-    this.buf += text;
-    if (this.buf.length > this.max) {
-      this.buf = this.buf.slice(-this.max);
-      this.truncated = true;
-    }
-    if (!this.onLine) return;
-    const lines = (this.pending[stream] + text).split('\n');
-    this.pending[stream] = lines.pop() ?? '';
-    for (const l of lines) this.onLine(l);
-  }
-
-  flush(): void {
-    for (const s of ['out', 'err'] as const) {
-      if (this.pending[s] !== '') this.onLine?.(this.pending[s]);
-      this.pending[s] = '';
-    }
-  }
-
-  text(): string {
-    return this.truncated ? `[… output cut to the last ${this.max} characters]\n${this.buf}` : this.buf;
-  }
 }

@@ -16,4 +16,21 @@ describe('execOnHost', () => {
       shell.close();
     }
   });
+
+  it('past 1 MiB keeps the last whole lines under a marker that counts what went (it began mid-line)', async () => {
+    const shell = new LocalShell(process.env);
+    try {
+      // 1..300000, one a line: 2,088,895 bytes.
+      const r = await execOnHost(testHost('h1'), shell, { command: 'seq 1 300000', timeoutMs: 60_000 });
+      const [marker, ...lines] = r.output.split('\n');
+      expect(lines.pop()).toBe('');
+      expect(marker).toBe('[… first 150204 lines (918.3 KiB) cut by sshcluster; the last 149796 lines (1.0 MiB) follow]');
+      const cut = 150_204;
+      expect(cut + lines.length).toBe(300_000);
+      expect(lines).toEqual(Array.from({ length: lines.length }, (_, i) => String(cut + i + 1)));
+      expect(r.truncated).toBe(true);
+    } finally {
+      shell.close();
+    }
+  });
 });
