@@ -6,6 +6,8 @@ import type { Readable } from 'node:stream';
 
 const MAX_LINE = 16 * 1024;
 const NL = 0x0a;
+const CUT = ' …[cut]';
+const CONTINUED = '[cut]… ';
 
 /**
  * `admit` sees each raw line first, as buf[start, end) without the newline (no copy: a
@@ -16,8 +18,12 @@ export type Admit = (buf: Buffer, start: number, end: number) => boolean;
 export function splitLines(stream: Readable, onLine: (line: string) => void, admit: Admit = () => true): void {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
+  // The rest of a cut line starts with a marker too: it is not a line of its own.
+  let continued = false;
   const emit = (buf: Buffer, start: number, end: number, suffix = '') => {
-    if (admit(buf, start, end)) onLine(trimCr(buf.toString('utf8', start, end)) + suffix);
+    const prefix = continued ? CONTINUED : '';
+    continued = suffix !== '';
+    if (admit(buf, start, end)) onLine(prefix + trimCr(buf.toString('utf8', start, end)) + suffix);
   };
   stream.on('data', (chunk: Buffer | string) => {
     const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
@@ -40,7 +46,7 @@ export function splitLines(stream: Readable, onLine: (line: string) => void, adm
     while (pendingBytes > MAX_LINE) {
       const all = Buffer.concat(pending);
       const cut = charBoundary(all, MAX_LINE);
-      emit(all, 0, cut, ' …[cut]');
+      emit(all, 0, cut, CUT);
       pending = [all.subarray(cut)];
       pendingBytes = all.length - cut;
     }

@@ -21,7 +21,16 @@ describe('splitLines', () => {
     await new Promise((r) => s.on('end', r));
     expect(lines.length).toBeGreaterThanOrEqual(2);
     expect(lines[0]!.length).toBeLessThan(20_000);
-    expect(lines.join('').replace(/ …\[cut\]/g, '').length).toBe(40_000);
+    expect(lines.join('').replace(/ …\[cut\]|\[cut\]… /g, '').length).toBe(40_000);
+  });
+  it('marks both sides of a cut: the rest of the line is not shown as a whole line', async () => {
+    const s = new PassThrough();
+    const lines: string[] = [];
+    splitLines(s, (l) => lines.push(l));
+    s.write('x'.repeat(40_000));
+    s.end('\nnext\n');
+    await new Promise((r) => s.on('end', r));
+    expect(lines).toEqual([`${'x'.repeat(16_384)} …[cut]`, `[cut]… ${'x'.repeat(16_384)} …[cut]`, `[cut]… ${'x'.repeat(7_232)}`, 'next']);
   });
 });
 
@@ -43,7 +52,7 @@ describe('splitLines with an admit filter', () => {
     splitLines(s, (l) => lines.push(l));
     s.end('é'.repeat(20_000));
     await new Promise((r) => s.on('end', r));
-    expect(lines.join('').replace(/ …\[cut\]/g, '')).toBe('é'.repeat(20_000));
+    expect(lines.join('').replace(/ …\[cut\]|\[cut\]… /g, '')).toBe('é'.repeat(20_000));
   });
 });
 
