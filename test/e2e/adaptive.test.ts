@@ -91,6 +91,16 @@ describe('adaptive scaling', () => {
     expect(td.code, td.stderr).toBe(0);
     expect(td.stderr).toContain('warning: target_duration is read by the scheduler when it starts: the running scheduler keeps 5s, not 10s');
     expect(status('adapt').adaptive?.enabled).toBe(true);
+    // --off with a bound or --dry-run: refused before the controller is asked (it turned adaptive off and dropped them).
+    const offMin = runCli(['adapt', '--name', 'adapt', '--off', '--min', '2']);
+    expect(offMin.code).toBe(2);
+    expect(offMin.stderr).toContain('sshcluster: adapt: --off turns adaptive scaling off, so it takes none of the flags that set how it scales (given: --min)');
+    const offDry = runCli(['adapt', '--name', 'adapt', '--off', '--dry-run']);
+    expect(offDry.code).toBe(2);
+    expect(status('adapt').adaptive?.enabled).toBe(true);
+    const dryTd = runCli(['adapt', '--name', 'adapt', '--dry-run', '--target-duration', '10s']);
+    expect(dryTd.code, dryTd.stderr).toBe(0);
+    expect(dryTd.stderr).toContain('warning: target_duration is read by the scheduler when it starts: the running scheduler keeps 5s, not 10s');
     const scale = runCli(['scale', '1', '--name', 'adapt'], {}, 120_000);
     expect(scale.code).toBe(0);
     expect(scale.stderr).toContain('adapt: adaptive scaling is now off');
