@@ -45,15 +45,34 @@ export function pickRun(runs: readonly string[], current: string | undefined, pr
   return from === undefined ? undefined : runs.filter((r) => r < from).pop();
 }
 
-/** Creates the run's dir (0700) and removes all but the newest `keep` runs, this one included. */
+/**
+ * Creates the run's dir (0700) and removes all but the newest `keep` runs besides it: a
+ * run that ends empty (endRun) then takes none of them with it. A run that ends with
+ * lines leaves `keep` in all.
+ */
 export async function startRun(logsDir: string, runId: string, keep = KEEP_RUNS): Promise<string> {
   const dir = runDir(logsDir, runId);
   await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   await fs.chmod(dir, 0o700);
-  const old = listRuns(logsDir).filter((r) => r !== runId);
-  const drop = old.slice(0, Math.max(0, old.length - (keep - 1)));
-  await Promise.all(drop.map((r) => fs.rm(path.join(logsDir, r), { recursive: true, force: true })));
+  await pruneRuns(logsDir, runId, keep);
   return dir;
+}
+
+/**
+ * The run's end: one that recorded nothing goes (dropRunIfEmpty); one with lines leaves
+ * the newest `keep` runs, itself included. true when the run went.
+ */
+export async function endRun(logsDir: string, runId: string, keep = KEEP_RUNS): Promise<boolean> {
+  if (await dropRunIfEmpty(logsDir, runId)) return true;
+  await pruneRuns(logsDir, runId, keep - 1);
+  return false;
+}
+
+/** Removes all but the newest `others` runs besides `runId`. */
+async function pruneRuns(logsDir: string, runId: string, others: number): Promise<void> {
+  const old = listRuns(logsDir).filter((r) => r !== runId);
+  const drop = old.slice(0, Math.max(0, old.length - others));
+  await Promise.all(drop.map((r) => fs.rm(path.join(logsDir, r), { recursive: true, force: true })));
 }
 
 /**

@@ -4,7 +4,7 @@
 import fs from 'node:fs/promises';
 import { clusterPaths, ensureClusterDir, removeClusterDirIfEmpty, socketPathFor, stateRoot, type ClusterPaths } from '../../control/paths.js';
 import { LogStore } from '../../control/log-store.js';
-import { dropRunIfEmpty, startRun } from '../../control/log-runs.js';
+import { endRun, startRun } from '../../control/log-runs.js';
 import { startControlServer, type ControlServer } from '../../control/server.js';
 import { removeCerts } from '../../tls/cert-store.js';
 import { adaptiveToJson, writeState, type ClusterState } from '../../control/state-file.js';
@@ -190,12 +190,13 @@ export class ControlEndpoint {
    * An `up` that failed before any process printed a line leaves nothing: no empty run
    * (`logs` would read it as the latest, "recorded: none") and, when nothing else of
    * the cluster is there, no dir (the name stays unknown: exit 2 for `--name`). A run
-   * with lines, the failure's, stays for `logs --name`. Best effort: what is left is
-   * only what a failed `up` left before.
+   * with lines, the failure's, stays for `logs --name`, and the runs before it beyond
+   * the last KEEP_RUNS go only then (endRun). Best effort: what is left is only what a
+   * failed `up` left before.
    */
   private async dropIfNothingRecorded(): Promise<void> {
     try {
-      await dropRunIfEmpty(this.paths.logsDir, this.o.runId);
+      await endRun(this.paths.logsDir, this.o.runId);
       await removeClusterDirIfEmpty(this.paths);
     } catch {
       // left as it is

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { listRuns, newRunId, pickRun, runDir, startRun } from '../../../src/control/log-runs.js';
+import { endRun, listRuns, newRunId, pickRun, runDir, startRun } from '../../../src/control/log-runs.js';
 
 let tmp: string;
 beforeEach(() => {
@@ -38,15 +38,31 @@ describe('log runs', () => {
     expect(pickRun([], undefined, false)).toBeUndefined();
   });
 
-  it('starts a run in a 0700 dir and keeps only the newest runs, the current one always', async () => {
+  it('starts a run in a 0700 dir beside the newest `keep` runs, and ends it with `keep` in all, the current one always', async () => {
     const old = [1, 2, 3, 4, 5, 6].map(at);
     for (const id of old) fs.mkdirSync(path.join(tmp, id, 'x'), { recursive: true });
     const current = at(7);
     const dir = await startRun(tmp, current, 3);
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
+    expect(listRuns(tmp)).toEqual([old[3], old[4], old[5], current]);
+    fs.writeFileSync(path.join(dir, 'scheduler.log'), 'a line\n');
+    expect(await endRun(tmp, current, 3)).toBe(false);
     expect(listRuns(tmp)).toEqual([old[4], old[5], current]);
     // A re-adopting controller goes on in its run, even one older than the others.
-    await startRun(tmp, old[4]!, 2);
+    await startRun(tmp, old[4]!, 1);
     expect(listRuns(tmp)).toEqual([old[4], current]);
+  });
+
+  // helper-24's note: a failed up (its run empty) took the oldest kept run with it.
+  it('a run that ends having recorded nothing goes, and takes no older run with it', async () => {
+    const old = [1, 2, 3].map(at);
+    for (const id of old) {
+      fs.mkdirSync(path.join(tmp, id));
+      fs.writeFileSync(path.join(tmp, id, 'scheduler.log'), 'x\n');
+    }
+    const current = at(4);
+    await startRun(tmp, current, 3);
+    expect(await endRun(tmp, current, 3)).toBe(true);
+    expect(listRuns(tmp)).toEqual(old);
   });
 });
