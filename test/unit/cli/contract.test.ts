@@ -31,6 +31,7 @@ describe('usage errors', () => {
     [['up', '--bogus'], "sshcluster: unknown option '--bogus'"],
     [['frobnicate'], "sshcluster: unknown command 'frobnicate'"],
     [['status', '--name', 'a;b'], 'sshcluster: option \'--name <name>\' argument \'a;b\' is invalid. expected a name of letters'],
+    [['env', '--name', '../x'], 'sshcluster: option \'--name <name>\' argument \'../x\' is invalid. expected a name of letters'],
     [['restart', '--max-unavailable', '0', 'h.yaml'], 'sshcluster: option \'--max-unavailable <n>\' argument \'0\' is invalid. expected a count of workers (1, 2, …) or a percentage of them from 1% to 100%, got "0"'],
     [['up', '--ready-timeout', '0s'], 'sshcluster: option \'--ready-timeout <duration>\' argument \'0s\' is invalid. expected a time limit above 0'],
     [['restart', '--max-unavailable', '101%', 'h.yaml'], 'sshcluster: option \'--max-unavailable <n>\' argument \'101%\' is invalid. expected a count of workers'],
