@@ -28,6 +28,8 @@ export interface SpecDiff {
   /** Worker counts that change, per host (added hosts from 0, removed hosts to 0). */
   counts: HostCount[];
   restart: HostRestart[];
+  /** Hosts whose launch changed with no worker there to restart: their next workers start with it. */
+  updated: { host: string; why: string[] }[];
   /** max_workers that change on kept hosts: the room scale and adaptive place into (nothing restarts). */
   maxWorkers: HostCount[];
   /** The adaptive settings, when they change: apply gives them to the running loop. */
@@ -35,7 +37,7 @@ export interface SpecDiff {
 }
 
 export function hasChanges(d: SpecDiff): boolean {
-  return d.recreate.length + d.hostsAdded.length + d.hostsRemoved.length + d.counts.length + d.restart.length + d.maxWorkers.length > 0 || d.adaptive !== undefined;
+  return d.recreate.length + d.hostsAdded.length + d.hostsRemoved.length + d.counts.length + d.restart.length + d.updated.length + d.maxWorkers.length > 0 || d.adaptive !== undefined;
 }
 
 /**
@@ -50,6 +52,7 @@ export function diffSpecs(old: ClusterSpec, next: ClusterSpec, current: readonly
   const on = (host: string) => current.filter((w) => w.host === host);
   const counts: HostCount[] = [];
   const restart: HostRestart[] = [];
+  const updated: SpecDiff['updated'] = [];
   for (const h of next.workerHosts) {
     const before = oldHosts.get(h.name);
     const have = on(h.name).length;
@@ -58,6 +61,7 @@ export function diffSpecs(old: ClusterSpec, next: ClusterSpec, current: readonly
     const why = before ? launchChanges(before, h) : [];
     const kept = on(h.name).slice(0, want).map((w) => w.name);
     if (why.length && kept.length) restart.push({ host: h.name, workers: kept, why });
+    else if (why.length) updated.push({ host: h.name, why });
   }
   for (const h of old.workerHosts) if (!newHosts.has(h.name) && on(h.name).length) counts.push({ host: h.name, from: on(h.name).length, to: 0 });
   const diff: SpecDiff = {
@@ -66,6 +70,7 @@ export function diffSpecs(old: ClusterSpec, next: ClusterSpec, current: readonly
     hostsRemoved: old.workerHosts.filter((h) => !newHosts.has(h.name)).map((h) => h.name),
     counts,
     restart,
+    updated,
     maxWorkers: next.workerHosts.flatMap((h) => {
       const before = oldHosts.get(h.name);
       return before && before.maxWorkers !== h.maxWorkers ? [{ host: h.name, from: before.maxWorkers, to: h.maxWorkers }] : [];

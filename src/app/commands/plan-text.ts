@@ -29,8 +29,9 @@ export function planText(cluster: string, file: string, d: SpecDiff, o: { applyi
     lines.push(`  ~ host ${c.host}: workers ${c.from} → ${c.to}`);
   }
   for (const r of d.restart) lines.push(`  ~ host ${r.host}: rolling restart of ${r.workers.length} worker(s): ${r.why.join('; ')}`);
+  for (const u of d.updated) lines.push(`  ~ host ${u.host}: no worker runs there; the next ones start with ${u.why.join('; ')}`);
   for (const m of d.maxWorkers) lines.push(`  ~ host ${m.host}: max_workers ${m.from} → ${m.to} (room for scale and adaptive; nothing restarts)`);
-  if (d.adaptive) lines.push(`  ~ adaptive: ${d.adaptive.to ? 'new settings from the file' : 'the file has none; the settings in force stay'}`);
+  if (d.adaptive) lines.push(`  ~ adaptive: ${d.adaptive.to ? (d.adaptive.from ? 'new settings from the file' : 'on, with the file\'s settings (it is off now)') : 'the file has none; the settings in force stay'}`);
   for (const why of d.recreate) lines.push(`  ! needs a new cluster: ${why}`);
   const restarts = d.restart.reduce((s, r) => s + r.workers.length, 0);
   const summary = [`${d.hostsAdded.length} host(s) to add`, `${d.hostsRemoved.length} to drain`, `${restarts} worker(s) to restart`];

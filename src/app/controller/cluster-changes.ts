@@ -52,7 +52,9 @@ export class ClusterChanges {
     return this.one('apply', async () => {
       const { state } = this.d;
       const old = state.spec;
-      const diff = diffSpecs(old, { ...next, name: old.name }, state.desiredWorkers, this.d.adaptive() !== undefined);
+      // Against the adaptive settings in force (none while it is off), as plan diffs them:
+      // a file with an adaptive: section turns it on with them, as up of that file does.
+      const diff = diffSpecs({ ...old, adaptive: this.d.adaptive() }, { ...next, name: old.name }, state.desiredWorkers, next.adaptive !== undefined);
       if (diff.recreate.length) {
         throw new ExpectedError(`apply: a running cluster cannot take this: ${diff.recreate.join('; ')}`, { hint: 'sshcluster down, then up with the new file' });
       }
@@ -65,7 +67,7 @@ export class ClusterChanges {
         const reason = state.failedHosts.get(host);
         return reason === undefined ? [] : [{ host, reason }];
       });
-      if (diff.adaptive?.to && this.d.adaptive()) this.d.startAdaptive(diff.adaptive.to);
+      if (diff.adaptive?.to) this.d.startAdaptive(diff.adaptive.to);
       await this.d.tick();
       const names = diff.restart.flatMap((r) => r.workers).filter((n) => state.desiredWorkers.some((w) => w.name === n));
       const roll = names.length ? await this.pendingRoll(names, o) : undefined;

@@ -68,6 +68,20 @@ describe('diffSpecs', () => {
     expect(JSON.stringify(d)).not.toContain('s3cret');
   });
 
+  // helper-26's trial: scaled to 1 (or adaptive at 0), a changed host with no worker was
+  // "nothing to apply", and the next worker there started with the old settings.
+  it('takes a changed launch on a host with no worker: nothing restarts, its next workers start with it', () => {
+    const old = testSpec({ workers: ['a', 'b'] });
+    const next = structuredClone(old);
+    next.workerHosts[1]!.workerOptions.resources = { GPU: 1 };
+    for (const adaptive of [false, true]) {
+      const d = diffSpecs(old, next, [{ name: 'a-0', host: 'a' }], adaptive);
+      expect(d.restart).toEqual([]);
+      expect(d.updated).toEqual([{ host: 'b', why: ['worker_options.resources {} → GPU=1'] }]);
+      expect(hasChanges(d)).toBe(true);
+    }
+  });
+
   it('asks for a new cluster when the scheduler, its options or the security change', () => {
     const old: ClusterSpec = { ...testSpec({ workers: ['a'] }), security: { kind: 'tls' } };
     const next: ClusterSpec = { ...structuredClone(old), security: { kind: 'none' }, schedulerHost: testHost('n1') };

@@ -10,7 +10,9 @@ const diff: SpecDiff = {
   hostsRemoved: ['b'],
   counts: [{ host: 'c', from: 0, to: 2 }, { host: 'b', from: 1, to: 0 }],
   restart: [{ host: 'a', workers: ['a-0'], why: ['worker_options.nthreads 1 → 2'] }],
+  updated: [{ host: 'd', why: ['worker_options.resources {} → GPU=1'] }],
   maxWorkers: [],
+  adaptive: { to: { minimum: 0, maximum: 3, intervalMs: 1000, waitCount: 3, targetDurationMs: 5000 } },
 };
 
 describe('planText', () => {
@@ -21,6 +23,10 @@ describe('planText', () => {
       '  + host c: 2 worker(s)',
       '  - host b: drain 1 worker(s) (retired through the scheduler, data moved), then leave it',
       '  ~ host a: rolling restart of 1 worker(s): worker_options.nthreads 1 → 2',
+      // helper-26's trial: a change on a host with no worker, and adaptive: in a file for a
+      // cluster whose adaptive is off, were "nothing to apply" or applied and ignored.
+      '  ~ host d: no worker runs there; the next ones start with worker_options.resources {} → GPU=1',
+      "  ~ adaptive: on, with the file's settings (it is off now)",
       'Plan: 1 host(s) to add, 1 to drain, 1 worker(s) to restart.',
     ]);
     expect(plan.endsWith('\nsshcluster apply h.yaml carries it out\n')).toBe(true);
@@ -35,7 +41,7 @@ describe('planText', () => {
   });
 
   it("says the file is held against the cluster's record, and how to go on, when its controller is gone", () => {
-    expect(planText('live', 'h.yaml', { recreate: [], hostsAdded: [], hostsRemoved: [], counts: [], restart: [], maxWorkers: [] }, { recorded: true })).toBe(
+    expect(planText('live', 'h.yaml', { recreate: [], hostsAdded: [], hostsRemoved: [], counts: [], restart: [], updated: [], maxWorkers: [] }, { recorded: true })).toBe(
       "live: h.yaml matches the cluster as last recorded; nothing to apply\nlive's controller is not running: sshcluster up h.yaml --detach starts one that takes the cluster over as it runs\n",
     );
     const text = planText('live', 'h.yaml', diff, { recorded: true });
@@ -45,19 +51,19 @@ describe('planText', () => {
   });
 
   it("says the scheduler's host stays when it stops being a worker host, and names it when it becomes one", () => {
-    const removed = planText('live', 'h.yaml', { recreate: [], hostsAdded: [], hostsRemoved: ['s'], counts: [{ host: 's', from: 1, to: 0 }], restart: [], maxWorkers: [] }, { scheduler: 's' });
+    const removed = planText('live', 'h.yaml', { recreate: [], hostsAdded: [], hostsRemoved: ['s'], counts: [{ host: 's', from: 1, to: 0 }], restart: [], updated: [], maxWorkers: [] }, { scheduler: 's' });
     expect(removed).toContain('  - host s (runs the scheduler): drain 1 worker(s) (retired through the scheduler, data moved); the host stays for the scheduler\n');
-    const added = planText('live', 'h.yaml', { recreate: [], hostsAdded: ['s'], hostsRemoved: [], counts: [{ host: 's', from: 0, to: 2 }], restart: [], maxWorkers: [] }, { scheduler: 's' });
+    const added = planText('live', 'h.yaml', { recreate: [], hostsAdded: ['s'], hostsRemoved: [], counts: [{ host: 's', from: 0, to: 2 }], restart: [], updated: [], maxWorkers: [] }, { scheduler: 's' });
     expect(added).toContain('  + host s (runs the scheduler): 2 worker(s)\n');
   });
 
   it('shows a changed max_workers as a change (room, no restart)', () => {
-    const text = planText('live', 'h.yaml', { recreate: [], hostsAdded: [], hostsRemoved: [], counts: [], restart: [], maxWorkers: [{ host: 'a', from: 1, to: 3 }] });
+    const text = planText('live', 'h.yaml', { recreate: [], hostsAdded: [], hostsRemoved: [], counts: [], restart: [], updated: [], maxWorkers: [{ host: 'a', from: 1, to: 3 }] });
     expect(text).toContain('live: h.yaml differs from the running cluster:\n  ~ host a: max_workers 1 → 3 (room for scale and adaptive; nothing restarts)\n');
   });
 
   it('says a removed host without workers is left, not drained of 0', () => {
-    const text = planText('live', 'h.yaml', { recreate: [], hostsAdded: [], hostsRemoved: ['gone'], counts: [], restart: [], maxWorkers: [] });
+    const text = planText('live', 'h.yaml', { recreate: [], hostsAdded: [], hostsRemoved: ['gone'], counts: [], restart: [], updated: [], maxWorkers: [] });
     expect(text).toContain('  - host gone: no workers there; leave it\n');
   });
 });

@@ -7,7 +7,7 @@ import type { ClusterSpec } from '../../../../src/config/spec.js';
 import { testHost } from '../../config/spec-fixture.js';
 import { harness, startUp, type Harness } from '../../cluster/harness.js';
 
-function changes(h: Harness): ClusterChanges {
+function changes(h: Harness, over: Partial<ConstructorParameters<typeof ClusterChanges>[0]> = {}): ClusterChanges {
   return new ClusterChanges({
     state: h.state,
     clock: h.clock,
@@ -19,13 +19,14 @@ function changes(h: Harness): ClusterChanges {
     leave: (x) => h.reconciler.links.leave(x),
     adaptive: () => undefined,
     startAdaptive: () => undefined,
+    ...over,
   });
 }
 
 /** Runs an apply to its end, moving the fake clock on while it waits for hosts to empty. */
-async function applied(h: Harness, next: ClusterSpec): Promise<void> {
+async function applied(h: Harness, next: ClusterSpec, over: Parameters<typeof changes>[1] = {}): Promise<void> {
   let done = false;
-  const p = changes(h).apply(next, { maxUnavailable: 1, timeoutMs: 30_000 }).finally(() => (done = true));
+  const p = changes(h, over).apply(next, { maxUnavailable: 1, timeoutMs: 30_000 }).finally(() => (done = true));
   for (let i = 0; i < 400 && !done; i++) await h.clock.advance(500);
   await p;
 }
@@ -56,5 +57,26 @@ describe('apply with the scheduler host as a worker host', () => {
     expect(h.host('n0')).toBe(conn);
     expect(conn.running().map((p) => p.spec.name).sort()).toEqual(['n0-0', 'scheduler']);
     expect(h.notices()).toContain("apply: 0 host(s) added, 0 removed, the scheduler's host runs workers too, 0 with a changed launch");
+  });
+});
+
+// helper-26's trial: both were "applied" and nothing changed.
+describe('apply of what no running worker shows', () => {
+  it('takes a changed launch on a host with no worker now: the next worker there starts with it', async () => {
+    const h = harness({ workers: ['a', 'b'], initialWorkers: 1 });
+    await startUp(h);
+    const next = structuredClone(h.state.spec);
+    (next.workerHosts[1]!.workerOptions as { resources: Record<string, number> }).resources = { GPU: 1 };
+    await applied(h, next);
+    expect(h.state.spec.workerHosts[1]!.workerOptions.resources).toEqual({ GPU: 1 });
+  });
+
+  it("turns adaptive on with the file's settings when it is off, as up of that file does", async () => {
+    const h = harness({ workers: ['a'] });
+    await startUp(h);
+    const started: unknown[] = [];
+    const to = { minimum: 0, maximum: 2, intervalMs: 1000, waitCount: 3, targetDurationMs: 5000 };
+    await applied(h, { ...h.state.spec, adaptive: to }, { startAdaptive: (spec) => void started.push(spec) });
+    expect(started).toEqual([to]);
   });
 });
