@@ -239,6 +239,30 @@ describe('changing a running cluster', () => {
     expect(running(status()).filter((w) => w.host === h2.ip).length).toBe(3);
   });
 
+  // helper-26's trial: plan said "nothing to apply" for a host with no worker, and apply
+  // took an adaptive: section for a cluster whose adaptive was off, and ignored it.
+  it('takes a change on a host with no worker and an adaptive: section while adaptive is off; plan then matches', async () => {
+    const a = hostFile('idle-a.yaml', [h1.ip, h2.ip]);
+    expect(runCli(['up', a, '--detach'], {}, 120_000).code).toBe(0);
+    expect(runCli(['scale', '--name', NAME, '1'], {}, 120_000).code).toBe(0);
+    const idle = [h1.ip, h2.ip].find((ip) => !running(status()).some((w) => w.host === ip))!;
+    const hosts = [h1.ip, h2.ip].map((ip) => (ip === idle ? { host: ip, worker_options: { nthreads: 2 } } : ip));
+    const b = writeHostsYaml(tmp('idle-b.yaml'), { ...info, hosts: [s0] }, { env, name: NAME, worker_options: { nthreads: 1 }, hosts: [s0.ip, ...hosts], adaptive: { minimum: 1, maximum: 2 } });
+    const plan = runCli(['plan', b]);
+    expect(plan.code, plan.stdout + plan.stderr).toBe(3);
+    expect(plan.stdout).toContain(`~ host ${idle}: no worker runs there; the next ones start with worker_options.nthreads 1 → 2`);
+    expect(plan.stdout).toContain("~ adaptive: on, with the file's settings (it is off now)");
+    const apply = runCli(['apply', b], {}, 120_000);
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    const st = JSON.parse(runCli(['status', '--name', NAME, '--json']).stdout) as { adaptive: { enabled: boolean; minimum: number; maximum: number } | null };
+    expect(st.adaptive).toMatchObject({ enabled: true, minimum: 1, maximum: 2 });
+    const again = runCli(['plan', b]);
+    expect([again.code, again.stdout]).toEqual([0, expect.stringContaining('matches the running cluster; nothing to apply')]);
+    // The next worker there starts with the file's settings.
+    expect(runCli(['scale', '--name', NAME, '2'], {}, 120_000).code).toBe(0);
+    expect(running(status()).find((w) => w.host === idle)?.nthreads).toBe(2);
+  });
+
   it('after a controller killed with kill -9 mid-apply, up converges to the new spec with no duplicates', async () => {
     const two = (h: typeof h1) => ({ host: h.ip, worker_options: { nworkers: 2 } });
     const a = hostFile('kill-a.yaml', [two(h1), two(h2)]);
