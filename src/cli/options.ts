@@ -1,6 +1,6 @@
 // Option parsers shared by commands: a bad value is a usage error (exit 2).
 import { InvalidArgumentError } from 'commander';
-import { DURATION_TOO_LONG, MAX_DURATION_MS } from '../config/durations.js';
+import { DURATION_TOO_LONG, MAX_DURATION_MS, parseDuration } from '../config/durations.js';
 import { CLUSTER_NAME } from '../config/names.js';
 
 /** --name: the same rule as the host file's `name:`, so it is safe as a directory name. */
@@ -31,14 +31,16 @@ export function listenAddress(value: string): { host: string; port: number } {
 }
 
 export function seconds(value: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
-  if (!m) throw new InvalidArgumentError(`expected a duration like 60s, 2m or 500ms, got "${value}"`);
-  const n = Number(m[1]);
-  const unit = m[2] ?? 's';
-  const s = unit === 'ms' ? n / 1000 : unit === 'm' ? n * 60 : n;
-  // The same bound as the host file's durations: each flag ends up in a setTimeout.
-  if (s * 1000 > MAX_DURATION_MS) throw new InvalidArgumentError(`${DURATION_TOO_LONG}, got "${value}"`);
-  return s;
+  // The host file's reading (Dask's units: 500ms, 60s, 2m, 1h, 2d, "5 seconds") and bound:
+  // each flag ends up in a setTimeout.
+  let ms: number;
+  try {
+    ms = parseDuration(value);
+  } catch {
+    throw new InvalidArgumentError(`expected a duration like 60s, 2m, 1h or 500ms, got "${value}"`);
+  }
+  if (ms > MAX_DURATION_MS) throw new InvalidArgumentError(`${DURATION_TOO_LONG}, got "${value}"`);
+  return ms / 1000;
 }
 
 /** A time limit: a duration above 0 (0 would give up before starting). */

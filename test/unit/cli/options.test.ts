@@ -18,7 +18,11 @@ describe('option parsers', () => {
     expect(seconds('2m')).toBe(120);
     expect(seconds('500ms')).toBe(0.5);
     expect(seconds('7')).toBe(7);
-    expect(() => seconds('soon')).toThrow('expected a duration like 60s, 2m or 500ms, got "soon"');
+    expect(() => seconds('soon')).toThrow('expected a duration like 60s, 2m, 1h or 500ms, got "soon"');
+    // What the host file takes (helper-26's trial: 1h, 2d and "5 seconds" were refused as flags).
+    expect([seconds('1h'), seconds('2d'), seconds('5 seconds')]).toEqual([3600, 172800, 5]);
+    expect(() => seconds('100d')).toThrow('expected at most 2147483647ms (24.8 days)');
+    expect(() => seconds('-1s')).toThrow('expected a duration like');
   });
   it('refuses a duration longer than a timer can wait, as the host file does', () => {
     expect(seconds('2147483.647')).toBe(2147483.647);
