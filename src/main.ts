@@ -33,7 +33,9 @@ async function main(): Promise<void> {
 
 function report(err: unknown): number {
   if (err instanceof CommanderError) {
-    return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help' ? 0 : 2;
+    // No command at all is help shown as an error (commander's exit code 1): bad usage, 2.
+    if (err.code === 'commander.help') return err.exitCode === 0 ? 0 : 2;
+    return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : 2;
   }
   if (err instanceof ExpectedError) {
     // Messages can quote what a host said (stderr lines, remote errors).

@@ -51,6 +51,13 @@ describe('usage errors', () => {
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^sshcluster: option '--fanout <n>' argument '0' is invalid/);
   });
+
+  // helper-26's trial: no command at all printed the usage on stderr and exited 0.
+  it('no command at all is bad usage (2), help asked for is not (0)', () => {
+    const bin = path.resolve(import.meta.dirname, '../../../bin/sshcluster');
+    const code = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 30_000 }).status;
+    expect([code(), code('help'), code('--help'), code('help', 'up')]).toEqual([2, 0, 0, 0]);
+  });
 });
 
 describe('--help', () => {
