@@ -120,7 +120,10 @@ describe('sshcluster check', () => {
       const r = runCli(['check', file]);
       expect(r.code, r.stdout + r.stderr).toBe(1);
       expect(r.stdout).toContain(`ERROR ${h0.ip}: scheduler port 8786 is taken`);
-      expect(r.stdout).toContain('fix: it is cluster "chk-held"\'s (sshcluster list): stop it with `sshcluster down --name chk-held`, or set scheduler_options.port');
+      // Checked with the file it runs from: said as that, not "stop it".
+      expect(r.stdout).toContain('fix: it is this file\'s cluster "chk-held", running: check is for hosts before up (`sshcluster status --name chk-held` shows it');
+      const other = writeHostsYaml(tmp('check-other.yaml'), { ...info, hosts: [h0, h1] }, { name: 'chk-other', security: 'none' });
+      expect(runCli(['check', other]).stdout).toContain('fix: it is cluster "chk-held"\'s (sshcluster list): stop it with `sshcluster down --name chk-held`, or set scheduler_options.port');
     } finally {
       expect(runCli(['down', '--name', 'chk-held'], {}, 90_000).code).toBe(0);
     }

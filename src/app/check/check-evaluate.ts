@@ -15,8 +15,8 @@ export type ConnectObservation =
 export type PortsObservation =
   | {
     kind: 'tested'; port: number; dashboardPort: number; scheduler?: string; dashboard?: string;
-    /** Clusters of this machine whose scheduler (its dashboard) is at that host and port. */
-    heldBy?: { scheduler?: string; dashboard?: string };
+    /** Clusters of this machine whose scheduler (its dashboard) is at that host and port; `own`: the file's own cluster. */
+    heldBy?: { scheduler?: string; dashboard?: string; own?: boolean };
   }
   | { kind: 'untested'; why: string };
 
@@ -81,7 +81,7 @@ function hostProblems(o: HostObservation, sched: ProbeResult | undefined, file: 
     return out;
   }
   pythonProblems(o, o.probe, sched, add, file);
-  portProblems(o, add);
+  portProblems(o, add, file);
   resourceProblems(o.resources, o.probe, add);
   if (o.clockOffsetS !== undefined && Math.abs(o.clockOffsetS) > MAX_CLOCK_SKEW_S) {
     const how = o.clockOffsetS > 0 ? 'ahead of' : 'behind';
@@ -134,12 +134,14 @@ function tlsProblems(p: ProbeResult, add: Add): void {
   else if (p.ssl && !p.ssl.tls12) add('error', `${p.pythonPath}'s ssl (${p.ssl.openssl}) cannot do TLS 1.2, which Dask requires at least`, hint);
 }
 
-function portProblems(o: HostObservation, add: Add): void {
+function portProblems(o: HostObservation, add: Add, file: string): void {
   const ports = o.ports;
   if (ports?.kind === 'tested') {
-    const stop = (port: number, holder: string | undefined, key: string): string => holder !== undefined
-      ? `it is cluster "${holder}"'s (sshcluster list): stop it with \`sshcluster down --name ${holder}\`, or set ${key}`
-      : `stop what listens there (\`ss -ltnp 'sport = :${port}'\` on the host) or set ${key}`;
+    const stop = (port: number, holder: string | undefined, key: string): string => holder === undefined
+      ? `stop what listens there (\`ss -ltnp 'sport = :${port}'\` on the host) or set ${key}`
+      : ports.heldBy?.own
+        ? `it is this file's cluster "${holder}", running: check is for hosts before up (\`sshcluster status --name ${holder}\` shows it, \`sshcluster plan ${file}\` what a change would do)`
+        : `it is cluster "${holder}"'s (sshcluster list): stop it with \`sshcluster down --name ${holder}\`, or set ${key}`;
     if (ports.scheduler !== undefined) {
       add('error', `scheduler port ${ports.port} ${busy(ports.scheduler)} (${ports.scheduler})`, stop(ports.port, ports.heldBy?.scheduler, 'scheduler_options.port'));
     }

@@ -81,7 +81,7 @@ export async function runCheck(ctx: AppContext, o: CheckOptions): Promise<number
   const pending = hosts.map((h) => checkHost(h));
   void Promise.all(pending.filter((_, i) => hosts[i]!.name !== sched.name)).then(() => workersProbed());
   const observations = await Promise.all(pending);
-  for (const obs of observations) if (obs.ports?.kind === 'tested') obs.ports.heldBy = await portHolders(ctx, sched, obs.ports);
+  for (const obs of observations) if (obs.ports?.kind === 'tested') obs.ports.heldBy = await portHolders(ctx, sched, obs.ports, spec.name);
 
   const report = evaluateCheck(observations, quoteWord(o.file));
   ctx.stdout.write(o.json ? checkJson(report) : safeText(renderCheck(report)));
@@ -93,13 +93,14 @@ export async function runCheck(ctx: AppContext, o: CheckOptions): Promise<number
  * dashboard at the taken ports of this host: the port's likely holder, named in the fix.
  * Nothing when no port is taken or the state cannot be read (the generic fix stands).
  */
-async function portHolders(ctx: AppContext, sched: HostSpec, ports: Extract<PortsObservation, { kind: 'tested' }>): Promise<{ scheduler?: string; dashboard?: string } | undefined> {
+async function portHolders(ctx: AppContext, sched: HostSpec, ports: Extract<PortsObservation, { kind: 'tested' }>, own: string): Promise<{ scheduler?: string; dashboard?: string; own?: boolean } | undefined> {
   if (ports.scheduler === undefined && ports.dashboard === undefined) return undefined;
   const clusters = await listClusters(stateRoot(ctx.env, ctx.homedir)).catch(() => []);
   const here = clusters.flatMap((c) => (c.state && c.state.spec.schedulerHost.connect.hostname === sched.connect.hostname ? [c.state] : []));
   const scheduler = ports.scheduler === undefined ? undefined : here.find((s) => s.spec.schedulerOptions.port === ports.port)?.name;
   const dashboard = ports.dashboard === undefined ? undefined : here.find((s) => parseDashboardAddress(s.spec.schedulerOptions.dashboardAddress).port === ports.dashboardPort)?.name;
-  return scheduler === undefined && dashboard === undefined ? undefined : { ...(scheduler ? { scheduler } : {}), ...(dashboard ? { dashboard } : {}) };
+  if (scheduler === undefined && dashboard === undefined) return undefined;
+  return { ...(scheduler ? { scheduler } : {}), ...(dashboard ? { dashboard } : {}), ...((scheduler ?? dashboard) === own ? { own: true } : {}) };
 }
 
 function roleOf(spec: ClusterSpec, h: HostSpec): Role {

@@ -122,6 +122,9 @@ describe('evaluateCheck', () => {
       'it is cluster "lab"\'s (sshcluster list): stop it with `sshcluster down --name lab`, or set scheduler_options.port',
       "stop what listens there (`ss -ltnp 'sport = :8787'` on the host) or set scheduler_options.dashboard_address",
     ]);
+    // helper-26's trial: checking the file a cluster runs from said to tear it down.
+    const own = evaluateCheck([sched({ ports: { kind: 'tested', port: 8786, dashboardPort: 8787, scheduler: 'Address already in use', heldBy: { scheduler: 'lab', own: true } } })], 'h.yaml');
+    expect(own.problems[0]!.hint).toBe('it is this file\'s cluster "lab", running: check is for hosts before up (`sshcluster status --name lab` shows it, `sshcluster plan h.yaml` what a change would do)');
   });
 
   it('warns about clock skew beyond 1s without blocking the launch', () => {
