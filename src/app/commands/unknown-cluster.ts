@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { listRuns } from '../../control/log-runs.js';
+import { clusterPaths } from '../../control/paths.js';
 import { listClusters } from '../../control/state-file.js';
 import { quoteWord } from '../../dask/remote-command.js';
 import { ExpectedError, UsageError } from '../../errors.js';
@@ -33,8 +34,11 @@ export async function knownClusters(root: string): Promise<KnownCluster[]> {
 /** The error for a `--name` whose state file does not exist. */
 export async function missingCluster(root: string, name: string): Promise<ExpectedError> {
   if (hasRuns(root, name)) {
+    // A detached cluster's controller said why it ended (the scheduler exited, a down) in its log.
+    const log = clusterPaths(root, name).controllerLog;
+    const why = fs.existsSync(log) ? `; why it ended: the end of ${log}` : '';
     return new NoClusterError(`cluster "${name}" is not running (it has stopped; the logs of its last runs are kept)`, {
-      hint: `sshcluster logs --name ${quoteWord(name)} shows them; sshcluster up [HOSTS.yaml] --name ${quoteWord(name)} starts it again`,
+      hint: `sshcluster logs --name ${quoteWord(name)} shows them${why}; sshcluster up [HOSTS.yaml] --name ${quoteWord(name)} starts it again`,
     });
   }
   const known = await knownClusters(root);

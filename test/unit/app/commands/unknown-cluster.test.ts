@@ -113,6 +113,9 @@ describe('--name matching no cluster', () => {
     }
     expect(ctx.err()).toContain('sshcluster: cluster "old" is not running (it has stopped; the logs of its last runs are kept); nothing to stop\n');
     expect(ctx.out()).toContain('scheduler │ a line\n');
+    // A detached one's controller log says why it ended (helper-26's trial: the scheduler's death was said nowhere else).
+    fs.writeFileSync(clusterPaths(root(), 'old').controllerLog, 'Stopping cluster (scheduler exited)\n');
+    expect((await failure(() => runStatus(ctx, { name: 'old', json: false }))).hint).toContain(`why it ended: the end of ${clusterPaths(root(), 'old').controllerLog}`);
   });
 
   it('a state file whose controller is gone is no unknown name: down stops it from the state file', async () => {
