@@ -65,9 +65,32 @@ function parseYaml(text: string, file: string): Source {
     // YAML notices an unclosed [ or { where the next line starts: say where it opened.
     const open = /^Flow (sequence|map)/.test(err.message) ? unclosedBracket(text, err.pos[0]) : undefined;
     const hint = open === undefined ? undefined : `the ${text[open]} opened at line ${lines.linePos(open).line}, column ${lines.linePos(open).col} is not closed`;
+    if (err.code === 'DUPLICATE_KEY') throw duplicateKey(text, file, line, col);
     throw new ConfigError({ file, line, col }, `invalid YAML: ${err.message}`, hint ? { hint } : {});
   }
   return { file, doc, lines };
+}
+
+/**
+ * YAML's "Map keys must be unique" names neither the key nor where it was first: both,
+ * from the text (the key starts at line:col; its first use is the nearest line above at
+ * the same column that starts with it). A flow map ({a: 1, a: 2}) gets the key alone.
+ */
+function duplicateKey(text: string, file: string, line: number, col: number): ConfigError {
+  const rows = text.split('\n');
+  const keyIn = (rest: string): string | undefined => {
+    const m = /^(?:"([^"]*)"|'([^']*)'|([^:#"'{}[\],]*?))\s*:/.exec(rest);
+    return m ? (m[1] ?? m[2] ?? m[3] ?? '').trim() : undefined;
+  };
+  // A block key above: the same column, only blanks before it.
+  const keyAt = (row: string | undefined): string | undefined =>
+    row === undefined || row.length < col - 1 || row.slice(0, col - 1).trim() !== '' ? undefined : keyIn(row.slice(col - 1));
+  const name = keyIn(rows[line - 1]!.slice(col - 1));
+  if (!name) return new ConfigError({ file, line, col }, 'invalid YAML: a key appears twice in the same mapping', { hint: 'keep one of them' });
+  let first = -1;
+  for (let i = line - 2; i >= 0 && first < 0; i--) if (keyAt(rows[i]) === name) first = i;
+  const where = first >= 0 ? ` (first at line ${first + 1})` : '';
+  return new ConfigError({ file, line, col }, `invalid YAML: "${name}" appears twice in the same mapping${where}`, { hint: `keep one "${name}"` });
 }
 
 /** Offset of the last [ or { before `end` that is still open, outside quotes and comments. */

@@ -158,7 +158,11 @@ describe('config errors: hosts', () => {
   });
 
   it('reports a duplicate key as a YAML error', () => {
-    expect(fail('hosts: [a, b]\nhosts: [c]\n').message).toBe('hosts.yaml:2:1: invalid YAML: Map keys must be unique');
+    // helper-26's trial: YAML's message named neither the key nor where it was first.
+    const dup = fail('hosts: [a, b]\nhosts: [c]\n');
+    expect([dup.message, dup.hint]).toEqual(['hosts.yaml:2:1: invalid YAML: "hosts" appears twice in the same mapping (first at line 1)', 'keep one "hosts"']);
+    expect(fail('hosts: [a]\nworker_options:\n  nthreads: 2\n  memory_limit: 1GB\n  nthreads: 3\n').message).toBe('hosts.yaml:5:3: invalid YAML: "nthreads" appears twice in the same mapping (first at line 3)');
+    expect(fail('hosts: [a]\nworker_options: {nthreads: 1, nthreads: 2}\n').message).toBe('hosts.yaml:2:31: invalid YAML: "nthreads" appears twice in the same mapping');
   });
 
   it.each([
