@@ -1,6 +1,7 @@
 // Adaptive settings that would hurt rather than adapt: a step interval so short the
 // loop spins, and cores/memory maxima below one worker, which clip every target to 0.
 // The CLI and the host file refuse them first; the controller checks what reaches it.
+import { bytes } from '../control/units.js';
 import { MIN_ADAPTIVE_INTERVAL_MS as MIN_INTERVAL_MS } from '../config/defaults.js';
 import type { AdaptiveSpec } from '../config/spec.js';
 import type { PerWorker } from './target.js';
@@ -21,8 +22,9 @@ export function adaptiveRefusal(spec: AdaptiveSpec, perWorker: PerWorker): { mes
   }
   if (spec.maximumMemory !== undefined && memoryBytes > 0 && spec.maximumMemory < memoryBytes) {
     return {
-      message: `--maximum-memory ${spec.maximumMemory} bytes is less than one worker's memory limit (${memoryBytes} bytes): adaptive could never keep a worker`,
-      hint: `raise it to at least ${memoryBytes}, or use --max 0 for no workers`,
+      message: `--maximum-memory ${bytes(spec.maximumMemory)} (${spec.maximumMemory} bytes) is less than one worker's memory limit, ${bytes(memoryBytes)}: adaptive could never keep a worker`,
+      // Exact: a rounded size could still be below the limit.
+      hint: `raise it to at least ${memoryBytes} bytes, or use --max 0 for no workers`,
     };
   }
   return undefined;

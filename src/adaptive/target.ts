@@ -1,6 +1,7 @@
 // The adaptive target: the scheduler's number, corrected for schedulers that count
 // threads, then clipped to the configured bounds. Pure; the loop fetches the number.
 import type { AdaptiveSpec } from '../config/spec.js';
+import { bytes } from '../control/units.js';
 
 /**
  * First distributed release whose adaptive_target divides by the workers' mean nthreads:
@@ -130,9 +131,9 @@ export function workerBounds(spec: AdaptiveSpec, perWorker: PerWorker): WorkerBo
     if (n < b.maximum) Object.assign(b, { maximum: n, maximumFrom: from });
   };
   if (threads && spec.minimumCores !== undefined) lower(Math.ceil(spec.minimumCores / threads), `minimum_cores ${spec.minimumCores}`);
-  if (memory && spec.minimumMemory !== undefined) lower(Math.ceil(spec.minimumMemory / memory), `minimum_memory ${spec.minimumMemory}`);
+  if (memory && spec.minimumMemory !== undefined) lower(Math.ceil(spec.minimumMemory / memory), `minimum_memory ${bytes(spec.minimumMemory)}`);
   if (threads && spec.maximumCores !== undefined) upper(Math.floor(spec.maximumCores / threads), `maximum_cores ${spec.maximumCores}`);
-  if (memory && spec.maximumMemory !== undefined) upper(Math.floor(spec.maximumMemory / memory), `maximum_memory ${spec.maximumMemory}`);
+  if (memory && spec.maximumMemory !== undefined) upper(Math.floor(spec.maximumMemory / memory), `maximum_memory ${bytes(spec.maximumMemory)}`);
   return b;
 }
 

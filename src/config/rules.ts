@@ -7,6 +7,7 @@ import type { RawHostFile } from './schema.js';
 import type { AdaptiveGroupSpec } from './spec.js';
 import { configError } from './read/yaml-cursor.js';
 import { newWorkerSize } from '../adaptive/inputs.js';
+import { bytes } from '../control/units.js';
 
 export function checkRules(raw: RawHostFile, layout: Layout): void {
   checkDuplicates(layout.workers);
@@ -87,7 +88,7 @@ function checkAdaptiveCapacity(raw: RawHostFile, workers: PlacedHost[]): void {
   const limit = first ? (first.entry.worker_options.memory_limit ?? raw.worker_options.memory_limit) : undefined;
   const memory = limit === undefined ? 0 : newWorkerSize({ nthreads, memoryLimit: limit }).memoryBytes;
   if (a?.maximum_memory !== undefined && a.maximumMemoryWhere && memory > 0 && a.maximum_memory < memory) {
-    throw configError(a.maximumMemoryWhere, `expected at least ${memory} bytes, one worker's memory_limit (${limit}): a smaller maximum_memory never keeps a worker`,
+    throw configError(a.maximumMemoryWhere, `expected at least ${bytes(memory)} (${memory} bytes), one worker's memory_limit (${limit}): a smaller maximum_memory never keeps a worker`,
       'for no workers at all, use maximum: 0');
   }
 }

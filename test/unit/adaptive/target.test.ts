@@ -90,12 +90,12 @@ describe('clipTarget', () => {
   it('converts memory bounds with the memory per worker', () => {
     const s = spec({ minimumMemory: 40 * GiB, maximumMemory: 100 * GiB });
     expect(workerBounds(s, w)).toMatchObject({ minimum: 3, maximum: 6 });
-    expect(clipTarget(20, s, w)).toMatchObject({ target: 6, reason: `maximum_memory ${100 * GiB} (6 workers)` });
+    expect(clipTarget(20, s, w)).toMatchObject({ target: 6, reason: 'maximum_memory 100G (6 workers)' });
     expect(clipTarget(0, s, w)).toMatchObject({ target: 3, bound: 'minimum' });
   });
   it('takes the tightest of all bounds', () => {
     const s = spec({ minimum: 1, maximum: 8, maximumCores: 12, maximumMemory: 64 * GiB });
-    expect(workerBounds(s, w)).toMatchObject({ minimum: 1, maximum: 4, maximumFrom: `maximum_memory ${64 * GiB}` });
+    expect(workerBounds(s, w)).toMatchObject({ minimum: 1, maximum: 4, maximumFrom: 'maximum_memory 64G' });
   });
   it('lets the minimum win over a smaller maximum, like AdaptiveCore.safe_target', () => {
     expect(clipTarget(10, spec({ maximum: 3, minimumCores: 8 }), w)).toMatchObject({ target: 4, bound: 'minimum' });

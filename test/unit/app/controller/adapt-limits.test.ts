@@ -26,7 +26,7 @@ describe('adaptive limits (pure)', () => {
   it('refuses an interval under 100ms, and maxima below one worker', () => {
     expect(adaptiveRefusal(spec({ intervalMs: 0 }), worker)?.message).toBe('--interval 0ms is below the minimum of 100ms');
     expect(adaptiveRefusal(spec({ maximumCores: 1 }), worker)?.message).toBe("--maximum-cores 1 is less than one worker's 2 threads: adaptive could never keep a worker");
-    expect(adaptiveRefusal(spec({ maximumMemory: 1e9 }), worker)?.message).toMatch(/^--maximum-memory 1000000000 bytes is less than one worker's memory limit \(4000000000 bytes\)/);
+    expect(adaptiveRefusal(spec({ maximumMemory: 1e9 }), worker)?.message).toMatch(/^--maximum-memory 954M \(1000000000 bytes\) is less than one worker's memory limit, 3\.7G/);
   });
   it('takes the edges and what cannot be counted', () => {
     expect(adaptiveRefusal(spec({ intervalMs: 100, maximumCores: 2, maximumMemory: 4e9 }), worker)).toBeUndefined();
@@ -95,7 +95,7 @@ describe('host file adaptive: section', () => {
   });
   it("refuses maximum_memory below one worker's memory_limit when that is a size (auto is known only once workers register)", () => {
     const err = fail('hosts: [a, b]\nworker_options: {memory_limit: 4GiB}\nadaptive: {maximum: 3, maximum_memory: 1GiB}\n');
-    expect(err.message).toBe("hosts.yaml:3:40 adaptive.maximum_memory: expected at least 4294967296 bytes, one worker's memory_limit (4GiB): a smaller maximum_memory never keeps a worker");
+    expect(err.message).toBe("hosts.yaml:3:40 adaptive.maximum_memory: expected at least 4.0G (4294967296 bytes), one worker's memory_limit (4GiB): a smaller maximum_memory never keeps a worker");
     expect(parseHostFile('hosts: [a, b]\nadaptive: {maximum_memory: 1GiB}\n', 'hosts.yaml', makeCtx()).adaptive?.maximumMemory).toBe(2 ** 30);
     expect(parseHostFile('hosts: [a, b]\nworker_options: {memory_limit: 1GiB}\nadaptive: {maximum_memory: 1GiB}\n', 'hosts.yaml', makeCtx()).adaptive?.maximumMemory).toBe(2 ** 30);
   });
@@ -141,7 +141,7 @@ describe('the controller side of adapt and scale', () => {
     expect(session.spec.workerHosts[0]!.workerOptions.memoryLimit).toBe('auto');
     const err = await adapt(session, { dryRun: false, spec: { maximumMemory: 1e6 } }).then(() => undefined, (e: unknown) => e);
     expect(err).toBeInstanceOf(UsageError);
-    expect((err as UsageError).message).toContain("--maximum-memory 1000000 bytes is less than one worker's memory limit (4000000000 bytes)");
+    expect((err as UsageError).message).toContain("--maximum-memory 977K (1000000 bytes) is less than one worker's memory limit, 3.7G: adaptive could never keep a worker");
     expect(session.adaptive).toBeUndefined();
     await adapt(session, { dryRun: false, spec: { maximum: 4, maximumMemory: 8e9, minimumCores: 2 } });
     expect(session.adaptive?.status()).toMatchObject({ maximumMemory: 8e9, minimumCores: 2 });
