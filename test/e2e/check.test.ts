@@ -124,6 +124,11 @@ describe('sshcluster check', () => {
       expect(r.stdout).toContain('fix: it is this file\'s cluster "chk-held", running: check is for hosts before up (`sshcluster status --name chk-held` shows it');
       const other = writeHostsYaml(tmp('check-other.yaml'), { ...info, hosts: [h0, h1] }, { name: 'chk-other', security: 'none' });
       expect(runCli(['check', other]).stdout).toContain('fix: it is cluster "chk-held"\'s (sshcluster list): stop it with `sshcluster down --name chk-held`, or set scheduler_options.port');
+      // up of that other file fails on the port, and says whose it is.
+      const second = runCli(['up', other, '--no-tui'], {}, 120_000);
+      expect(second.code, second.stderr).toBe(1);
+      expect(second.stderr).toContain('port already in use');
+      expect(second.stderr).toContain('hint: cluster "chk-held" of this machine runs its scheduler there (sshcluster status --name chk-held): stop it with sshcluster down --name chk-held, or set scheduler_options.port');
     } finally {
       expect(runCli(['down', '--name', 'chk-held'], {}, 90_000).code).toBe(0);
     }

@@ -4,9 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import type { ClusterSpec } from '../../config/spec.js';
 import { CappedLog } from '../../control/capped-log.js';
-import { httpSocketPathFor, removeClusterDirIfEmpty } from '../../control/paths.js';
+import { httpSocketPathFor, removeClusterDirIfEmpty, stateRoot } from '../../control/paths.js';
 import { EventBus, type ClusterEvent } from '../../events/types.js';
-import { adaptiveFromJson, type ClusterState } from '../../control/state-file.js';
+import { adaptiveFromJson, listClusters, type ClusterState } from '../../control/state-file.js';
 import { newRunId } from '../../control/log-runs.js';
 import { ClusterSession } from '../controller/cluster-session.js';
 import { sessionActions } from '../controller/dashboard-actions.js';
@@ -14,7 +14,7 @@ import { upOutput } from './up-output.js';
 import type { AppContext } from '../context.js';
 import { mergeAdaptive } from './adapt.js';
 import { ControlEndpoint, pathsFor } from '../controller/control-endpoint.js';
-import { UsageError } from '../../errors.js';
+import { ExpectedError, UsageError } from '../../errors.js';
 import { refuseIfRunning } from './find-cluster.js';
 import { withFreeLocalPorts, withLocalPortsOf } from './local-ports.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
@@ -174,7 +174,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   } catch (err) {
     result = await session.teardown({ reason: 'failure', force: false });
     if (stop.signal.aborted) return 130;
-    throw err;
+    throw await withPortHolder(ctx, spec, err);
   } finally {
     await metrics?.close();
     off();
@@ -182,6 +182,19 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     await written; // never rejects: a failed write is a warning
     await controller.close(result !== undefined && result.leftover.length === 0);
   }
+}
+
+/**
+ * The scheduler's port taken by another cluster of this machine (its state file says it
+ * runs its scheduler there): named in the hint, as `check` does. Any other error as it is.
+ */
+async function withPortHolder(ctx: AppContext, spec: ClusterSpec, err: unknown): Promise<unknown> {
+  if (!(err instanceof ExpectedError) || !/port already in use/.test(err.message)) return err;
+  const clusters = await listClusters(stateRoot(ctx.env, ctx.homedir)).catch(() => []);
+  const holder = clusters.find((c) => c.name !== spec.name && c.state?.spec.schedulerHost.connect.hostname === spec.schedulerHost.connect.hostname
+    && c.state.spec.schedulerOptions.port === spec.schedulerOptions.port)?.name;
+  if (holder === undefined) return err;
+  return new ExpectedError(err.message, { exitCode: err.exitCode, hint: `cluster "${holder}" of this machine runs its scheduler there (sshcluster status --name ${holder}): stop it with sshcluster down --name ${holder}, or set scheduler_options.port` });
 }
 
 /**
