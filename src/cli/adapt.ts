@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import type { AdaptParams } from '../app/controller/control-api.js';
 import type { AppContext } from '../app/context.js';
-import { MIN_INTERVAL_MS } from '../adaptive/limits.js';
+import { MIN_ADAPTIVE_INTERVAL_MS as MIN_INTERVAL_MS } from '../config/defaults.js';
 import { parseBytes } from '../config/durations.js';
 import { UsageError } from '../errors.js';
 import { clusterName, positiveInt, seconds, wholeNumber } from './options.js';
