@@ -81,7 +81,7 @@ async function pruneRuns(logsDir: string, runId: string, others: number): Promis
  * run" `logs` reads ("recorded: none") and push a real run out of the last KEEP_RUNS.
  * true when it was removed.
  */
-export async function dropRunIfEmpty(logsDir: string, runId: string): Promise<boolean> {
+async function dropRunIfEmpty(logsDir: string, runId: string): Promise<boolean> {
   const dir = runDir(logsDir, runId);
   let files: string[];
   try {

@@ -8,8 +8,6 @@ import { knownKeyTypes } from '../../ssh/known-hosts.js';
 import { SshError } from '../../ssh/ssh-error.js';
 import { parseDashboardAddress } from '../controller/addresses.js';
 import { evaluateCheck, type HostKeyStatus, type HostObservation, type PortsObservation, type ReachObservation, type Role } from '../check/check-evaluate.js';
-import { listClusters } from '../../control/state-file.js';
-import { stateRoot } from '../../control/paths.js';
 import { checkJson, renderCheck } from '../check/check-format.js';
 import { probeHost, startListener, type Listener } from '../check/check-host.js';
 import { safeText } from '../../events/terminal-text.js';
@@ -18,6 +16,7 @@ import { connectLimiter } from '../remote/fan-out.js';
 import { clusterHosts, workerHostOf } from '../../config/spec.js';
 import type { ShellPort } from '../../ssh/shell-port.js';
 import { loadSpec } from './cluster-spec.js';
+import { clustersOn } from './find-cluster.js';
 import { shellOpener } from './shell-opener.js';
 import { quoteWord } from '../../dask/remote-shell.js';
 
@@ -95,8 +94,7 @@ export async function runCheck(ctx: AppContext, o: CheckOptions): Promise<number
  */
 async function portHolders(ctx: AppContext, sched: HostSpec, ports: Extract<PortsObservation, { kind: 'tested' }>, own: string): Promise<{ scheduler?: string; dashboard?: string; own?: boolean } | undefined> {
   if (ports.scheduler === undefined && ports.dashboard === undefined) return undefined;
-  const clusters = await listClusters(stateRoot(ctx.env, ctx.homedir)).catch(() => []);
-  const here = clusters.flatMap((c) => (c.state && c.state.spec.schedulerHost.connect.hostname === sched.connect.hostname ? [c.state] : []));
+  const here = await clustersOn(ctx, sched.connect.hostname);
   const scheduler = ports.scheduler === undefined ? undefined : here.find((s) => s.spec.schedulerOptions.port === ports.port)?.name;
   const dashboard = ports.dashboard === undefined ? undefined : here.find((s) => parseDashboardAddress(s.spec.schedulerOptions.dashboardAddress).port === ports.dashboardPort)?.name;
   if (scheduler === undefined && dashboard === undefined) return undefined;

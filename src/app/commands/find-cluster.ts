@@ -87,6 +87,16 @@ function isSshclusterProcess(pid: number): boolean {
 }
 
 /** `requireController`: status/scale/attach need one; down and logs work without. */
+/**
+ * This machine's clusters (their state files) whose scheduler runs on `hostname`: who
+ * likely holds a scheduler or dashboard port there (`check`, a failed `up`). Empty when
+ * the state cannot be read.
+ */
+export async function clustersOn(ctx: AppContext, hostname: string): Promise<ClusterState[]> {
+  const clusters = await listClusters(stateRoot(ctx.env, ctx.homedir)).catch(() => []);
+  return clusters.flatMap((c) => (c.state?.spec.schedulerHost.connect.hostname === hostname ? [c.state] : []));
+}
+
 export async function findCluster(ctx: AppContext, name: string | undefined, requireController: boolean): Promise<FoundCluster> {
   const root = stateRoot(ctx.env, ctx.homedir);
   if (name !== undefined) {

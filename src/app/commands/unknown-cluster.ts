@@ -3,7 +3,6 @@
 // this machine has never had a cluster of, most likely a typo: a usage error (exit 2)
 // that lists the clusters there are. One rule for every command that takes --name.
 import fs from 'node:fs';
-import path from 'node:path';
 import { listRuns } from '../../control/log-runs.js';
 import { clusterPaths } from '../../control/paths.js';
 import { listClusters } from '../../control/state-file.js';
@@ -54,7 +53,7 @@ export async function missingCluster(root: string, name: string): Promise<Expect
 }
 
 function hasRuns(root: string, name: string): boolean {
-  return listRuns(path.join(root, name, 'logs')).length > 0;
+  return listRuns(clusterPaths(root, name).logsDir).length > 0;
 }
 
 function clusterDirs(root: string): string[] {

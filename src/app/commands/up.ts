@@ -4,9 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import type { ClusterSpec } from '../../config/spec.js';
 import { CappedLog } from '../../control/capped-log.js';
-import { httpSocketPathFor, removeClusterDirIfEmpty, stateRoot } from '../../control/paths.js';
+import { httpSocketPathFor, removeClusterDirIfEmpty } from '../../control/paths.js';
 import { EventBus, type ClusterEvent } from '../../events/types.js';
-import { adaptiveFromJson, listClusters, type ClusterState } from '../../control/state-file.js';
+import { adaptiveFromJson, type ClusterState } from '../../control/state-file.js';
 import { newRunId } from '../../control/log-runs.js';
 import { ClusterSession } from '../controller/cluster-session.js';
 import { sessionActions } from '../controller/dashboard-actions.js';
@@ -15,7 +15,7 @@ import type { AppContext } from '../context.js';
 import { mergeAdaptive } from './adapt.js';
 import { ControlEndpoint, pathsFor } from '../controller/control-endpoint.js';
 import { ExpectedError, UsageError } from '../../errors.js';
-import { refuseIfRunning } from './find-cluster.js';
+import { clustersOn, refuseIfRunning } from './find-cluster.js';
 import { withFreeLocalPorts, withLocalPortsOf } from './local-ports.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
 import { setUpTls } from '../tls-setup.js';
@@ -190,9 +190,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
  */
 async function withPortHolder(ctx: AppContext, spec: ClusterSpec, err: unknown): Promise<unknown> {
   if (!(err instanceof ExpectedError) || !/port already in use/.test(err.message)) return err;
-  const clusters = await listClusters(stateRoot(ctx.env, ctx.homedir)).catch(() => []);
-  const holder = clusters.find((c) => c.name !== spec.name && c.state?.spec.schedulerHost.connect.hostname === spec.schedulerHost.connect.hostname
-    && c.state.spec.schedulerOptions.port === spec.schedulerOptions.port)?.name;
+  const holder = (await clustersOn(ctx, spec.schedulerHost.connect.hostname)).find((s) => s.name !== spec.name && s.spec.schedulerOptions.port === spec.schedulerOptions.port)?.name;
   if (holder === undefined) return err;
   return new ExpectedError(err.message, { exitCode: err.exitCode, hint: `cluster "${holder}" of this machine runs its scheduler there (sshcluster status --name ${holder}): stop it with sshcluster down --name ${holder}, or set scheduler_options.port` });
 }
