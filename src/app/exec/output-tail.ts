@@ -4,11 +4,12 @@
 // A line longer than its own bound keeps its head and says what was cut of it. Memory
 // stays bounded whatever the host prints: the kept lines plus one bounded partial line
 // per stream.
+import { charBoundary, MAX_LINE } from '../remote/line-splitter.js';
 
 /** Per host; the newest lines are kept when a command prints more. */
 export const MAX_OUTPUT_BYTES = 1024 * 1024;
-/** Per line (the same as the controller's line splitter); the rest of a longer line is counted, not kept. */
-export const MAX_LINE_BYTES = 16 * 1024;
+/** Per line, the controller's line splitter's bound; the rest of a longer line is counted, not kept. */
+export const MAX_LINE_BYTES = MAX_LINE;
 
 type Stream = 'out' | 'err';
 
@@ -133,9 +134,7 @@ function empty(): OpenLine {
 function headBytes(s: string, max: number): string {
   if (max <= 0) return '';
   const buf = Buffer.from(s, 'utf8');
-  let end = Math.min(max, buf.length);
-  while (end > 0 && (buf[end]! & 0xc0) === 0x80) end--;
-  return buf.toString('utf8', 0, end);
+  return buf.length <= max ? s : buf.toString('utf8', 0, charBoundary(buf, max));
 }
 
 /** 512 → "512 B", 940,000 → "918.0 KiB"; from what rounds to 1024.0 KiB on, MiB. */

@@ -4,7 +4,8 @@
 // (its output budget is spent) is never decoded: a flood costs little more than reading.
 import type { Readable } from 'node:stream';
 
-const MAX_LINE = 16 * 1024;
+/** The longest line kept whole; the rest of a longer one is cut (here, and by `exec`). */
+export const MAX_LINE = 16 * 1024;
 const NL = 0x0a;
 const CUT = ' …[cut]';
 const CONTINUED = '[cut]… ';
@@ -62,7 +63,8 @@ export function splitLines(stream: Readable, onLine: (line: string) => void, adm
 }
 
 /** The largest offset ≤ at that does not split a UTF-8 sequence (or `at` if there is none). */
-function charBoundary(buf: Buffer, at: number): number {
+/** `at`, moved back to the start of the UTF-8 character it falls in. */
+export function charBoundary(buf: Buffer, at: number): number {
   let i = at;
   while (i > at - 4 && i > 0 && (buf[i]! & 0xc0) === 0x80) i--;
   return i > 0 ? i : at;
