@@ -1,6 +1,6 @@
 // Build: the CLI as one CommonJS bundle (dist/main.cjs, esbuild), the dashboard and the
 // certificate worker as ES modules beside it, and the programs that run on the hosts
-// (src/dask/remote/*.py -> dist/remote/), which the bundle reads relative to its own file.
+// (src/dask/remote/**/*.py -> dist/remote/), which the bundle reads relative to its own file.
 // Type checking is tsc's (`npm run build` runs it first); this only emits.
 //
 // Why a bundle: Node loads ~200 small modules one by one otherwise, and that is ~45 ms of
@@ -84,7 +84,11 @@ const inputs = Object.fromEntries(
 );
 writeFileSync(join(out, 'inputs.json'), `${JSON.stringify(inputs, null, 1)}\n`);
 
-const from = join(root, 'src', 'dask', 'remote');
-const to = join(out, 'remote');
-mkdirSync(to, { recursive: true });
-for (const name of readdirSync(from).filter((n) => n.endsWith('.py'))) copyFileSync(join(from, name), join(to, name));
+// The programs, and in preload/ the modules Dask processes import (a nanny by module name,
+// with that directory on its PYTHONPATH: nothing else may be there).
+for (const sub of ['', 'preload']) {
+  const from = join(root, 'src', 'dask', 'remote', sub);
+  const to = join(out, 'remote', sub);
+  mkdirSync(to, { recursive: true });
+  for (const name of readdirSync(from).filter((n) => n.endsWith('.py'))) copyFileSync(join(from, name), join(to, name));
+}

@@ -1,10 +1,10 @@
 // The scheduler preload that serves /api/v1/sshcluster/demand. It is a real Python file
-// (src/dask/remote/scheduler_demand.py, copied to dist/remote/ by the build) so it
+// (src/dask/remote/preload/scheduler_demand.py, copied to dist/remote/preload/ by the build) so it
 // can be read, linted and run on its own; this module finds and reads it once.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export const SCHEDULER_DEMAND_PRELOAD_PATH = fileURLToPath(new URL('./remote/scheduler_demand.py', import.meta.url));
+export const SCHEDULER_DEMAND_PRELOAD_PATH = fileURLToPath(new URL('./remote/preload/scheduler_demand.py', import.meta.url));
 
 let source: string | undefined;
 

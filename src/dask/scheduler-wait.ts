@@ -1,5 +1,5 @@
 // The preload that holds a worker's registration until its scheduler listens
-// (remote/scheduler_wait.py): sshcluster starts workers together with their scheduler,
+// (remote/preload/scheduler_wait.py): sshcluster starts workers together with their scheduler,
 // and Dask's own retry after a refused connect sleeps a random, doubling time.
 import { fileURLToPath } from 'node:url';
 import { remoteSource } from './remote-programs.js';
@@ -8,11 +8,11 @@ import { remoteSource } from './remote-programs.js';
 export const SCHEDULER_WAIT_FILE = 'scheduler_wait.py';
 
 /** This machine's copy, which a local cluster's workers load directly. */
-export const SCHEDULER_WAIT_PATH = fileURLToPath(new URL(`./remote/${SCHEDULER_WAIT_FILE}`, import.meta.url));
+export const SCHEDULER_WAIT_PATH = fileURLToPath(new URL(`./remote/preload/${SCHEDULER_WAIT_FILE}`, import.meta.url));
 
 /** The preload's source text, to write to a host. */
 export function schedulerWaitPreload(): string {
-  return remoteSource(SCHEDULER_WAIT_FILE);
+  return remoteSource(`preload/${SCHEDULER_WAIT_FILE}`);
 }
 
 /**

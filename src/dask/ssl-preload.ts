@@ -1,4 +1,4 @@
-// The TLS cluster's preload for every Dask process (remote/ssl_error_queue.py): it clears
+// The TLS cluster's preload for every Dask process (remote/preload/ssl_error_queue.py): it clears
 // OpenSSL's per-thread error queue before each TLS call, because CPython's ssl module
 // does not (python/cpython#148594) and a stale error then breaks a healthy connection.
 import { readFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 export const SSL_PRELOAD_FILE = 'ssl_error_queue.py';
 
 /** This machine's copy, which a local cluster's processes load directly. */
-export const SSL_PRELOAD_PATH = fileURLToPath(new URL(`./remote/${SSL_PRELOAD_FILE}`, import.meta.url));
+export const SSL_PRELOAD_PATH = fileURLToPath(new URL(`./remote/preload/${SSL_PRELOAD_FILE}`, import.meta.url));
 
 let source: string | undefined;
 

@@ -121,9 +121,10 @@ describe('controller', () => {
     upDetached('orphan', four.slice(0, 3));
     const state = JSON.parse(fs.readFileSync(path.join(STATE_HOME, 'sshcluster', 'orphan', 'state.json'), 'utf8'));
     // The scheduler's host keeps the scheduler preload in the cluster's directory there,
-    // a worker's host the preload that waits for the scheduler (the hosts share /tmp).
+    // a worker's host the preload that waits for the scheduler (the hosts share /tmp),
+    // which its nanny imports from there by name (so its bytecode is there too).
     const kept = hostClusterFilesDir(state.clusterId);
-    expect(fs.readdirSync(kept).sort()).toEqual(['scheduler_demand.py', 'scheduler_wait.py']);
+    expect(fs.readdirSync(kept).sort()).toEqual(['__pycache__', 'scheduler_demand.py', 'scheduler_wait.py']);
     process.kill(state.controller.pid, 'SIGKILL');
     await sleep(500);
     const st = runCli(['status', '--name', 'orphan']);

@@ -1,8 +1,9 @@
 // The README quick start: `sshcluster up` with no host file runs a local cluster,
 // without SSH, as child processes of this machine.
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { daskClient, interruptGroup, runCli, sleep, startCli, STATE_HOME, type CliRun } from './cli-driver.js';
 import { freePort } from './harness/sshd.js';
 
@@ -41,7 +42,9 @@ afterEach(async () => {
 
 describe('sshcluster up (local, no host file)', () => {
   it('starts a local scheduler and workers, computes, and stops cleanly on Ctrl-C', async () => {
-    const run = startCli(['up', '--python', '/usr/bin/python3']);
+    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-scratch-'));
+    onTestFinished(() => fs.rmSync(scratch, { recursive: true, force: true }));
+    const run = startCli(['up', '--python', '/usr/bin/python3'], { DASK_TEMPORARY_DIRECTORY: scratch });
     const m = await run.waitFor(/ {2}scheduler: (\S+)\n.*\n {2}eval "\$\(sshcluster env/);
     expect(m[1]).toBe('tcp://127.0.0.1:8786');
     const workers = Number(/Cluster up: (\d+) worker/.exec(run.output())![1]);
@@ -52,6 +55,9 @@ describe('sshcluster up (local, no host file)', () => {
     const exit = await run.exited;
     expect(run.output()).toContain('verified: no process of this cluster is left on any host');
     expect(exit.code).toBe(0);
+    // Dask's scratch space holds nothing of ours: the nannies import our preload by name.
+    const left = fs.readdirSync(scratch, { recursive: true, encoding: 'utf8' }).filter((f) => /\.py$|__pycache__/.test(f));
+    expect(left).toEqual([]);
   });
 
   it('Ctrl-C in a terminal (SIGINT to the whole foreground group) retires workers gracefully, with no false alarms', async () => {

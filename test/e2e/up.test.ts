@@ -30,6 +30,15 @@ async function waitNoDask(timeoutMs: number): Promise<{ host: string; pids: numb
   return left;
 }
 
+/** Python files and bytecode under `dir` (recursively): none is Dask's own. */
+function oursIn(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => /\.py$|__pycache__/.test(f))
+    .sort();
+}
+
 let run: CliRun | undefined;
 afterEach(async () => {
   // A failing test must not leave a cluster behind for the next one.
@@ -76,6 +85,8 @@ print(sum(c.gather(c.map(lambda x: x * x, range(100)))))
     expect(teardown).not.toMatch(/unreachable|exited unexpectedly/);
     expect(exit.code).toBe(0);
     expect(daskLeft()).toEqual([]);
+    // Nor any file of ours in Dask's scratch space, where a nanny copies a preload given as a path.
+    expect(oursIn(tmp('dask-scratch'))).toEqual([]);
   });
 
   it('reports an unreachable host and one with a wrong host key by name, and starts the rest', async () => {

@@ -92,6 +92,26 @@ def with_files(option, argv):
     return [path + "/" + a[len(FILES_TOKEN):] if a.startswith(FILES_TOKEN) else a for a in argv]
 
 
+def nanny_preloads_by_name(argv):
+    # Dask copies a preload given to a nanny as a .py path into its local directory
+    # (dask-worker-space; preloading._import_module) and leaves it there when it ends. A
+    # module name it imports where it is: so the nanny gets the name, and the file's
+    # directory (ours: the cluster's files, or the local copies' preload/) goes first on
+    # its PYTHONPATH. A worker copies into its own directory, which it removes.
+    out, dirs = [], []
+    for i, a in enumerate(argv):
+        if i and argv[i - 1] == "--preload-nanny" and a.endswith(".py") and "/" in a:
+            d, a = a.rsplit("/", 1)
+            a = a[:-3]
+            if d not in dirs:
+                dirs.append(d)
+        out.append(a)
+    if dirs:
+        old = os.environ.get("PYTHONPATH")
+        os.environ["PYTHONPATH"] = os.pathsep.join(dirs + ([old] if old else []))
+    return out
+
+
 args = sys.argv[1:]
 files_option = args.pop(0) if args and args[0].startswith(("--files=", "--optional-files=")) else None
 if len(args) < 2:
@@ -100,6 +120,7 @@ if len(args) < 2:
 name, argv = args[0], args[1:]
 if files_option:
     argv = with_files(files_option, argv)
+argv = nanny_preloads_by_name(argv)
 grace = seconds("SSHCLUSTER_GRACE", 10)
 orphan_grace = seconds("SSHCLUSTER_ORPHAN_GRACE", 0)
 r, w = os.pipe()

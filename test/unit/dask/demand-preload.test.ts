@@ -1,4 +1,4 @@
-// The scheduler preload (src/dask/remote/scheduler_demand.py) in a REAL Dask scheduler
+// The scheduler preload (src/dask/remote/preload/scheduler_demand.py) in a REAL Dask scheduler
 // (distributed under /usr/bin/python3, in-process with two workers: one declaring
 // GPU=2, one plain), read through SchedulerClient.demand() like the controller will.
 // SSHCLUSTER_TEST_PYTHON=<interpreter> runs it under another Dask (e.g. the e2e

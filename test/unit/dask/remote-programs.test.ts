@@ -12,11 +12,15 @@ import { bootSource, installedExec, remoteProgram, remoteSource } from '../../..
 import { programPath } from './remote/launcher-harness.js';
 
 const PYTHON = '/usr/bin/python3';
-const files = readdirSync(path.dirname(programPath('boot.py'))).filter((f) => f.endsWith('.py')).sort();
+const remoteDir = path.dirname(programPath('boot.py'));
+const files = [
+  ...readdirSync(remoteDir).filter((f) => f.endsWith('.py')),
+  ...readdirSync(path.join(remoteDir, 'preload')).map((f) => `preload/${f}`),
+].sort();
 
 describe('remote programs', () => {
   it('are all there', () => {
-    expect(files).toEqual(['boot.py', 'check-listener.py', 'check-probe.py', 'cluster-files.py', 'files.py', 'keeper.py', 'launcher.py', 'scheduler_demand.py', 'scheduler_wait.py', 'shared.py', 'ssl_error_queue.py']);
+    expect(files).toEqual(['boot.py', 'check-listener.py', 'check-probe.py', 'cluster-files.py', 'files.py', 'keeper.py', 'launcher.py', 'preload/scheduler_demand.py', 'preload/scheduler_wait.py', 'preload/ssl_error_queue.py', 'shared.py']);
   });
 
   it('compile with py_compile and parse as Python 3.7', () => {

@@ -1,5 +1,5 @@
 // The preload that holds a worker's registration until its scheduler listens
-// (src/dask/remote/scheduler_wait.py), with a REAL Dask nanny and scheduler
+// (src/dask/remote/preload/scheduler_wait.py), with a REAL Dask nanny and scheduler
 // (distributed under /usr/bin/python3). Whether Dask's own connect had to retry is read
 // from its debug log ("Could not connect to …, waiting for … before retrying"), so
 // nothing here depends on how fast the machine is. SSHCLUSTER_TEST_PYTHON=<interpreter>

@@ -1,4 +1,4 @@
-// The TLS preload (src/dask/remote/ssl_error_queue.py) in a REAL Python and OpenSSL: a
+// The TLS preload (src/dask/remote/preload/ssl_error_queue.py) in a REAL Python and OpenSSL: a
 // stale error on the thread's OpenSSL queue breaks a healthy TLS read unless the preload
 // is loaded. In CI's trixie hosts this was a scheduler's read of a new worker's
 // connection failing with BrokenPipeError (python/cpython#148594).
