@@ -10,7 +10,7 @@ type Done = (code: number) => void;
 
 export function listCommand(ctx: AppContext, done: Done): Command {
   return new Command('list')
-    .description('clusters with state on this machine, and whether their controller is running')
+    .description('clusters on this machine, and whether their controller is running (stopped: only their logs are kept)')
     .option('--json', 'JSON output', false)
     .action(async (o: { json: boolean }) => done(await (await commands()).runList(ctx, o)));
 }

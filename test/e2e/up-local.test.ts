@@ -210,7 +210,8 @@ describe('sshcluster up (local, no host file)', () => {
     const r = runCli(['up', '--no-tui', '--name', 'schedfails', '--python', wrapper], {}, 120_000);
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stderr).toContain('scheduler on localhost failed');
-    expect(runCli(['list']).stdout).not.toContain('schedfails');
+    // Not running, nor left as if it were: stopped, its run kept for logs.
+    expect(runCli(['list']).stdout).toMatch(/^schedfails +stopped +-$/m);
     const logs = runCli(['logs', '--name', 'schedfails']);
     expect(logs.code, logs.stderr).toBe(0);
     expect(logs.stdout).toContain('scheduler │ planted: the scheduler cannot start');

@@ -11,6 +11,7 @@ import { jsonText, safeLine } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';
 import { dashboardWanted } from '../dashboard/dashboard.js';
 import { findCluster, type FoundCluster } from './find-cluster.js';
+import { stoppedClusters } from './unknown-cluster.js';
 import type { ControlApiClient } from '../controller/control-api.js';
 import type { StatusJson } from '../../control/status-document.js';
 import { statusText } from './status-text.js';
@@ -19,7 +20,8 @@ export async function runList(ctx: AppContext, o: { json: boolean }): Promise<nu
   const rows = [];
   const root = stateRoot(ctx.env, ctx.homedir);
   await checkStateRoot(root);
-  for (const c of await listClusters(root)) {
+  const withState = await listClusters(root);
+  for (const c of withState) {
     let live = false;
     // Not connected to when its dir is not ours: the socket could be someone else's.
     const unsafe = await checkClusterDirs(clusterPaths(root, c.name)).then(() => undefined, (err: Error) => err.message);
@@ -35,6 +37,11 @@ export async function runList(ctx: AppContext, o: { json: boolean }): Promise<nu
     const controller = unsafe ? 'refused' : live ? 'running' : c.state ? 'gone' : 'unreadable';
     rows.push({ name: c.name, controller, pid: c.state?.controller?.pid ?? null, schedulerAddress: c.state?.schedulerAddress ?? null, source: c.state?.source ?? null, error: c.error ?? null });
   }
+  // Those that ran here and stopped: `logs --name` reads them, and a mistyped --name lists them.
+  for (const name of stoppedClusters(root, new Set(withState.map((c) => c.name)))) {
+    rows.push({ name, controller: 'stopped', pid: null, schedulerAddress: null, source: null, error: null });
+  }
+  rows.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   if (o.json) ctx.stdout.write(jsonText(rows, 2) + '\n');
   // The same words whether or not the state dir exists yet.
   else if (!rows.length) ctx.stdout.write('no clusters on this machine\n');

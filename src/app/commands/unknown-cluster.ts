@@ -24,10 +24,15 @@ export interface KnownCluster {
 /** Clusters with a state file (even one that cannot be read) or recorded runs, by name. */
 export async function knownClusters(root: string): Promise<KnownCluster[]> {
   const withState = new Set((await listClusters(root)).map((c) => c.name));
-  const dirs = clusterDirs(root);
-  return dirs
-    .filter((name) => withState.has(name) || hasRuns(root, name))
-    .map((name) => ({ name, stopped: !withState.has(name) }));
+  const stopped = new Set(stoppedClusters(root, withState));
+  return clusterDirs(root)
+    .filter((name) => withState.has(name) || stopped.has(name))
+    .map((name) => ({ name, stopped: stopped.has(name) }));
+}
+
+/** Clusters without a state file (not among `withState`) whose recorded runs are kept, by name. */
+export function stoppedClusters(root: string, withState: ReadonlySet<string>): string[] {
+  return clusterDirs(root).filter((name) => !withState.has(name) && hasRuns(root, name));
 }
 
 /** The error for a `--name` whose state file does not exist. */
@@ -48,7 +53,7 @@ export async function missingCluster(root: string, name: string): Promise<Expect
   }
   const names = known.map((c) => (c.stopped ? `${c.name} (stopped)` : c.name)).join(', ');
   return new UnknownClusterError(`no cluster named "${name}" on this machine; there ${known.length === 1 ? 'is' : 'are'}: ${names}`, {
-    hint: `name one of those with --name (sshcluster list shows which are running)`,
+    hint: `name one of those with --name (sshcluster list shows them)`,
   });
 }
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runApply, runDrain, runRestart } from '../../../../src/app/commands/change-commands.js';
 import { runAdapt } from '../../../../src/app/commands/adapt.js';
-import { runAttach, runLogs, runScale, runStatus } from '../../../../src/app/commands/cluster-commands.js';
+import { runAttach, runList, runLogs, runScale, runStatus } from '../../../../src/app/commands/cluster-commands.js';
 import { runDown } from '../../../../src/app/commands/down.js';
 import { runPlan } from '../../../../src/app/commands/plan.js';
 import { runEnv } from '../../../../src/app/env-command.js';
@@ -81,15 +81,30 @@ describe('--name matching no cluster', () => {
         command,
         code: 2,
         message: 'no cluster named "nosuch" on this machine; there are: lab, old (stopped)',
-        hint: 'name one of those with --name (sshcluster list shows which are running)',
+        hint: 'name one of those with --name (sshcluster list shows them)',
       });
     }
+  });
+
+  it('list shows the clusters the error names, stopped ones as stopped (it said "no clusters" beside "there is: old (stopped)")', async () => {
+    await leftState('lab');
+    stopped('old');
+    stopped('abc');
+    expect(await runList(ctx, { json: false })).toBe(0);
+    expect(ctx.out().split('\n')).toEqual([
+      'NAME                 CONTROLLER SCHEDULER',
+      'abc                  stopped    -',
+      'lab                  gone       tcp://127.0.0.1:1',
+      'old                  stopped    -',
+      '',
+    ]);
+    expect((await failure(() => runStatus(ctx, { name: 'nosuch', json: false }))).message).toBe('no cluster named "nosuch" on this machine; there are: abc (stopped), lab, old (stopped)');
   });
 
   it('down of a name this machine never had exits 0, saying so with the clusters there are: a typo is seen, a clean-up script runs', async () => {
     await leftState('lab');
     expect(await runDown(ctx, { name: 'lba', json: false })).toBe(0);
-    expect(ctx.err()).toBe('sshcluster: no cluster named "lba" on this machine; there is: lab; nothing to stop\n  hint: name one of those with --name (sshcluster list shows which are running)\n');
+    expect(ctx.err()).toBe('sshcluster: no cluster named "lba" on this machine; there is: lab; nothing to stop\n  hint: name one of those with --name (sshcluster list shows them)\n');
   });
 
   it('says so when there is no cluster at all', async () => {
