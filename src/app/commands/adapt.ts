@@ -1,5 +1,6 @@
 // `sshcluster adapt`: switch a running cluster to adaptive scaling (or off, or ask what
 // one step would do with --dry-run).
+import { adaptiveSettingsText } from '../../adaptive/settings-text.js';
 import type { AdaptiveSpec } from '../../config/spec.js';
 import type { AppContext } from '../context.js';
 import type { AdaptParams } from '../controller/control-api.js';
@@ -16,10 +17,7 @@ export async function runAdapt(ctx: AppContext, o: { name?: string; params: Adap
       ctx.stdout.write(`${name}: ${what} (target ${r.dryRun.target}): ${r.dryRun.reason}\n`);
     }
     else if (!r.enabled) ctx.stdout.write(`${name}: adaptive scaling off; the worker count stays where it is\n`);
-    else {
-      const s = r.spec!;
-      ctx.stdout.write(`${name}: adaptive between ${s.minimum} and ${Number.isFinite(s.maximum) ? s.maximum : 'unbounded'} workers, every ${s.intervalMs / 1000}s, scale down after ${s.waitCount} recommendations\n`);
-    }
+    else ctx.stdout.write(`${name}: adaptive ${adaptiveSettingsText(r.spec!)}\n`);
     return 0;
   } finally {
     client!.close();

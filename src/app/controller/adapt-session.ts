@@ -2,6 +2,7 @@
 // off, a dry-run step, or new settings checked and the loop restarted with them.
 import { newWorkerSize } from '../../adaptive/inputs.js';
 import { adaptiveRefusal } from '../../adaptive/limits.js';
+import { adaptiveSettingsText } from '../../adaptive/settings-text.js';
 import { UsageError } from '../../errors.js';
 import { keepTargetDuration, mergeAdaptive } from '../commands/adapt.js';
 import type { ClusterSession } from './cluster-session.js';
@@ -9,6 +10,7 @@ import type { AdaptParams, AdaptReply } from './control-api.js';
 
 export async function adapt(session: ClusterSession, p: AdaptParams): Promise<AdaptReply> {
   if (p.off) {
+    if (session.adaptive?.enabled) say(session, 'adaptive off: the worker count stays where it is');
     session.adaptive?.stop();
     return { enabled: false };
   }
@@ -29,5 +31,11 @@ export async function adapt(session: ClusterSession, p: AdaptParams): Promise<Ad
   }
   for (const message of warnings) session.bus.emit({ kind: 'notice', level: 'warning', message });
   session.startAdaptive(spec);
+  say(session, `adaptive on: ${adaptiveSettingsText(spec)}`);
   return { enabled: true, spec, ...(warnings.length ? { warnings } : {}) };
+}
+
+/** A change asked for (adapt, the dashboard's a key), for the events view and `status --json` events (adaptive's own steps are there too). */
+function say(session: ClusterSession, message: string): void {
+  session.bus.emit({ kind: 'notice', level: 'info', message });
 }

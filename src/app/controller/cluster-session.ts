@@ -299,6 +299,9 @@ export class ClusterSession {
   async userScale(n: number): Promise<ScaleResult & { adaptiveOff?: true }> {
     const wasAdaptive = this.adaptive?.enabled === true;
     this.adaptive?.stop();
+    // For the events view and `status --json` events, beside adaptive's own steps.
+    const was = this.state.desiredWorkers.length;
+    this.bus.emit({ kind: 'notice', level: 'info', message: `scale: ${was} → ${n} worker(s)${wasAdaptive ? '; adaptive is off (a fixed size)' : ''}` });
     const r = await this.reconciler.scale(n, { retryCrashed: true });
     return wasAdaptive ? { ...r, adaptiveOff: true } : r;
   }

@@ -4,6 +4,7 @@
 import { CommanderError } from 'commander';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adaptiveRefusal } from '../../../../src/adaptive/limits.js';
+import { adaptiveSettingsText } from '../../../../src/adaptive/settings-text.js';
 import type { ClusterSession } from '../../../../src/app/controller/cluster-session.js';
 import { ClusterSession as Session } from '../../../../src/app/controller/cluster-session.js';
 import { adapt } from '../../../../src/app/controller/adapt-session.js';
@@ -184,5 +185,28 @@ describe('the controller side of adapt and scale', () => {
     expect(session.adaptive?.enabled).toBe(false);
     expect(await session.userScale(1)).toEqual({ desired: 1 });
     expect(scaled).toEqual([2, 1]);
+  });
+
+  it("records a user's scale and adapt among the events, with the settings taken (memory bounds readable); a dry run and an off that changes nothing record none", async () => {
+    const { session, events } = fakeSession();
+    sessions.push(session);
+    const notices = () => events.flatMap((e) => (e.kind === 'notice' ? [e.message] : []));
+    await adapt(session, { dryRun: true, spec: { maximum: 3 } });
+    await adapt(session, { off: true });
+    expect(notices()).toEqual([]);
+    const r = await adapt(session, { dryRun: false, spec: { minimum: 1, maximum: 3, maximumMemory: 8 * 2 ** 30, minimumCores: 2 } });
+    await session.userScale(4);
+    await session.userScale(1);
+    await adapt(session, { dryRun: false, spec: {} });
+    await adapt(session, { off: true });
+    const on = 'between 1 and 3 workers, at least 2 cores, at most 8.0G of memory, every 1s, scale down after 3 recommendations';
+    expect(adaptiveSettingsText(r.spec!)).toBe(on);
+    expect(notices()).toEqual([
+      `adaptive on: ${on}`,
+      'scale: 2 → 4 worker(s); adaptive is off (a fixed size)',
+      'scale: 2 → 1 worker(s)',
+      `adaptive on: ${on}`,
+      'adaptive off: the worker count stays where it is',
+    ]);
   });
 });
