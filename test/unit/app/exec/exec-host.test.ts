@@ -17,6 +17,22 @@ describe('execOnHost', () => {
     }
   });
 
+  it("numbers a shell error by the command's own lines, not the script's around it (it said line 10 of a one-line command)", async () => {
+    const shell = new LocalShell(process.env); // /bin/sh: dash on Debian
+    try {
+      const run = async (command: string) => {
+        const r = await execOnHost(testHost('h1'), shell, { command, timeoutMs: 30_000 });
+        return [r.output, r.status.code];
+      };
+      expect(await run('python3 -c print(1)')).toEqual(['/bin/sh: 1: eval: Syntax error: "(" unexpected\n', 2]);
+      expect(await run('echo one\necho two\nif then')).toEqual(['one\ntwo\n/bin/sh: 3: eval: Syntax error: "then" unexpected\n', 2]);
+      // Still the login shell's own: its variables and its exit status.
+      expect(await run('x=7; echo "$x"; exit 3')).toEqual(['7\n', 3]);
+    } finally {
+      shell.close();
+    }
+  });
+
   it('past 1 MiB keeps the last whole lines under a marker that counts what went (it began mid-line)', async () => {
     const shell = new LocalShell(process.env);
     try {
