@@ -299,10 +299,11 @@ export class ClusterSession {
   async userScale(n: number): Promise<ScaleResult & { adaptiveOff?: true }> {
     const wasAdaptive = this.adaptive?.enabled === true;
     this.adaptive?.stop();
-    // For the events view and `status --json` events, beside adaptive's own steps.
     const was = this.state.desiredWorkers.length;
-    this.bus.emit({ kind: 'notice', level: 'info', message: `scale: ${was} → ${n} worker(s)${wasAdaptive ? '; adaptive is off (a fixed size)' : ''}` });
     const r = await this.reconciler.scale(n, { retryCrashed: true });
+    // For the events view and `status --json` events, beside adaptive's own steps.
+    const short = r.desired === n ? '' : ` (${n} asked${r.message ? `: ${r.message}` : ''})`;
+    this.bus.emit({ kind: 'notice', level: 'info', message: `scale: ${was} → ${r.desired} worker(s)${short}${wasAdaptive ? '; adaptive is off (a fixed size)' : ''}` });
     return wasAdaptive ? { ...r, adaptiveOff: true } : r;
   }
 

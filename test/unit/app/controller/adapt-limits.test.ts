@@ -208,5 +208,9 @@ describe('the controller side of adapt and scale', () => {
       `adaptive on: ${on}`,
       'adaptive off: the worker count stays where it is',
     ]);
+    // Fewer placed than asked: the event says how many, and why.
+    Object.assign(session, { reconciler: { scale: async () => ({ desired: 3, message: 'no host has room for more' }) } });
+    await session.userScale(9);
+    expect(notices().at(-1)).toBe('scale: 2 → 3 worker(s) (9 asked: no host has room for more)');
   });
 });
