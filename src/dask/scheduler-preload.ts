@@ -1,17 +1,14 @@
 // The scheduler preload that serves /api/v1/sshcluster/demand. It is a real Python file
 // (src/dask/remote/preload/scheduler_demand.py, copied to dist/remote/preload/ by the build) so it
-// can be read, linted and run on its own; this module finds and reads it once.
-import { readFileSync } from 'node:fs';
+// can be read, linted and run on its own; this module finds it (remote-programs.ts reads it once).
 import { fileURLToPath } from 'node:url';
+import { remoteSource } from './remote-programs.js';
 
 export const SCHEDULER_DEMAND_PRELOAD_PATH = fileURLToPath(new URL('./remote/preload/scheduler_demand.py', import.meta.url));
 
-let source: string | undefined;
-
 /** The preload's source text, e.g. to write it to the scheduler host. */
 export function schedulerDemandPreload(): string {
-  source ??= readFileSync(SCHEDULER_DEMAND_PRELOAD_PATH, 'utf8');
-  return source;
+  return remoteSource('preload/scheduler_demand.py');
 }
 
 /**
