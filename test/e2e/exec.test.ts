@@ -77,7 +77,9 @@ describe('sshcluster exec', () => {
     expect(json.code).toBe(0);
     const host = JSON.parse(fs.readFileSync(out, 'utf8')).hosts[0];
     expect(host.truncated).toBe(true);
-    expect(host.output).toBe(`[… first 150204 lines (918.3 KiB) cut by sshcluster; the last 149796 lines (1.0 MiB) follow]\n${kept}\n`);
+    // The counts as fields, and only the kept lines in output (it began with the marker line).
+    expect(host.cut).toEqual({ lines: 150_204, bytes: 940_323 });
+    expect(host.output).toBe(`${kept}\n`);
     // One line of 20,004 bytes: its first 16 KiB, marked, and nothing of the rest as a line of its own.
     const long = `printf '\\033[2J'; head -c 20000 /dev/zero | tr '\\0' x; echo; echo after`;
     const shown = `\\x1b[2J${'x'.repeat(16_380)} …[3620 more bytes of this line cut]`;

@@ -95,6 +95,7 @@ function jsonReport(results: HostResult[], command: string) {
   return {
     command,
     exitCode: worstCode(results),
-    hosts: results.map((r) => ({ host: r.host, ...r.status, output: r.output, truncated: r.truncated })),
+    // The counts as fields (`cut`), and `output` only what was kept: no marker line to parse.
+    hosts: results.map((r) => ({ host: r.host, ...r.status, output: r.cut ? r.output.slice(r.output.indexOf('\n') + 1) : r.output, truncated: r.truncated, ...(r.cut ? { cut: r.cut } : {}) })),
   };
 }

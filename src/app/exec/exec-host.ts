@@ -62,7 +62,7 @@ export async function execOnHost(h: HostSpec, shell: ShellPort, o: ExecHostOptio
     status = exitStatus(outcome.code, outcome.signal);
   }
   out.flush();
-  return { host: h.name, status, output: out.text(), truncated: out.truncated };
+  return { host: h.name, status, output: out.text(), truncated: out.truncated, ...(out.cut ? { cut: out.cut } : {}) };
 }
 
 async function stopGroup(shell: ShellPort, pid: number): Promise<void> {

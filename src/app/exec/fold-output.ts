@@ -12,9 +12,11 @@ export type HostStatus =
 export interface HostResult {
   host: string;
   status: HostStatus;
-  /** stdout and stderr as they arrived, interleaved. */
+  /** stdout and stderr as they arrived, interleaved (when cut, under a first line that says so). */
   output: string;
   truncated: boolean;
+  /** When truncated: the lines dropped from the front, and their bytes. */
+  cut?: { lines: number; bytes: number };
 }
 
 export interface Fold {

@@ -55,6 +55,11 @@ export class OutputTail {
     return this.cutLines > 0;
   }
 
+  /** The whole lines dropped from the front, and their bytes: what the marker line says. */
+  get cut(): { lines: number; bytes: number } | undefined {
+    return this.truncated ? { lines: this.cutLines, bytes: this.cutBytes } : undefined;
+  }
+
   push(text: string, stream: Stream): void {
     let start = 0;
     let nl: number;

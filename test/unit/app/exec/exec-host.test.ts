@@ -45,6 +45,7 @@ describe('execOnHost', () => {
       expect(cut + lines.length).toBe(300_000);
       expect(lines).toEqual(Array.from({ length: lines.length }, (_, i) => String(cut + i + 1)));
       expect(r.truncated).toBe(true);
+      expect(r.cut).toEqual({ lines: cut, bytes: 940_323 });
     } finally {
       shell.close();
     }
