@@ -25,24 +25,35 @@ export interface RollOptions {
   pollMs: number;
 }
 
+/** `gone`: workers retired while the roll ran (a drain, a scale down), not restarted. */
 export type RollResult =
-  | { kind: 'done'; restarted: string[] }
-  | { kind: 'stopped'; restarted: string[]; failed: string; reason: string; notReached: string[] };
+  | { kind: 'done'; restarted: string[]; gone?: string[] }
+  | { kind: 'stopped'; restarted: string[]; failed: string; reason: string; notReached: string[]; gone?: string[] };
 
 export async function rollingRestart(d: RollDeps, names: readonly string[], o: RollOptions): Promise<RollResult> {
   const restarted: string[] = [];
+  const gone: string[] = [];
   const size = Math.max(1, o.maxUnavailable);
-  for (let i = 0; i < names.length; i += size) {
-    const batch = names.slice(i, i + size);
+  let next = 0;
+  for (;;) {
+    // Each batch from the workers still wanted: one retired since the roll was asked for
+    // (a drain, a scale down) is not restarted, and does not stop the roll.
+    const batch: string[] = [];
+    while (batch.length < size && next < names.length) {
+      const n = names[next++]!;
+      if (d.state.desiredWorkers.some((w) => w.name === n)) batch.push(n);
+      else gone.push(n), d.state.pendingRoll.delete(n);
+    }
+    const also = gone.length ? { gone } : {};
+    if (!batch.length) return { kind: 'done', restarted, ...also };
     const before = new Map(batch.map((n) => [n, d.state.processes.get(n)]));
-    d.progress(`restarting ${batch.join(', ')} (${i + batch.length} of ${names.length})`);
+    d.progress(`restarting ${batch.join(', ')} (${restarted.length + batch.length} of ${names.length - gone.length})`);
     await Promise.all(batch.map((n) => d.restart(n)));
     const failure = await waitRegistered(d, before, o);
-    if (failure) return { kind: 'stopped', restarted, ...failure, notReached: names.slice(i + batch.length) };
+    if (failure) return { kind: 'stopped', restarted, ...failure, notReached: names.slice(next), ...also };
     restarted.push(...batch);
     for (const n of batch) d.state.pendingRoll.delete(n);
   }
-  return { kind: 'done', restarted };
 }
 
 /** Every worker of the batch running as a new process and registered, or why not. */

@@ -91,7 +91,8 @@ export async function runRestart(ctx: AppContext, o: { name?: string; hosts?: st
     const maxUnavailable = await unavailableCount(client!, o.maxUnavailable);
     const r = await client!.call('roll', { workers, maxUnavailable, timeoutMs: o.timeoutMs }, { timeoutMs: 0 });
     if (r.kind === 'stopped') throw new ExpectedError(`${name}: the rolling restart stopped at ${r.failed}: ${r.reason}`, { hint: `${r.restarted.length} of ${workers.length} restarted` });
-    ctx.stdout.write(`${name}: ${r.restarted.length} worker(s) restarted, ${maxUnavailable} at a time\n`);
+    const gone = r.gone?.length ? `; ${r.gone.join(', ')} retired meanwhile (not restarted)` : '';
+    ctx.stdout.write(`${name}: ${r.restarted.length} worker(s) restarted, ${Math.min(maxUnavailable, workers.length)} at a time${gone}\n`);
     return 0;
   } finally {
     client!.close();

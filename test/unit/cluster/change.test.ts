@@ -198,6 +198,21 @@ describe('rollingRestart', () => {
     expect(registeredAtRestart).toEqual([4, 4, 4, 4]);
   });
 
+  it('skips, and names, the workers a drain retired while it ran; it failed on them with "no worker named" (helper-27)', async () => {
+    const h = harness({ workers: ['a', 'b'], nworkers: 2 });
+    await startUp(h);
+    registersWhatRuns(h);
+    await h.reconciler.tick();
+    const restartWorker = h.reconciler.restartWorker.bind(h.reconciler);
+    let drained = false;
+    h.reconciler.restartWorker = async (n) => {
+      if (!drained) (drained = true), drainHosts(h.state, ['b'], false);
+      return restartWorker(n);
+    };
+    const { r } = await roll(h, ['a-0', 'b-0', 'a-1', 'b-1']);
+    expect(r).toEqual({ kind: 'done', restarted: ['a-0', 'a-1'], gone: ['b-0', 'b-1'] });
+  });
+
   it('stops at the first replacement that does not register and leaves the rest as they were', async () => {
     const h = harness({ workers: ['a', 'b'], nworkers: 2 });
     await startUp(h);
