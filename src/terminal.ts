@@ -46,12 +46,12 @@ export function processContext(): AppContext {
  * connections. A command that, cut short, would leave something half-done says what to
  * do instead (AppContext.onReaderGone).
  */
-function readerPolicy(): { gone: () => void; onGone: (handler?: () => void) => void } {
+function readerPolicy(): { gone: (code?: number) => void; onGone: (handler?: () => void) => void } {
   let handler: (() => void) | undefined;
   let told = false;
   return {
-    gone: () => {
-      if (!handler) process.exit(READER_GONE_EXIT);
+    gone: (code = READER_GONE_EXIT) => {
+      if (!handler) process.exit(code);
       if (!told) (told = true), handler();
     },
     onGone: (h = () => undefined) => void (handler = h),
@@ -60,12 +60,18 @@ function readerPolicy(): { gone: () => void; onGone: (handler?: () => void) => v
 
 /**
  * A stream as an Output: what is written once its reader has gone is dropped, and
- * `readerGone` is told. Any other error is still thrown.
+ * `readerGone` is told. Any other write error (a full disk: ENOSPC) is said once on
+ * stderr, then handled the same way, with exit 1: it was a Node stack trace.
  */
-export function pipedOutput(stream: Writable & { isTTY?: boolean }, readerGone: () => void): Output {
+export function pipedOutput(stream: Writable & { isTTY?: boolean }, readerGone: (code?: number) => void): Output {
   stream.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code !== 'EPIPE') throw err;
-    readerGone();
+    if (err.code === 'EPIPE') return readerGone();
+    try {
+      fs.writeSync(2, `sshcluster: cannot write output: ${err.message}\n`);
+    } catch {
+      // stderr is what failed
+    }
+    readerGone(1);
   });
   // Not written to once closed: Node queues an error per write to a destroyed stream,
   // and `logs` can write thousands of lines before the EPIPE's 'error' event comes.

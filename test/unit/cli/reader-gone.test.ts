@@ -99,6 +99,20 @@ describe('a stderr reader that goes away', () => {
   });
 });
 
+describe('a stdout that cannot be written (a full disk)', () => {
+  it('says so in one line and exits 1: it was a Node stack trace (helper-27)', async () => {
+    for (const args of [['list'], ['list', '--json'], ['--help']]) {
+      const full = fs.openSync('/dev/full', 'w');
+      const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', full, 'pipe'] });
+      fs.closeSync(full);
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+      const [code] = (await once(child, 'close')) as [number | null];
+      expect({ args, code, stderr }).toEqual({ args, code: 1, stderr: 'sshcluster: cannot write output: ENOSPC: no space left on device, write\n' });
+    }
+  });
+});
+
 describe('pipedOutput', () => {
   const epipe = () => Object.assign(new Error('write EPIPE'), { code: 'EPIPE' });
 
@@ -115,9 +129,17 @@ describe('pipedOutput', () => {
     expect(gone).toHaveBeenCalledTimes(1);
   });
 
-  it('still throws any other error', () => {
+  it('takes any other error as the output gone too, with exit 1 (said on stderr, which the spawned runs above check)', () => {
     const stream = new Writable({ write: (_c, _e, cb) => cb() });
-    pipedOutput(stream, () => undefined);
-    expect(() => stream.emit('error', Object.assign(new Error('write EIO'), { code: 'EIO' }))).toThrow('EIO');
+    const gone = vi.fn();
+    pipedOutput(stream, gone);
+    const write = vi.spyOn(fs, 'writeSync').mockImplementation(() => 0);
+    try {
+      stream.emit('error', Object.assign(new Error('write EIO'), { code: 'EIO' }));
+      expect(write).toHaveBeenCalledWith(2, 'sshcluster: cannot write output: write EIO\n');
+    } finally {
+      write.mockRestore();
+    }
+    expect(gone).toHaveBeenCalledWith(1);
   });
 });
