@@ -106,7 +106,7 @@ describe('a stdout that cannot be written (a full disk)', () => {
       const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['ignore', full, 'pipe'] });
       fs.closeSync(full);
       let stderr = '';
-      child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
+      child.stderr!.setEncoding('utf8').on('data', (t: string) => (stderr += t));
       const [code] = (await once(child, 'close')) as [number | null];
       expect({ args, code, stderr }).toEqual({ args, code: 1, stderr: 'sshcluster: cannot write output: ENOSPC: no space left on device, write\n' });
     }
