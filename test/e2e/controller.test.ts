@@ -115,6 +115,9 @@ describe('controller', () => {
       return ok ? st : undefined;
     }, 120_000);
     expect(running(back).map((w) => w.host).sort()).toEqual([four[1]!.ip, cut.ip].sort());
+    // Up again, it carries no error: the one it had is in the events (helper-27 saw it kept).
+    expect(back.hosts.find((h) => h.name === cut.ip)?.lastError).toBeNull();
+    expect(back.events.map((e) => `${e.subject}: ${e.text}`)).toContain(`${cut.ip}: reconnected`);
   });
 
   it('after the controller is killed with SIGKILL, down still stops everything from the state file', async () => {

@@ -46,7 +46,9 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
     // A host connected whose workers failed at start-up (a wrong remote_python) is still
     // up, and says why its workers do not run.
     const failed = c.failedHosts.get(name) ?? null;
-    const lastError = !h ? failed : h.kind === 'unreachable' ? h.error : h.kind === 'degraded' ? h.reason : (h.lastError ?? failed);
+    // Connecting again, the error it had (a reconnect); up again, none but its workers'
+    // failures: what it had is in the events ("unreachable: …", "reconnected").
+    const lastError = !h ? failed : h.kind === 'unreachable' ? h.error : h.kind === 'degraded' ? h.reason : h.kind === 'connecting' ? (h.lastError ?? failed) : failed;
     const roles: ('scheduler' | 'worker')[] = [];
     if (name === s.spec.schedulerHost.name) roles.push('scheduler');
     if (s.spec.workerHosts.some((w) => w.name === name)) roles.push('worker');
