@@ -10,6 +10,7 @@
 // able to run pending restricted work.
 import type { AdaptiveDecision } from '../../adaptive/policy.js';
 import { workersWanted, type PendingGroup, type WorkerShape } from './demand.js';
+import { resourceLabel } from './amounts.js';
 import { placeByResource, type GroupBound, type ResourceHost, type UnmetDemand } from './placement.js';
 import { protectResources, type PlanWorker } from './scale-down.js';
 
@@ -52,17 +53,29 @@ export function resourceStep(i: ResourceStepInput): ResourceStep {
   const unplaceable = restrictedUnmet.filter((u) => !u.what.startsWith('group ')).reduce((n, u) => n + (u.want - u.placeable), 0);
   if (unplaceable === 0) return { add: first.add, retire: [], kept: [], unmet: first.unmet };
   const plain = Math.min(target, i.plainPending > 0 ? 1 : 0);
-  const p = place(Math.max(i.workers.length, plain, target - unplaceableInTarget(i, unplaceable)));
+  const p = place(Math.max(i.workers.length, plain, target - unplaceableInTarget(i, restrictedUnmet)));
   return { add: p.add, retire: [], kept: [], unmet: [...restrictedUnmet, ...p.unmet.filter((u) => u.what === 'plain')] };
 }
 
 /**
- * Workers of Dask's target that unplaceable restricted work can account for. A scheduler
- * that counts unrunnable tasks (distributed 2023.8 and later) adds their expected time,
- * so up to all of them; an older one adds them only as the "at least 1" it answers when
- * it has no workers and something is unrunnable.
+ * Workers of Dask's target that unplaceable restricted work can account for. Tasks
+ * assigned to a worker able to run them (waiting there) are in its occupancy on every
+ * version, so all of their shortfall while no plain task waits: GPU work beyond the GPU
+ * hosts' room starts no CPU worker. With plain tasks waiting, their share of the target
+ * is not known apart (Dask's number is one sum, clipped), so it is left to them.
+ * Unrunnable ones (no able worker) a scheduler from distributed 2023.8 counts too; an
+ * older one only as the "at least 1" it answers when it has no workers and something is
+ * unrunnable.
  */
-function unplaceableInTarget(i: ResourceStepInput, unplaceable: number): number {
-  if (i.countsUnrunnable) return unplaceable;
-  return i.workers.length === 0 ? 1 : 0;
+function unplaceableInTarget(i: ResourceStepInput, unmet: readonly UnmetDemand[]): number {
+  let n = 0;
+  let unrunnable = false;
+  for (const u of unmet) {
+    if (u.what.startsWith('group ')) continue;
+    const g = i.groups.find((x) => resourceLabel(x.resources) === u.what);
+    const assigned = g !== undefined && g.waiting + g.running > 0;
+    if (i.countsUnrunnable || (assigned && i.plainPending === 0)) n += u.want - u.placeable;
+    else if (!assigned) unrunnable = true;
+  }
+  return unrunnable && i.workers.length === 0 ? Math.max(n, 1) : n;
 }
