@@ -41,6 +41,9 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
     .addOption(new Option('--ready-timeout <duration>', 'how long to wait for the scheduler and workers to register').argParser(timeLimit).default(120, '120s'))
     .addOption(new Option('--controller-child').hideHelp().default(false))
     .action(async (file: string | undefined, o: UpFlags) => {
+      // Checked here, before a background controller is started: it was said only as that
+      // controller's exit, without a hint.
+      const adapt = adaptFlags(o);
       if (o.detach && !o.controllerChild) {
         const args = process.argv.slice(2).filter((a) => a !== '--detach');
         const { runDetached } = await import('../app/commands/detach.js');
@@ -54,7 +57,7 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
       // Only a background controller's processes wait for adoption when it dies.
       const { DETACHED_ORPHAN_GRACE_S, runUp } = await import('../app/commands/up.js');
       const orphanGraceS = o.controllerChild ? DETACHED_ORPHAN_GRACE_S : 0;
-      done(await runUp(ctx, { file, fanout: o.fanout, requireAll: o.requireAll, json: o.json, python: o.python, name: o.name, readyTimeoutMs: o.readyTimeout * 1000, report, adapt: adaptFlags(o), orphanGraceS, tui: o.tui, security: o.security, metrics: o.metrics, spec }));
+      done(await runUp(ctx, { file, fanout: o.fanout, requireAll: o.requireAll, json: o.json, python: o.python, name: o.name, readyTimeoutMs: o.readyTimeout * 1000, report, adapt, orphanGraceS, tui: o.tui, security: o.security, metrics: o.metrics, spec }));
     });
 }
 
@@ -81,7 +84,9 @@ function reporter(): (e: ClusterEvent) => void {
 
 function adaptFlags(o: UpFlags): { minimum?: number; maximum?: number } | undefined {
   if (!o.adapt) {
-    if (o.min !== undefined || o.max !== undefined) throw new UsageError('--min and --max go with --adapt');
+    if (o.min !== undefined || o.max !== undefined) {
+      throw new UsageError('--min and --max go with --adapt', { hint: 'add --adapt to start adaptive between them, or leave them out for a fixed size' });
+    }
     return undefined;
   }
   return { ...(o.min !== undefined ? { minimum: o.min } : {}), ...(o.max !== undefined ? { maximum: o.max } : {}) };

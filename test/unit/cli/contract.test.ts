@@ -74,6 +74,18 @@ describe('--help', () => {
   });
 });
 
+describe('up --min/--max without --adapt', () => {
+  it('is refused before a background controller starts, with a hint (it was the controller\'s exit, unexplained)', async () => {
+    for (const args of [['up', '--detach', '--min', '2'], ['up', '--max', '3']]) {
+      ctx = testContext();
+      await expect(run(...args)).rejects.toMatchObject({ exitCode: 2, message: '--min and --max go with --adapt', hint: 'add --adapt to start adaptive between them, or leave them out for a fixed size' });
+      expect(ctx.out()).toBe('');
+      ctx.cleanup();
+    }
+    ctx = testContext();
+  });
+});
+
 describe('sshcluster list', () => {
   it('says the same whether or not the state dir exists', async () => {
     ctx = testContext();
