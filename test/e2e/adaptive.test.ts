@@ -81,6 +81,7 @@ describe('adaptive scaling', () => {
     const bad = runCli(['adapt', '--name', 'adapt', '--min', '3', '--max', '1']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--min 3 is above --max 1');
+    expect(bad.stderr).toContain('hint: give a --min at most --max');
     // A maximum below one worker (2 threads) is refused by the controller: exit 2 through the socket.
     const tooFew = runCli(['adapt', '--name', 'adapt', '--max', '2', '--maximum-cores', '1']);
     expect(tooFew.code).toBe(2);

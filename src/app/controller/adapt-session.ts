@@ -15,7 +15,10 @@ export async function adapt(session: ClusterSession, p: AdaptParams): Promise<Ad
     return { enabled: false };
   }
   const spec = mergeAdaptive(session.adaptive?.spec ?? session.spec.adaptive, p.spec);
-  if (spec.minimum > spec.maximum) throw new UsageError(`adapt: --min ${spec.minimum} is above --max ${spec.maximum}`);
+  if (spec.minimum > spec.maximum) {
+    // A bound left out keeps the one in force, which may be the one in the way.
+    throw new UsageError(`adapt: --min ${spec.minimum} is above --max ${spec.maximum}`, { hint: 'give a --min at most --max (a bound you leave out keeps the value in force: sshcluster status shows it)' });
+  }
   // A dry run steps with the scheduler's running target_duration too, and says so.
   const warnings = keepTargetDuration(session, spec, p.spec.targetDurationMs);
   const loop = session.adaptiveLoop(spec);
