@@ -51,13 +51,28 @@ export class Cursor {
 
   /** The plain value of a scalar, or fail. */
   scalar(expected: string): unknown {
-    if (!isScalar(this.node)) this.fail(expected);
+    if (!isScalar(this.node)) this.wrong(expected);
     return this.node.value;
+  }
+
+  /** Fails with what was expected and what is there: `expected a whole number >= 1, got "two"`. */
+  wrong(expected: string): never {
+    return this.fail(`${expected}, got ${this.shown()}`);
+  }
+
+  private shown(): string {
+    const n = this.node;
+    if (isSeq(n)) return 'a list';
+    if (isMap(n)) return 'a mapping';
+    const v = isScalar(n) ? n.value : undefined;
+    if (v === null || v === undefined) return 'nothing';
+    if (typeof v !== 'string') return String(v);
+    return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
   }
 
   string(expected = 'expected a string'): string {
     const v = this.scalar(expected);
-    if (typeof v !== 'string') this.fail(expected);
+    if (typeof v !== 'string') this.wrong(expected);
     if (v === '') this.fail('expected a non-empty string');
     return v;
   }
@@ -66,12 +81,12 @@ export class Cursor {
   text(expected = 'expected a string'): string {
     const v = this.scalar(expected);
     if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return String(v);
-    return this.fail(expected);
+    return this.wrong(expected);
   }
 
   number(expected = 'expected a number'): number {
     const v = this.scalar(expected);
-    if (typeof v !== 'number' || Number.isNaN(v)) this.fail(expected);
+    if (typeof v !== 'number' || Number.isNaN(v)) this.wrong(expected);
     return v;
   }
 
@@ -80,7 +95,7 @@ export class Cursor {
       ? `expected a whole number >= ${min}`
       : `expected a whole number from ${min} to ${max}`;
     const v = this.number(expected);
-    if (!Number.isInteger(v) || v < min || v > max) this.fail(expected);
+    if (!Number.isInteger(v) || v < min || v > max) this.wrong(expected);
     return v;
   }
 
@@ -89,7 +104,7 @@ export class Cursor {
     const v = this.scalar('expected true or false');
     if (typeof v === 'boolean') return v;
     if (v === 'yes' || v === 'no') return v === 'yes';
-    return this.fail('expected true or false');
+    return this.wrong('expected true or false');
   }
 
   /** Runs a parser that throws plain Errors, turning them into positioned ConfigErrors. */

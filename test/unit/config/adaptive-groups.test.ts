@@ -55,7 +55,7 @@ describe('adaptive.groups', () => {
     expect(fail('  groups:\n    gpu: {maximum: 2}\n').message).toBe('hosts.yaml:9:10 adaptive.groups.gpu: missing "hosts": expected {hosts: PATTERN, minimum: N, maximum: N}');
     expect(fail('  groups:\n    "g p u": {hosts: gpu1}\n').message).toMatch(/^hosts\.yaml:9:5 adaptive\.groups\.g p u: expected a group name/);
     expect(fail('  groups:\n    gpu: {hosts: "gpu[1-"}\n').message).toBe('hosts.yaml:9:18 adaptive.groups.gpu.hosts: unclosed "[" in "gpu[1-"');
-    expect(fail('  groups:\n    gpu: {hosts: gpu1, minimum: -1}\n').message).toBe('hosts.yaml:9:33 adaptive.groups.gpu.minimum: expected a whole number >= 0');
+    expect(fail('  groups:\n    gpu: {hosts: gpu1, minimum: -1}\n').message).toBe('hosts.yaml:9:33 adaptive.groups.gpu.minimum: expected a whole number >= 0, got -1');
   });
 
   it('hints that a top-level "groups" belongs under adaptive', () => {

@@ -38,20 +38,20 @@ describe('config errors: position, key path, expectation', () => {
 
   it('points at the value of a wrongly typed key', () => {
     const err = fail('hosts:\n  - a\n  - b\n  - host: c\n    connect_options: {port: twenty}\n');
-    expect(err.message).toBe('hosts.yaml:5:29 hosts[2].connect_options.port: expected a whole number from 1 to 65535');
+    expect(err.message).toBe('hosts.yaml:5:29 hosts[2].connect_options.port: expected a whole number from 1 to 65535, got "twenty"');
   });
 
   it.each([
-    ['worker_options: {nthreads: "4"}', 'hosts.yaml:1:28 worker_options.nthreads: expected a whole number >= 1'],
-    ['worker_options: {nanny: maybe}', 'hosts.yaml:1:25 worker_options.nanny: expected true or false'],
+    ['worker_options: {nthreads: "4"}', 'hosts.yaml:1:28 worker_options.nthreads: expected a whole number >= 1, got "4"'],
+    ['worker_options: {nanny: maybe}', 'hosts.yaml:1:25 worker_options.nanny: expected true or false, got "maybe"'],
     ['worker_options: {memory_limit: lots}', 'hosts.yaml:1:32 worker_options.memory_limit: expected a size like "4GiB", "100 GB", "512MiB" or a number of bytes'],
     ['connect_options: {connect_timeout: soon}', 'hosts.yaml:1:36 connect_options.connect_timeout: expected a duration like "10s", "500ms", "2m" or a number of seconds'],
     ['connect_options: {connect_timeout: 0}', 'hosts.yaml:1:36 connect_options.connect_timeout: expected a duration greater than zero'],
     ['env: {"BAD-NAME": 1}', 'hosts.yaml:1:7 env.BAD-NAME: expected an environment variable name (letters, digits, _)'],
-    ['setup: {a: 1}', 'hosts.yaml:1:8 setup: expected a string or a list of strings'],
+    ['setup: {a: 1}', 'hosts.yaml:1:8 setup: expected a string or a list of strings, got a mapping'],
     ['name: "my lab"', 'hosts.yaml:1:7 name: expected a name of letters, digits, ".", "_" or "-"'],
     ['adaptive: {minimum: 5, maximum: 2}', 'hosts.yaml:1:33 adaptive.maximum: expected a value >= minimum (5)'],
-    ['adaptive: {wait_count: 0}', 'hosts.yaml:1:24 adaptive.wait_count: expected a whole number >= 1'],
+    ['adaptive: {wait_count: 0}', 'hosts.yaml:1:24 adaptive.wait_count: expected a whole number >= 1, got 0'],
     ['connect_options: [a]', 'hosts.yaml:1:18 connect_options: expected a mapping (key: value)'],
     ['remote_python: ""', 'hosts.yaml:1:16 remote_python: expected a non-empty string'],
   ])('%s', (line, message) => {

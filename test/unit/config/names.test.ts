@@ -28,7 +28,7 @@ describe('resource names and amounts', () => {
   });
   it('refuses amounts that are not finite numbers >= 0', () => {
     expect(fail('hosts: [a, b]\nworker_options: {resources: {GPU: .inf}}\n').message).toBe('hosts.yaml:2:35 worker_options.resources.GPU: expected a number >= 0');
-    expect(fail('hosts: [a, b]\nworker_options: {resources: {GPU: two}}\n').message).toBe('hosts.yaml:2:35 worker_options.resources.GPU: expected a number');
+    expect(fail('hosts: [a, b]\nworker_options: {resources: {GPU: two}}\n').message).toBe('hosts.yaml:2:35 worker_options.resources.GPU: expected a number, got "two"');
     expect(fail('hosts: [a, b]\nworker_options: {resources: {GPU: -1}}\n').message).toBe('hosts.yaml:2:35 worker_options.resources.GPU: expected a number >= 0');
   });
   it('accepts the usual names', () => {
