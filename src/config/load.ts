@@ -31,7 +31,13 @@ export function loadHostFile(path: string, ctx: LoadContext): ClusterSpec {
     data = ctx.readFile(resolve(ctx.cwd, path));
   } catch (err) {
     if (err instanceof ConfigError) throw err;
-    throw new ConfigError({ file: path }, `cannot read the host file: ${(err as Error).message}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    const hint =
+      code === 'ENOENT' ? `no file at ${resolve(ctx.cwd, path)}: give the path of your host file (config.example.yaml shows one); without one, sshcluster up starts a local cluster`
+      : code === 'EISDIR' ? 'that is a directory: give the host file inside it'
+      : code === 'EACCES' ? 'make it readable by you (chmod u+r)'
+      : undefined;
+    throw new ConfigError({ file: path }, `cannot read the host file: ${(err as Error).message}`, hint ? { hint } : {});
   }
   return parseHostFile(typeof data === 'string' ? data : decodeUtf8(data, path), path, ctx);
 }

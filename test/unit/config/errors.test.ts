@@ -199,5 +199,7 @@ describe('config errors: hosts', () => {
     const err = configErrorOf(() => loadHostFile('missing.yaml', makeCtx()));
     expect(err.message).toMatch(/^missing\.yaml: cannot read the host file: ENOENT/);
     expect(err.exitCode).toBe(2);
+    // How to fix it too (helper-27: there was no hint).
+    expect(err.hint).toMatch(/^no file at \/.*missing\.yaml: give the path of your host file \(config\.example\.yaml shows one\); without one, sshcluster up starts a local cluster$/);
   });
 });
