@@ -41,8 +41,12 @@ export async function rollingRestart(d: RollDeps, names: readonly string[], o: R
     const batch: string[] = [];
     while (batch.length < size && next < names.length) {
       const n = names[next++]!;
-      if (d.state.desiredWorkers.some((w) => w.name === n)) batch.push(n);
-      else gone.push(n), d.state.pendingRoll.delete(n);
+      if (d.state.desiredWorkers.some((w) => w.name === n)) {
+        batch.push(n);
+      } else {
+        gone.push(n);
+        d.state.pendingRoll.delete(n);
+      }
     }
     const also = gone.length ? { gone } : {};
     if (!batch.length) return { kind: 'done', restarted, ...also };

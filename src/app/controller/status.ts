@@ -1,5 +1,6 @@
 // Builds the `status --json` document (control/status-document.ts) from a running session.
 import type { HostStatusState, StatusJson, WorkerState } from '../../control/status-document.js';
+import type { HostState as HostHealthState } from '../../cluster/host-health.js';
 import type { ClusterSession } from './cluster-session.js';
 
 export function statusOf(s: ClusterSession, clusterId: string, controllerPid: number): StatusJson {
@@ -46,9 +47,7 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
     // A host connected whose workers failed at start-up (a wrong remote_python) is still
     // up, and says why its workers do not run.
     const failed = c.failedHosts.get(name) ?? null;
-    // Connecting again, the error it had (a reconnect); up again, none but its workers'
-    // failures: what it had is in the events ("unreachable: …", "reconnected").
-    const lastError = !h ? failed : h.kind === 'unreachable' ? h.error : h.kind === 'degraded' ? h.reason : h.kind === 'connecting' ? (h.lastError ?? failed) : failed;
+    const lastError = hostError(h, failed);
     const roles: ('scheduler' | 'worker')[] = [];
     if (name === s.spec.schedulerHost.name) roles.push('scheduler');
     if (s.spec.workerHosts.some((w) => w.name === name)) roles.push('worker');
@@ -71,3 +70,21 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
 }
 
 export type { StatusJson } from '../../control/status-document.js';
+
+/**
+ * What status shows as a host's error: why it is unreachable or degraded; connecting
+ * again, the error it had (a reconnect); up, only its workers' start-up failure (what it
+ * had before is in the events: "unreachable: …", "reconnected").
+ */
+function hostError(h: HostHealthState | undefined, failed: string | null): string | null {
+  switch (h?.kind) {
+    case 'unreachable':
+      return h.error;
+    case 'degraded':
+      return h.reason;
+    case 'connecting':
+      return h.lastError ?? failed;
+    default:
+      return failed;
+  }
+}
