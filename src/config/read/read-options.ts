@@ -98,7 +98,7 @@ function hostKeyPolicy(c: Cursor): HostKeyPolicy {
   const v = c.scalar(expected);
   if (v === true || v === false) return v ? 'yes' : 'no';
   if (v === 'yes' || v === 'accept-new' || v === 'no') return v;
-  return c.fail(expected);
+  return c.wrong(expected);
 }
 
 function agent(c: Cursor): boolean | string {

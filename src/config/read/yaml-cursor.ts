@@ -119,14 +119,14 @@ export class Cursor {
 
   items(expected = 'expected a list'): Cursor[] {
     const node = this.node;
-    if (!isSeq(node)) this.fail(expected);
+    if (!isSeq(node)) this.wrong(expected);
     return node.items.map((item, i) => this.child(item as Node, `${this.path}[${i}]`, node.range?.[0]));
   }
 
   /** Key/value cursors of a mapping; unknown keys fail at the key with a hint. */
   entries(valid: readonly string[] | 'any', opts: EntryOptions = {}): Map<string, Cursor> {
     const node = this.node;
-    if (!isMap(node)) return this.fail('expected a mapping (key: value)');
+    if (!isMap(node)) return this.wrong('expected a mapping (key: value)');
     const out = new Map<string, Cursor>();
     for (const pair of node.items) {
       const keyCursor = this.child(pair.key as Node, this.path, node.range?.[0]);

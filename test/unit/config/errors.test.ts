@@ -52,7 +52,7 @@ describe('config errors: position, key path, expectation', () => {
     ['name: "my lab"', 'hosts.yaml:1:7 name: expected a name of letters, digits, ".", "_" or "-"'],
     ['adaptive: {minimum: 5, maximum: 2}', 'hosts.yaml:1:33 adaptive.maximum: expected a value >= minimum (5)'],
     ['adaptive: {wait_count: 0}', 'hosts.yaml:1:24 adaptive.wait_count: expected a whole number >= 1, got 0'],
-    ['connect_options: [a]', 'hosts.yaml:1:18 connect_options: expected a mapping (key: value)'],
+    ['connect_options: [a]', 'hosts.yaml:1:18 connect_options: expected a mapping (key: value), got a list'],
     ['remote_python: ""', 'hosts.yaml:1:16 remote_python: expected a non-empty string'],
   ])('%s', (line, message) => {
     expect(fail(`${line}\nhosts: [a, b]\n`).message).toBe(message);
@@ -78,7 +78,7 @@ describe('config errors: position, key path, expectation', () => {
 
   it('names the allowed values of an enum', () => {
     const err = fail('hosts: [a, b]\nconnect_options:\n  strict_host_key_checking: ask\n');
-    expect(err.message).toBe('hosts.yaml:3:29 connect_options.strict_host_key_checking: expected one of yes, accept-new, no');
+    expect(err.message).toBe('hosts.yaml:3:29 connect_options.strict_host_key_checking: expected one of yes, accept-new, no, got "ask"');
   });
 });
 
@@ -171,7 +171,7 @@ describe('config errors: hosts', () => {
     ['name: x\n', 'hosts.yaml:1:1 hosts: no hosts: expected a non-empty "hosts" list'],
     ['name: x\nhosts:\n', 'hosts.yaml:2:7 hosts: no hosts: expected a non-empty "hosts" list'],
     ['hosts: []\n', 'hosts.yaml:1:8 hosts: no hosts: expected at least one host'],
-    ['hosts: node1\n', 'hosts.yaml:1:8 hosts: expected a list of hosts'],
+    ['hosts: node1\n', 'hosts.yaml:1:8 hosts: expected a list of hosts, got "node1"'],
     ['- a\n- b\n', 'hosts.yaml:1:1: expected a mapping with a "hosts" key'],
   ])('refuses %j', (yaml, message) => {
     expect(fail(yaml).message).toBe(message);
