@@ -16,6 +16,22 @@ export function delay(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
   });
 }
 
+/**
+ * `p`, or undefined once `ms` have passed or `signal` is aborted, whichever comes first.
+ * Unlike racing `delay`, the timer and the abort listener go as soon as `p` settles: a
+ * scale-down of thousands of workers would otherwise hold one of each per worker for the
+ * whole timeout, and every new listener on one signal costs more than the last.
+ */
+export async function within<T>(clock: Clock, ms: number, signal: AbortSignal | undefined, p: Promise<T>): Promise<T | undefined> {
+  const gone = new AbortController();
+  const timeout = delay(clock, ms, signal ? AbortSignal.any([signal, gone.signal]) : gone.signal).then(() => undefined);
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    gone.abort();
+  }
+}
+
 /** Calls fn every `ms` (the first time after `ms`) until `signal` is aborted. */
 export function every(clock: Clock, ms: number, signal: AbortSignal, fn: () => void): void {
   let cancel = () => {};

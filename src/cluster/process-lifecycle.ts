@@ -3,7 +3,7 @@
 // unexpected exit, and retired through the scheduler before it is stopped.
 import type { ClusterEvent } from '../events/types.js';
 import { errorText } from '../errors.js';
-import { delay } from './clock.js';
+import { within } from './clock.js';
 import { TAIL_LINES, type ClusterState, type TrackedProcess } from './cluster-state.js';
 
 /** A Python traceback's last line: the exception, at column 0 ("OSError: …", "distributed.comm.core.CommClosedError: …"). */
@@ -133,7 +133,7 @@ export class ProcessLifecycle {
     const scheduler = this.d.scheduler();
     if (address && scheduler) {
       const retired = scheduler.retireWorkers([address], { keep: true }).catch(() => undefined);
-      await Promise.race([retired, delay(this.d.clock, RETIRE_TIMEOUT_MS, this.d.signal)]);
+      await within(this.d.clock, RETIRE_TIMEOUT_MS, this.d.signal, retired);
     }
     await t.proc.stop(STOP_GRACE_MS).catch(() => undefined);
   }
