@@ -76,7 +76,7 @@ export class ClusterState {
   }
 
   hostSpec(name: string): HostSpec | undefined {
-    return name === this.spec.schedulerHost.name ? this.spec.schedulerHost : this.spec.workerHosts.find((h) => h.name === name);
+    return name === this.spec.schedulerHost.name ? this.spec.schedulerHost : workerHostOf(this.spec, name);
   }
 
   /** What a worker on `host` runs with: its worker entry, also on the scheduler's host (listed twice, each listing its own options). */
@@ -146,18 +146,42 @@ export class ClusterState {
 
   /** Why nothing new can go to this host now ('drained', 'unreachable', 'degraded'), or undefined. */
   unavailable(host: string): string | undefined {
-    if (this.drained.has(host)) return 'drained';
-    if (!this.usable(host)) return 'unreachable';
-    if (this.health.state(host)?.kind === 'degraded') return 'degraded';
-    const failing = (name: string) => {
-      const s = this.supervisor.status(name);
-      if (s.state === 'restarting' || s.state === 'crash-looping') return true;
-      return s.state === 'running' && s.consecutiveFailures > 0 && !this.registered.has(name);
-    };
-    return this.desiredWorkers.some((w) => w.host === host && failing(w.name)) ? 'degraded' : undefined;
+    return this.whyUnavailable(host, this.failingHosts([host]));
+  }
+
+  /** `unavailable` of every worker host at once: one pass over the workers, not one per host. */
+  unavailableHosts(): Map<string, string> {
+    const failing = this.failingHosts();
+    const out = new Map<string, string>();
+    for (const h of this.spec.workerHosts) {
+      const why = this.whyUnavailable(h.name, failing);
+      if (why !== undefined) out.set(h.name, why);
+    }
+    return out;
   }
 
   placementHosts(): PlacementHost[] {
-    return this.spec.workerHosts.map((h) => ({ name: h.name, maxWorkers: h.maxWorkers, healthy: this.placeable(h.name) }));
+    const out = this.unavailableHosts();
+    return this.spec.workerHosts.map((h) => ({ name: h.name, maxWorkers: h.maxWorkers, healthy: !out.has(h.name) }));
+  }
+
+  private whyUnavailable(host: string, failing: ReadonlySet<string>): string | undefined {
+    if (this.drained.has(host)) return 'drained';
+    if (!this.usable(host)) return 'unreachable';
+    if (this.health.state(host)?.kind === 'degraded') return 'degraded';
+    return failing.has(host) ? 'degraded' : undefined;
+  }
+
+  /** Hosts (of `only`, or all) with a desired worker failing to come up. */
+  private failingHosts(only?: readonly string[]): Set<string> {
+    const among = only && new Set(only);
+    const out = new Set<string>();
+    for (const w of this.desiredWorkers) {
+      if (out.has(w.host) || (among && !among.has(w.host))) continue;
+      const s = this.supervisor.status(w.name);
+      const failing = s.state === 'restarting' || s.state === 'crash-looping' || (s.state === 'running' && s.consecutiveFailures > 0 && !this.registered.has(w.name));
+      if (failing) out.add(w.host);
+    }
+    return out;
   }
 }

@@ -122,7 +122,23 @@ export interface ClusterSpec {
 /** Every host of the spec once, the scheduler host first. */
 /** A worker host's entry in `spec` (the scheduler's host has one when it runs workers too). */
 export function workerHostOf(spec: Pick<ClusterSpec, 'workerHosts'>, host: string): HostSpec | undefined {
-  return spec.workerHosts.find((h) => h.name === host);
+  return hostIndex(spec.workerHosts).get(host);
+}
+
+/**
+ * Worker hosts by name, the first of each name as `find` would give. A spec is replaced
+ * whole, never changed in place, so the index of one list holds for its life: status and
+ * the tick ask per process, and a scan each time grows with hosts × workers.
+ */
+const indexes = new WeakMap<readonly HostSpec[], ReadonlyMap<string, HostSpec>>();
+function hostIndex(hosts: readonly HostSpec[]): ReadonlyMap<string, HostSpec> {
+  let index = indexes.get(hosts);
+  if (!index) {
+    const m = new Map<string, HostSpec>();
+    for (const h of hosts) if (!m.has(h.name)) m.set(h.name, h);
+    indexes.set(hosts, (index = m));
+  }
+  return index;
 }
 
 export function clusterHosts<T extends { name: string }>(spec: { schedulerHost: T; workerHosts: readonly T[] }): T[] {

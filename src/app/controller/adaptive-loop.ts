@@ -131,13 +131,16 @@ export class AdaptiveLoop {
   private place(decision: AdaptiveDecision, demand: { groups: PendingGroup[]; plainPending: number }, countsUnrunnable: boolean): ResourceStep {
     const { state } = this.p;
     const workers = state.desiredWorkers.map((w) => ({ name: w.name, host: w.host }));
+    const on = new Map<string, number>();
+    for (const w of workers) on.set(w.host, (on.get(w.host) ?? 0) + 1);
+    const unavailable = state.unavailableHosts();
     const hosts = state.spec.workerHosts.map((h) => ({
       name: h.name,
       resources: h.workerOptions.resources,
       nthreads: h.workerOptions.nthreads,
       maxWorkers: h.maxWorkers,
-      workers: workers.filter((w) => w.host === h.name).length,
-      ...(state.placeable(h.name) ? {} : { unavailable: state.unavailable(h.name) }),
+      workers: on.get(h.name) ?? 0,
+      ...(unavailable.has(h.name) ? { unavailable: unavailable.get(h.name) } : {}),
     }));
     const bounds = this.spec.groups?.map((g) => ({ name: g.name, hosts: g.hosts, minimum: g.minimum, maximum: g.maximum }));
     return resourceStep({

@@ -6,10 +6,11 @@ import type { ClusterSession } from './cluster-session.js';
 export function statusOf(s: ClusterSession, clusterId: string, controllerPid: number): StatusJson {
   const now = s.now();
   const c = s.state;
-  const names = [...new Set([...c.desiredWorkers.map((w) => w.name), ...c.all().filter((t) => t.desired.role === 'worker').map((t) => t.desired.name)])];
+  const desiredHost = new Map(c.desiredWorkers.map((w) => [w.name, w.host]));
+  const names = [...new Set([...desiredHost.keys(), ...c.all().filter((t) => t.desired.role === 'worker').map((t) => t.desired.name)])];
   const workers = names.map((name) => {
     const t = c.processes.get(name);
-    const host = t?.desired.host ?? c.desiredWorkers.find((w) => w.name === name)?.host ?? '';
+    const host = t?.desired.host ?? desiredHost.get(name) ?? '';
     const sup = c.supervisor.status(name);
     const opts = (c.workerHostSpec(host) ?? c.hostSpec(host))?.workerOptions;
     const alive = t !== undefined && t.exit === undefined;
@@ -37,12 +38,17 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
     };
   });
   // A host removed by apply is listed while its processes retire.
-  const hostNames = [...new Set([s.spec.schedulerHost.name, ...s.spec.workerHosts.map((h) => h.name), ...c.alive().map((t) => t.desired.host)])];
+  const alive = c.alive();
+  const hostNames = [...new Set([s.spec.schedulerHost.name, ...s.spec.workerHosts.map((h) => h.name), ...alive.map((t) => t.desired.host)])];
+  const workerHosts = new Set(s.spec.workerHosts.map((h) => h.name));
+  const retiringOn = new Set(alive.filter((t) => t.desired.role === 'worker').map((t) => t.desired.host));
+  const shownOn = new Map<string, number>();
+  for (const w of workers) if (w.state !== 'stopped') shownOn.set(w.host, (shownOn.get(w.host) ?? 0) + 1);
   const hosts = hostNames.map((name) => {
     const h = c.health.state(name);
     const out = c.drained.has(name) || !c.hostSpec(name);
     // Its workers still retiring (the scheduler, when it runs there, stays).
-    const busy = c.alive().some((t) => t.desired.host === name && t.desired.role === 'worker');
+    const busy = retiringOn.has(name);
     const state: HostStatusState = out ? (busy ? 'draining' : 'drained') : !h ? 'connecting' : h.kind;
     // A host connected whose workers failed at start-up (a wrong remote_python) is still
     // up, and says why its workers do not run.
@@ -50,8 +56,8 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
     const lastError = hostError(h, failed);
     const roles: ('scheduler' | 'worker')[] = [];
     if (name === s.spec.schedulerHost.name) roles.push('scheduler');
-    if (s.spec.workerHosts.some((w) => w.name === name)) roles.push('worker');
-    return { name, roles, state, lastError, workers: workers.filter((w) => w.host === name && w.state !== 'stopped').length };
+    if (workerHosts.has(name)) roles.push('worker');
+    return { name, roles, state, lastError, workers: shownOn.get(name) ?? 0 };
   });
   return {
     name: s.spec.name,

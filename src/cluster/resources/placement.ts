@@ -110,11 +110,26 @@ function noHostReason(need: Resources, hosts: readonly ResourceHost[]): string {
 class Fill {
   private readonly count = new Map<string, number>();
   private readonly added = new Map<string, number>();
+  private readonly order = new Map<string, number>();
+  /** Per group: the workers on its hosts now; per host: the groups that name it. */
+  private readonly groupHeld = new Map<GroupBound, number>();
+  private readonly groupsOf = new Map<string, GroupBound[]>();
   private sum: number;
 
   constructor(private readonly input: ResourcePlacementInput) {
     for (const h of input.hosts) this.count.set(h.name, (this.count.get(h.name) ?? 0) + h.workers);
+    input.hosts.forEach((h, i) => this.order.has(h.name) || this.order.set(h.name, i));
     this.sum = [...this.count.values()].reduce((a, b) => a + b, 0);
+    for (const g of input.groups ?? []) {
+      const names = new Set(g.hosts);
+      let held = 0;
+      for (const name of this.count.keys()) {
+        if (!names.has(name)) continue;
+        held += this.count.get(name) ?? 0;
+        this.groupsOf.set(name, [...(this.groupsOf.get(name) ?? []), g]);
+      }
+      this.groupHeld.set(g, held);
+    }
   }
 
   total(): number {
@@ -125,27 +140,37 @@ class Fill {
     return [...this.added].map(([host, count]) => ({ host, count }));
   }
 
-  /** Adds workers on `hosts` until they hold `want` (or nothing more fits); returns what they hold. */
+  /**
+   * Adds workers on `hosts` until they hold `want` (or nothing more fits); returns what
+   * they hold. Each goes to the open host first by (tier, workers there, host order). A
+   * host once blocked stays blocked (counts only grow), so a heap of the open hosts picks
+   * each in log time: a wave of thousands of workers over thousands of hosts.
+   */
   fillTo(hosts: readonly ResourceHost[], want: number, tier: (h: ResourceHost) => number): number {
-    const order = new Map(this.input.hosts.map((h, i) => [h.name, i]));
-    for (;;) {
-      const held = this.held(hosts);
-      if (held >= want) return held;
-      const open = hosts.filter((h) => this.blocker(h) === undefined);
-      const best = open.sort((a, b) => tier(a) - tier(b) || this.on(a) - this.on(b) || order.get(a.name)! - order.get(b.name)!)[0];
-      if (!best) return held;
+    const unique = [...new Map(hosts.map((h) => [h.name, h])).values()];
+    let held = unique.reduce((a, h) => a + this.on(h), 0);
+    const key = (h: ResourceHost) => [tier(h), this.on(h), this.order.get(h.name) ?? 0] as const;
+    const heap = new MinHeap<ResourceHost>((a, b) => {
+      const [x, y] = [key(a), key(b)];
+      return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
+    });
+    for (const h of unique) if (this.blocker(h) === undefined) heap.push(h);
+    while (held < want) {
+      const best = heap.pop();
+      if (!best) break;
+      if (this.blocker(best) !== undefined) continue;
       this.count.set(best.name, this.on(best) + 1);
       this.added.set(best.name, (this.added.get(best.name) ?? 0) + 1);
+      for (const g of this.groupsOf.get(best.name) ?? []) this.groupHeld.set(g, (this.groupHeld.get(g) ?? 0) + 1);
       this.sum += 1;
+      held += 1;
+      heap.push(best);
     }
+    return held;
   }
 
   reasons(hosts: readonly ResourceHost[]): string[] {
     return blockedReasons(hosts.map((h) => ({ host: h, blocker: this.blocker(h) })));
-  }
-
-  private held(hosts: readonly ResourceHost[]): number {
-    return [...new Set(hosts.map((h) => h.name))].reduce((a, n) => a + (this.count.get(n) ?? 0), 0);
   }
 
   private on(h: ResourceHost): number {
@@ -155,9 +180,44 @@ class Fill {
   private blocker(h: ResourceHost): Blocker | undefined {
     if (h.unavailable !== undefined) return { kind: 'unavailable', why: h.unavailable };
     if (this.on(h) >= h.maxWorkers) return { kind: 'full' };
-    const full = (this.input.groups ?? []).find((g) => g.hosts.includes(h.name) && this.held(this.input.hosts.filter((x) => g.hosts.includes(x.name))) >= g.maximum);
+    const full = (this.groupsOf.get(h.name) ?? []).find((g) => (this.groupHeld.get(g) ?? 0) >= g.maximum);
     if (full) return { kind: 'bound', why: `group ${full.name} maximum ${full.maximum}` };
     if (this.sum >= this.input.maximum) return { kind: 'bound', why: `maximum ${this.input.maximum}` };
     return undefined;
+  }
+}
+
+/** A binary heap: the least by `cmp` first. */
+class MinHeap<T> {
+  private readonly items: T[] = [];
+  constructor(private readonly cmp: (a: T, b: T) => number) {}
+
+  push(x: T): void {
+    const a = this.items;
+    a.push(x);
+    for (let i = a.length - 1; i > 0; ) {
+      const up = (i - 1) >> 1;
+      if (this.cmp(a[i]!, a[up]!) >= 0) break;
+      [a[i], a[up]] = [a[up]!, a[i]!];
+      i = up;
+    }
+  }
+
+  pop(): T | undefined {
+    const a = this.items;
+    const top = a[0];
+    const last = a.pop();
+    if (a.length === 0 || last === undefined) return top;
+    a[0] = last;
+    for (let i = 0; ; ) {
+      const [l, r] = [2 * i + 1, 2 * i + 2];
+      let m = i;
+      if (l < a.length && this.cmp(a[l]!, a[m]!) < 0) m = l;
+      if (r < a.length && this.cmp(a[r]!, a[m]!) < 0) m = r;
+      if (m === i) break;
+      [a[i], a[m]] = [a[m]!, a[i]!];
+      i = m;
+    }
+    return top;
   }
 }
