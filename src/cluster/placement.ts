@@ -1,5 +1,6 @@
 // Where workers go when the worker count changes (`scale N`, adaptive). Pure: the
 // caller turns the returned desired set into processes and lets plan() diff it.
+import { MinHeap } from './min-heap.js';
 import { workerName } from './plan.js';
 
 export interface PlacementHost {
@@ -63,14 +64,18 @@ export function placeWorkers(n: number, hosts: readonly PlacementHost[], current
   const removed: PlacedWorker[] = [];
   if (n >= kept.length) {
     const taken = new Set(kept.map((w) => w.name));
+    const open = new MinHeap<Slot>((a, b) => a.workers.length - b.workers.length || a.order - b.order);
+    for (const s of slots.values()) if (s.healthy && s.workers.length < s.maxWorkers) open.push(s);
     for (let k = kept.length; k < n; k++) {
-      const w = addOne([...slots.values()], taken);
+      const w = addOne(open, taken);
       if (!w) break;
       added.push(w);
     }
   } else {
+    const held = new MinHeap<Slot>((a, b) => Number(a.healthy) - Number(b.healthy) || b.workers.length - a.workers.length || b.order - a.order);
+    for (const s of slots.values()) if (s.workers.length > 0) held.push(s);
     for (let k = kept.length; k > n; k--) {
-      const w = removeOne([...slots.values()]);
+      const w = removeOne(held);
       if (!w) break;
       removed.push(w);
     }
@@ -122,29 +127,29 @@ function indexOf(w: PlacedWorker): number {
   return /^(0|[1-9]\d*)$/.test(rest) ? Number(rest) : -1;
 }
 
-function addOne(slots: Slot[], taken: Set<string>): PlacedWorker | undefined {
-  const open = slots.filter((s) => s.healthy && s.workers.length < s.maxWorkers);
-  for (const host of open.sort((a, b) => a.workers.length - b.workers.length || a.order - b.order)) {
+/** A new worker on the open host with the fewest workers (ties: host order); `open` keeps the hosts with room. */
+function addOne(open: MinHeap<Slot>, taken: Set<string>): PlacedWorker | undefined {
+  for (let host = open.pop(); host; host = open.pop()) {
     for (let i = 0; i < host.maxWorkers; i++) {
       const name = workerName(host.name, i);
       if (taken.has(name)) continue;
       const w = { name, host: host.name };
       taken.add(name);
       host.workers.push(w);
+      if (host.workers.length < host.maxWorkers) open.push(host);
       return w;
     }
-    // Every index taken (odd names elsewhere hold them): the next host may still have room.
+    // Every index taken (odd names elsewhere hold them), for good: the next host may still have room.
   }
   return undefined;
 }
 
-function removeOne(slots: Slot[]): PlacedWorker | undefined {
-  const nonEmpty = slots.filter((s) => s.workers.length > 0);
-  const host = nonEmpty.sort(
-    (a, b) => Number(a.healthy) - Number(b.healthy) || b.workers.length - a.workers.length || b.order - a.order,
-  )[0];
+/** The worker to remove: unhealthy hosts first, then the fullest (ties: the later host), its highest index. */
+function removeOne(held: MinHeap<Slot>): PlacedWorker | undefined {
+  const host = held.pop();
   if (!host) return undefined;
   const victim = [...host.workers].sort((a, b) => indexOf(b) - indexOf(a) || (b.name < a.name ? -1 : 1))[0]!;
   host.workers = host.workers.filter((w) => w !== victim);
+  if (host.workers.length > 0) held.push(host);
   return victim;
 }

@@ -15,6 +15,7 @@
 import type { WantedGroup } from './demand.js';
 import { blockedReasons, joinReasons, type Blocker } from './reasons.js';
 import { isPlain, plural, resourceLabel, satisfies, type Resources } from './amounts.js';
+import { MinHeap } from '../min-heap.js';
 
 export interface ResourceHost {
   name: string;
@@ -184,40 +185,5 @@ class Fill {
     if (full) return { kind: 'bound', why: `group ${full.name} maximum ${full.maximum}` };
     if (this.sum >= this.input.maximum) return { kind: 'bound', why: `maximum ${this.input.maximum}` };
     return undefined;
-  }
-}
-
-/** A binary heap: the least by `cmp` first. */
-class MinHeap<T> {
-  private readonly items: T[] = [];
-  constructor(private readonly cmp: (a: T, b: T) => number) {}
-
-  push(x: T): void {
-    const a = this.items;
-    a.push(x);
-    for (let i = a.length - 1; i > 0; ) {
-      const up = (i - 1) >> 1;
-      if (this.cmp(a[i]!, a[up]!) >= 0) break;
-      [a[i], a[up]] = [a[up]!, a[i]!];
-      i = up;
-    }
-  }
-
-  pop(): T | undefined {
-    const a = this.items;
-    const top = a[0];
-    const last = a.pop();
-    if (a.length === 0 || last === undefined) return top;
-    a[0] = last;
-    for (let i = 0; ; ) {
-      const [l, r] = [2 * i + 1, 2 * i + 2];
-      let m = i;
-      if (l < a.length && this.cmp(a[l]!, a[m]!) < 0) m = l;
-      if (r < a.length && this.cmp(a[r]!, a[m]!) < 0) m = r;
-      if (m === i) break;
-      [a[i], a[m]] = [a[m]!, a[i]!];
-      i = m;
-    }
-    return top;
   }
 }
