@@ -61,12 +61,34 @@ export interface CheckReport {
 
 export const MAX_CLOCK_SKEW_S = 1;
 
-/** `file`: the host file as the user named it, for the commands the hints give. */
-export function evaluateCheck(obs: readonly HostObservation[], file = 'HOSTS.yaml'): CheckReport {
+/** What the controller holds open per host (its SSH connection, the open log file) and beside all hosts. */
+export const FDS_PER_HOST = 2;
+export const FDS_BASE = 64;
+
+/**
+ * `file`: the host file as the user named it, for the commands the hints give.
+ * `openFiles`: this process's limit on open files (Node raises the soft limit to the
+ * hard one at start, so it is the hard limit a controller gets), when known.
+ */
+export function evaluateCheck(obs: readonly HostObservation[], file = 'HOSTS.yaml', openFiles?: number): CheckReport {
   const sched = obs.find((o) => o.role !== 'worker')?.probe;
   const rows = obs.map((o) => ({ ...o, problems: hostProblems(o, o.role === 'worker' ? sched : undefined, file) }));
-  const problems = rows.flatMap((r) => r.problems);
+  const fds = openFiles === undefined ? undefined : openFilesProblem(obs.length, openFiles);
+  const problems = [...rows.flatMap((r) => r.problems), ...(fds ? [fds] : [])];
   return { rows, problems, launchable: !problems.some((p) => p.severity === 'error') };
+}
+
+/** A controller for `hosts` hosts would run out of file descriptors (error), or come within a fifth of it (warning). */
+export function openFilesProblem(hosts: number, limit: number): Problem | undefined {
+  const need = hosts * FDS_PER_HOST + FDS_BASE;
+  if (need * 1.25 <= limit) return undefined;
+  const most = Math.max(0, Math.floor((limit - FDS_BASE) / FDS_PER_HOST));
+  return {
+    host: 'this machine',
+    severity: need > limit ? 'error' : 'warning',
+    message: `the controller may hold ${limit} open files, enough for about ${most} hosts; ${hosts} hosts need about ${need} (${FDS_PER_HOST} a host + ${FDS_BASE})`,
+    hint: `raise the hard limit for the user that runs sshcluster (ulimit -Hn, or nofile in /etc/security/limits.conf) to at least ${Math.ceil(need * 1.25)}`,
+  };
 }
 
 function hostProblems(o: HostObservation, sched: ProbeResult | undefined, file: string): Problem[] {

@@ -82,7 +82,7 @@ export async function runCheck(ctx: AppContext, o: CheckOptions): Promise<number
   const observations = await Promise.all(pending);
   for (const obs of observations) if (obs.ports?.kind === 'tested') obs.ports.heldBy = await portHolders(ctx, sched, obs.ports, spec.name);
 
-  const report = evaluateCheck(observations, quoteWord(o.file));
+  const report = evaluateCheck(observations, quoteWord(o.file), openFileLimit());
   ctx.stdout.write(o.json ? checkJson(report) : safeText(renderCheck(report)));
   return report.launchable ? 0 : 1;
 }
@@ -99,6 +99,17 @@ async function portHolders(ctx: AppContext, sched: HostSpec, ports: Extract<Port
   const dashboard = ports.dashboard === undefined ? undefined : here.find((s) => parseDashboardAddress(s.spec.schedulerOptions.dashboardAddress).port === ports.dashboardPort)?.name;
   if (scheduler === undefined && dashboard === undefined) return undefined;
   return { ...(scheduler ? { scheduler } : {}), ...(dashboard ? { dashboard } : {}), ...((scheduler ?? dashboard) === own ? { own: true } : {}) };
+}
+
+/** This process's limit on open files (Linux), or undefined where it cannot be read. */
+function openFileLimit(): number | undefined {
+  try {
+    const line = fs.readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const soft = Number(line?.split(/\s{2,}/)[1]);
+    return Number.isInteger(soft) && soft > 0 ? soft : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function roleOf(spec: ClusterSpec, h: HostSpec): Role {

@@ -171,3 +171,31 @@ describe('renderCheck', () => {
     expect(doc.rows[1]).toMatchObject({ host: 'n1', role: 'worker', probe: { cores: 8 }, reach: { kind: 'ok' }, problems: [] });
   });
 });
+
+describe('check: the controller’s open files', () => {
+  const hosts = (n: number) => [sched(), ...Array.from({ length: n - 1 }, (_, i) => worker(`w${i}`))];
+
+  it('says nothing while the limit leaves room: 1,000 hosts under 20,000 open files', () => {
+    const r = evaluateCheck(hosts(1000), 'hosts.yaml', 20_000);
+    expect(r.problems).toEqual([]);
+    expect(r.launchable).toBe(true);
+  });
+
+  it('refuses a host file the controller could not hold open (1,000 hosts, a hard limit of 1,024), with how many fit and the fix', () => {
+    const r = evaluateCheck(hosts(1000), 'hosts.yaml', 1024);
+    expect(r.launchable).toBe(false);
+    expect(r.problems).toEqual([
+      {
+        host: 'this machine',
+        severity: 'error',
+        message: 'the controller may hold 1024 open files, enough for about 480 hosts; 1000 hosts need about 2064 (2 a host + 64)',
+        hint: 'raise the hard limit for the user that runs sshcluster (ulimit -Hn, or nofile in /etc/security/limits.conf) to at least 2580',
+      },
+    ]);
+    expect(renderCheck(r)).toContain('ERROR this machine: the controller may hold 1024 open files');
+  });
+
+  it('warns within a fifth of the limit', () => {
+    expect(evaluateCheck(hosts(450), 'hosts.yaml', 1024).problems.map((p) => p.severity)).toEqual(['warning']);
+  });
+});
