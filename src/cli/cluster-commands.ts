@@ -19,7 +19,7 @@ export function statusCommand(ctx: AppContext, done: Done): Command {
   return new Command('status')
     .description('scheduler address, dashboard, hosts and workers of a running cluster')
     .option('--name <name>', 'which cluster (default: the only one running)', clusterName)
-    .option('--json', 'the status document as JSON (fields: see README)', false)
+    .option('--json', 'the status document as JSON (fields: see docs/reference.md)', false)
     .action(async (o: { name?: string; json: boolean }) => done(await (await commands()).runStatus(ctx, o)));
 }
 

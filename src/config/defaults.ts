@@ -6,7 +6,7 @@ export const DEFAULT_SCHEDULER_OPTIONS: SchedulerOptions = { port: 8786, dashboa
 
 /**
  * `dask worker` would use all cores in one process, but the core count of a remote
- * host is unknown until we connect; SPEC's example (2 threads, 1 process) is the
+ * host is unknown until we connect; config.example.yaml's (2 threads, 1 process) is the
  * predictable choice, and `check` reports the real cores.
  */
 export const DEFAULT_WORKER_OPTIONS: WorkerOptions = {

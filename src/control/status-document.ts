@@ -1,5 +1,5 @@
 // The `status --json` document: what the control socket's `status` method answers, the
-// contract scripts rely on (documented in README), and what the dashboard reads. One
+// contract scripts rely on (documented in docs/reference.md), and what the dashboard reads. One
 // type, here below both app/ (which builds it) and ui/ (which shows it).
 
 export type WorkerState = 'starting' | 'running' | 'retiring' | 'stopped' | 'crashed' | 'restarting';

@@ -1,4 +1,4 @@
-// Dependencies point one way (STYLE.md): the pure cores import no I/O, ui/ no ssh or dask,
+// Dependencies point one way (docs/architecture.md): the pure cores import no I/O, ui/ no ssh or dask,
 // and only ssh/ imports ssh2.
 import fs from 'node:fs';
 import path from 'node:path';

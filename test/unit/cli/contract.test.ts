@@ -1,5 +1,5 @@
 // The CLI's scripting contract (issue 11, #5): usage errors look like the tool's own
-// ("sshcluster: …", exit 2), --help shows durations as the README writes them, and
+// ("sshcluster: …", exit 2), --help shows durations as docs/reference.md writes them, and
 // `list` says the same thing whether or not the state dir exists, with a header row.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
@@ -66,7 +66,7 @@ describe('--help', () => {
     [['scale', '--help'], /--timeout <duration>[\s\S]*\(default:\s+120s\)/],
     [['exec', '--help'], /--timeout <duration>[\s\S]*\(default: 10m\)/],
     [['check', '--help'], /--timeout <duration>[\s\S]*\(default: 30s\)/],
-  ])('%j shows durations as the README does', async (args, re) => {
+  ])('%j shows durations as docs/reference.md does', async (args, re) => {
     ctx = testContext();
     expect((await run(...args))?.code).toBe('commander.helpDisplayed');
     expect(ctx.out()).toMatch(re);

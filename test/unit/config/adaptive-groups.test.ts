@@ -63,7 +63,7 @@ describe('adaptive.groups', () => {
     expect(err.hint).toBe('"groups" belongs under adaptive');
   });
 
-  it("parses the README's example (Dask's Worker Resources page: two GPU boxes, one big-memory box)", () => {
+  it("parses the guide's example (Dask's Worker Resources page: two GPU boxes, one big-memory box)", () => {
     const yaml = 'hosts:\n  - head\n  - {host: "gpu[1-2]", worker_options: {resources: {GPU: 2}}}\n'
       + '  - {host: bigmem, worker_options: {resources: {MEMORY: 100e9}}}\nadaptive:\n  maximum: 3\n  groups:\n    gpu: {hosts: "gpu*", maximum: 2}\n';
     const spec = parseHostFile(yaml, 'hosts.yaml', makeCtx());
