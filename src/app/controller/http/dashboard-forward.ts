@@ -9,6 +9,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import type { Duplex } from 'node:stream';
 import { browserRefusal, refusalBody } from './browser-rules.js';
+import { capConnections, closeWhenIdle, DEFAULT_LIMITS, type ListenerLimits } from './listener-limits.js';
 
 export interface Forward {
   port: number;
@@ -19,7 +20,7 @@ export type Connect = () => Promise<Duplex>;
 
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
 
-export async function startDashboardForward(connect: Connect, preferredPort: number): Promise<Forward> {
+export async function startDashboardForward(connect: Connect, preferredPort: number, limits: ListenerLimits = DEFAULT_LIMITS): Promise<Forward> {
   const open = new Set<Duplex>();
   const track = (s: Duplex) => {
     open.add(s);
@@ -31,12 +32,15 @@ export async function startDashboardForward(connect: Connect, preferredPort: num
     forwardRequest(req, res, connect, track);
   });
   server.on('connection', track);
+  capConnections(server, limits);
+  server.headersTimeout = 10_000;
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     track(socket);
     socket.on('error', () => socket.destroy());
     const why = browserRefusal(req.method, req.url, req.headers.host) ?? websocketRefusal(req);
     if (why) return void socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${refusalBody(why)}`);
     forwardUpgrade(req, socket, head, connect, track);
+    closeWhenIdle(socket as net.Socket, limits.idleMs);
   });
   const port = await listen(server, preferredPort).catch(() => listen(server, 0));
   return {
