@@ -4,8 +4,9 @@
 import type { SchedulerOptions, WorkerOptions } from '../config/spec.js';
 import type { TlsPaths } from '../tls/tls-files.js';
 import { tlsArgv } from './tls.js';
+import { CLUSTER_SCRATCH_DIR } from './env.js';
 
-export { schedulerEnv, workerEnv, DASK_API_ROUTES, DASK_LOG_FORMAT } from './env.js';
+export { schedulerEnv, workerEnv, DASK_API_ROUTES, DASK_LOG_FORMAT, CLUSTER_SCRATCH_DIR } from './env.js';
 export { shellQuote, buildRemoteCommand, viaSh } from './remote-command.js';
 export type { RemoteCommand } from './remote-command.js';
 
@@ -41,6 +42,8 @@ export function workerArgv(
   if (resources) argv.push('--resources', resources);
   argv.push(opts.nanny ? '--nanny' : '--no-nanny');
   argv.push('--death-timeout', String(opts.deathTimeoutS));
+  // The nanny's and its worker's: the cluster's own directory (CLUSTER_SCRATCH_DIR).
+  argv.push('--local-directory', CLUSTER_SCRATCH_DIR);
   if (opts.interface) argv.push('--interface', opts.interface);
   if (tls) argv.push(...tlsArgv(tls));
   return argv;

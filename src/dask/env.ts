@@ -29,6 +29,19 @@ function loggingEnv(): Record<string, string> {
   };
 }
 
+/**
+ * Where a Dask process keeps its scratch space, as its argv and env name it: the launcher
+ * (launcher.py, with_scratch) makes the cluster's own checked directory on the host and
+ * puts its path in place of this token. Dask's default, $TMPDIR/dask-worker-space, is
+ * any user's to make first.
+ */
+export const CLUSTER_SCRATCH_DIR = '@sshcluster-scratch@';
+
+/** Dask's temporary-directory: the scheduler's scratch space (it has no --local-directory). */
+function scratchEnv(): Record<string, string> {
+  return { DASK_TEMPORARY_DIRECTORY: CLUSTER_SCRATCH_DIR };
+}
+
 /** A Python list literal of plain strings (module names never contain quotes). */
 function pythonList(items: readonly string[]): string {
   return `[${items.map((s) => `'${s}'`).join(', ')}]`;
@@ -39,6 +52,7 @@ export function schedulerEnv(extra: Record<string, string> = {}): Record<string,
   return {
     ...extra,
     ...loggingEnv(),
+    ...scratchEnv(),
     DASK_DISTRIBUTED__SCHEDULER__HTTP__ROUTES: pythonList(DASK_API_ROUTES),
     // The preload is imported from the cluster's files directory: no __pycache__ there.
     PYTHONDONTWRITEBYTECODE: '1',
@@ -46,5 +60,5 @@ export function schedulerEnv(extra: Record<string, string> = {}): Record<string,
 }
 
 export function workerEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { ...extra, ...loggingEnv() };
+  return { ...extra, ...loggingEnv(), ...scratchEnv() };
 }

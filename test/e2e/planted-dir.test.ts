@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runCli, sleep, STATE_HOME, until } from './cli-driver.js';
+import { daskClient, runCli, sleep, STATE_HOME, until } from './cli-driver.js';
 import { getTestHosts } from './harness/context.js';
 import { writeHostsYaml } from './harness/netns-hosts.js';
 
@@ -18,6 +18,7 @@ const tmp = (name: string) => path.join(info.dir, name);
 
 afterAll(() => {
   runCli(['down', '--name', 'planted'], {}, 90_000);
+  runCli(['down', '--name', 'plantscratch'], {}, 90_000);
 });
 
 describe('a planted directory in a shared TMPDIR', () => {
@@ -63,5 +64,56 @@ describe('a planted directory in a shared TMPDIR', () => {
 
     const down = runCli(['down', '--name', 'planted'], {}, 90_000);
     expect(down.code, down.stdout + down.stderr).toBe(0);
+  });
+});
+
+/** Every entry below `dir` (itself included) with its owner's uid. */
+function owners(dir: string): { path: string; uid: number }[] {
+  const below = fs.readdirSync(dir, { recursive: true }) as string[];
+  return [dir, ...below.map((f) => path.join(dir, f))].map((p) => ({ path: p, uid: fs.lstatSync(p).uid }));
+}
+
+// Issue 33 #1: Dask reuses $TMPDIR/dask-worker-space (2024.12: dask-scratch-space) whoever
+// made it and puts a worker's subdirectory first on sys.path: another user of the host who
+// made it first (0777) could swap in their own modules. Every Dask process keeps its
+// scratch space in the cluster's own checked directory instead, removed at down, and
+// loads our preloads by module name (nothing copied).
+describe("Dask's scratch space made first by another user", () => {
+  it('is not used: the processes keep theirs under the cluster\'s own directory, removed at down', () => {
+    const shared = tmp('shared-scratch-tmp');
+    fs.mkdirSync(shared);
+    fs.chmodSync(shared, 0o1777);
+    const uid = os.userInfo().uid;
+    const nobody = 65534;
+    const planted = ['dask-worker-space', 'dask-scratch-space'].map((n) => path.join(shared, n));
+    for (const p of planted) {
+      fs.mkdirSync(p);
+      fs.chmodSync(p, 0o777);
+      fs.chownSync(p, nobody, nobody);
+    }
+    const file = writeHostsYaml(tmp('plantscratch.yaml'), { ...info, hosts: two }, { name: 'plantscratch', env: { TMPDIR: shared } });
+    const up = runCli(['up', file, '--detach'], {}, 120_000);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    const state = JSON.parse(fs.readFileSync(path.join(STATE_HOME, 'sshcluster', 'plantscratch', 'state.json'), 'utf8'));
+    const status = JSON.parse(runCli(['status', '--name', 'plantscratch', '--json']).stdout) as { schedulerAddress: string };
+    const ours = path.join(shared, `sshcluster-${uid}`, state.clusterId, 'scratch');
+    const seen = JSON.parse(daskClient(status.schedulerAddress, [
+      'c.wait_for_workers(1, timeout=60)',
+      'dirs = c.run(lambda dask_worker: dask_worker.local_directory)',
+      'files = c.run(lambda dask_worker: sorted(__import__("os").listdir(dask_worker.local_directory)))',
+      'tmp = c.run_on_scheduler(lambda: __import__("dask").config.get("temporary-directory"))',
+      'print(json.dumps({"dirs": sorted(dirs.values()), "files": sorted(sum(files.values(), [])), "scheduler": tmp}))',
+    ].join('\n'))) as { dirs: string[]; files: string[]; scheduler: string };
+    expect(seen.dirs.length).toBeGreaterThan(0);
+    for (const d of seen.dirs) expect(d.startsWith(`${ours}/`), d).toBe(true);
+    expect(seen.scheduler).toBe(ours);
+    // Our preloads are imported by name from the cluster's files: no copy in a worker's directory.
+    expect(seen.files.filter((f) => f.endsWith('.py'))).toEqual([]);
+    // Nothing of the cluster's user in what the other user made.
+    for (const p of planted) expect(owners(p).filter((o) => o.uid === uid)).toEqual([]);
+
+    const down = runCli(['down', '--name', 'plantscratch'], {}, 90_000);
+    expect(down.code, down.stdout + down.stderr).toBe(0);
+    expect(fs.existsSync(path.join(shared, `sshcluster-${uid}`, state.clusterId))).toBe(false);
   });
 });

@@ -153,7 +153,8 @@ export class ClusterSession {
     const { clusterId, orphanGraceS } = this.o;
     const files = launchFiles(this.spec, this.o.tls, h);
     const tmpdirs = () => this.state.tmpdirsOf(h.name);
-    return new ShellHostRunner({ host: h.name, clusterId, setup: h.setup, shell, orphanGraceS, python: h.remotePython, env: h.env, files, tmpdirs });
+    const keepsFiles = keepsFilesOn(this.spec);
+    return new ShellHostRunner({ host: h.name, clusterId, setup: h.setup, shell, orphanGraceS, python: h.remotePython, env: h.env, files, keepsFiles, tmpdirs });
   }
 
   /**

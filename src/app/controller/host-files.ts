@@ -12,11 +12,12 @@ import { SCHEDULER_WAIT_FILE, SCHEDULER_WAIT_PATH, schedulerWaitPreload } from '
 import type { SessionTls } from '../tls-setup.js';
 
 /**
- * Whether the cluster keeps files on its hosts (what launchFiles() gives each): on every
- * host over SSH. What a `down` from the state file must remove with the processes.
+ * Whether the cluster keeps files on its hosts, what a `down` from the state file must
+ * remove with the processes: on every host, a local cluster's too, the Dask processes'
+ * scratch space (CLUSTER_SCRATCH_DIR); over SSH, what launchFiles() gives each.
  */
-export function keepsFilesOn(spec: ClusterSpec): boolean {
-  return !spec.local;
+export function keepsFilesOn(_spec: ClusterSpec): boolean {
+  return true;
 }
 
 /** The scheduler preload's name on a host. */
@@ -40,7 +41,7 @@ export function schedulerWaitPath(spec: ClusterSpec): string {
  * more), and a worker registers through Dask's own retry.
  */
 export function launchFiles(spec: ClusterSpec, tls: SessionTls | undefined, h: HostSpec): ClusterFiles | undefined {
-  if (!keepsFilesOn(spec)) return undefined;
+  if (spec.local) return undefined;
   const tlsFiles = tls?.filesFor?.(h.name) ?? [];
   const preload = h.name === spec.schedulerHost.name ? [{ name: PRELOAD_FILE, content: schedulerDemandPreload() }] : [];
   const files = [...tlsFiles, ...preload, { name: SCHEDULER_WAIT_FILE, content: schedulerWaitPreload() }];

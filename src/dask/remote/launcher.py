@@ -92,15 +92,15 @@ def with_files(option, argv):
     return [path + "/" + a[len(FILES_TOKEN):] if a.startswith(FILES_TOKEN) else a for a in argv]
 
 
-def nanny_preloads_by_name(argv):
-    # Dask copies a preload given to a nanny as a .py path into its local directory
-    # (dask-worker-space; preloading._import_module) and leaves it there when it ends. A
-    # module name it imports where it is: so the nanny gets the name, and the file's
-    # directory (ours: the cluster's files, or the local copies' preload/) goes first on
-    # its PYTHONPATH. A worker copies into its own directory, which it removes.
+def preloads_by_name(argv):
+    # Dask copies a preload given as a .py path into its local directory
+    # (preloading._import_module) and, a nanny, leaves it there when it ends. A module
+    # name it imports where it is: so the scheduler, the nanny and the worker get the
+    # name, and the file's directory (ours: the cluster's files, or the local copies'
+    # preload/) goes first on their PYTHONPATH, which a nanny's worker inherits.
     out, dirs = [], []
     for i, a in enumerate(argv):
-        if i and argv[i - 1] == "--preload-nanny" and a.endswith(".py") and "/" in a:
+        if i and argv[i - 1] in ("--preload", "--preload-nanny") and a.endswith(".py") and "/" in a:
             d, a = a.rsplit("/", 1)
             a = a[:-3]
             if d not in dirs:
@@ -112,6 +112,53 @@ def nanny_preloads_by_name(argv):
     return out
 
 
+SCRATCH_TOKEN = "@sshcluster-scratch@"
+SCRATCH_ENV = "DASK_TEMPORARY_DIRECTORY"
+SCRATCH_SUB = "scratch"
+
+
+def cluster_scratch():
+    # ${TMPDIR:-/tmp}/sshcluster-<uid>/<SSHCLUSTER_ID>/scratch, each level checked as the
+    # cluster's files are (private_dir); cluster-files.py removes it at teardown.
+    cluster = os.environ.get("SSHCLUSTER_ID") or ""
+    if not plain_name(cluster):
+        raise ValueError("not a cluster id: %r" % cluster)
+    c = our_dir(cluster)
+    try:
+        os.close(private_dir(SCRATCH_SUB, os.path.join(user_dir(), cluster, SCRATCH_SUB), at=c))
+    finally:
+        os.close(c)
+    return os.path.join(user_dir(), cluster, SCRATCH_SUB)
+
+
+def with_scratch(argv):
+    # Dask's default scratch space, $TMPDIR/dask-worker-space (dask-scratch-space), is
+    # reused by Dask whoever made it, and a worker puts its subdirectory first on
+    # sys.path: another user of the host who made it first runs code as ours. So a process
+    # whose argv (--local-directory) or DASK_TEMPORARY_DIRECTORY (the scheduler, which has
+    # no such flag) names SCRATCH_TOKEN gets the cluster's own directory there. When that
+    # is not ours (a planted directory), a fresh 0700 one under a name nobody had, which
+    # the launcher removes when the process ends. Returns (argv, directory to remove).
+    if os.environ.get(SCRATCH_ENV) != SCRATCH_TOKEN and SCRATCH_TOKEN not in argv:
+        return argv, None
+    temporary = None
+    try:
+        path = cluster_scratch()
+    except (OSError, ValueError) as e:
+        base = os.path.abspath(os.environ.get("TMPDIR") or "/tmp")
+        path = os.path.join(base, "sshcluster-scratch-%d-%s" % (os.getuid(), os.urandom(8).hex()))
+        try:
+            os.mkdir(path, 0o700)
+        except OSError as e2:
+            sys.stderr.write("sshcluster-launcher: cannot make a scratch directory: %s; %s\n" % (e, e2))
+            sys.exit(127)
+        sys.stderr.write("sshcluster-launcher: %s keeps its scratch space in %s until it ends (%s)\n" % (name, path, e))
+        temporary = path
+    if os.environ.get(SCRATCH_ENV) == SCRATCH_TOKEN:
+        os.environ[SCRATCH_ENV] = path
+    return [path if a == SCRATCH_TOKEN else a for a in argv], temporary
+
+
 args = sys.argv[1:]
 files_option = args.pop(0) if args and args[0].startswith(("--files=", "--optional-files=")) else None
 if len(args) < 2:
@@ -120,7 +167,8 @@ if len(args) < 2:
 name, argv = args[0], args[1:]
 if files_option:
     argv = with_files(files_option, argv)
-argv = nanny_preloads_by_name(argv)
+argv = preloads_by_name(argv)
+argv, temporary_scratch = with_scratch(argv)
 grace = seconds("SSHCLUSTER_GRACE", 10)
 orphan_grace = seconds("SSHCLUSTER_ORPHAN_GRACE", 0)
 r, w = os.pipe()
@@ -392,4 +440,7 @@ finished.wait()
 for t in relays:
     t.join(5)
 close_log()
+if temporary_scratch:
+    import shutil
+    shutil.rmtree(temporary_scratch, ignore_errors=True)
 os._exit(code)

@@ -42,11 +42,11 @@ describe('argv', () => {
     expect(workerArgv('python3', 'tcp://10.0.0.1:8786', 'node1-0', worker)).toEqual([
       'python3', '-m', 'distributed.cli.dask_worker', 'tcp://10.0.0.1:8786',
       '--name', 'node1-0', '--nworkers', '1', '--nthreads', '2', '--memory-limit', '4GiB',
-      '--resources', 'GPU=2 FOO=1', '--nanny', '--death-timeout', '60',
+      '--resources', 'GPU=2 FOO=1', '--nanny', '--death-timeout', '60', '--local-directory', '@sshcluster-scratch@',
     ]);
     const bare = workerArgv('py', 'tcp://h:1', 'w', { ...worker, resources: {}, nanny: false, interface: 'eth0' });
     expect(bare).not.toContain('--resources');
-    expect(bare.slice(-5)).toEqual(['--no-nanny', '--death-timeout', '60', '--interface', 'eth0']);
+    expect(bare.slice(-7)).toEqual(['--no-nanny', '--death-timeout', '60', '--local-directory', '@sshcluster-scratch@', '--interface', 'eth0']);
     expect(formatResources({})).toBe('');
   });
 

@@ -5,19 +5,21 @@ import fs from 'node:fs/promises';
 import net from 'node:net';
 import { listenOnce, removeStaleSocket } from '../../../control/socket-file.js';
 import type { Connect } from './dashboard-forward.js';
+import { capConnections, closeWhenIdle, DEFAULT_LIMITS, type ListenerLimits } from './listener-limits.js';
 
 export interface SocketForward {
   path: string;
   close(): void;
 }
 
-export async function startApiSocket(connect: Connect, socketPath: string): Promise<SocketForward> {
+export async function startApiSocket(connect: Connect, socketPath: string, limits: ListenerLimits = DEFAULT_LIMITS): Promise<SocketForward> {
   await removeStaleSocket(socketPath);
   const open = new Set<net.Socket>();
   const server = net.createServer((local) => {
     open.add(local);
     local.on('close', () => open.delete(local));
     local.on('error', () => local.destroy());
+    closeWhenIdle(local, limits.idleMs);
     connect().then(
       (remote) => {
         remote.on('error', () => local.destroy());
@@ -27,6 +29,7 @@ export async function startApiSocket(connect: Connect, socketPath: string): Prom
       () => local.destroy(),
     );
   });
+  capConnections(server, limits);
   await listenOnce(server, socketPath);
   await fs.chmod(socketPath, 0o600);
   return {

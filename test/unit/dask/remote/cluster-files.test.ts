@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildClusterFilesCommand, buildRemoteCommand, CLUSTER_FILES_DIR } from '../../../../src/dask/remote-command.js';
+import { CLUSTER_SCRATCH_DIR } from '../../../../src/dask/env.js';
 import type { NamedFile } from '../../../../src/tls/tls-files.js';
 import { killStarted, runAsSshd } from './launcher-harness.js';
 
@@ -123,5 +124,48 @@ describe("the cluster's files", () => {
     expect(r.code).toBe(127);
     expect(r.stderr).toMatch(/not a plain file name/);
     expect(r.stderr).not.toContain('not-a-real-key');
+  });
+});
+
+/** A Dask process as the controller starts it: its scratch space named by token in argv and env. */
+async function launchScratch(): Promise<{ code: number | null; shown?: { argv: string[]; env: string }; stderr: string }> {
+  const show = 'import json, os, sys; print(json.dumps({"argv": sys.argv[1:], "env": os.environ["DASK_TEMPORARY_DIRECTORY"]}), flush=True)';
+  const inv = buildRemoteCommand({
+    setup: [], env: { TMPDIR: tmp, DASK_TEMPORARY_DIRECTORY: CLUSTER_SCRATCH_DIR }, name: 'worker-0', clusterId: 'c0ffee',
+    argv: [PYTHON, '-c', show, '--local-directory', CLUSTER_SCRATCH_DIR],
+  });
+  const r = runAsSshd('sh', inv, { PATH: '/usr/bin:/bin', HOME: tmp });
+  const code = await r.exit;
+  const line = r.out().split('\n').find((l) => l.startsWith('{'));
+  return { code, shown: line ? JSON.parse(line) : undefined, stderr: r.err() };
+}
+
+describe("the Dask processes' scratch space", () => {
+  it("is the cluster's own 0700 directory, given as --local-directory and DASK_TEMPORARY_DIRECTORY, and removed with the files", async () => {
+    const r = await launchScratch();
+    const dir = path.join(tmp, `sshcluster-${uid}`, 'c0ffee', 'scratch');
+    expect([r.code, r.stderr]).toEqual([0, '']);
+    expect(r.shown).toEqual({ argv: ['--local-directory', dir], env: dir });
+    expect([mode(dir), mode(path.dirname(dir))]).toEqual([0o700, 0o700]);
+    mkdirSync(path.join(dir, 'dask-worker-space', 'worker-x'), { recursive: true }); // what Dask leaves
+    writeFileSync(path.join(dir, 'dask-worker-space', 'worker-x.dirlock'), '');
+    expect(remove()).toEqual({ code: 0, stderr: '' });
+    expect(readdirSync(path.join(tmp, `sshcluster-${uid}`)).filter((n) => n === 'c0ffee')).toEqual([]);
+  });
+
+  it('is a fresh private directory, removed when the process ends, when the cluster\'s is planted', async () => {
+    const elsewhere = path.join(tmp, 'elsewhere');
+    mkdirSync(elsewhere, { mode: 0o777 });
+    mkdirSync(path.join(tmp, `sshcluster-${uid}`), { mode: 0o700 });
+    symlinkSync(elsewhere, path.join(tmp, `sshcluster-${uid}`, 'c0ffee'));
+    const r = await launchScratch();
+    expect(r.code).toBe(0);
+    const used = r.shown?.env ?? '';
+    expect(r.shown?.argv).toEqual(['--local-directory', used]);
+    expect(path.dirname(used)).toBe(tmp);
+    expect(path.basename(used)).toMatch(new RegExp(`^sshcluster-scratch-${uid}-[0-9a-f]{16}$`));
+    expect(r.stderr).toMatch(/worker-0 keeps its scratch space in .* until it ends \(not our directory: .*c0ffee \(a symlink or not a directory\)\)/);
+    expect(readdirSync(elsewhere)).toEqual([]);
+    expect(readdirSync(tmp).filter((n) => n.startsWith('sshcluster-scratch-'))).toEqual([]);
   });
 });

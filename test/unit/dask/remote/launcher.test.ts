@@ -54,15 +54,15 @@ describe('launcher', () => {
     expect(await until(() => isDead(grandchild), 2000)).toBe(true);
   });
 
-  it("gives a nanny its .py preloads by module name, their directories first on PYTHONPATH (Dask copies a path into its scratch space and leaves it)", async () => {
+  it("gives the scheduler, a nanny and a worker their .py preloads by module name, their directories first on PYTHONPATH (Dask copies a path into its scratch space)", async () => {
     const show = 'import os, sys; print(os.environ["PYTHONPATH"]); print(" ".join(sys.argv[1:]))';
     const argv = ['--preload', '/d/ssl.py', '--preload-nanny', '/d/ssl.py', '--preload-nanny', '/e/wait.py', '--preload-nanny', 'mod', 'x.py'];
     const l = launch([PYTHON, '-c', show, ...argv], 1, { PYTHONPATH: '/user/lib' });
     await l.pid;
-    expect([await l.nextLine(), await l.nextLine()]).toEqual(['/d:/e:/user/lib', '--preload /d/ssl.py --preload-nanny ssl --preload-nanny wait --preload-nanny mod x.py']);
+    expect([await l.nextLine(), await l.nextLine()]).toEqual(['/d:/e:/user/lib', '--preload ssl --preload-nanny ssl --preload-nanny wait --preload-nanny mod x.py']);
     expect((await l.exit).code).toBe(0);
     // Without one, the environment is as it was: no PYTHONPATH appears.
-    const plain = launch([PYTHON, '-c', 'import os; print(os.environ.get("PYTHONPATH"))', '--preload', '/d/ssl.py']);
+    const plain = launch([PYTHON, '-c', 'import os; print(os.environ.get("PYTHONPATH"))', '--preload', 'mod', 'x.py']);
     await plain.pid;
     expect(await plain.nextLine()).toBe('None');
   });

@@ -70,7 +70,7 @@ describe('the shared dashboard port', () => {
     const s = await setUp();
     const echoed = await new Promise<string>((resolve, reject) => {
       const c = net.connect({ host: '127.0.0.1', port: s.port }, () => {
-        c.write('GET /status/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n');
+        c.write(`GET /status/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n${WS_KEY}\r\n`);
       });
       let got = '';
       c.on('data', (d: Buffer) => {
@@ -91,4 +91,47 @@ describe('the shared dashboard port', () => {
     expect(refused).toMatch(/^HTTP\/1\.1 403/);
     expect(s.seen).toEqual(['UPGRADE /status/ws']);
   });
+
+  it('pipes nothing behind an upgrade the scheduler did not switch (101): a pipelined POST /api/ never reaches it', async () => {
+    // Like Dask's tornado: an Upgrade header on a plain page gets 200 on a connection kept
+    // open for the next request. Everything the scheduler is sent is recorded.
+    let received = '';
+    const upstream = net.createServer((c) => {
+      c.on('data', (d: Buffer) => {
+        const first = !received;
+        received += d.toString();
+        if (first) c.write('HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 4\r\nConnection: keep-alive\r\n\r\npage');
+      });
+    });
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+    const port = (upstream.address() as AddressInfo).port;
+    fwd = await startDashboardForward(async () => net.connect({ host: '127.0.0.1', port }), 0);
+    const retire = 'POST /api/v1/retire_workers HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\n\r\n{}';
+    const plain = 'GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n';
+    try {
+      // A websocket handshake the scheduler answers 200: that answer, then the end.
+      const answered = await exchange(fwd.port, `${plain}${WS_KEY}\r\n${retire}`);
+      expect(answered).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n\r\npage$/);
+      expect(answered).not.toMatch(/keep-alive/i);
+      // No Sec-WebSocket-Key: not a handshake a browser makes, refused here.
+      expect(await exchange(fwd.port, `${plain}\r\n${retire}`)).toMatch(/^HTTP\/1\.1 403[\s\S]*only a websocket handshake is upgraded on this port/);
+      expect(received).toContain('GET /status');
+      expect(received).not.toContain('retire_workers');
+    } finally {
+      upstream.close();
+    }
+  });
 });
+
+const WS_KEY = 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n';
+
+/** Writes `text` to the port at once and resolves with all it got back once the port closes the connection. */
+function exchange(port: number, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const c = net.connect({ host: '127.0.0.1', port }, () => c.write(text));
+    let got = '';
+    c.on('data', (d: Buffer) => (got += d.toString()));
+    c.on('close', () => resolve(got));
+    c.on('error', reject);
+  });
+}
