@@ -44,12 +44,13 @@ export function applyCommand(ctx: AppContext, done: Done): Command {
 }
 
 function drainLike(ctx: AppContext, done: Done, undrain: boolean): Command {
-  return new Command(undrain ? 'undrain' : 'drain')
+  const cmd = new Command(undrain ? 'undrain' : 'drain')
     .description(undrain ? 'put drained hosts back into placement' : "retire hosts' workers (data moved) and keep them out of placement until undrain")
     .argument('<hosts...>', 'worker host names')
     .option('--name <name>', 'which cluster (default: the only one running)', clusterName)
-    .addOption(timeoutOption())
-    .action(async (hosts: string[], o: { name?: string; timeout: number }) => done(await (await changes()).runDrain(ctx, { hosts, name: o.name, undrain, timeoutMs: o.timeout * 1000 })));
+    .addOption(timeoutOption());
+  if (!undrain) cmd.option('--force', 'stop the workers even when the scheduler cannot move their results elsewhere (those results are lost; the count is said)', false);
+  return cmd.action(async (hosts: string[], o: { name?: string; timeout: number; force?: boolean }) => done(await (await changes()).runDrain(ctx, { hosts, name: o.name, undrain, timeoutMs: o.timeout * 1000, force: o.force === true })));
 }
 
 export const drainCommand = (ctx: AppContext, done: Done) => drainLike(ctx, done, false);

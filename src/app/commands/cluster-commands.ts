@@ -97,7 +97,8 @@ export async function waitSettled(client: ControlApiClient, name: string, desire
     const running = st.workers.filter((w) => w.state === 'running').length;
     const unreachable = new Set(st.hosts.filter((h) => h.state === 'unreachable').map((h) => h.name));
     const blocked = st.workers.filter((w) => w.state !== 'running' && unreachable.has(w.host));
-    const settled = st.workers.every((w) => w.state === 'running' || w.state === 'stopped' || unreachable.has(w.host));
+    // A held worker (the scheduler could not move its results) is not waited for: it stays until they can move.
+    const settled = st.workers.every((w) => w.state === 'running' || w.state === 'stopped' || w.state === 'held' || unreachable.has(w.host));
     if (settled && running + blocked.length === want) {
       if (!blocked.length) return running;
       throw new ExpectedError(`${name}: ${running} of ${want} worker(s) running; ${blocked.length} wait for a host that does not answer${notRunning(st)}`, {

@@ -5,6 +5,7 @@ import { applySpec, drainHosts, restoreHost, undrainHosts, type DrainResult } fr
 import { delay } from '../../cluster/clock.js';
 import type { ClusterState } from '../../cluster/cluster-state.js';
 import type { Clock } from '../../cluster/ports.js';
+import { keptAndDropped, retryHeld, type RetireStop } from '../../cluster/retire-hold.js';
 import { rollingRestart, type RollResult } from '../../cluster/rolling.js';
 import { diffSpecs, hasChanges, type SpecDiff } from '../../cluster/spec-diff.js';
 import type { AdaptiveSpec, ClusterSpec } from '../../config/spec.js';
@@ -17,7 +18,9 @@ export interface ChangeDeps {
   signal: AbortSignal;
   emit(e: ClusterEvent): void;
   tick(): Promise<void>;
-  restartWorker(name: string): Promise<void>;
+  restartWorker(name: string, opts?: { force?: boolean }): Promise<RetireStop>;
+  /** How the retirements of these workers ended (those under way waited for). */
+  outcomes(names: readonly string[]): Promise<Map<string, RetireStop>>;
   connect(host: string): Promise<void>;
   leave(host: string): Promise<void>;
   /** The adaptive settings in force, undefined at a fixed size. */
@@ -28,6 +31,8 @@ export interface ChangeDeps {
 export interface RollParams {
   maxUnavailable: number;
   timeoutMs: number;
+  /** Restart (or stop) workers even when the scheduler cannot move their results: they are lost. */
+  force?: boolean;
 }
 
 export interface ApplyReply {
@@ -75,7 +80,8 @@ export class ClusterChanges {
         // The hosts not fully reached go back to the spec their workers still run.
         const back = new Set([roll.failed, ...roll.notReached].map((n) => state.desiredWorkers.find((w) => w.name === n)?.host));
         for (const host of back) if (host) restoreHost(state, old, host);
-        await this.d.restartWorker(roll.failed).catch(() => undefined);
+        // One held back still runs its old process: nothing to put back.
+        if (!roll.held) await this.d.restartWorker(roll.failed).catch(() => undefined);
       }
       // The scheduler's host, no longer a worker host, stays: only its workers go.
       await Promise.all(diff.hostsRemoved.filter((h) => h !== state.spec.schedulerHost.name).map((h) => this.leaveWhenEmpty(h)));
@@ -83,7 +89,7 @@ export class ClusterChanges {
     });
   }
 
-  drain(hosts: readonly string[], undrain: boolean): Promise<DrainResult> {
+  drain(hosts: readonly string[], undrain: boolean, force = false): Promise<DrainResult> {
     return this.one(undrain ? 'undrain' : 'drain', async () => {
       const { state } = this.d;
       // A name that matches no worker host is a typo (exit 2, as exec's --hosts), said with the names there are.
@@ -101,11 +107,14 @@ export class ClusterChanges {
       }
       const r = drainHosts(state, hosts, this.d.adaptive() === undefined);
       typos(r);
+      // Workers an earlier drain of these hosts left running (held): tried again now.
+      const earlier = [...state.held.keys()].filter((n) => hosts.includes(state.processes.get(n)?.desired.host ?? ''));
+      retryHeld(state, [...r.retired, ...earlier], force);
       const asked = hosts.filter((h) => !r.unknown.includes(h) && !r.unchanged.includes(h));
-      if (!asked.length) return r; // drained already
-      this.say(`drain: ${asked.join(', ')}: retiring ${r.retired.length} worker(s)${r.replaced.length ? `, ${r.replaced.length} started elsewhere` : ''}${r.short ? `; ${r.short} to start again at undrain (no room elsewhere)` : ''}`);
+      if (!asked.length && !earlier.length) return r; // drained already
+      if (asked.length) this.say(`drain: ${asked.join(', ')}: retiring ${r.retired.length} worker(s)${r.replaced.length ? `, ${r.replaced.length} started elsewhere` : ''}${r.short ? `; ${r.short} to start again at undrain (no room elsewhere)` : ''}`);
       await this.d.tick();
-      return r;
+      return { ...r, ...keptAndDropped(await this.d.outcomes([...r.retired, ...earlier])) };
     });
   }
 
@@ -136,7 +145,8 @@ export class ClusterChanges {
       this.say(`rolling restart: ${line}`);
       this.changed();
     };
-    const r = await rollingRestart({ state, clock, signal, restart: (n) => this.d.restartWorker(n), tick: () => this.d.tick(), progress }, names, { ...o, pollMs: POLL_MS });
+    const restart = (n: string) => this.d.restartWorker(n, { force: o.force === true });
+    const r = await rollingRestart({ state, clock, signal, restart, tick: () => this.d.tick(), progress }, names, { ...o, pollMs: POLL_MS });
     this.changed();
     // Said where status and the dashboard show it, not only to the command that asked.
     if (r.kind === 'stopped') {

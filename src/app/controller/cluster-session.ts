@@ -12,6 +12,7 @@ import { SCHEDULER_NAME } from '../../cluster/plan.js';
 import type { Clock, HostRunner } from '../../cluster/ports.js';
 import { readopt, STRAY_GRACE_MS, type PreviousCluster } from '../../cluster/readopt.js';
 import { Reconciler } from '../../cluster/reconciler.js';
+import type { RetireStop } from '../../cluster/retire-hold.js';
 import type { ScaleResult } from '../../cluster/scaling.js';
 import { teardown, type TeardownOptions, type TeardownResult } from '../../cluster/teardown.js';
 import type { SchedulerClient } from '../../dask/scheduler-client.js';
@@ -134,7 +135,8 @@ export class ClusterSession {
       signal: this.life.signal,
       emit: (e) => this.bus.emit(e),
       tick: () => reconciler.tick(),
-      restartWorker: (n) => reconciler.restartWorker(n),
+      restartWorker: (n, o) => reconciler.restartWorker(n, o),
+      outcomes: (names) => reconciler.outcomes(names),
       connect: (h) => reconciler.links.connect(h),
       leave: (h) => reconciler.links.leave(h),
       adaptive: () => (this.adaptive?.enabled ? this.adaptive.spec : undefined),
@@ -311,8 +313,8 @@ export class ClusterSession {
     return this.reconciler.retire(names);
   }
 
-  restartWorker(name: string): Promise<void> {
-    return this.reconciler.restartWorker(name);
+  restartWorker(name: string, opts: { force?: boolean } = {}): Promise<RetireStop> {
+    return this.reconciler.restartWorker(name, opts);
   }
 
   /** A new adaptive loop with these bounds, replacing the running one. */

@@ -37,7 +37,8 @@ export const controlApi = {
   restart: method<{ name: string }, { restarted: string }>(parseRestart),
   down: method<undefined, TeardownResult>(noParams),
   apply: method<{ spec: ClusterSpec } & RollParams, ApplyReply>(parseApply),
-  drain: method<{ hosts: string[]; undrain: boolean }, DrainResult>(parseDrain),
+  /** `force`: stop the drained hosts' workers even if the scheduler cannot move their results. */
+  drain: method<{ hosts: string[]; undrain: boolean; force?: boolean }, DrainResult>(parseDrain),
   /** A rolling restart of these workers (all when none are named). */
   roll: method<{ workers?: string[] } & RollParams, RollResult>(parseRoll),
   /** Events from now on; the result is what to show before them: the status and the newest lines. */
@@ -89,7 +90,7 @@ function rollParams(p: Record<string, unknown>, name: string): RollParams {
     throw new UsageError(`${name}: maxUnavailable must be a whole number ≥ 1, got ${JSON.stringify(maxUnavailable)}`);
   }
   if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) throw new UsageError(`${name}: timeoutMs must be a number > 0, got ${JSON.stringify(timeoutMs)}`);
-  return { maxUnavailable, timeoutMs };
+  return { maxUnavailable, timeoutMs, ...(p.force === true ? { force: true } : {}) };
 }
 
 function names(v: unknown, what: string): string[] {
@@ -107,9 +108,9 @@ function parseApply(raw: unknown): { spec: ClusterSpec } & RollParams {
   return { spec: spec as unknown as ClusterSpec, ...rollParams(p, 'apply') };
 }
 
-function parseDrain(raw: unknown): { hosts: string[]; undrain: boolean } {
+function parseDrain(raw: unknown): { hosts: string[]; undrain: boolean; force?: boolean } {
   const p = paramsObject(raw, 'drain');
-  return { hosts: names(p.hosts, 'drain hosts'), undrain: p.undrain === true };
+  return { hosts: names(p.hosts, 'drain hosts'), undrain: p.undrain === true, ...(p.force === true ? { force: true } : {}) };
 }
 
 function parseRoll(raw: unknown): { workers?: string[] } & RollParams {

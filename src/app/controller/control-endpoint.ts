@@ -59,7 +59,7 @@ export class ControlEndpoint {
       },
       down: async () => this.o.requestStop('sshcluster down'),
       apply: async ({ spec, ...roll }) => this.saved(await session.changes.apply(spec, roll)),
-      drain: async ({ hosts, undrain }) => this.saved(await session.changes.drain(hosts, undrain)),
+      drain: async ({ hosts, undrain, force }) => this.saved(await session.changes.drain(hosts, undrain, force === true)),
       roll: async ({ workers, ...roll }) => session.changes.restart(workers ?? session.state.desiredWorkers.map((w) => w.name), roll),
       // The recent lines and the status (statusWithMetrics takes it before its first
       // await) are taken where the subscription starts; the scheduler's figures (CPU,
