@@ -1,6 +1,5 @@
 // apply, drain/undrain and restart --rolling: a running cluster changed without stopping
 // it, through its controller. plan.ts says what apply would do; apply prints that first.
-import { HELD_RETRY_MS, totalResults, type KeptWorker } from '../../cluster/retire-hold.js';
 import { hasChanges } from '../../cluster/spec-diff.js';
 import { hostMatcher } from '../../config/hosts/host-match.js';
 import { ExpectedError, UsageError } from '../../errors.js';
@@ -8,6 +7,7 @@ import { jsonText, safeLine } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';
 import type { ControlApiClient } from '../controller/control-api.js';
 import { waitSettled } from './cluster-commands.js';
+import { droppedLine, heldError } from './held-text.js';
 import { findCluster } from './find-cluster.js';
 import { planFor } from './plan.js';
 import { planText } from './plan-text.js';
@@ -62,10 +62,10 @@ export async function runDrain(ctx: AppContext, o: { hosts: string[]; name?: str
     const held = r.held ?? [];
     const dropped = r.dropped ?? [];
     for (const h of r.unknown) ctx.stderr.write(safeLine(`warning: ${h}: not a worker host of ${name}`) + '\n');
-    const nothing = held.length || dropped.length ? '' : ': nothing to do';
+    const nothing = held.length || dropped.length || r.retired.length ? '' : ': nothing to do';
     for (const h of r.unchanged) ctx.stdout.write(safeLine(`${name}: ${h} ${o.undrain ? 'is not drained' : 'was drained already'}${nothing}`) + '\n');
     const hosts = o.hosts.filter((h) => !r.unknown.includes(h) && !r.unchanged.includes(h)).join(', ');
-    if (!hosts && !held.length && !dropped.length) return r.unknown.length ? 1 : 0; // each was said above
+    if (!hosts && !held.length && !dropped.length && !r.retired.length) return r.unknown.length ? 1 : 0; // each was said above
     if (o.undrain && !r.replaced.length) {
       ctx.stdout.write(safeLine(`${name}: ${hosts} back in placement`) + '\n');
       return 0;
@@ -77,23 +77,12 @@ export async function runDrain(ctx: AppContext, o: { hosts: string[]; name?: str
       ? `${name}: ${hosts} back in placement; ${r.replaced.length} worker(s) the drain had no room for started again; ${running} running`
       : `${name}: drained ${hosts || o.hosts.join(', ')}: ${retired} worker(s) retired, ${r.replaced.length} started elsewhere${short}; ${running} running`;
     ctx.stdout.write(safeLine(line) + '\n');
-    if (dropped.length) ctx.stderr.write(safeLine(`warning: ${name}: ${dropped.map((w) => w.name).join(', ')} stopped as forced: ${totalResults(dropped)} only ${dropped.length > 1 ? 'they' : 'it'} held lost`) + '\n');
+    if (dropped.length) ctx.stderr.write(safeLine(droppedLine(name, dropped)) + '\n');
     if (held.length) throw heldError(name, held, o.hosts.filter((h) => !r.unknown.includes(h)), 'drain');
     return 0;
   } finally {
     client!.close();
   }
-}
-
-/** Workers a change left running because the scheduler could not move their results: exit 1, with what frees them. */
-export function heldError(name: string, held: KeptWorker[], hosts: string[], command: string): ExpectedError {
-  const they = held.length > 1;
-  return new ExpectedError(
-    `${name}: ${held.map((w) => w.name).join(', ')} ${they ? 'keep' : 'keeps'} running: the scheduler could not move ${totalResults(held)} only ${they ? 'they hold' : 'it holds'} (no other running worker to take them)`,
-    {
-      hint: `${hosts.length ? `${hosts.join(', ')} ${hosts.length > 1 ? 'stay' : 'stays'} draining; ` : ''}retired once room appears (a worker elsewhere: scale, undrain or apply) or the results are released, tried again every ${HELD_RETRY_MS / 1000}s; ${command} --force stops ${they ? 'them' : 'it'} now and loses them`,
-    },
-  );
 }
 
 export async function runRestart(ctx: AppContext, o: { name?: string; hosts?: string; maxUnavailable: Unavailable; timeoutMs: number }): Promise<number> {

@@ -114,7 +114,9 @@ export class ClusterChanges {
       if (!asked.length && !earlier.length) return r; // drained already
       if (asked.length) this.say(`drain: ${asked.join(', ')}: retiring ${r.retired.length} worker(s)${r.replaced.length ? `, ${r.replaced.length} started elsewhere` : ''}${r.short ? `; ${r.short} to start again at undrain (no room elsewhere)` : ''}`);
       await this.d.tick();
-      return { ...r, ...keptAndDropped(await this.d.outcomes([...r.retired, ...earlier])) };
+      const outcomes = await this.d.outcomes([...r.retired, ...earlier]);
+      // The earlier ones retired now count as this drain's.
+      return { ...r, retired: [...r.retired, ...earlier.filter((n) => outcomes.get(n)?.kind === 'stopped')], ...keptAndDropped(outcomes) };
     });
   }
 
