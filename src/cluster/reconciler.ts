@@ -13,7 +13,7 @@ import { HostLinks } from './host-links.js';
 import { plan, type DesiredProcess } from './plan.js';
 import type { Clock, HostRunner, ProcessSpec, SchedulerPort } from './ports.js';
 import { ProcessLifecycle } from './process-lifecycle.js';
-import { heldBack, type RetireStop } from './retire-hold.js';
+import { heldBack, retryHeld, type RetireStop } from './retire-hold.js';
 import { addWorkers, dropWorkers, scaleTo, type ScaleResult } from './scaling.js';
 
 export interface ReconcilerDeps {
@@ -115,9 +115,17 @@ export class Reconciler {
     this.d.clock.after(Math.max(0, at - this.d.clock.now()) + WAKE_SLACK_MS, () => void this.tick());
   }
 
-  /** A worker count (scale, adaptive up); see scaleTo for `retryCrashed`. */
-  async scale(n: number, opts: { retryCrashed?: boolean } = {}): Promise<ScaleResult> {
+  /**
+   * A worker count (scale, adaptive up); see scaleTo for `retryCrashed`. `retryHeld`:
+   * workers an earlier retirement left running (held) are retired again now. `force`:
+   * those and the workers it retires are stopped even if their results cannot move.
+   */
+  async scale(n: number, opts: { retryCrashed?: boolean; retryHeld?: boolean; force?: boolean } = {}): Promise<ScaleResult> {
+    const before = this.d.state.desiredWorkers.map((w) => w.name);
+    if (opts.retryHeld) retryHeld(this.d.state, [...this.d.state.held.keys()], opts.force === true);
     const r = scaleTo(this.d.state, n, opts);
+    const left = new Set(this.d.state.desiredWorkers.map((w) => w.name));
+    if (opts.force) retryHeld(this.d.state, before.filter((w) => !left.has(w)), true);
     await this.tick();
     return r;
   }

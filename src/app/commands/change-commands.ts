@@ -24,6 +24,8 @@ export interface ApplyOptions {
   timeoutMs: number;
   /** --recreate: a change only a new cluster can take is made by down, then up --detach. */
   recreate?: { mainScript: string };
+  /** --force: retire workers even when the scheduler cannot move their results (lost, and said). */
+  force?: boolean;
 }
 
 export async function runApply(ctx: AppContext, o: ApplyOptions): Promise<number> {
@@ -39,7 +41,7 @@ export async function runApply(ctx: AppContext, o: ApplyOptions): Promise<number
     }
     if (!client) throw new ExpectedError(`${found.name}: no controller is running to apply the change`, { hint: `sshcluster up ${o.file} --name ${found.name} --detach adopts the cluster first` });
     const maxUnavailable = await unavailableCount(client, o.maxUnavailable);
-    const r = await client.call('apply', { spec: next, maxUnavailable, timeoutMs: o.timeoutMs }, { timeoutMs: 0 });
+    const r = await client.call('apply', { spec: next, maxUnavailable, timeoutMs: o.timeoutMs, ...(o.force ? { force: true } : {}) }, { timeoutMs: 0 });
     if (o.json) ctx.stdout.write(jsonText({ cluster: found.name, ...r }, 2) + '\n');
     for (const f of r.failedHosts) ctx.stderr.write(safeLine(`warning: ${f.host} could not be added: ${f.reason}`) + '\n');
     if (r.roll?.kind === 'stopped') {
@@ -49,6 +51,9 @@ export async function runApply(ctx: AppContext, o: ApplyOptions): Promise<number
     }
     const running = await waitSettled(client, found.name, undefined, o.timeoutMs);
     if (!o.json) ctx.stdout.write(`${found.name}: applied; ${running} worker(s) running${r.roll ? `, ${r.roll.restarted.length} restarted` : ''}\n`);
+    const dropped = [...(r.dropped ?? []), ...(r.roll?.dropped ?? [])];
+    if (dropped.length) ctx.stderr.write(safeLine(droppedLine(found.name, dropped)) + '\n');
+    if (r.held?.length) throw heldError(found.name, r.held, r.diff.hostsRemoved.filter((h) => h !== next.schedulerHost.name), 'apply');
     return r.failedHosts.length ? 1 : 0;
   } finally {
     client?.close();
@@ -85,7 +90,7 @@ export async function runDrain(ctx: AppContext, o: { hosts: string[]; name?: str
   }
 }
 
-export async function runRestart(ctx: AppContext, o: { name?: string; hosts?: string; maxUnavailable: Unavailable; timeoutMs: number }): Promise<number> {
+export async function runRestart(ctx: AppContext, o: { name?: string; hosts?: string; maxUnavailable: Unavailable; timeoutMs: number; force?: boolean }): Promise<number> {
   const { client, name } = await findCluster(ctx, o.name, true);
   try {
     const st = await client!.call('status');
@@ -96,7 +101,8 @@ export async function runRestart(ctx: AppContext, o: { name?: string; hosts?: st
       throw new UsageError(`restart: no worker${o.hosts ? ` on a host matching "${o.hosts}"` : ''} in ${name}`, hosts.length ? { hint: `its workers run on: ${hosts.join(', ')}` } : {});
     }
     const maxUnavailable = await unavailableCount(client!, o.maxUnavailable);
-    const r = await client!.call('roll', { workers, maxUnavailable, timeoutMs: o.timeoutMs }, { timeoutMs: 0 });
+    const r = await client!.call('roll', { workers, maxUnavailable, timeoutMs: o.timeoutMs, ...(o.force ? { force: true } : {}) }, { timeoutMs: 0 });
+    if (r.dropped?.length) ctx.stderr.write(safeLine(droppedLine(name, r.dropped)) + '\n');
     if (r.kind === 'stopped') throw new ExpectedError(`${name}: the rolling restart stopped at ${r.failed}: ${r.reason}`, { hint: `${r.restarted.length} of ${workers.length} restarted` });
     const gone = r.gone?.length ? `; ${r.gone.join(', ')} retired meanwhile (not restarted)` : '';
     ctx.stdout.write(`${name}: ${r.restarted.length} worker(s) restarted, ${Math.min(maxUnavailable, workers.length)} at a time${gone}\n`);

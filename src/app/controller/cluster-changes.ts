@@ -5,7 +5,7 @@ import { applySpec, drainHosts, restoreHost, undrainHosts, type DrainResult } fr
 import { delay } from '../../cluster/clock.js';
 import type { ClusterState } from '../../cluster/cluster-state.js';
 import type { Clock } from '../../cluster/ports.js';
-import { keptAndDropped, retryHeld, type RetireStop } from '../../cluster/retire-hold.js';
+import { keptAndDropped, retryHeld, type KeptWorker, type RetireStop } from '../../cluster/retire-hold.js';
 import { rollingRestart, type RollResult } from '../../cluster/rolling.js';
 import { diffSpecs, hasChanges, type SpecDiff } from '../../cluster/spec-diff.js';
 import type { AdaptiveSpec, ClusterSpec } from '../../config/spec.js';
@@ -40,6 +40,10 @@ export interface ApplyReply {
   roll?: RollResult;
   /** Added hosts that could not be connected, with the reason. */
   failedHosts: { host: string; reason: string }[];
+  /** Workers it retired that the scheduler kept (results with nowhere to go): still running, their hosts not left. */
+  held?: KeptWorker[];
+  /** Those stopped anyway (`force`): their results are lost. */
+  dropped?: KeptWorker[];
 }
 
 /** How long a removed host's workers may take to retire and stop before it is left anyway. */
@@ -64,7 +68,11 @@ export class ClusterChanges {
         throw new ExpectedError(`apply: a running cluster cannot take this: ${diff.recreate.join('; ')}`, { hint: 'sshcluster down, then up with the new file' });
       }
       if (!hasChanges(diff)) return { diff, failedHosts: [] };
+      const before = state.desiredWorkers.map((w) => w.name);
       applySpec(state, { ...next, name: old.name }, diff);
+      const left = new Set(state.desiredWorkers.map((w) => w.name));
+      const gone = before.filter((w) => !left.has(w));
+      if (o.force) retryHeld(state, gone, true);
       this.say(applyLine(diff, old.schedulerHost.name));
       // The scheduler's host, newly a worker host too, is connected already.
       await Promise.all(diff.hostsAdded.filter((h) => !state.runners.has(h)).map((h) => this.d.connect(h)));
@@ -83,9 +91,14 @@ export class ClusterChanges {
         // One held back still runs its old process: nothing to put back.
         if (!roll.held) await this.d.restartWorker(roll.failed).catch(() => undefined);
       }
-      // The scheduler's host, no longer a worker host, stays: only its workers go.
-      await Promise.all(diff.hostsRemoved.filter((h) => h !== state.spec.schedulerHost.name).map((h) => this.leaveWhenEmpty(h)));
-      return { diff, failedHosts, ...(roll ? { roll } : {}) };
+      const kept = keptAndDropped(await this.d.outcomes(gone));
+      // The scheduler's host, no longer a worker host, stays: only its workers go. One
+      // with a held worker is left once that has retired, however long it takes.
+      const holding = new Set(kept.held.map((w) => state.processes.get(w.name)?.desired.host));
+      const removed = diff.hostsRemoved.filter((h) => h !== state.spec.schedulerHost.name);
+      for (const h of removed.filter((x) => holding.has(x))) void this.leaveWhenEmpty(h, Infinity);
+      await Promise.all(removed.filter((h) => !holding.has(h)).map((h) => this.leaveWhenEmpty(h)));
+      return { diff, failedHosts, ...(roll ? { roll } : {}), ...(kept.held.length ? { held: kept.held } : {}), ...(kept.dropped.length ? { dropped: kept.dropped } : {}) };
     });
   }
 
@@ -162,10 +175,11 @@ export class ClusterChanges {
   }
 
   /** A removed host is left once its workers have retired and stopped (or after a bound). */
-  private async leaveWhenEmpty(host: string): Promise<void> {
-    const deadline = this.d.clock.now() + LEAVE_TIMEOUT_MS;
+  private async leaveWhenEmpty(host: string, timeoutMs = LEAVE_TIMEOUT_MS): Promise<void> {
+    const deadline = this.d.clock.now() + timeoutMs;
     while (this.d.state.alive().some((t) => t.desired.host === host) && this.d.clock.now() < deadline && !this.d.signal.aborted) {
       await delay(this.d.clock, POLL_MS, this.d.signal);
+      if (this.d.state.hostSpec(host)) return; // back in the spec meanwhile (a later apply)
     }
     await this.d.leave(host);
     this.say(`${host} left the cluster`);

@@ -32,7 +32,8 @@ export interface SubscribeReply {
 
 export const controlApi = {
   status: method<undefined, StatusJson>(noParams),
-  scale: method<{ n: number }, ScaleResult & { adaptiveOff?: true }>(parseScale),
+  /** `force`: retire even workers whose results the scheduler cannot move (they are lost). */
+  scale: method<{ n: number; force?: boolean }, ScaleResult & { adaptiveOff?: true }>(parseScale),
   adapt: method<AdaptParams, AdaptReply>(parseAdapt),
   restart: method<{ name: string }, { restarted: string }>(parseRestart),
   down: method<undefined, TeardownResult>(noParams),
@@ -49,10 +50,10 @@ export type ControlApi = typeof controlApi;
 /** A command's connection to a controller. */
 export type ControlApiClient = ControlClient<ControlApi>;
 
-function parseScale(raw: unknown): { n: number } {
-  const { n } = paramsObject(raw, 'scale');
+function parseScale(raw: unknown): { n: number; force?: boolean } {
+  const { n, force } = paramsObject(raw, 'scale');
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new UsageError(`scale: expected a whole number ≥ 0, got ${JSON.stringify(n)}`);
-  return { n };
+  return { n, ...(force === true ? { force: true } : {}) };
 }
 
 function parseRestart(raw: unknown): { name: string } {

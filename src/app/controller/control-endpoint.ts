@@ -51,7 +51,7 @@ export class ControlEndpoint {
       status: async () => statusWithMetrics(session, this.o.clusterId, this.o.pid),
       // A change is in the state file before its reply: a controller killed right after
       // must not come back with the old size or adaptive settings.
-      scale: async ({ n }) => this.saved(await session.userScale(n)),
+      scale: async ({ n, force }) => this.saved(await session.userScale(n, { force: force === true })),
       adapt: async (params) => this.saved(await adapt(session, params)),
       restart: async ({ name }) => {
         await session.restartWorker(name);

@@ -6,7 +6,6 @@ import { ClusterChanges } from '../../../../src/app/controller/cluster-changes.j
 import type { ClusterSpec } from '../../../../src/config/spec.js';
 import { testHost } from '../../config/spec-fixture.js';
 import { harness, startUp, type Harness } from '../../cluster/harness.js';
-import { HELD_RETRY_MS } from '../../../../src/cluster/retire-hold.js';
 
 function changes(h: Harness, over: Partial<ConstructorParameters<typeof ClusterChanges>[0]> = {}): ClusterChanges {
   return new ClusterChanges({
@@ -83,66 +82,3 @@ describe('apply of what no running worker shows', () => {
   });
 });
 
-// Issue 33 (3): the scheduler refused to retire b's worker (its 20 results had nowhere to
-// go) and the drain stopped it anyway, said "1 worker(s) retired" and exited 0.
-describe('drain of a worker whose results cannot move', () => {
-  async function twoHosts(): Promise<Harness> {
-    const h = harness({ workers: ['a', 'b'] });
-    await startUp(h);
-    h.scheduler.unmovable.set('b-0', 20);
-    return h;
-  }
-
-  it('keeps it running, says how many results stay, and retires it once they can move', async () => {
-    const h = await twoHosts();
-    const c = changes(h);
-    expect((await c.drain(['a'], false)).held).toEqual([]);
-    expect(h.host('a').running('a-0')).toEqual([]);
-    const r = await c.drain(['b'], false);
-    expect(r.held).toEqual([{ name: 'b-0', results: 20 }]);
-    expect(r.dropped).toEqual([]);
-    expect(h.host('b').running('b-0')).toHaveLength(1);
-    expect(h.state.drained.has('b')).toBe(true);
-    expect(h.state.held.get('b-0')?.results).toBe(20);
-    expect(h.notices().some((n) => n.startsWith('b-0 on b keeps running: the scheduler could not move 20 result(s) only it holds'))).toBe(true);
-    // Not stopped by the next ticks; tried again after HELD_RETRY_MS, still refused.
-    const calls = h.scheduler.retireCalls.length;
-    await h.reconciler.tick();
-    expect(h.scheduler.retireCalls.length).toBe(calls);
-    await h.clock.advance(HELD_RETRY_MS + 100);
-    expect(h.scheduler.retireCalls.length).toBe(calls + 1);
-    expect(h.host('b').running('b-0')).toHaveLength(1);
-    // The results can move now (released, or room elsewhere): the next try retires it.
-    h.scheduler.unmovable.delete('b-0');
-    await h.clock.advance(HELD_RETRY_MS + 100);
-    expect(h.host('b').running('b-0')).toEqual([]);
-    expect(h.state.held.size).toBe(0);
-  });
-
-  it('drain --force stops it and says how many results are lost; a drain again of the host tries at once', async () => {
-    const h = await twoHosts();
-    const c = changes(h);
-    await c.drain(['a'], false);
-    await c.drain(['b'], false);
-    const calls = h.scheduler.retireCalls.length;
-    const again = await c.drain(['b'], false);
-    expect([again.unchanged, again.held]).toEqual([['b'], [{ name: 'b-0', results: 20 }]]);
-    expect(h.scheduler.retireCalls.length).toBe(calls + 1);
-    const forced = await c.drain(['b'], false, true);
-    expect([forced.held, forced.dropped]).toEqual([[], [{ name: 'b-0', results: 20 }]]);
-    expect(h.host('b').running('b-0')).toEqual([]);
-    expect(h.notices()).toContain('b-0 on b: stopped as forced; 20 result(s) only it held are lost');
-  });
-
-  it('undrain of its host keeps it as it runs: wanted again, no longer held', async () => {
-    const h = await twoHosts();
-    const c = changes(h);
-    await c.drain(['a'], false);
-    await c.drain(['b'], false);
-    const pid = h.state.processes.get('b-0')?.pid;
-    await c.drain(['b'], true);
-    await h.reconciler.tick();
-    expect(h.state.held.size).toBe(0);
-    expect(h.state.processes.get('b-0')?.pid).toBe(pid);
-  });
-});
