@@ -9,6 +9,7 @@ const changes = () => import('../app/commands/change-commands.js');
 
 const securityOption = () => new Option('--security <mode>', 'as given to up, when it overrode the host file').choices(['tls', 'none']);
 const timeoutOption = () => new Option('--timeout <duration>', 'how long each batch (and the whole change) may take to register').argParser(timeLimit).default(120, '120s');
+const forceOption = (what: string) => new Option('--force', `${what} even when the scheduler cannot move their results elsewhere (those results are lost; the count is said)`).default(false);
 const unavailableOption = () => new Option('--max-unavailable <n>', 'workers restarted at once: a count or a percentage like 25%').argParser(unavailable).default({ count: 1 }, '1');
 
 function unavailable(value: string): Unavailable {
@@ -38,18 +39,20 @@ export function applyCommand(ctx: AppContext, done: Done): Command {
     .addOption(unavailableOption())
     .addOption(timeoutOption())
     .option('--recreate', 'for a change only a new cluster can take: down, then up --detach with the file (tasks and results in memory are lost)', false)
-    .action(async (file: string, o: { name?: string; json: boolean; security?: 'tls' | 'none'; maxUnavailable: Unavailable; timeout: number; recreate: boolean }) =>
+    .addOption(forceOption('retire and restart workers'))
+    .action(async (file: string, o: { name?: string; json: boolean; security?: 'tls' | 'none'; maxUnavailable: Unavailable; timeout: number; recreate: boolean; force: boolean }) =>
       done(await (await changes()).runApply(ctx, { ...o, file, timeoutMs: o.timeout * 1000, recreate: o.recreate ? { mainScript: process.argv[1]! } : undefined })),
     );
 }
 
 function drainLike(ctx: AppContext, done: Done, undrain: boolean): Command {
-  return new Command(undrain ? 'undrain' : 'drain')
+  const cmd = new Command(undrain ? 'undrain' : 'drain')
     .description(undrain ? 'put drained hosts back into placement' : "retire hosts' workers (data moved) and keep them out of placement until undrain")
     .argument('<hosts...>', 'worker host names')
     .option('--name <name>', 'which cluster (default: the only one running)', clusterName)
-    .addOption(timeoutOption())
-    .action(async (hosts: string[], o: { name?: string; timeout: number }) => done(await (await changes()).runDrain(ctx, { hosts, name: o.name, undrain, timeoutMs: o.timeout * 1000 })));
+    .addOption(timeoutOption());
+  if (!undrain) cmd.addOption(forceOption('stop the workers'));
+  return cmd.action(async (hosts: string[], o: { name?: string; timeout: number; force?: boolean }) => done(await (await changes()).runDrain(ctx, { hosts, name: o.name, undrain, timeoutMs: o.timeout * 1000, force: o.force === true })));
 }
 
 export const drainCommand = (ctx: AppContext, done: Done) => drainLike(ctx, done, false);
@@ -63,7 +66,8 @@ export function restartCommand(ctx: AppContext, done: Done): Command {
     .option('--name <name>', 'which cluster (default: the only one running)', clusterName)
     .addOption(unavailableOption())
     .addOption(timeoutOption())
-    .action(async (o: { name?: string; hosts?: string; maxUnavailable: Unavailable; timeout: number }) =>
-      done(await (await changes()).runRestart(ctx, { name: o.name, hosts: o.hosts, maxUnavailable: o.maxUnavailable, timeoutMs: o.timeout * 1000 })),
+    .addOption(forceOption('restart workers'))
+    .action(async (o: { name?: string; hosts?: string; maxUnavailable: Unavailable; timeout: number; force: boolean }) =>
+      done(await (await changes()).runRestart(ctx, { name: o.name, hosts: o.hosts, maxUnavailable: o.maxUnavailable, timeoutMs: o.timeout * 1000, force: o.force })),
     );
 }

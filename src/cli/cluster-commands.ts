@@ -29,7 +29,8 @@ export function scaleCommand(ctx: AppContext, done: Done): Command {
     .argument('<n>', 'number of workers', wholeNumber)
     .option('--name <name>', 'which cluster (default: the only one running)', clusterName)
     .addOption(new Option('--timeout <duration>', 'how long to wait for the workers to be running').argParser(timeLimit).default(120, '120s'))
-    .action(async (n: number, o: { name?: string; timeout: number }) => done(await (await commands()).runScale(ctx, { name: o.name, n, timeoutMs: o.timeout * 1000 })));
+    .option('--force', 'retire workers even when the scheduler cannot move their results elsewhere (those results are lost; the count is said)', false)
+    .action(async (n: number, o: { name?: string; timeout: number; force: boolean }) => done(await (await commands()).runScale(ctx, { name: o.name, n, timeoutMs: o.timeout * 1000, force: o.force })));
 }
 
 export function downCommand(ctx: AppContext, done: Done): Command {

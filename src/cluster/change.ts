@@ -7,6 +7,7 @@ import type { ClusterState } from './cluster-state.js';
 import { withFormer } from './former-hosts.js';
 import { placeWorkers } from './placement.js';
 import { addWorkers, dropWorkers } from './scaling.js';
+import type { KeptWorker } from './retire-hold.js';
 import type { SpecDiff } from './spec-diff.js';
 
 /** The new spec in force; each host's worker count as the diff says (removed hosts: 0). */
@@ -44,6 +45,10 @@ export interface DrainResult {
   replaced: string[];
   /** Workers the size is short of, for want of room: started again at undrain. */
   short: number;
+  /** Of the drained hosts' workers, those the scheduler could not retire: kept running, retried later. */
+  held?: KeptWorker[];
+  /** Those stopped anyway (`--force`), with the results lost. */
+  dropped?: KeptWorker[];
 }
 
 /**

@@ -29,6 +29,13 @@ export interface TrackedProcess {
 
 export const TAIL_LINES = 30;
 
+export interface HeldWorker {
+  /** Results only it holds, when the scheduler said. */
+  results?: number;
+  /** When it is retired again (a drain or `--force` of it: at once). */
+  retryAt: number;
+}
+
 export class ClusterState {
   /** Desired: the workers we want (the scheduler is always wanted). */
   desiredWorkers: PlacedWorker[];
@@ -46,6 +53,14 @@ export class ClusterState {
   readonly drained = new Set<string>();
   /** Workers an `apply` has yet to restart onto the spec in force (kept in the state file). */
   readonly pendingRoll = new Set<string>();
+  /**
+   * Workers the scheduler would not retire, results only they hold having nowhere to go:
+   * they keep running though no longer desired (their host stays draining) and are
+   * retired again from `retryAt` on (retire-hold.ts).
+   */
+  readonly held = new Map<string, HeldWorker>();
+  /** Workers the user let go with their results (`--force`): stopped even if the scheduler keeps them. */
+  readonly forced = new Set<string>();
   /**
    * Workers a fixed-size cluster is short of because `drain` found no room elsewhere:
    * started again at `undrain`; a size set anew (`scale`, `apply`, adaptive) forgets them.

@@ -100,6 +100,18 @@ export interface HostRunner {
   close(): void;
 }
 
+/**
+ * What retire_workers did. Dask (2022.12 and 2024.12 alike) answers with the workers it
+ * retired only: one holding results no other running worker can take (none left, or all
+ * the others paused or retiring too) is left out and keeps running, its retirement
+ * aborted. `kept` are those; `results`, how many results only they hold, when the
+ * scheduler said (sshcluster's preload does, Dask's own route does not).
+ */
+export interface RetireOutcome {
+  retired: string[];
+  kept: { address: string; results?: number }[];
+}
+
 export interface RegisteredWorker {
   name: string;
   address: string;
@@ -110,12 +122,13 @@ export interface SchedulerPort {
   health(): Promise<boolean>;
   workers(): Promise<RegisteredWorker[]>;
   /**
-   * Data moves first, so this may take long; resolves with the retired addresses.
+   * Data moves first, so this may take long; resolves with the retired addresses and
+   * those the scheduler kept because results only they hold could not move.
    * `keep`: the scheduler keeps them (closing gracefully) until their processes end,
    * for the stop that follows at once (every retire of ours: scale-down, drain, restarts,
    * teardown; SchedulerClient.retireWorkers says why).
    */
-  retireWorkers(addresses: readonly string[], opts?: { keep?: boolean }): Promise<unknown>;
+  retireWorkers(addresses: readonly string[], opts?: { keep?: boolean }): Promise<RetireOutcome>;
   adaptiveTarget(): Promise<number>;
   /**
    * The identity document's workers, or the plain worker list (no metrics) when the

@@ -10,6 +10,7 @@ import { TAIL_LINES, type ClusterState, type TrackedProcess } from './cluster-st
 const EXCEPTION_LINE = /^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b[^ ]*: /;
 import type { DesiredProcess } from './plan.js';
 import type { Clock, ExitInfo, ProcessSpec, RunningProcess, SchedulerPort } from './ports.js';
+import { HELD_RETRY_MS, resultsText, type RetireStop } from './retire-hold.js';
 
 export interface LifecycleDeps {
   state: ClusterState;
@@ -32,6 +33,8 @@ export const STOP_GRACE_MS = 10_000;
 export const RETIRE_TIMEOUT_MS = 600_000;
 
 export class ProcessLifecycle {
+  /** Retirements under way, by worker name. */
+  private readonly retiring = new Map<string, Promise<RetireStop>>();
   constructor(private readonly d: LifecycleDeps) {}
 
   async start(p: DesiredProcess): Promise<void> {
@@ -123,18 +126,60 @@ export class ProcessLifecycle {
   /**
    * Retire through the scheduler first (its data moves), then stop the process. The
    * scheduler keeps the worker until that stop ends it (`keep`): removed at once, the
-   * worker would close itself on its next heartbeat, racing the SIGTERM.
+   * worker would close itself on its next heartbeat, racing the SIGTERM. A worker the
+   * scheduler would not retire (results with nowhere to go) keeps running, held
+   * (retire-hold.ts), unless the user forced it (`force`, or `state.forced`).
+   * Called again while it runs, it answers with the same outcome.
    */
-  async retireAndStop(name: string): Promise<void> {
+  retireAndStop(name: string, opts: { force?: boolean } = {}): Promise<RetireStop> {
     const t = this.d.state.processes.get(name);
-    if (!t || t.exit || t.stopping) return;
+    if (!t || t.exit || t.stopping) return this.retiring.get(name) ?? Promise.resolve({ kind: 'stopped' });
     t.stopping = true;
+    if (opts.force) this.d.state.forced.add(name);
+    const p = this.retireThenStop(t);
+    this.retiring.set(name, p);
+    void p.finally(() => this.retiring.get(name) === p && this.retiring.delete(name));
+    return p;
+  }
+
+  /** The outcome of each of these retirements under way (none: it ended or never began). */
+  async outcomes(names: readonly string[]): Promise<Map<string, RetireStop>> {
+    const out = new Map<string, RetireStop>();
+    await Promise.all(names.map(async (n) => {
+      const p = this.retiring.get(n);
+      if (p) out.set(n, await p);
+    }));
+    return out;
+  }
+
+  private async retireThenStop(t: TrackedProcess): Promise<RetireStop> {
+    const { state, clock } = this.d;
+    const { name, host } = t.desired;
+    const kept = await this.retire(name);
+    if (kept && !state.forced.has(name) && !this.d.signal.aborted) {
+      t.stopping = false;
+      const retryAt = clock.now() + HELD_RETRY_MS;
+      state.held.set(name, { ...(kept.results !== undefined ? { results: kept.results } : {}), retryAt });
+      this.d.wakeAt(retryAt);
+      this.d.emit({ kind: 'notice', level: 'warning', message: `${name} on ${host} keeps running: the scheduler could not move ${resultsText(kept.results)} only it holds (no other running worker to take them); retried in ${HELD_RETRY_MS / 1000}s, --force stops it and loses them` });
+      return { kind: 'held', ...(kept.results !== undefined ? { results: kept.results } : {}) };
+    }
+    state.held.delete(name);
+    state.forced.delete(name);
+    if (kept) this.d.emit({ kind: 'notice', level: 'warning', message: `${name} on ${host}: stopped as forced; ${resultsText(kept.results)} only it held ${kept.results === 1 ? 'is' : 'are'} lost` });
+    await t.proc.stop(STOP_GRACE_MS).catch(() => undefined);
+    return kept ? { kind: 'dropped', ...(kept.results !== undefined ? { results: kept.results } : {}) } : { kind: 'stopped' };
+  }
+
+  /** Retires `name` through the scheduler; what the scheduler kept of it, if it did. */
+  private async retire(name: string): Promise<{ results?: number } | undefined> {
     const address = this.d.state.registered.get(name);
     const scheduler = this.d.scheduler();
-    if (address && scheduler) {
-      const retired = scheduler.retireWorkers([address], { keep: true }).catch(() => undefined);
-      await within(this.d.clock, RETIRE_TIMEOUT_MS, this.d.signal, retired);
-    }
-    await t.proc.stop(STOP_GRACE_MS).catch(() => undefined);
+    if (!address || !scheduler) return undefined;
+    // An unreachable scheduler or one slower than the bound: stopped as before (a
+    // scheduler that does not answer cannot say the results would be lost).
+    const retired = scheduler.retireWorkers([address], { keep: true }).catch(() => undefined);
+    const outcome = await within(this.d.clock, RETIRE_TIMEOUT_MS, this.d.signal, retired);
+    return outcome?.kept.find((k) => k.address === address);
   }
 }

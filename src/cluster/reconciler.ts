@@ -13,6 +13,7 @@ import { HostLinks } from './host-links.js';
 import { plan, type DesiredProcess } from './plan.js';
 import type { Clock, HostRunner, ProcessSpec, SchedulerPort } from './ports.js';
 import { ProcessLifecycle } from './process-lifecycle.js';
+import { heldBack, retryHeld, type RetireStop } from './retire-hold.js';
 import { addWorkers, dropWorkers, scaleTo, type ScaleResult } from './scaling.js';
 
 export interface ReconcilerDeps {
@@ -75,9 +76,11 @@ export class Reconciler {
     // only after it: start-up's ticks (one per host as it connects) must not wait on it.
     if (this.started) await Promise.all(state.health.dueForReconnect(now).map((h) => this.links.connect(h)));
     await this.observeScheduler();
+    const held = heldBack(state, now);
     const actions = plan(state.desired(), state.observed(), state.unusable()).filter(
-      // The scheduler is started once; after start-up its death ends the cluster.
-      (a) => a.kind === 'stop' || ((a.process.role === 'worker' || !this.started) && state.supervisor.mayStart(a.process.name, now)),
+      // The scheduler is started once; after start-up its death ends the cluster. A
+      // worker the scheduler would not retire waits for its retry (retire-hold.ts).
+      (a) => (a.kind === 'stop' ? !held.has(a.name) : (a.process.role === 'worker' || !this.started) && state.supervisor.mayStart(a.process.name, now)),
     );
     // Retiring can take as long as moving the worker's data: it must not hold up the
     // next tick (restarts, reconnects, growth). retireAndStop marks the process
@@ -112,9 +115,17 @@ export class Reconciler {
     this.d.clock.after(Math.max(0, at - this.d.clock.now()) + WAKE_SLACK_MS, () => void this.tick());
   }
 
-  /** A worker count (scale, adaptive up); see scaleTo for `retryCrashed`. */
-  async scale(n: number, opts: { retryCrashed?: boolean } = {}): Promise<ScaleResult> {
+  /**
+   * A worker count (scale, adaptive up); see scaleTo for `retryCrashed`. `retryHeld`:
+   * workers an earlier retirement left running (held) are retired again now. `force`:
+   * those and the workers it retires are stopped even if their results cannot move.
+   */
+  async scale(n: number, opts: { retryCrashed?: boolean; retryHeld?: boolean; force?: boolean } = {}): Promise<ScaleResult> {
+    const before = this.d.state.desiredWorkers.map((w) => w.name);
+    if (opts.retryHeld) retryHeld(this.d.state, [...this.d.state.held.keys()], opts.force === true);
     const r = scaleTo(this.d.state, n, opts);
+    const left = new Set(this.d.state.desiredWorkers.map((w) => w.name));
+    if (opts.force) retryHeld(this.d.state, before.filter((w) => !left.has(w)), true);
     await this.tick();
     return r;
   }
@@ -131,11 +142,22 @@ export class Reconciler {
     await this.tick();
   }
 
-  /** Stop one worker (retired through the scheduler first); the next tick starts it again. */
-  async restartWorker(name: string): Promise<void> {
+  /**
+   * Stop one worker (retired through the scheduler first); the next tick starts it again.
+   * One the scheduler would not retire keeps running as it is (`held`), unless `force`.
+   */
+  async restartWorker(name: string, opts: { force?: boolean } = {}): Promise<RetireStop> {
     if (!this.d.state.desiredWorkers.some((w) => w.name === name)) throw new ExpectedError(`restart: no worker named "${name}" in this cluster`);
-    await this.lifecycle.retireAndStop(name);
+    const r = await this.lifecycle.retireAndStop(name, opts);
+    // Still desired: nothing to retry, it simply runs on.
+    if (r.kind === 'held') this.d.state.held.delete(name);
     this.d.state.supervisor.reset(name);
     await this.tick();
+    return r;
+  }
+
+  /** How the retirements of these workers ended (those under way are waited for). */
+  outcomes(names: readonly string[]): Promise<Map<string, RetireStop>> {
+    return this.lifecycle.outcomes(names);
   }
 }

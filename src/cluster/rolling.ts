@@ -5,13 +5,17 @@
 import { delay } from './clock.js';
 import type { ClusterState, TrackedProcess } from './cluster-state.js';
 import type { Clock } from './ports.js';
+import { keptAndDropped, totalResults, type KeptWorker, type RetireStop } from './retire-hold.js';
 
 export interface RollDeps {
   state: ClusterState;
   clock: Clock;
   signal: AbortSignal;
-  /** Retire and stop one worker, then start it again (Reconciler.restartWorker). */
-  restart(name: string): Promise<void>;
+  /**
+   * Retire and stop one worker, then start it again (Reconciler.restartWorker); one
+   * whose results the scheduler could not move is left running (held).
+   */
+  restart(name: string): Promise<RetireStop>;
   /** Re-observes the scheduler's worker list (a reconcile tick). */
   tick(): Promise<void>;
   progress(line: string): void;
@@ -25,14 +29,19 @@ export interface RollOptions {
   pollMs: number;
 }
 
-/** `gone`: workers retired while the roll ran (a drain, a scale down), not restarted. */
+/**
+ * `gone`: workers retired while the roll ran (a drain, a scale down), not restarted.
+ * `dropped`: restarted with `--force` though the scheduler could not move their results
+ * (lost). `held`: the roll stopped at these, which hold results nothing else could take.
+ */
 export type RollResult =
-  | { kind: 'done'; restarted: string[]; gone?: string[] }
-  | { kind: 'stopped'; restarted: string[]; failed: string; reason: string; notReached: string[]; gone?: string[] };
+  | { kind: 'done'; restarted: string[]; gone?: string[]; dropped?: KeptWorker[] }
+  | { kind: 'stopped'; restarted: string[]; failed: string; reason: string; notReached: string[]; gone?: string[]; dropped?: KeptWorker[]; held?: KeptWorker[] };
 
 export async function rollingRestart(d: RollDeps, names: readonly string[], o: RollOptions): Promise<RollResult> {
   const restarted: string[] = [];
   const gone: string[] = [];
+  const dropped: KeptWorker[] = [];
   const size = Math.max(1, o.maxUnavailable);
   let next = 0;
   for (;;) {
@@ -48,16 +57,27 @@ export async function rollingRestart(d: RollDeps, names: readonly string[], o: R
         d.state.pendingRoll.delete(n);
       }
     }
-    const also = gone.length ? { gone } : {};
+    const also = { ...(gone.length ? { gone } : {}), ...(dropped.length ? { dropped } : {}) };
     if (!batch.length) return { kind: 'done', restarted, ...also };
     const before = new Map(batch.map((n) => [n, d.state.processes.get(n)]));
     d.progress(`restarting ${batch.join(', ')} (${restarted.length + batch.length} of ${names.length - gone.length})`);
-    await Promise.all(batch.map((n) => d.restart(n)));
-    const failure = await waitRegistered(d, before, o);
-    if (failure) return { kind: 'stopped', restarted, ...failure, notReached: names.slice(next), ...also };
-    restarted.push(...batch);
-    for (const n of batch) d.state.pendingRoll.delete(n);
+    const outcomes = await Promise.all(batch.map(async (n) => [n, await d.restart(n)] as const));
+    const kept = keptAndDropped(new Map(outcomes));
+    dropped.push(...kept.dropped);
+    const held = kept.held.map((w) => w.name);
+    const failure = await waitRegistered(d, new Map([...before].filter(([n]) => !held.includes(n))), o);
+    if (failure) return { kind: 'stopped', restarted, ...failure, notReached: [...held, ...names.slice(next)], ...also, ...(dropped.length ? { dropped } : {}) };
+    const done = batch.filter((n) => !held.includes(n));
+    restarted.push(...done);
+    for (const n of done) d.state.pendingRoll.delete(n);
+    if (held.length) return { kind: 'stopped', restarted, ...heldStop(kept.held), notReached: [...held.slice(1), ...names.slice(next)], ...also, ...(dropped.length ? { dropped } : {}) };
   }
+}
+
+/** The roll stops at workers the scheduler would not retire: they run on as they were. */
+function heldStop(held: KeptWorker[]): { failed: string; reason: string; held: KeptWorker[] } {
+  const names = held.map((w) => w.name).join(', ');
+  return { failed: held[0]!.name, held, reason: `the scheduler could not move ${totalResults(held)} only ${names} ${held.length > 1 ? 'hold' : 'holds'} (no other running worker to take them); not restarted, still running (--force restarts and loses them)` };
 }
 
 /** Every worker of the batch running as a new process and registered, or why not. */

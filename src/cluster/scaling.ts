@@ -4,11 +4,16 @@
 import type { ClusterState } from './cluster-state.js';
 import { explainShortfall, placeWorkers, type PlacedWorker } from './placement.js';
 import { nameAdds } from './resources/names.js';
+import type { KeptWorker } from './retire-hold.js';
 
 export interface ScaleResult {
   desired: number;
   /** Why fewer than asked can be placed, when so. */
   message?: string;
+  /** Workers it retired that the scheduler kept (results with nowhere to go): still running. */
+  held?: KeptWorker[];
+  /** Those stopped anyway (`--force`): their results are lost. */
+  dropped?: KeptWorker[];
 }
 
 /**

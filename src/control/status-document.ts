@@ -2,7 +2,8 @@
 // contract scripts rely on (documented in docs/reference.md), and what the dashboard reads. One
 // type, here below both app/ (which builds it) and ui/ (which shows it).
 
-export type WorkerState = 'starting' | 'running' | 'retiring' | 'stopped' | 'crashed' | 'restarting';
+/** held: no longer wanted, kept running because the scheduler could not move results only it holds. */
+export type WorkerState = 'starting' | 'running' | 'retiring' | 'held' | 'stopped' | 'crashed' | 'restarting';
 /** draining: taken out (drain, or removed by apply) with workers still retiring; drained: none left. */
 export type HostStatusState = 'connecting' | 'up' | 'degraded' | 'unreachable' | 'draining' | 'drained';
 
@@ -66,6 +67,8 @@ export interface WorkerStatus {
   nannyRestarts?: number;
   /** The address the scheduler lists this worker under; null while not registered. */
   address: string | null;
+  /** A held worker's results only it holds (absent: not held, or the scheduler did not say). */
+  heldResults?: number;
   nthreads: number;
   memoryLimit: string;
   /** Optional, from the scheduler (status-metrics.ts): percent of one core. */

@@ -15,6 +15,8 @@ import {
 } from './scheduler-errors.js';
 import { parseIdentity, parseWorkerList, type SchedulerIdentity, type WorkerRef } from './scheduler-json.js';
 import { DEMAND_ROUTE, parseDemand, RETIRE_ROUTE, type SchedulerDemand } from './demand-json.js';
+import { parseRetire } from './retire-json.js';
+import type { RetireOutcome } from '../cluster/ports.js';
 
 export type Connector = () => Promise<Duplex> | Duplex;
 
@@ -77,7 +79,8 @@ export class SchedulerClient {
 
   /**
    * Retire (data moved off, then removed from the scheduler); resolves with the
-   * addresses the scheduler retired. Dask quirk: the worker process is not closed by
+   * addresses the scheduler retired and those it kept, their results having nowhere to
+   * go (retire-json.ts). Dask quirk: the worker process is not closed by
    * this API, and a nanny restarts it, so stop the process afterwards.
    *
    * `keep`: for a stop that follows at once (every retire of the reconciler's and of
@@ -88,21 +91,21 @@ export class SchedulerClient {
    * killed. Dask's own route when the scheduler has no such route (started without the
    * preload).
    */
-  async retireWorkers(addresses: readonly string[], opts: { keep?: boolean } = {}): Promise<string[]> {
+  async retireWorkers(addresses: readonly string[], opts: { keep?: boolean } = {}): Promise<RetireOutcome> {
     if (opts.keep) {
       try {
-        return await this.retire({ workers: addresses }, RETIRE_ROUTE);
+        return await this.retire({ workers: addresses }, addresses, RETIRE_ROUTE);
       } catch (err) {
         if (!(err instanceof SchedulerApiDisabledError)) throw err;
       }
     }
-    return this.retire({ workers: addresses });
+    return this.retire({ workers: addresses }, addresses);
   }
 
-  /** Let the scheduler pick n workers to retire (distributed ≥ 2022.5 understands {n}). */
+  /** Let the scheduler pick n workers to retire (distributed ≥ 2022.5 understands {n}); the retired addresses. */
   async retireN(n: number): Promise<string[]> {
     if (n <= 0) return [];
-    return this.retire({ n });
+    return (await this.retire({ n }, undefined)).retired;
   }
 
   /** The scheduler's recommended number of workers. */
@@ -131,13 +134,9 @@ export class SchedulerClient {
     }
   }
 
-  private async retire(payload: object, path = '/api/v1/retire_workers'): Promise<string[]> {
+  private async retire(payload: object, asked: readonly string[] | undefined, path = '/api/v1/retire_workers'): Promise<RetireOutcome> {
     const req = { method: 'POST', path };
-    const body = await this.json(req, JSON.stringify(payload), this.opts.retireTimeoutMs ?? 600_000);
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-      throw new SchedulerResponseError(req, 'expected an object keyed by worker address');
-    }
-    return Object.keys(body);
+    return parseRetire(req, asked, await this.json(req, JSON.stringify(payload), this.opts.retireTimeoutMs ?? 600_000));
   }
 
   private async json(req: RequestInfo, payload?: string, timeoutMs = this.opts.timeoutMs): Promise<unknown> {

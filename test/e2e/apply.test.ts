@@ -239,6 +239,38 @@ describe('changing a running cluster', () => {
     expect(running(status()).filter((w) => w.host === h2.ip).length).toBe(3);
   });
 
+  // Issue 33 (3): the scheduler refused to retire the last worker holding results, and
+  // drain stopped it anyway: the futures went lost, gather hung, drain exited 0.
+  it('drain of the last worker holding results exits 1 and keeps it running; the futures still gather; a drain once they are released retires it', async () => {
+    const a = hostFile('unmovable.yaml', [h1.ip, h2.ip]);
+    expect(runCli(['up', a, '--detach'], {}, 120_000).code).toBe(0);
+    const [ready, go] = [tmp('unmovable-ready'), tmp('unmovable-go')];
+    for (const f of [ready, go]) fs.rmSync(f, { force: true });
+    // 20 results held by the client until `go` exists, then gathered.
+    const work = daskClientInBackground(
+      status().schedulerAddress,
+      `import os\nfs = c.map(lambda x: x * 2, range(20), pure=False)\nwait(fs)\nopen(${JSON.stringify(ready)}, 'w').close()\nwhile not os.path.exists(${JSON.stringify(go)}): time.sleep(0.1)\nprint(sum(c.gather(fs)))`,
+    );
+    await until('the 20 results to be held', () => (fs.existsSync(ready) ? true : undefined), 120_000);
+    const first = runCli(['drain', h1.ip, '--name', NAME], {}, 180_000);
+    expect(first.code, first.stdout + first.stderr).toBe(0); // its results moved to h2's worker
+    const last = runCli(['drain', h2.ip, '--name', NAME], {}, 180_000);
+    expect(last.code, last.stdout + last.stderr).toBe(1);
+    expect(last.stderr).toContain(`${h2.ip}-0 keeps running: the scheduler could not move 20 result(s) only it holds (no other running worker to take them)`);
+    expect(last.stderr).toContain(`${h2.ip} stays draining`);
+    const st = status() as Status & { workers: { heldResults?: number }[] };
+    expect(st.workers.find((w) => w.host === h2.ip)).toMatchObject({ state: 'held', heldResults: 20 });
+    expect(st.hosts.find((h) => h.name === h2.ip)?.state).toBe('draining');
+    expect(daskProcessesIn(h2).length).toBeGreaterThan(0);
+    fs.writeFileSync(go, '');
+    expect(Number((await work).trim())).toBe(380); // all 20, none lost
+    // Released with the client: a drain again retires it now.
+    const again = runCli(['drain', h2.ip, '--name', NAME], {}, 180_000);
+    expect(again.code, again.stdout + again.stderr).toBe(0);
+    expect(again.stdout).toContain(`drained ${h2.ip}: 1 worker(s) retired`);
+    expect(daskProcessesIn(h2)).toEqual([]);
+  });
+
   // helper-26's trial: plan said "nothing to apply" for a host with no worker, and apply
   // took an adaptive: section for a cluster whose adaptive was off, and ignored it.
   it('takes a change on a host with no worker and an adaptive: section while adaptive is off; plan then matches', async () => {

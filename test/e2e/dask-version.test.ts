@@ -209,7 +209,7 @@ describe(`Dask ${info.dask} on the hosts`, () => {
     expect(workers.map((w) => w.name)).toEqual([`${h1.ip}-0`]);
     // What `down` does: retire with keep. This route keeps it (closing gracefully), so it
     // never learns from a heartbeat that it was removed and closes itself mid-stop.
-    expect(await api.retireWorkers([workers[0]!.address], { keep: true })).toEqual([workers[0]!.address]);
+    expect(await api.retireWorkers([workers[0]!.address], { keep: true })).toEqual({ retired: [workers[0]!.address], kept: [] });
     expect(await api.workers()).toEqual(workers);
   });
 });

@@ -7,6 +7,7 @@ import { jsonText, safeLine } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';
 import type { ControlApiClient } from '../controller/control-api.js';
 import { waitSettled } from './cluster-commands.js';
+import { droppedLine, heldError } from './held-text.js';
 import { findCluster } from './find-cluster.js';
 import { planFor } from './plan.js';
 import { planText } from './plan-text.js';
@@ -23,6 +24,8 @@ export interface ApplyOptions {
   timeoutMs: number;
   /** --recreate: a change only a new cluster can take is made by down, then up --detach. */
   recreate?: { mainScript: string };
+  /** --force: retire workers even when the scheduler cannot move their results (lost, and said). */
+  force?: boolean;
 }
 
 export async function runApply(ctx: AppContext, o: ApplyOptions): Promise<number> {
@@ -38,7 +41,7 @@ export async function runApply(ctx: AppContext, o: ApplyOptions): Promise<number
     }
     if (!client) throw new ExpectedError(`${found.name}: no controller is running to apply the change`, { hint: `sshcluster up ${o.file} --name ${found.name} --detach adopts the cluster first` });
     const maxUnavailable = await unavailableCount(client, o.maxUnavailable);
-    const r = await client.call('apply', { spec: next, maxUnavailable, timeoutMs: o.timeoutMs }, { timeoutMs: 0 });
+    const r = await client.call('apply', { spec: next, maxUnavailable, timeoutMs: o.timeoutMs, ...(o.force ? { force: true } : {}) }, { timeoutMs: 0 });
     if (o.json) ctx.stdout.write(jsonText({ cluster: found.name, ...r }, 2) + '\n');
     for (const f of r.failedHosts) ctx.stderr.write(safeLine(`warning: ${f.host} could not be added: ${f.reason}`) + '\n');
     if (r.roll?.kind === 'stopped') {
@@ -48,37 +51,46 @@ export async function runApply(ctx: AppContext, o: ApplyOptions): Promise<number
     }
     const running = await waitSettled(client, found.name, undefined, o.timeoutMs);
     if (!o.json) ctx.stdout.write(`${found.name}: applied; ${running} worker(s) running${r.roll ? `, ${r.roll.restarted.length} restarted` : ''}\n`);
+    const dropped = [...(r.dropped ?? []), ...(r.roll?.dropped ?? [])];
+    if (dropped.length) ctx.stderr.write(safeLine(droppedLine(found.name, dropped)) + '\n');
+    if (r.held?.length) throw heldError(found.name, r.held, r.diff.hostsRemoved.filter((h) => h !== next.schedulerHost.name), 'apply');
     return r.failedHosts.length ? 1 : 0;
   } finally {
     client?.close();
   }
 }
 
-export async function runDrain(ctx: AppContext, o: { hosts: string[]; name?: string; undrain: boolean; timeoutMs: number }): Promise<number> {
+export async function runDrain(ctx: AppContext, o: { hosts: string[]; name?: string; undrain: boolean; timeoutMs: number; force?: boolean }): Promise<number> {
   const { client, name } = await findCluster(ctx, o.name, true);
   try {
-    const r = await client!.call('drain', { hosts: o.hosts, undrain: o.undrain }, { timeoutMs: 0 });
+    const r = await client!.call('drain', { hosts: o.hosts, undrain: o.undrain, ...(o.force ? { force: true } : {}) }, { timeoutMs: 0 });
+    const held = r.held ?? [];
+    const dropped = r.dropped ?? [];
     for (const h of r.unknown) ctx.stderr.write(safeLine(`warning: ${h}: not a worker host of ${name}`) + '\n');
-    for (const h of r.unchanged) ctx.stdout.write(safeLine(`${name}: ${h} ${o.undrain ? 'is not drained' : 'was drained already'}: nothing to do`) + '\n');
+    const nothing = held.length || dropped.length || r.retired.length ? '' : ': nothing to do';
+    for (const h of r.unchanged) ctx.stdout.write(safeLine(`${name}: ${h} ${o.undrain ? 'is not drained' : 'was drained already'}${nothing}`) + '\n');
     const hosts = o.hosts.filter((h) => !r.unknown.includes(h) && !r.unchanged.includes(h)).join(', ');
-    if (!hosts) return r.unknown.length ? 1 : 0; // each was said above
+    if (!hosts && !held.length && !dropped.length && !r.retired.length) return r.unknown.length ? 1 : 0; // each was said above
     if (o.undrain && !r.replaced.length) {
       ctx.stdout.write(safeLine(`${name}: ${hosts} back in placement`) + '\n');
       return 0;
     }
     const running = await waitSettled(client!, name, undefined, o.timeoutMs);
     const short = r.short ? `; ${r.short} short for want of room, started again at undrain` : '';
+    const retired = r.retired.filter((w) => !held.some((k) => k.name === w)).length;
     const line = o.undrain
       ? `${name}: ${hosts} back in placement; ${r.replaced.length} worker(s) the drain had no room for started again; ${running} running`
-      : `${name}: drained ${hosts}: ${r.retired.length} worker(s) retired, ${r.replaced.length} started elsewhere${short}; ${running} running`;
+      : `${name}: drained ${hosts || o.hosts.join(', ')}: ${retired} worker(s) retired, ${r.replaced.length} started elsewhere${short}; ${running} running`;
     ctx.stdout.write(safeLine(line) + '\n');
+    if (dropped.length) ctx.stderr.write(safeLine(droppedLine(name, dropped)) + '\n');
+    if (held.length) throw heldError(name, held, o.hosts.filter((h) => !r.unknown.includes(h)), 'drain');
     return 0;
   } finally {
     client!.close();
   }
 }
 
-export async function runRestart(ctx: AppContext, o: { name?: string; hosts?: string; maxUnavailable: Unavailable; timeoutMs: number }): Promise<number> {
+export async function runRestart(ctx: AppContext, o: { name?: string; hosts?: string; maxUnavailable: Unavailable; timeoutMs: number; force?: boolean }): Promise<number> {
   const { client, name } = await findCluster(ctx, o.name, true);
   try {
     const st = await client!.call('status');
@@ -89,7 +101,8 @@ export async function runRestart(ctx: AppContext, o: { name?: string; hosts?: st
       throw new UsageError(`restart: no worker${o.hosts ? ` on a host matching "${o.hosts}"` : ''} in ${name}`, hosts.length ? { hint: `its workers run on: ${hosts.join(', ')}` } : {});
     }
     const maxUnavailable = await unavailableCount(client!, o.maxUnavailable);
-    const r = await client!.call('roll', { workers, maxUnavailable, timeoutMs: o.timeoutMs }, { timeoutMs: 0 });
+    const r = await client!.call('roll', { workers, maxUnavailable, timeoutMs: o.timeoutMs, ...(o.force ? { force: true } : {}) }, { timeoutMs: 0 });
+    if (r.dropped?.length) ctx.stderr.write(safeLine(droppedLine(name, r.dropped)) + '\n');
     if (r.kind === 'stopped') throw new ExpectedError(`${name}: the rolling restart stopped at ${r.failed}: ${r.reason}`, { hint: `${r.restarted.length} of ${workers.length} restarted` });
     const gone = r.gone?.length ? `; ${r.gone.join(', ')} retired meanwhile (not restarted)` : '';
     ctx.stdout.write(`${name}: ${r.restarted.length} worker(s) restarted, ${Math.min(maxUnavailable, workers.length)} at a time${gone}\n`);

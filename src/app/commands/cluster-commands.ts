@@ -15,6 +15,7 @@ import { stoppedClusters } from './unknown-cluster.js';
 import type { ControlApiClient } from '../controller/control-api.js';
 import type { StatusJson } from '../../control/status-document.js';
 import { statusText } from './status-text.js';
+import { droppedLine, heldError } from './held-text.js';
 
 export async function runList(ctx: AppContext, o: { json: boolean }): Promise<number> {
   const rows = [];
@@ -63,12 +64,14 @@ export async function runStatus(ctx: AppContext, o: { name?: string; json: boole
   }
 }
 
-export async function runScale(ctx: AppContext, o: { name?: string; n: number; timeoutMs: number }): Promise<number> {
+export async function runScale(ctx: AppContext, o: { name?: string; n: number; timeoutMs: number; force?: boolean }): Promise<number> {
   const { client, name, state } = await findCluster(ctx, o.name, true);
   try {
-    const r = await client!.call('scale', { n: o.n }, { timeoutMs: 0 });
+    const r = await client!.call('scale', { n: o.n, ...(o.force ? { force: true } : {}) }, { timeoutMs: 0 });
     if (r.adaptiveOff) ctx.stderr.write(`${name}: adaptive scaling is now off (scale sets a fixed size; sshcluster adapt turns it back on)\n`);
     const running = await waitSettled(client!, name, r.desired, o.timeoutMs);
+    if (r.dropped?.length) ctx.stderr.write(safeLine(droppedLine(name, r.dropped)) + '\n');
+    if (r.held?.length) throw heldError(name, r.held, [], 'scale');
     if (r.desired < o.n) {
       throw new ExpectedError(`${name}: ${running} of ${o.n} worker(s) running: ${r.message ?? 'no room for more'}`, {
         hint: state.spec.local
@@ -97,7 +100,8 @@ export async function waitSettled(client: ControlApiClient, name: string, desire
     const running = st.workers.filter((w) => w.state === 'running').length;
     const unreachable = new Set(st.hosts.filter((h) => h.state === 'unreachable').map((h) => h.name));
     const blocked = st.workers.filter((w) => w.state !== 'running' && unreachable.has(w.host));
-    const settled = st.workers.every((w) => w.state === 'running' || w.state === 'stopped' || unreachable.has(w.host));
+    // A held worker (the scheduler could not move its results) is not waited for: it stays until they can move.
+    const settled = st.workers.every((w) => w.state === 'running' || w.state === 'stopped' || w.state === 'held' || unreachable.has(w.host));
     if (settled && running + blocked.length === want) {
       if (!blocked.length) return running;
       throw new ExpectedError(`${name}: ${running} of ${want} worker(s) running; ${blocked.length} wait for a host that does not answer${notRunning(st)}`, {

@@ -5,6 +5,7 @@ import { applySpec, drainHosts, restoreHost, undrainHosts, type DrainResult } fr
 import { delay } from '../../cluster/clock.js';
 import type { ClusterState } from '../../cluster/cluster-state.js';
 import type { Clock } from '../../cluster/ports.js';
+import { keptAndDropped, retryHeld, type KeptWorker, type RetireStop } from '../../cluster/retire-hold.js';
 import { rollingRestart, type RollResult } from '../../cluster/rolling.js';
 import { diffSpecs, hasChanges, type SpecDiff } from '../../cluster/spec-diff.js';
 import type { AdaptiveSpec, ClusterSpec } from '../../config/spec.js';
@@ -17,7 +18,9 @@ export interface ChangeDeps {
   signal: AbortSignal;
   emit(e: ClusterEvent): void;
   tick(): Promise<void>;
-  restartWorker(name: string): Promise<void>;
+  restartWorker(name: string, opts?: { force?: boolean }): Promise<RetireStop>;
+  /** How the retirements of these workers ended (those under way waited for). */
+  outcomes(names: readonly string[]): Promise<Map<string, RetireStop>>;
   connect(host: string): Promise<void>;
   leave(host: string): Promise<void>;
   /** The adaptive settings in force, undefined at a fixed size. */
@@ -28,6 +31,8 @@ export interface ChangeDeps {
 export interface RollParams {
   maxUnavailable: number;
   timeoutMs: number;
+  /** Restart (or stop) workers even when the scheduler cannot move their results: they are lost. */
+  force?: boolean;
 }
 
 export interface ApplyReply {
@@ -35,6 +40,10 @@ export interface ApplyReply {
   roll?: RollResult;
   /** Added hosts that could not be connected, with the reason. */
   failedHosts: { host: string; reason: string }[];
+  /** Workers it retired that the scheduler kept (results with nowhere to go): still running, their hosts not left. */
+  held?: KeptWorker[];
+  /** Those stopped anyway (`force`): their results are lost. */
+  dropped?: KeptWorker[];
 }
 
 /** How long a removed host's workers may take to retire and stop before it is left anyway. */
@@ -59,7 +68,11 @@ export class ClusterChanges {
         throw new ExpectedError(`apply: a running cluster cannot take this: ${diff.recreate.join('; ')}`, { hint: 'sshcluster down, then up with the new file' });
       }
       if (!hasChanges(diff)) return { diff, failedHosts: [] };
+      const before = state.desiredWorkers.map((w) => w.name);
       applySpec(state, { ...next, name: old.name }, diff);
+      const left = new Set(state.desiredWorkers.map((w) => w.name));
+      const gone = before.filter((w) => !left.has(w));
+      if (o.force) retryHeld(state, gone, true);
       this.say(applyLine(diff, old.schedulerHost.name));
       // The scheduler's host, newly a worker host too, is connected already.
       await Promise.all(diff.hostsAdded.filter((h) => !state.runners.has(h)).map((h) => this.d.connect(h)));
@@ -75,15 +88,21 @@ export class ClusterChanges {
         // The hosts not fully reached go back to the spec their workers still run.
         const back = new Set([roll.failed, ...roll.notReached].map((n) => state.desiredWorkers.find((w) => w.name === n)?.host));
         for (const host of back) if (host) restoreHost(state, old, host);
-        await this.d.restartWorker(roll.failed).catch(() => undefined);
+        // One held back still runs its old process: nothing to put back.
+        if (!roll.held) await this.d.restartWorker(roll.failed).catch(() => undefined);
       }
-      // The scheduler's host, no longer a worker host, stays: only its workers go.
-      await Promise.all(diff.hostsRemoved.filter((h) => h !== state.spec.schedulerHost.name).map((h) => this.leaveWhenEmpty(h)));
-      return { diff, failedHosts, ...(roll ? { roll } : {}) };
+      const kept = keptAndDropped(await this.d.outcomes(gone));
+      // The scheduler's host, no longer a worker host, stays: only its workers go. One
+      // with a held worker is left once that has retired, however long it takes.
+      const holding = new Set(kept.held.map((w) => state.processes.get(w.name)?.desired.host));
+      const removed = diff.hostsRemoved.filter((h) => h !== state.spec.schedulerHost.name);
+      for (const h of removed.filter((x) => holding.has(x))) void this.leaveWhenEmpty(h, Infinity);
+      await Promise.all(removed.filter((h) => !holding.has(h)).map((h) => this.leaveWhenEmpty(h)));
+      return { diff, failedHosts, ...(roll ? { roll } : {}), ...(kept.held.length ? { held: kept.held } : {}), ...(kept.dropped.length ? { dropped: kept.dropped } : {}) };
     });
   }
 
-  drain(hosts: readonly string[], undrain: boolean): Promise<DrainResult> {
+  drain(hosts: readonly string[], undrain: boolean, force = false): Promise<DrainResult> {
     return this.one(undrain ? 'undrain' : 'drain', async () => {
       const { state } = this.d;
       // A name that matches no worker host is a typo (exit 2, as exec's --hosts), said with the names there are.
@@ -101,11 +120,16 @@ export class ClusterChanges {
       }
       const r = drainHosts(state, hosts, this.d.adaptive() === undefined);
       typos(r);
+      // Workers an earlier drain of these hosts left running (held): tried again now.
+      const earlier = [...state.held.keys()].filter((n) => hosts.includes(state.processes.get(n)?.desired.host ?? ''));
+      retryHeld(state, [...r.retired, ...earlier], force);
       const asked = hosts.filter((h) => !r.unknown.includes(h) && !r.unchanged.includes(h));
-      if (!asked.length) return r; // drained already
-      this.say(`drain: ${asked.join(', ')}: retiring ${r.retired.length} worker(s)${r.replaced.length ? `, ${r.replaced.length} started elsewhere` : ''}${r.short ? `; ${r.short} to start again at undrain (no room elsewhere)` : ''}`);
+      if (!asked.length && !earlier.length) return r; // drained already
+      if (asked.length) this.say(`drain: ${asked.join(', ')}: retiring ${r.retired.length} worker(s)${r.replaced.length ? `, ${r.replaced.length} started elsewhere` : ''}${r.short ? `; ${r.short} to start again at undrain (no room elsewhere)` : ''}`);
       await this.d.tick();
-      return r;
+      const outcomes = await this.d.outcomes([...r.retired, ...earlier]);
+      // The earlier ones retired now count as this drain's.
+      return { ...r, retired: [...r.retired, ...earlier.filter((n) => outcomes.get(n)?.kind === 'stopped')], ...keptAndDropped(outcomes) };
     });
   }
 
@@ -136,7 +160,8 @@ export class ClusterChanges {
       this.say(`rolling restart: ${line}`);
       this.changed();
     };
-    const r = await rollingRestart({ state, clock, signal, restart: (n) => this.d.restartWorker(n), tick: () => this.d.tick(), progress }, names, { ...o, pollMs: POLL_MS });
+    const restart = (n: string) => this.d.restartWorker(n, { force: o.force === true });
+    const r = await rollingRestart({ state, clock, signal, restart, tick: () => this.d.tick(), progress }, names, { ...o, pollMs: POLL_MS });
     this.changed();
     // Said where status and the dashboard show it, not only to the command that asked.
     if (r.kind === 'stopped') {
@@ -150,10 +175,11 @@ export class ClusterChanges {
   }
 
   /** A removed host is left once its workers have retired and stopped (or after a bound). */
-  private async leaveWhenEmpty(host: string): Promise<void> {
-    const deadline = this.d.clock.now() + LEAVE_TIMEOUT_MS;
+  private async leaveWhenEmpty(host: string, timeoutMs = LEAVE_TIMEOUT_MS): Promise<void> {
+    const deadline = this.d.clock.now() + timeoutMs;
     while (this.d.state.alive().some((t) => t.desired.host === host) && this.d.clock.now() < deadline && !this.d.signal.aborted) {
       await delay(this.d.clock, POLL_MS, this.d.signal);
+      if (this.d.state.hostSpec(host)) return; // back in the spec meanwhile (a later apply)
     }
     await this.d.leave(host);
     this.say(`${host} left the cluster`);

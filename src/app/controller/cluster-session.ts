@@ -12,6 +12,7 @@ import { SCHEDULER_NAME } from '../../cluster/plan.js';
 import type { Clock, HostRunner } from '../../cluster/ports.js';
 import { readopt, STRAY_GRACE_MS, type PreviousCluster } from '../../cluster/readopt.js';
 import { Reconciler } from '../../cluster/reconciler.js';
+import { keptAndDropped, type RetireStop } from '../../cluster/retire-hold.js';
 import type { ScaleResult } from '../../cluster/scaling.js';
 import { teardown, type TeardownOptions, type TeardownResult } from '../../cluster/teardown.js';
 import type { SchedulerClient } from '../../dask/scheduler-client.js';
@@ -134,7 +135,8 @@ export class ClusterSession {
       signal: this.life.signal,
       emit: (e) => this.bus.emit(e),
       tick: () => reconciler.tick(),
-      restartWorker: (n) => reconciler.restartWorker(n),
+      restartWorker: (n, o) => reconciler.restartWorker(n, o),
+      outcomes: (names) => reconciler.outcomes(names),
       connect: (h) => reconciler.links.connect(h),
       leave: (h) => reconciler.links.leave(h),
       adaptive: () => (this.adaptive?.enabled ? this.adaptive.spec : undefined),
@@ -297,11 +299,18 @@ export class ClusterSession {
    * A user's `scale N` (command or dashboard): a fixed size and an adaptive loop would
    * fight, so adaptive goes off; crash-looping workers get another chance.
    */
-  async userScale(n: number): Promise<ScaleResult & { adaptiveOff?: true }> {
+  async userScale(n: number, opts: { force?: boolean } = {}): Promise<ScaleResult & { adaptiveOff?: true }> {
     const wasAdaptive = this.adaptive?.enabled === true;
     this.adaptive?.stop();
     const was = this.state.desiredWorkers.length;
-    const r = await this.reconciler.scale(n, { retryCrashed: true });
+    // Workers an earlier retirement left running (held) are tried again with this one.
+    const held = [...this.state.held.keys()];
+    const before = this.state.desiredWorkers.map((w) => w.name);
+    const sized = await this.reconciler.scale(n, { retryCrashed: true, retryHeld: true, force: opts.force === true });
+    const left = new Set(this.state.desiredWorkers.map((w) => w.name));
+    const outcomes = await this.reconciler.outcomes([...before.filter((w) => !left.has(w)), ...held]);
+    const kept = keptAndDropped(outcomes);
+    const r = { ...sized, ...(kept.held.length ? { held: kept.held } : {}), ...(kept.dropped.length ? { dropped: kept.dropped } : {}) };
     // For the events view and `status --json` events, beside adaptive's own steps.
     const short = r.desired === n ? '' : ` (${n} asked${r.message ? `: ${r.message}` : ''})`;
     this.bus.emit({ kind: 'notice', level: 'info', message: `scale: ${was} → ${r.desired} worker(s)${short}${wasAdaptive ? '; adaptive is off (a fixed size)' : ''}` });
@@ -312,8 +321,8 @@ export class ClusterSession {
     return this.reconciler.retire(names);
   }
 
-  restartWorker(name: string): Promise<void> {
-    return this.reconciler.restartWorker(name);
+  restartWorker(name: string, opts: { force?: boolean } = {}): Promise<RetireStop> {
+    return this.reconciler.restartWorker(name, opts);
   }
 
   /** A new adaptive loop with these bounds, replacing the running one. */

@@ -32,12 +32,14 @@ export interface SubscribeReply {
 
 export const controlApi = {
   status: method<undefined, StatusJson>(noParams),
-  scale: method<{ n: number }, ScaleResult & { adaptiveOff?: true }>(parseScale),
+  /** `force`: retire even workers whose results the scheduler cannot move (they are lost). */
+  scale: method<{ n: number; force?: boolean }, ScaleResult & { adaptiveOff?: true }>(parseScale),
   adapt: method<AdaptParams, AdaptReply>(parseAdapt),
   restart: method<{ name: string }, { restarted: string }>(parseRestart),
   down: method<undefined, TeardownResult>(noParams),
   apply: method<{ spec: ClusterSpec } & RollParams, ApplyReply>(parseApply),
-  drain: method<{ hosts: string[]; undrain: boolean }, DrainResult>(parseDrain),
+  /** `force`: stop the drained hosts' workers even if the scheduler cannot move their results. */
+  drain: method<{ hosts: string[]; undrain: boolean; force?: boolean }, DrainResult>(parseDrain),
   /** A rolling restart of these workers (all when none are named). */
   roll: method<{ workers?: string[] } & RollParams, RollResult>(parseRoll),
   /** Events from now on; the result is what to show before them: the status and the newest lines. */
@@ -48,10 +50,10 @@ export type ControlApi = typeof controlApi;
 /** A command's connection to a controller. */
 export type ControlApiClient = ControlClient<ControlApi>;
 
-function parseScale(raw: unknown): { n: number } {
-  const { n } = paramsObject(raw, 'scale');
+function parseScale(raw: unknown): { n: number; force?: boolean } {
+  const { n, force } = paramsObject(raw, 'scale');
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new UsageError(`scale: expected a whole number ≥ 0, got ${JSON.stringify(n)}`);
-  return { n };
+  return { n, ...(force === true ? { force: true } : {}) };
 }
 
 function parseRestart(raw: unknown): { name: string } {
@@ -89,7 +91,7 @@ function rollParams(p: Record<string, unknown>, name: string): RollParams {
     throw new UsageError(`${name}: maxUnavailable must be a whole number ≥ 1, got ${JSON.stringify(maxUnavailable)}`);
   }
   if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) throw new UsageError(`${name}: timeoutMs must be a number > 0, got ${JSON.stringify(timeoutMs)}`);
-  return { maxUnavailable, timeoutMs };
+  return { maxUnavailable, timeoutMs, ...(p.force === true ? { force: true } : {}) };
 }
 
 function names(v: unknown, what: string): string[] {
@@ -107,9 +109,9 @@ function parseApply(raw: unknown): { spec: ClusterSpec } & RollParams {
   return { spec: spec as unknown as ClusterSpec, ...rollParams(p, 'apply') };
 }
 
-function parseDrain(raw: unknown): { hosts: string[]; undrain: boolean } {
+function parseDrain(raw: unknown): { hosts: string[]; undrain: boolean; force?: boolean } {
   const p = paramsObject(raw, 'drain');
-  return { hosts: names(p.hosts, 'drain hosts'), undrain: p.undrain === true };
+  return { hosts: names(p.hosts, 'drain hosts'), undrain: p.undrain === true, ...(p.force === true ? { force: true } : {}) };
 }
 
 function parseRoll(raw: unknown): { workers?: string[] } & RollParams {

@@ -51,7 +51,7 @@ export class ControlEndpoint {
       status: async () => statusWithMetrics(session, this.o.clusterId, this.o.pid),
       // A change is in the state file before its reply: a controller killed right after
       // must not come back with the old size or adaptive settings.
-      scale: async ({ n }) => this.saved(await session.userScale(n)),
+      scale: async ({ n, force }) => this.saved(await session.userScale(n, { force: force === true })),
       adapt: async (params) => this.saved(await adapt(session, params)),
       restart: async ({ name }) => {
         await session.restartWorker(name);
@@ -59,7 +59,7 @@ export class ControlEndpoint {
       },
       down: async () => this.o.requestStop('sshcluster down'),
       apply: async ({ spec, ...roll }) => this.saved(await session.changes.apply(spec, roll)),
-      drain: async ({ hosts, undrain }) => this.saved(await session.changes.drain(hosts, undrain)),
+      drain: async ({ hosts, undrain, force }) => this.saved(await session.changes.drain(hosts, undrain, force === true)),
       roll: async ({ workers, ...roll }) => session.changes.restart(workers ?? session.state.desiredWorkers.map((w) => w.name), roll),
       // The recent lines and the status (statusWithMetrics takes it before its first
       // await) are taken where the subscription starts; the scheduler's figures (CPU,

@@ -15,7 +15,7 @@ export function sessionActions(
     status: () => statusWithMetrics(session, o.clusterId, o.pid),
     scale: (n) => session.userScale(n),
     setAdaptive: async (on) => void (await adapt(session, on ? { dryRun: false, spec: {} } : { off: true })),
-    restartWorker: (name) => session.restartWorker(name),
+    restartWorker: async (name) => void (await session.restartWorker(name)),
     teardown: async () => void (await o.teardown()),
     detach: () => undefined,
     interrupt: o.interrupt,

@@ -23,7 +23,7 @@ export function metricsText(st: StatusJson): string {
     out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, ...samples);
   };
   metric('sshcluster_workers_desired', 'gauge', 'Workers the controller is keeping.', [sample('sshcluster_workers_desired', c, st.desiredWorkers)]);
-  const states = ['starting', 'running', 'retiring', 'stopped', 'crashed', 'restarting'] as const;
+  const states = ['starting', 'running', 'retiring', 'held', 'stopped', 'crashed', 'restarting'] as const;
   metric('sshcluster_workers', 'gauge', 'Workers by state.', states.map((s) => sample('sshcluster_workers', { ...c, state: s }, st.workers.filter((w) => w.state === s).length)));
   metric('sshcluster_worker_restarts_total', 'counter', "Restarts of each worker, ours and its nanny's.", st.workers.map((w) => sample('sshcluster_worker_restarts_total', { ...c, worker: w.name, host: w.host }, allRestarts(w))));
   metric('sshcluster_host_up', 'gauge', 'Whether processes can be started on the host (1: up or degraded).', st.hosts.map((h) => sample('sshcluster_host_up', { ...c, host: h.name, state: h.state }, h.state === 'up' || h.state === 'degraded' ? 1 : 0)));

@@ -17,7 +17,9 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
     const state: WorkerState = alive
       ? t.stopping
         ? 'retiring'
-        : c.registered.has(name)
+        : c.held.has(name)
+          ? 'held'
+          : c.registered.has(name)
           ? 'running'
           : 'starting'
       : sup.state === 'crash-looping'
@@ -33,6 +35,7 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
       restarts: sup.restarts,
       ...(s.events.nannyRestarts.has(name) ? { nannyRestarts: s.events.nannyRestarts.get(name) } : {}),
       address: c.registered.get(name) ?? null,
+      ...(c.held.get(name)?.results !== undefined ? { heldResults: c.held.get(name)!.results } : {}),
       nthreads: opts?.nthreads ?? 0,
       memoryLimit: opts?.memoryLimit ?? '',
     };

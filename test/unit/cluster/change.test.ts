@@ -237,6 +237,7 @@ describe('rollingRestart', () => {
       const p = h.host('a').running(n)[0]!;
       p.line('/opt/no/python3: python not found');
       p.die(127);
+      return { kind: 'stopped' as const };
     };
     const done = rollingRestart({ state: h.state, clock: h.clock, signal: h.life.signal, restart, tick: () => h.reconciler.tick(), progress: () => {} }, ['a-0', 'a-1'], { maxUnavailable: 1, timeoutMs: 30_000, pollMs: 500 });
     await h.clock.advance(600);

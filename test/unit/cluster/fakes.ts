@@ -167,11 +167,20 @@ export class FakeScheduler implements SchedulerPort {
     if (this.down) throw new Error('connection refused');
     return [...this.registered].map((name) => ({ name, address: `tcp://${name}:1` }));
   }
+  /**
+   * Per worker name: results only it holds that no other worker can take; its retire is
+   * refused (Dask leaves it out of its answer) and it keeps running.
+   */
+  readonly unmovable = new Map<string, number>();
   async retireWorkers(addresses: readonly string[], opts: { keep?: boolean } = {}) {
     this.retireCalls.push([...addresses]);
     this.retireKeep.push(opts.keep === true);
     await this.retireHold;
-    return addresses;
+    const held = (a: string) => this.unmovable.get(/^tcp:\/\/(.*):1$/.exec(a)?.[1] ?? '');
+    return {
+      retired: addresses.filter((a) => held(a) === undefined),
+      kept: addresses.flatMap((a) => (held(a) === undefined ? [] : [{ address: a, results: held(a)! }])),
+    };
   }
   async adaptiveTarget() {
     return this.target;

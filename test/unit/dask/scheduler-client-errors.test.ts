@@ -105,7 +105,7 @@ describe('SchedulerClient shapes', () => {
       res.end(JSON.stringify(Object.fromEntries(addrs.map((a) => [a, { name: a }]))));
     };
     bodies.length = 0;
-    expect(await client().retireWorkers(['tcp://a:1', 'tcp://b:2'])).toEqual(['tcp://a:1', 'tcp://b:2']);
+    expect(await client().retireWorkers(['tcp://a:1', 'tcp://b:2'])).toEqual({ retired: ['tcp://a:1', 'tcp://b:2'], kept: [] });
     expect(await client().retireN(2)).toEqual(['tcp://h:0', 'tcp://h:1']);
     expect(await client().retireN(0)).toEqual([]);
     expect(bodies).toEqual(['{"workers":["tcp://a:1","tcp://b:2"]}', '{"n":2}']);

@@ -156,7 +156,7 @@ describe('SchedulerClient on a real scheduler', () => {
     });
     expect(identity.workers[0]?.metrics?.cpu).toEqual(expect.any(Number));
 
-    expect(await client.retireWorkers([workerAddress])).toEqual([workerAddress]);
+    expect(await client.retireWorkers([workerAddress])).toEqual({ retired: [workerAddress], kept: [] });
     expect(await client.workers()).toEqual([]);
     expect(await w.exit).toBe(0);
   });
@@ -182,7 +182,7 @@ describe('SchedulerClient on a real scheduler', () => {
     await w.waitFor(kind(parseWorkerLine, 'registered'), 10_000);
     const [worker] = await preloaded.client.workers();
     expect(worker?.name).toBe('w-2');
-    expect(await preloaded.client.retireWorkers([worker!.address], { keep: true })).toEqual([worker!.address]);
+    expect(await preloaded.client.retireWorkers([worker!.address], { keep: true })).toEqual({ retired: [worker!.address], kept: [] });
     // Dask's own route has removed it by now (the test above); this one keeps it, closing
     // gracefully, so no heartbeat is told "unaware" and the stop's SIGTERM is the only close.
     expect(await preloaded.client.workers()).toEqual([worker]);
@@ -203,7 +203,7 @@ describe('SchedulerClient on a real scheduler', () => {
     const w = start(workerArgv(PYTHON, address, 'w-3', { ...WORKER, nanny: false }), workerEnv());
     await w.waitFor(kind(parseWorkerLine, 'registered'), 10_000);
     const [worker] = await client.workers();
-    expect(await client.retireWorkers([worker!.address], { keep: true })).toEqual([worker!.address]);
+    expect(await client.retireWorkers([worker!.address], { keep: true })).toEqual({ retired: [worker!.address], kept: [] });
     expect(await client.workers()).toEqual([]);
     w.proc.stdin.end();
     expect(await w.exit).not.toBeNull();

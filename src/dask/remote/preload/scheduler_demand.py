@@ -38,8 +38,11 @@ Restricted tasks are never queued (is_rootish() is False for them in both versio
 so every queued task is plain and `scheduler.queued` is only counted.
 
 It also adds POST /api/v1/sshcluster/retire, {"workers": [address, ...]}: Dask's
-retire_workers (data moved off) with remove=False, answered like Dask's own
-/api/v1/retire_workers. The workers stay known to the scheduler, closing gracefully,
+retire_workers (data moved off) with remove=False, answered {"retired": {address:
+identity}, "kept": {address: {"results": n}}}. Kept are the workers Dask did not retire
+(both versions leave them out of their answer, 2022.12 without a word): n results only
+they (or workers retired with them) hold had no other running worker to go to. Those
+keep running, back in the state they had. The retired stay known to the scheduler, closing gracefully,
 until their processes end, which the controller then stops. Dask's route removes them
 at once, and a removed worker's next heartbeat is told the scheduler does not know it:
 it closes itself (with a nanny: restarts) while the controller's SIGTERM arrives, and
@@ -234,6 +237,23 @@ def _handler_class():
     return DemandHandler
 
 
+def _kept(scheduler, asked, retired):
+    # The asked workers the scheduler still has and did not retire, with how many of
+    # their results no worker outside those asked holds (lost if they stopped).
+    asked_set = set(asked)
+    kept = {}
+    for address in asked:
+        ws = scheduler.workers.get(address)
+        if ws is None or address in retired:
+            continue
+        only = 0
+        for ts in ws.has_what:
+            if all(w.address in asked_set for w in (ts.who_has or ())):
+                only += 1
+        kept[address] = {"results": only}
+    return kept
+
+
 def _retire_class():
     from distributed.http.utils import RequestHandler
 
@@ -251,7 +271,8 @@ def _retire_class():
                 return
             try:
                 info = await self.server.retire_workers(workers=workers, remove=False)
-                self.write(json.dumps(info, default=str))
+                kept = _kept(self.server, workers, info)
+                self.write(json.dumps({"retired": info, "kept": kept}, default=str))
             except Exception as e:
                 logger.exception("sshcluster retire failed")
                 self.set_status(500)

@@ -118,7 +118,7 @@ function fakeSession(adaptive?: AdaptiveSpec, registered: { name: string; nthrea
     adaptive: undefined as ClusterSession['adaptive'],
     client: { identityOrWorkers: async () => ({ address: '', services: {}, workers: registered }), adaptiveTarget: async () => 0, demand: async () => undefined },
     daskVersion: async () => '2022.12.1',
-    reconciler: { scale: async (n: number) => (scaled.push(n), { desired: n }) },
+    reconciler: { scale: async (n: number) => (scaled.push(n), { desired: n }), outcomes: async () => new Map() },
   });
   return { session: s as unknown as ClusterSession, events, scaled };
 }
@@ -209,7 +209,7 @@ describe('the controller side of adapt and scale', () => {
       'adaptive off: the worker count stays where it is',
     ]);
     // Fewer placed than asked: the event says how many, and why.
-    Object.assign(session, { reconciler: { scale: async () => ({ desired: 3, message: 'no host has room for more' }) } });
+    Object.assign(session, { reconciler: { scale: async () => ({ desired: 3, message: 'no host has room for more' }), outcomes: async () => new Map() } });
     await session.userScale(9);
     expect(notices().at(-1)).toBe('scale: 2 → 3 worker(s) (9 asked: no host has room for more)');
   });

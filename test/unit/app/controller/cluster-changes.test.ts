@@ -14,7 +14,8 @@ function changes(h: Harness, over: Partial<ConstructorParameters<typeof ClusterC
     signal: h.life.signal,
     emit: (e) => h.events.push(e),
     tick: () => h.reconciler.tick(),
-    restartWorker: (n) => h.reconciler.restartWorker(n),
+    restartWorker: (n, o) => h.reconciler.restartWorker(n, o),
+    outcomes: (names) => h.reconciler.outcomes(names),
     connect: (x) => h.reconciler.links.connect(x),
     leave: (x) => h.reconciler.links.leave(x),
     adaptive: () => undefined,
@@ -80,3 +81,4 @@ describe('apply of what no running worker shows', () => {
     expect(started).toEqual([to]);
   });
 });
+
