@@ -147,7 +147,9 @@ class Cluster(DaskCluster):
 
     async def _wait_for_workers(self, n: int, deadline):
         def running() -> int:
-            return sum(1 for w in self.scheduler_info["workers"].values() if w.get("status", "running") == "running")
+            # A worker's status here is the one it registered with ("init"); later changes
+            # are not sent, but a worker on its way out is.
+            return sum(1 for w in self.scheduler_info["workers"].values() if not str(w.get("status")).startswith("clos"))
         while running() < n:
             if deadline is not None and time.monotonic() > deadline:
                 raise TimeoutError(f"{self.name}: {running()} of {n} worker(s) running after the timeout")
