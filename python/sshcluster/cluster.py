@@ -188,7 +188,34 @@ class Cluster(DaskCluster):
         result = self._call("down", timeout=None if timeout is None else parse_timedelta(timeout))
         self._owner = False
         self.close()
+        _controller_gone(self._info, 10.0)
         return result
+
+
+def _controller_gone(info: ClusterInfo, seconds: float) -> None:
+    """As `sshcluster down`: the reply comes before the controller removes its state file."""
+    state = info.dir / "state.json"
+    pid = _controller_pid(state)
+    end = time.monotonic() + seconds
+    while state.exists() and pid is not None and _is_sshcluster(pid) and time.monotonic() < end:
+        time.sleep(0.02)
+
+
+def _controller_pid(state) -> int | None:
+    import json
+
+    try:
+        return (json.loads(state.read_text()).get("controller") or {}).get("pid")
+    except (OSError, ValueError):
+        return None
+
+
+def _is_sshcluster(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return b"sshcluster" in f.read()
+    except OSError:
+        return False
 
 
 def _done(value):
