@@ -83,6 +83,11 @@ class ControlConnection:
         self._sock.settimeout(timeout)
 
     def close(self) -> None:
+        # shutdown first: it wakes a thread blocked reading (forward_output's); close alone may not.
+        try:
+            self._sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
         try:
             self._file.close()
         finally:

@@ -36,6 +36,7 @@ class Cluster(DaskCluster):
     def __init__(self, name: str | None = None, *, hosts: str | None = None, lease_grace="2m",
                  asynchronous: bool = False, loop=None, quiet: bool = False, cli: str | None = None):
         self._owner = False
+        self._forwarders = []
         info = self._find_or_create(name, hosts, cli)
         self._info = info
         self._control = ControlConnection(info.socket, info.name)
@@ -155,6 +156,16 @@ class Cluster(DaskCluster):
                 raise TimeoutError(f"{self.name}: {running()} of {n} worker(s) running after the timeout")
             await asyncio.sleep(0.1)
 
+    def forward_output(self, processes=None, dask_logs: bool = False):
+        """Print the workers' stdout and stderr here as they come (a task's print() in this
+        cell or script), without Dask's own log lines unless dask_logs. Returns an object
+        whose stop() ends it; close() ends it too."""
+        from ._forward import OutputForwarder
+
+        fwd = OutputForwarder(self._info.socket, self.name, processes, dask_logs)
+        self._forwarders.append(fwd)
+        return fwd
+
     def get_logs(self, cluster=True, scheduler=True, workers=True):
         """Each process's whole stdout and stderr from this run's log files (prints from
         tasks, tracebacks, workers that died or restarted), and the controller's log."""
@@ -168,6 +179,15 @@ class Cluster(DaskCluster):
     def _fresh_info(self) -> ClusterInfo:
         return cluster_info(self.name, probe=False) or self._info
 
+    def _repr_html_(self, cluster_status=None):
+        from ._repr import status_rows
+
+        try:
+            rows = status_rows(self._status())
+        except Exception as e:  # a repr never raises: say why the rows are missing
+            rows = f"<tr><td colspan='2'>controller status unavailable: {type(e).__name__}</td></tr>"
+        return super()._repr_html_(cluster_status=(cluster_status or "") + rows)
+
     # -- ending ----------------------------------------------------------------------
 
     async def _close(self):
@@ -175,6 +195,8 @@ class Cluster(DaskCluster):
         if self.status == Status.closed:
             return
         self._adaptive = None  # never the controller's: the base class would stop it
+        for fwd in self._forwarders:
+            fwd.stop()
         try:
             if self._owner:
                 self._control.call("release", timeout=5.0)

@@ -1,5 +1,6 @@
 """Against one real local cluster (`up --detach`): attach, compute, scale, adapt, logs."""
 import asyncio
+import re
 import time
 
 import pytest
@@ -124,3 +125,34 @@ def test_from_name_asynchronous(shared):
         finally:
             await c.close()
     assert asyncio.run(go()) == "running"
+
+
+def test_forward_output_prints_a_tasks_print_here(cluster, client):
+    import io
+
+    from sshcluster._forward import OutputForwarder
+
+    out, err = io.StringIO(), io.StringIO()
+    fwd = OutputForwarder(cluster._info.socket, cluster.name, out=out, err=err)
+    try:
+        client.submit(lambda: print("forwarded-line-91c2"), pure=False).result()
+        deadline = time.monotonic() + 30
+        while "forwarded-line-91c2" not in out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        fwd.stop()
+    assert re.search(r"^\[localhost-\d\] forwarded-line-91c2$", out.getvalue(), re.M), out.getvalue()
+    assert "distributed.worker" not in out.getvalue() + err.getvalue()
+    handle = cluster.forward_output()
+    assert handle in cluster._forwarders
+    handle.stop()
+
+
+def test_repr_html_adds_hosts_adaptive_and_events(cluster):
+    cluster.scale(2)  # an event, whichever tests ran before
+    html = cluster._repr_html_()
+    assert cluster.name in html
+    assert "<strong>Hosts:</strong> localhost up" in html
+    assert "<strong>Adaptive:</strong>" in html
+    assert "<strong>Recent events:</strong>" in html
+    assert "scale:" in html
