@@ -46,5 +46,7 @@ export function schedulerEnv(extra: Record<string, string> = {}): Record<string,
 }
 
 export function workerEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { ...extra, ...loggingEnv() };
+  // A task's print() reaches the logs (get_logs, `logs`, forward_output) when printed, not
+  // when 8 KiB of block-buffered stdout to the SSH channel fill up or the worker exits.
+  return { PYTHONUNBUFFERED: '1', ...extra, ...loggingEnv() };
 }
