@@ -60,3 +60,19 @@ def test_a_killed_owner_brings_the_cluster_down_after_the_grace():
     assert wait_state("pytest-killed", "stopped").state == "stopped"
     log = (cluster_info("pytest-killed").dir / "controller.log").read_text()
     assert "owner lease expired" in log
+
+
+def test_a_plain_clients_shutdown_is_a_requested_down():
+    from conftest import cli
+    from distributed import Client
+
+    r = cli("up", "--detach", "--name", "pytest-terminate", check=False)
+    assert r.returncode == 0, r.stdout + r.stderr
+    address = cluster_info("pytest-terminate").scheduler_address
+    with Client(address) as client:
+        client.shutdown()
+    info = wait_state("pytest-terminate", "stopped")
+    log = (info.dir / "controller.log").read_text()
+    assert "a client shut the scheduler down (Client.shutdown()); stopping the cluster" in log
+    assert "error: the scheduler exited" not in log
+    assert "verified: no process of this cluster is left" in log
