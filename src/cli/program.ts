@@ -12,6 +12,7 @@ import { upCommand } from './up.js';
 export function buildProgram(ctx: AppContext, done: (code: number) => void): Command {
   const program = new Command('sshcluster')
     .description('Turn SSH-reachable machines into a running Dask cluster')
+    // Literal, not imported from version.ts: --help loads no module beyond the command table (module-loading.test.ts); version.test.ts keeps the two equal.
     .version('0.1.0');
   program.addCommand(upCommand(ctx, done));
   for (const make of [adaptCommand, statusCommand, scaleCommand, planCommand, applyCommand, drainCommand, undrainCommand, restartCommand, logsCommand, attachCommand, downCommand, listCommand, envCommand]) {

@@ -37,6 +37,13 @@ export function scaleTo(s: ClusterState, n: number, opts: { retryCrashed?: boole
   return { desired: p.workers.length, message: explainShortfall(n, p, hosts) };
 }
 
+/** What scaleTo(n) would give, changing nothing: for a client about to wait for n workers. */
+export function placeable(s: ClusterState, n: number): ScaleResult {
+  const hosts = s.placementHosts();
+  const p = placeWorkers(n, hosts, s.desiredWorkers);
+  return { desired: p.workers.length, message: explainShortfall(n, p, hosts) };
+}
+
 /** New workers on these hosts (adaptive placed them by resource), named like any other. */
 export function addWorkers(s: ClusterState, adds: readonly { host: string; count: number }[]): void {
   const added = nameAdds(adds, s.desiredWorkers);

@@ -16,6 +16,8 @@ import { listenOnce, removeStaleSocket } from './socket-file.js';
 export interface ControlConnection {
   /** From now on this connection receives every broadcast event. */
   subscribe(): void;
+  /** Called once when the connection closes, whoever closed it (an owner lease's end). */
+  onClose(fn: () => void): void;
 }
 
 /** One handler per method of the table, given the params its parser returned. */
@@ -63,7 +65,11 @@ export async function startControlServer<M extends MethodTable>(
   const server = net.createServer((socket) => {
     const out = new OutQueue(socket, opts.maxQueue ?? 10_000, opts.maxQueueBytes ?? 16 * 1024 * 1024);
     conns.add(out);
-    const conn: ControlConnection = { subscribe: () => void (out.closed || subscribed.add(out)) };
+    const closers: (() => void)[] = [];
+    const conn: ControlConnection = {
+      subscribe: () => void (out.closed || subscribed.add(out)),
+      onClose: (fn) => (out.closed ? queueMicrotask(fn) : closers.push(fn)),
+    };
     const decoder = new LineDecoder(maxLine);
     const send = (msg: ServerMessage) => out.push(encodeOrError(msg, maxLine));
     socket.on('data', (chunk: Buffer) => {
@@ -89,6 +95,7 @@ export async function startControlServer<M extends MethodTable>(
       out.closed = true;
       conns.delete(out);
       subscribed.delete(out);
+      closers.splice(0).forEach((fn) => fn());
     });
     out.onDrop = () => subscribed.delete(out);
   });

@@ -60,5 +60,5 @@ export function schedulerEnv(extra: Record<string, string> = {}): Record<string,
 }
 
 export function workerEnv(extra: Record<string, string> = {}): Record<string, string> {
-  return { ...extra, ...loggingEnv(), ...scratchEnv() };
+  return { PYTHONUNBUFFERED: '1', ...extra, ...loggingEnv(), ...scratchEnv() };
 }

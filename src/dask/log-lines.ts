@@ -170,3 +170,9 @@ export function parseKeeperRefusal(line: string): string | undefined {
   const m = /^sshcluster-keeper: (not our directory: .*)$/.exec(line.trimEnd());
   return m?.[1];
 }
+
+/** The scheduler preload's line when a client's shutdown() terminates it (scheduler_demand.py). */
+export function isClientTerminate(line: string): boolean {
+  const r = parseRecord(line);
+  return r?.logger === 'distributed.sshcluster.demand' && r.message === 'sshcluster: a client asked the scheduler to terminate';
+}

@@ -23,6 +23,7 @@ import { shellOpener } from './shell-opener.js';
 import { diffSpecs, hasChanges } from '../../cluster/spec-diff.js';
 import { serveMetrics, type MetricsAddress } from '../controller/metrics-server.js';
 import { statusOf, type StatusJson } from '../controller/status.js';
+import { isClientTerminate } from '../../dask/log-lines.js';
 
 /**
  * How long (s) the processes of a detached controller outlive it, waiting for an `up`
@@ -160,8 +161,18 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     if (upEvent) opts.report?.(upEvent);
     if (spec.adaptive) session.startAdaptive(spec.adaptive);
     continueRoll(session, owed, opts.readyTimeoutMs);
-    const schedulerDied = session.schedulerExit().then(() => 'scheduler-died' as const);
+    let clientTerminated = false;
+    const offTerminate = bus.on((e) => {
+      if (e.kind === 'process-line' && e.name === 'scheduler' && isClientTerminate(e.line)) clientTerminated = true;
+    });
+    const schedulerDied = session.schedulerExit().then(() => 'scheduler-died' as const).finally(offTerminate);
     const why = await Promise.race([stopRequested.then(() => 'stop' as const), schedulerDied]);
+    if (why === 'scheduler-died' && clientTerminated) {
+      // Client.shutdown() from a notebook or script: a down that was asked for.
+      bus.emit({ kind: 'notice', level: 'info', message: 'a client shut the scheduler down (Client.shutdown()); stopping the cluster' });
+      result = await session.teardown({ reason: 'sshcluster down', force: false });
+      return result.leftover.length ? 1 : 0;
+    }
     if (why === 'scheduler-died') {
       // Workers do not reconnect to a new scheduler (they close when its connection
       // breaks), and the tasks' state died with it: fail loudly rather than pretend.

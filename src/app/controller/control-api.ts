@@ -30,7 +30,20 @@ export interface SubscribeReply {
   recentLines: ProcessLine[];
 }
 
+export interface HelloReply {
+  /** The control protocol's major (version.ts); a client refuses one it does not speak. */
+  protocol: number;
+  /** The controller's sshcluster version. */
+  version: string;
+}
+
+export interface LeaseReply {
+  held: number;
+  graceMs: number;
+}
+
 export const controlApi = {
+  hello: method<undefined, HelloReply>(noParams),
   status: method<undefined, StatusJson>(noParams),
   /** `force`: retire even workers whose results the scheduler cannot move (they are lost). */
   scale: method<{ n: number; force?: boolean }, ScaleResult & { adaptiveOff?: true }>(parseScale),
@@ -44,16 +57,33 @@ export const controlApi = {
   roll: method<{ workers?: string[] } & RollParams, RollResult>(parseRoll),
   /** Events from now on; the result is what to show before them: the status and the newest lines. */
   subscribe: method<undefined, SubscribeReply>(noParams),
+  /** What `scale n` would place, changing nothing (the reason when fewer). */
+  placeable: method<{ n: number }, ScaleResult>((raw) => parseScale(raw, 'placeable')),
+  /**
+   * The owner lease (owner-lease.ts), held by this connection: when it closes without
+   * `release`, the cluster goes down after graceMs.
+   */
+  lease: method<{ graceMs: number }, LeaseReply>(parseLease),
+  release: method<undefined, { released: boolean }>(noParams),
 };
 
 export type ControlApi = typeof controlApi;
 /** A command's connection to a controller. */
 export type ControlApiClient = ControlClient<ControlApi>;
 
-function parseScale(raw: unknown): { n: number; force?: boolean } {
-  const { n, force } = paramsObject(raw, 'scale');
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new UsageError(`scale: expected a whole number ≥ 0, got ${JSON.stringify(n)}`);
+function parseScale(raw: unknown, name = 'scale'): { n: number; force?: boolean } {
+  const { n, force } = paramsObject(raw, name);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new UsageError(`${name}: expected a whole number ≥ 0, got ${JSON.stringify(n)}`);
   return { n, ...(force === true ? { force: true } : {}) };
+}
+
+/** Up to a day: a lease is for a process that died, not a cluster to keep for a week. */
+function parseLease(raw: unknown): { graceMs: number } {
+  const { graceMs } = paramsObject(raw, 'lease');
+  if (typeof graceMs !== 'number' || !Number.isFinite(graceMs) || graceMs < 0 || graceMs > 86_400_000) {
+    throw new UsageError(`lease: graceMs must be a number of milliseconds from 0 to 86400000, got ${JSON.stringify(graceMs)}`);
+  }
+  return { graceMs };
 }
 
 function parseRestart(raw: unknown): { name: string } {

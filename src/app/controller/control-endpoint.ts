@@ -15,6 +15,9 @@ import type { AppContext } from '../context.js';
 import { RecentLines } from './recent-lines.js';
 import { statusWithMetrics } from './status-metrics.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
+import { placeable } from '../../cluster/scaling.js';
+import { CONTROL_PROTOCOL, VERSION } from '../../version.js';
+import { OwnerLease } from './owner-lease.js';
 
 export interface ControlEndpointOptions {
   session: ClusterSession;
@@ -36,18 +39,27 @@ export class ControlEndpoint {
   private readonly recent = new RecentLines();
   private stateTimer?: NodeJS.Timeout;
   readonly socket: string;
+  private readonly lease: OwnerLease;
 
   constructor(
     readonly paths: ClusterPaths,
     private readonly o: ControlEndpointOptions,
   ) {
     this.socket = socketPathFor(paths);
+    this.lease = new OwnerLease(o.session.clock, (reason) => {
+      o.session.bus.emit({ kind: 'notice', level: 'warning', message: `owner lease expired: ${reason}; taking the cluster down` });
+      void o.requestStop('owner lease expired');
+    });
   }
 
   async start(): Promise<void> {
     const { session } = this.o;
     await this.ensureDir();
     this.server = await startControlServer(this.socket, controlApi, {
+      hello: async () => ({ protocol: CONTROL_PROTOCOL, version: VERSION }),
+      placeable: async ({ n }) => placeable(session.state, n),
+      lease: async ({ graceMs }, conn) => ({ ...this.lease.hold(conn, graceMs), graceMs }),
+      release: async (_params, conn) => ({ released: this.lease.release(conn) }),
       status: async () => statusWithMetrics(session, this.o.clusterId, this.o.pid),
       // A change is in the state file before its reply: a controller killed right after
       // must not come back with the old size or adaptive settings.
@@ -99,6 +111,11 @@ export class ControlEndpoint {
     this.o.session.bus.on((e) => {
       if (e.kind === 'process-line') this.logs?.append(e.name, e.line);
     });
+  }
+
+  /** Held leases and a pending expiry, for status and tests. */
+  leaseState(): import('./owner-lease.js').LeaseState {
+    return this.lease.state();
   }
 
   state(): ClusterState {
@@ -172,6 +189,7 @@ export class ControlEndpoint {
   /** After a clean teardown the state goes; after an unclean one it stays for `down`. */
   async close(clean: boolean): Promise<void> {
     this.closing = true;
+    this.lease.dispose();
     if (this.stateTimer) clearTimeout(this.stateTimer);
     // A `down` request resolves with the same teardown: let its reply be queued first.
     await new Promise((r) => setImmediate(r));

@@ -94,6 +94,10 @@ describe('env', () => {
     expect(env['DASK_DISTRIBUTED__SCHEDULER__HTTP__ROUTES']).toContain("'distributed.http.scheduler.api'");
     expect(workerEnv()).not.toHaveProperty('DASK_DISTRIBUTED__SCHEDULER__HTTP__ROUTES');
   });
+
+  it("a worker's stdout is unbuffered: a task's print() is in the logs when printed", () => {
+    expect(workerEnv()).toMatchObject({ PYTHONUNBUFFERED: '1' });
+  });
 });
 
 describe('shell quoting and the remote command', () => {

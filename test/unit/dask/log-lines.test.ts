@@ -7,6 +7,7 @@ import {
   parseKeeperRefusal,
   parseLauncherPid,
   parseLevel,
+  isClientTerminate,
   parseRecord,
   parseSchedulerLine,
   parseWorkerLine,
@@ -172,5 +173,15 @@ describe('parseWorkerLine', () => {
     const events = worker('worker-duplicate-name.log');
     expect(events).toContainEqual({ kind: 'rejected', reason: 'name taken, dup', nameTaken: true });
     expect(events).toContainEqual({ kind: 'error', reason: 'exception', exception: 'RuntimeError', message: 'Worker failed to start.' });
+  });
+});
+
+describe('isClientTerminate', () => {
+  it("is the scheduler preload's line for a client's shutdown(), nothing else", () => {
+    const line = '2026-11-28 13:02:20,963 - distributed.sshcluster.demand - INFO - sshcluster: a client asked the scheduler to terminate';
+    expect(isClientTerminate(line)).toBe(true);
+    expect(isClientTerminate(line.replace('distributed.sshcluster.demand', 'distributed.worker'))).toBe(false);
+    expect(isClientTerminate('sshcluster: a client asked the scheduler to terminate')).toBe(false); // a task's print
+    expect(isClientTerminate('2026-11-28 13:02:20,963 - distributed.scheduler - INFO - Scheduler closing...')).toBe(false);
   });
 });

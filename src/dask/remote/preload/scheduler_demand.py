@@ -310,7 +310,26 @@ def _lineage():
     return pids
 
 
+TERMINATE_MESSAGE = "sshcluster: a client asked the scheduler to terminate"
+
+
+def _announce_terminate(scheduler):
+    """A client's shutdown() (scheduler.terminate) is said in the log before the
+    scheduler closes: the controller then reads the exit as a requested down."""
+    original = scheduler.handlers.get("terminate")
+    if original is None:
+        return
+
+    async def terminate(*args, **kwargs):
+        logger.info(TERMINATE_MESSAGE)
+        result = original(*args, **kwargs)
+        return await result if hasattr(result, "__await__") else result
+
+    scheduler.handlers["terminate"] = terminate
+
+
 def dask_setup(scheduler):
+    _announce_terminate(scheduler)
     app = getattr(scheduler, "http_application", None)
     if app is None:
         logger.warning("sshcluster demand: the scheduler has no HTTP server; %s not added", ROUTE)

@@ -44,4 +44,14 @@ describe('control API params', () => {
   it('status, down and subscribe ignore params', () => {
     for (const m of [controlApi.status, controlApi.down, controlApi.subscribe]) expect(m.parse({ anything: 1 })).toBeUndefined();
   });
+
+  it('lease takes a grace in ms up to a day; placeable a whole number like scale', () => {
+    expect(controlApi.lease.parse({ graceMs: 120_000 })).toEqual({ graceMs: 120_000 });
+    for (const bad of [{ graceMs: -1 }, { graceMs: 86_400_001 }, { graceMs: '2m' }, {}]) {
+      expect(refusal(() => controlApi.lease.parse(bad)).message).toMatch(/^lease: graceMs must be/);
+    }
+    expect(controlApi.placeable.parse({ n: 4 })).toEqual({ n: 4 });
+    expect(refusal(() => controlApi.placeable.parse({ n: -1 })).message).toBe('placeable: expected a whole number ≥ 0, got -1');
+    expect(controlApi.hello.parse({ anything: 1 })).toBeUndefined();
+  });
 });

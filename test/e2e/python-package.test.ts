@@ -1,0 +1,60 @@
+// The Python package against real clusters that `up --detach` starts from this build,
+// run here so that `npm test` runs it:
+// - python/tests (pytest, Debian's python3-pytest) on the machine's python (Dask 2022.12),
+//   local clusters. Only exit 0 passes: pytest's 5 ("no tests collected") would mean the
+//   suite silently stopped running.
+// - python/tests/smoke_attach.py on this project's Dask (2022.12, and 2024.12 from the
+//   trixie root, which has no pytest), on a TLS cluster of namespace hosts.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runCli, STATE_HOME } from './cli-driver.js';
+import { getTestHosts } from './harness/context.js';
+import { SYSTEM_PYTHON } from './harness/dask-versions.js';
+import { writeHostsYaml } from './harness/netns-hosts.js';
+
+const REPO = path.resolve(import.meta.dirname, '../..');
+const info = getTestHosts();
+const tmp = (name: string) => path.join(info.dir, name);
+
+afterEach(() => {
+  if (fs.existsSync(path.join(STATE_HOME, 'sshcluster', 'pyhandle', 'state.json'))) runCli(['down', '--name', 'pyhandle'], {}, 120_000);
+});
+
+describe('python package', () => {
+  it.runIf(info.dask === '2022.12')(`python/tests pass (pytest) on ${SYSTEM_PYTHON}`, () => {
+    const r = spawnSync(SYSTEM_PYTHON, ['-W', 'ignore::DeprecationWarning', '-m', 'pytest', 'python/tests', '-q', '-p', 'no:cacheprovider'], {
+      cwd: REPO,
+      encoding: 'utf8',
+      timeout: 600_000,
+      env: { ...process.env, SSHCLUSTER_CLI: path.join(REPO, 'bin', 'sshcluster') },
+    });
+    const out = `${r.stdout}\n${r.stderr}`;
+    expect(r.status, out).toBe(0);
+    expect(out).toMatch(/\d+ passed/);
+  }, 600_000);
+
+  it(`attaches to a TLS cluster of namespace hosts on Dask ${info.dask}`, () => {
+    const file = writeHostsYaml(tmp('pyhandle.yaml'), { ...info, hosts: info.hosts.slice(0, 3) }, {
+      name: 'pyhandle', security: undefined, env: { DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch-py') },
+    });
+    const up = runCli(['up', file, '--detach'], {}, 180_000);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    // The trixie root sees only /tmp of this machine: the package goes there.
+    const pkg = tmp('python-pkg');
+    fs.cpSync(path.join(REPO, 'python', 'sshcluster'), path.join(pkg, 'sshcluster'), { recursive: true });
+    fs.copyFileSync(path.join(REPO, 'python', 'tests', 'smoke_attach.py'), path.join(pkg, 'smoke_attach.py'));
+    const r = spawnSync(info.python, ['-W', 'ignore', path.join(pkg, 'smoke_attach.py'), 'pyhandle'], {
+      encoding: 'utf8',
+      timeout: 300_000,
+      env: { ...process.env, XDG_STATE_HOME: STATE_HOME, PYTHONPATH: pkg },
+    });
+    const out = `${r.stdout}\n${r.stderr}`;
+    expect(r.status, out).toBe(0);
+    expect(r.stdout).toContain(`distributed ${info.daskVersion}`);
+    expect(r.stdout).toContain('tls: plain Client(address) through sshcluster.security_loader ok');
+    expect(r.stdout).toContain('SMOKE OK');
+    console.log(r.stdout.split('\n').find((l) => l.startsWith('attach ')));
+  }, 600_000);
+});
