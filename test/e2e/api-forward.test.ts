@@ -35,6 +35,30 @@ function curl(args: string[], user?: string): { code: string; body: string; exit
   return { code: r.stdout.trim(), body, exit: r.status };
 }
 
+/**
+ * As the other user, on one connection: `GET /status` as a websocket handshake, then at once
+ * `POST /api/v1/retire_workers`; prints all that came back before the port closed it.
+ */
+function pipelined(port: number, victim: string) {
+  const body = JSON.stringify({ workers: [victim] });
+  const requests =
+    'GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n' +
+    'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n' +
+    `POST /api/v1/retire_workers HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+  const script = [
+    'import socket, sys',
+    `s = socket.create_connection(("127.0.0.1", ${port}), timeout=20)`,
+    `s.sendall(${JSON.stringify(requests)}.encode())`,
+    'got = b""',
+    'while True:',
+    '    d = s.recv(65536)',
+    '    if not d: break',
+    '    got += d',
+    'sys.stdout.write(got.decode("latin-1"))',
+  ].join('\n');
+  return spawnSync('runuser', ['-u', OTHER_USER, '--', '/usr/bin/python3', '-c', script], { encoding: 'utf8', timeout: 60_000 });
+}
+
 afterAll(() => {
   if (fs.existsSync(path.join(clusterDir, 'state.json'))) runCli(['down', '--name', name], {}, 90_000);
 });
@@ -61,6 +85,14 @@ describe('the forwarded scheduler HTTP server', () => {
     // A browser still gets the dashboard (or, without bokeh, Dask's page saying so).
     expect(curl([`${base}/status`], OTHER_USER).code).toBe('200');
     expect(curl([`${base}/health`], OTHER_USER)).toMatchObject({ code: '200', body: 'ok' });
+    // Issue 33 #2: an upgrade the scheduler answers 200 (not 101) ends the connection, so a
+    // request pipelined behind it never reaches the API.
+    const smuggled = pipelined(Number(url![2]), victim);
+    expect(smuggled.status, smuggled.stderr).toBe(0);
+    expect(smuggled.stdout).toMatch(/^HTTP\/1\.1 200 /);
+    expect(smuggled.stdout).toMatch(/\r\nConnection: close\r\n/i);
+    expect(smuggled.stdout.match(/HTTP\/1\.1 \d{3} /g)).toHaveLength(1);
+    expect(smuggled.stdout).not.toContain('"workers"');
     expect(running().map((w) => w.address)).toContain(victim);
     // Said in up's output where the user sees it: the port is not private.
     expect(up.stdout).toMatch(/every user of this machine can reach/);
