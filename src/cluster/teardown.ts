@@ -33,6 +33,12 @@ export interface TeardownOptions {
 export interface TeardownResult {
   forced: string[];
   leftover: { host: string; pids: number[] }[];
+  /**
+   * Results only the workers held, which the scheduler could not move (down retires every
+   * worker at once, so none is left to take them): gone with the cluster. Absent when none
+   * were, or the scheduler did not say (its retire route without sshcluster's preload).
+   */
+  droppedResults?: number;
 }
 
 export const TEARDOWN_RETIRE_TIMEOUT_MS = 20_000;
@@ -44,7 +50,7 @@ export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<Tea
   const grace = o.force ? 0 : (o.graceMs ?? TEARDOWN_GRACE_MS);
   // Hosts that ran something of ours: each must be checked, connected or not.
   const ranOn = new Set(state.all().map((t) => t.desired.host));
-  if (!o.force) await retireAll(d, o.forceSignal);
+  const dropped = o.force ? undefined : await retireAll(d, o.forceSignal);
   const forced: string[] = [];
   const stopAll = async (list: TrackedProcess[]) =>
     Promise.all(
@@ -81,7 +87,7 @@ export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<Tea
   await former;
   d.closeAll();
   emit({ kind: 'teardown-done', forced, leftover });
-  return { forced, leftover };
+  return { forced, leftover, ...(dropped ? { droppedResults: dropped } : {}) };
 }
 
 /**
@@ -89,11 +95,11 @@ export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<Tea
  * stopped directly. `keep`: the scheduler keeps them until the stop that follows ends
  * them, so none closes itself on a heartbeat while its SIGTERM arrives.
  */
-async function retireAll(d: TeardownDeps, forceSignal: AbortSignal | undefined): Promise<void> {
+async function retireAll(d: TeardownDeps, forceSignal: AbortSignal | undefined): Promise<number | undefined> {
   const scheduler = d.scheduler();
   const names = new Set(d.state.alive('worker').map((t) => t.desired.name));
   const addresses = [...d.state.registered].filter(([name]) => names.has(name)).map(([, address]) => address);
-  if (!scheduler || !addresses.length) return;
+  if (!scheduler || !addresses.length) return undefined;
   let cancel = () => {};
   const late = new Promise<never>((_, reject) => {
     const fail = (why: string) => reject(new Error(why));
@@ -104,9 +110,14 @@ async function retireAll(d: TeardownDeps, forceSignal: AbortSignal | undefined):
     cancel = () => (stopTimer(), forceSignal?.removeEventListener('abort', onForce));
   });
   try {
-    await Promise.race([scheduler.retireWorkers(addresses, { keep: true }), late]);
+    const r = await Promise.race([scheduler.retireWorkers(addresses, { keep: true }), late]);
+    // down is the user's own teardown: what could not move goes, and is said.
+    const n = r.kept.reduce((sum, k) => sum + (k.results ?? 0), 0);
+    if (n > 0) d.emit({ kind: 'notice', level: 'info', message: `down: ${n} result(s) only the workers held are dropped with them` });
+    return n > 0 ? n : undefined;
   } catch (err) {
     d.emit({ kind: 'notice', level: 'warning', message: `retiring workers through the scheduler failed (${String(err)}); stopping them directly` });
+    return undefined;
   } finally {
     cancel();
   }

@@ -53,6 +53,7 @@ export async function runDown(ctx: AppContext, o: { name?: string; json: boolean
   if (o.json) ctx.stdout.write(jsonText({ name: found.name, ...result }) + '\n');
   else {
     if (result.forced.length) ctx.stdout.write(`  killed by force: ${result.forced.join(', ')}\n`);
+    if (result.droppedResults) ctx.stdout.write(`  ${result.droppedResults} result(s) held only in worker memory were dropped with the workers\n`);
     for (const l of result.leftover) ctx.stdout.write(leftoverLine(l) + '\n');
     if (!result.leftover.length) ctx.stdout.write(`Cluster ${found.name} stopped; verified: no process of it is left on any host.\n`);
   }

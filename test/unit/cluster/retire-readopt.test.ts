@@ -188,6 +188,17 @@ describe('teardown', () => {
     expect(h.host('n0').running()).toEqual([]);
   });
 
+  it('says how many results only the workers held went with them (down stops them anyway)', async () => {
+    const h = harness({ workers: ['a', 'b'] });
+    await startUp(h);
+    h.scheduler.unmovable.set('a-0', 12).set('b-0', 8);
+    const deps = { state: h.state, clock: h.clock, emit: (e: never) => h.events.push(e), scheduler: () => h.scheduler, closeAll: () => h.reconciler.links.closeAll() };
+    const r = await teardown(deps, { reason: 'test', force: false });
+    expect(r.droppedResults).toBe(20);
+    expect(h.notices()).toContain('down: 20 result(s) only the workers held are dropped with them');
+    expect([...h.host('a').running(), ...h.host('b').running()]).toEqual([]);
+  });
+
   it("removes the cluster's files from each host only once nothing of ours is left there", async () => {
     const h = harness({ workers: ['a', 'b'] });
     await startUp(h);
