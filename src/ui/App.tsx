@@ -48,8 +48,10 @@ export function App(p: AppProps) {
 }
 
 function Dashboard({ store, actions, size, now: fixedNow, pollMs = 1_000, fps = 15 }: AppProps) {
-  const m = useStoreFrame(store, fps);
-  const now = useClock(250, fixedNow);
+  // The clock ticks at least once a second (unless fixed): status snapshots wait for it.
+  const m = useStoreFrame(store, fps, fixedNow === undefined);
+  // A spinner moves only during start-up; after it, what the clock changes is the uptime's second.
+  const now = useClock(m.phase === 'starting' ? 250 : 1_000, fixedNow, m.startedAt ?? 0);
   const { width, height: rows } = useTerminalSize(size);
   // One row short of the screen: a frame as tall as the terminal makes Ink clear it every time.
   const height = Math.max(1, rows - 1);
