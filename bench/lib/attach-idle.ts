@@ -33,7 +33,9 @@ export async function attachIdle(o: AttachIdleOptions): Promise<number> {
       const controller = (JSON.parse(readFileSync(path.join(stateHome, 'sshcluster', name, 'state.json'), 'utf8')) as { controller: { pid: number } }).controller.pid;
       // As a person at the terminal runs it: no CI variable (Ink draws only the last frame under CI).
       const vars = `NO_COLOR=1 XDG_STATE_HOME=${stateHome} NODE_ENV=production`;
-      const cmd = `exec env -u CI -u CONTINUOUS_INTEGRATION ${vars} ${process.execPath} ${BIN} attach --name ${name}`;
+      // BENCH_PROF_DIR: attach writes a V8 CPU profile there (where its time goes).
+      const prof = process.env.BENCH_PROF_DIR ? `--cpu-prof --cpu-prof-dir=${process.env.BENCH_PROF_DIR}` : '';
+      const cmd = `exec env -u CI -u CONTINUOUS_INTEGRATION ${vars} ${process.execPath} ${prof} ${BIN} attach --name ${name}`;
       const r = tmux('new-session', '-d', '-s', 'idle', '-x', String(o.cols), '-y', String(o.rows), cmd);
       if (r.status !== 0) throw new Error(`tmux: ${r.stderr}`);
       const attach = Number(tmux('display', '-p', '-t', 'idle', '#{pane_pid}').stdout.trim());
