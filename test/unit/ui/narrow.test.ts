@@ -119,3 +119,16 @@ describe('the dashboard URL', () => {
     expect(show({ store: s }, { width: 100, height: 24 }).frame()).toContain('dashboard http://127.0.0.1:41234/status');
   });
 });
+
+describe('the events view at 80 columns', () => {
+  it('wraps an event under its time rather than cut it', async () => {
+    const s = upStore();
+    const text = 'Worker process 42 was killed by signal 9; its nanny restarted it (1 time(s) so far); the task running on it was node1-0-sum-8a4f2c';
+    s.setStatus({ ...snapshot(), events: [{ time: '2026-11-24T12:00:01.000Z', level: 'warning', subject: 'node1-0', text }] });
+    const { frame, press } = show({ store: s });
+    await press('e');
+    expect(widest(frame())).toBeLessThanOrEqual(80);
+    expect(frame()).toContain('12:00:01 node1-0: Worker process 42');
+    expect(prose(frame())).toContain(`node1-0: ${text}`);
+  });
+});
