@@ -3,6 +3,8 @@
 // a fake 160x48 TTY, and a key ('?', help on / off) is pressed every 500 ms. Measures
 // key → the frame that shows its effect, frames written, and RSS over the run.
 //   npx tsx bench/tui.ts [--seconds 30] [--rate 5000] [--sources 16]
+// With --attach-idle (root, namespace hosts, tmux; lib/attach-idle.ts): the CPU of a real
+// `sshcluster attach` on an idle cluster at --cols x --rows (80x24) over --seconds (20).
 import { EventEmitter } from 'node:events';
 import { parseArgs } from 'node:util';
 import { render } from 'ink';
@@ -12,8 +14,17 @@ import { App } from '../src/ui/App.js';
 import type { StatusJson } from '../src/control/status-document.js';
 import { DashboardStore } from '../src/ui/store.js';
 
-const { values } = parseArgs({ options: { seconds: { type: 'string', default: '30' }, rate: { type: 'string', default: '5000' }, sources: { type: 'string', default: '16' } } });
-const SECONDS = Number(values.seconds);
+const { values } = parseArgs({
+  options: {
+    seconds: { type: 'string' }, rate: { type: 'string', default: '5000' }, sources: { type: 'string', default: '16' },
+    'attach-idle': { type: 'boolean', default: false }, cols: { type: 'string', default: '80' }, rows: { type: 'string', default: '24' },
+  },
+});
+if (values['attach-idle']) {
+  const { attachIdle } = await import('./lib/attach-idle.js');
+  process.exit(await attachIdle({ seconds: Number(values.seconds ?? 20), cols: Number(values.cols), rows: Number(values.rows) }));
+}
+const SECONDS = Number(values.seconds ?? 30);
 const RATE = Number(values.rate);
 const SOURCES = Number(values.sources);
 

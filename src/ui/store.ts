@@ -11,11 +11,20 @@ import { reduceEvent, reduceStatus } from './state/reduce-event.js';
 import { reduceUi, type UiCommand } from './state/reduce-ui.js';
 import type { StatusJson } from '../control/status-document.js';
 
-export type StoreListener = (urgent: boolean) => void;
+/**
+ * How soon a change wants a frame: a key's at once; an event's within the frame rate; a
+ * status snapshot's (once a second, mostly figures) with the clock's next tick, which
+ * draws anyway (use-store-frame.ts).
+ */
+export type Urgency = 'key' | 'event' | 'status';
+export type StoreListener = (urgency: Urgency) => void;
 
 export class DashboardStore {
   private m: ViewModel;
   private readonly listeners = new Set<StoreListener>();
+  /** The last status snapshot taken (less its uptime) and the model it left. */
+  private lastStatus = '';
+  private afterStatus: ViewModel | undefined;
 
   constructor(
     name = '',
@@ -32,15 +41,21 @@ export class DashboardStore {
   }
 
   apply(e: ClusterEvent): void {
-    this.set(reduceEvent(this.m, safeDeep(e), this.now()), false);
+    this.set(reduceEvent(this.m, safeDeep(e), this.now()), 'event');
   }
 
   setStatus(st: StatusJson): void {
-    this.set(reduceStatus(this.m, safeDeep(st), this.now()), false);
+    // A poll that brings nothing new (an idle cluster) changes nothing and draws no frame;
+    // its uptime is the clock's to show.
+    const same = JSON.stringify({ ...st, uptimeS: 0 });
+    if (same === this.lastStatus && this.m === this.afterStatus) return;
+    this.lastStatus = same;
+    this.set(reduceStatus(this.m, safeDeep(st), this.now()), 'status');
+    this.afterStatus = this.m;
   }
 
   dispatch(c: UiCommand): void {
-    this.set(reduceUi(this.m, c.kind === 'message' ? safeDeep(c) : c), true);
+    this.set(reduceUi(this.m, c.kind === 'message' ? safeDeep(c) : c), 'key');
   }
 
   subscribe(l: StoreListener): () => void {
@@ -48,8 +63,8 @@ export class DashboardStore {
     return () => this.listeners.delete(l);
   }
 
-  private set(next: ViewModel, urgent: boolean): void {
+  private set(next: ViewModel, urgency: Urgency): void {
     this.m = next;
-    for (const l of this.listeners) l(urgent);
+    for (const l of this.listeners) l(urgency);
   }
 }

@@ -32,7 +32,7 @@ export function Header({ m, now }: { m: ViewModel; now: number }) {
         {phase ? <Text color={c('yellow')}>{'  ' + phase}</Text> : null}
       </Text>
       <Text wrap="truncate">
-        {'scheduler '}{m.schedulerAddress || '-'}{'  dashboard '}{m.dashboardUrl || '-'}
+        {'scheduler '}{m.schedulerAddress || '-'}{'  dashboard '}{m.dashboardUrl || (m.phase === 'starting' ? 'once up' : '-')}
       </Text>
       {m.tasks ? (
         <Text wrap="truncate">

@@ -1,5 +1,6 @@
 // One row per host: workers, threads, memory used / limit, CPU, tasks executing,
-// restarts, and its state with any failure reason inline. The selection scrolls;
+// restarts, and its state with any failure reason inline. The selection scrolls, and
+// hosts out of view are counted (+N more);
 // columns the terminal has no room for are dropped (columns.ts), the state never.
 import { Box, Text } from 'ink';
 import { allRestarts, shownHostState, type WorkerStatus } from '../../control/status-document.js';
@@ -7,6 +8,7 @@ import { workerTasks } from '../../control/task-figures-text.js';
 import { sortedHosts, workersOf, type HostView, type ViewModel } from '../state/model.js';
 import { fitColumns, headerOf, nameWidth, type Column } from './columns.js';
 import { bytes, pad, sum } from './format.js';
+import { hostsWindow } from './hosts-window.js';
 import { useColor } from '../hooks/use-color.js';
 
 interface HostRow {
@@ -47,8 +49,9 @@ export function HostsTable({ m, height, width, focused }: { m: ViewModel; height
   const c = useColor();
   const rows = Math.max(1, height - 1);
   const hosts = sortedHosts(m);
-  const first = Math.max(0, Math.min(m.selectedHost - rows + 1, hosts.length - rows));
-  const shown = hosts.slice(first, first + rows);
+  const win = hostsWindow(hosts.length, rows, m.selectedHost);
+  const first = win.first;
+  const shown = hosts.slice(first, first + win.shown);
   const cols = fitColumns(hostColumns(m.hosts.map((h) => h.name)), width);
   const cells = cols.slice(0, -1);
   return (
@@ -70,6 +73,7 @@ export function HostsTable({ m, height, width, focused }: { m: ViewModel; height
           </Text>
         );
       })}
+      {win.more ? <Text dimColor wrap="truncate">{`  +${win.more} more (↑ ↓ to see them)`}</Text> : null}
     </Box>
   );
 }

@@ -1,9 +1,13 @@
 // Merged live logs: one colour per source, WARNING / ERROR highlighted, follow or
-// pinned, filtered by host or worker. Only the visible window is rendered.
+// pinned, filtered by host or worker, each line wrapped (log-rows.ts). Only the visible
+// window is rendered: the lines that end at the bottom, at most a row each.
 import { Box, Text } from 'ink';
 import { logMatcher, selectedHost, type ViewModel } from '../state/model.js';
 import { fit } from './format.js';
+import { logRows } from './log-rows.js';
 import { sourceColor, useColor } from '../hooks/use-color.js';
+
+export { compact } from './log-rows.js';
 
 export function LogPane({ m, height, width, focused }: { m: ViewModel; height: number; width: number; focused: boolean }) {
   const c = useColor();
@@ -22,27 +26,18 @@ export function LogPane({ m, height, width, focused }: { m: ViewModel; height: n
   return (
     <Box flexDirection="column" height={height}>
       <Text bold wrap="truncate" color={focused ? c('cyan') : undefined}>{fit(title, width)}</Text>
-      {lines.map((l) => {
-        const src = l.host && l.source !== 'scheduler' && l.source.startsWith(l.host) ? l.source : l.host && l.source === 'scheduler' ? `${l.host}/scheduler` : l.source;
-        const color = l.level === 'error' ? 'red' : l.level === 'warning' ? 'yellow' : undefined;
+      {lines.flatMap((l) => logRows(l, width)).slice(-rows).map((r) => {
+        const color = r.level === 'error' ? 'red' : r.level === 'warning' ? 'yellow' : undefined;
         return (
-          <Text key={l.seq} wrap="truncate">
-            <Text color={c(sourceColor(l.source))}>{src}</Text>
-            {' │ '}
-            <Highlighted text={compact(l.text)} word={m.filter} color={color ? c(color) : undefined} bold={l.level === 'error'} />
+          <Text key={r.key} wrap="truncate">
+            {r.first ? <Text color={c(sourceColor(r.source))}>{r.lead}</Text> : r.lead}
+            {r.first || r.lead ? ' │ ' : '  '}
+            <Highlighted text={r.text} word={m.filter} color={color ? c(color) : undefined} bold={r.level === 'error'} />
           </Text>
         );
       })}
     </Box>
   );
-}
-
-/**
- * The message, not the padding: Dask's timestamp (the pane is live; `logs` keeps it) and
- * runs of spaces go, so an 80-column pane still shows what a line says.
- */
-export function compact(text: string): string {
-  return text.replace(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - /, '').replace(/\s{2,}/g, ' ');
 }
 
 /** The text cut around each occurrence of `word` (any case), the occurrences marked. */

@@ -6,7 +6,8 @@ import { useColor } from '../hooks/use-color.js';
 
 export function StartupList({ hosts, now, height }: { hosts: HostView[]; now: number; height: number }) {
   const c = useColor();
-  const shown = hosts.slice(0, Math.max(1, height - 1));
+  // The title, the hosts, and a line for those left out: never more than `height` rows.
+  const shown = hosts.length <= height - 1 ? hosts : hosts.slice(0, Math.max(1, height - 2));
   return (
     <Box flexDirection="column">
       <Text bold>Start-up</Text>

@@ -2,7 +2,7 @@
 import { Box, Text } from 'ink';
 import { selectedWorker, type ViewModel } from '../state/model.js';
 import { bytes, duration } from './format.js';
-import { compact } from './LogPane.js';
+import { compact } from './log-rows.js';
 
 export function WorkerDetail({ m, height }: { m: ViewModel; height: number }) {
   const w = selectedWorker(m);

@@ -44,6 +44,7 @@ function scaleBy(c: KeyContext, delta: number): number {
 
 export const KEY_TABLE: readonly KeyBinding[] = [
   { keys: '?', footer: 'help', help: 'this help (esc closes)', match: is('?'), act: (c) => c.store.dispatch({ kind: 'help' }) },
+  { keys: 'c', footer: 'connect', help: 'how to connect a Dask client: the eval line for this cluster', match: is('c'), act: (c) => c.store.dispatch({ kind: 'connect' }) },
   {
     keys: 'q', footer: 'quit', help: 'quit (attach: detach, the cluster keeps running; up: asks first)', match: is('q'),
     act: (c) => {
@@ -82,12 +83,12 @@ export const KEY_TABLE: readonly KeyBinding[] = [
   { keys: 'enter', footer: 'host', help: "a host's workers and only its logs; esc goes back", match: (_i, k) => k.return, act: (c) => c.store.dispatch({ kind: 'enter' }) },
   { keys: 'esc', help: 'back (closes help, full-screen logs, a host view)', match: (_i, k) => k.escape, act: (c) => c.store.dispatch({ kind: 'back' }) },
   { keys: 'l', footer: 'logs', help: 'logs full screen', match: is('l'), act: (c) => c.store.dispatch({ kind: 'logs-full' }) },
-  { keys: 's', help: 'sort hosts and workers: host-file order, then by CPU, memory, tasks, restarts (largest first)', match: is('s'), act: (c) => c.store.dispatch({ kind: 'sort' }) },
-  { keys: 'x', help: "the selected worker's detail: pid, address, figures, restarts, its last log lines (x or esc closes)", match: is('x'), act: (c) => c.store.dispatch({ kind: 'worker-detail' }) },
-  { keys: 'e', footer: 'events', help: 'events (hosts lost and back, workers died or restarted, warnings) in place of the logs; e again: logs', match: is('e'), act: (c) => c.store.dispatch({ kind: 'events' }) },
+  { keys: 's', help: 'sort: host-file order, then by CPU, memory, tasks, restarts', match: is('s'), act: (c) => c.store.dispatch({ kind: 'sort' }) },
+  { keys: 'x', help: "a selected worker's pid, address, figures and last log lines", match: is('x'), act: (c) => c.store.dispatch({ kind: 'worker-detail' }) },
+  { keys: 'e', footer: 'events', help: 'events instead of logs: hosts lost, workers restarted, warnings', match: is('e'), act: (c) => c.store.dispatch({ kind: 'events' }) },
   { keys: 'f / End', help: 'follow the logs on / off (End: on)', match: (i, k) => i === 'f' || k.end, act: (c) => (c.key.end && c.m.follow ? undefined : c.store.dispatch({ kind: 'follow' })) },
   { keys: 'w', help: 'log levels shown: all → WARNING and worse → ERROR only → all', match: is('w'), act: (c) => c.store.dispatch({ kind: 'level' }) },
-  { keys: '/', footer: 'filter', help: 'filter logs by host, worker or a word of the message; enter keeps it, esc clears', match: is('/'), act: (c) => c.store.dispatch({ kind: 'filter-start' }) },
+  { keys: '/', footer: 'filter', help: 'filter logs by host, worker or word; enter keeps it, esc clears', match: is('/'), act: (c) => c.store.dispatch({ kind: 'filter-start' }) },
   { keys: 'Ctrl-C', help: 'like Ctrl-C without the dashboard (in any prompt too)', match: (i, k) => k.ctrl && i === 'c', act: (c) => c.actions.interrupt() },
 ];
 

@@ -7,7 +7,7 @@ import { workerTasks } from '../../control/task-figures-text.js';
 export type Phase = 'starting' | 'up' | 'stopping' | 'stopped';
 export type StepState = 'connecting' | 'starting' | 'registered' | 'failed';
 export type Focus = 'hosts' | 'logs';
-export type Overlay = 'none' | 'help' | 'quit' | 'confirm' | 'worker';
+export type Overlay = 'none' | 'help' | 'quit' | 'confirm' | 'worker' | 'connect';
 
 /** `s` cycles through these: host-file order, then the busiest first by each figure. */
 export const SORT_KEYS = ['host file', 'cpu', 'memory', 'tasks', 'restarts'] as const;

@@ -55,7 +55,9 @@ export function reduceStatus(m: ViewModel, st: StatusJson, now: number): ViewMod
     ...m,
     name: st.name,
     schedulerAddress: st.schedulerAddress,
-    dashboardUrl: st.dashboardUrl,
+    // During start-up the URL is where the forward will listen, not yet ours (another
+    // cluster may hold that port): shown once cluster-up says the forward holds it.
+    dashboardUrl: m.phase === 'starting' ? m.dashboardUrl : st.dashboardUrl,
     startedAt: Date.parse(st.startedAt),
     desiredWorkers: st.desiredWorkers,
     hosts,

@@ -13,6 +13,7 @@ export type UiCommand =
   | { kind: 'sort' }
   | { kind: 'worker-detail' }
   | { kind: 'help' }
+  | { kind: 'connect' }
   | { kind: 'filter-start' }
   | { kind: 'filter-input'; text: string }
   | { kind: 'filter-backspace' }
@@ -56,6 +57,8 @@ export function reduceUi(m: ViewModel, c: UiCommand): ViewModel {
       return selectedWorker(m) ? { ...m, overlay: 'worker' } : { ...m, message: { text: 'select a worker first: enter on a host, then ↑ ↓', level: 'info' } };
     case 'help':
       return { ...m, overlay: m.overlay === 'help' ? 'none' : 'help' };
+    case 'connect':
+      return { ...m, overlay: m.overlay === 'connect' ? 'none' : 'connect' };
     case 'filter-start':
       return { ...m, editingFilter: true };
     case 'filter-input':
