@@ -16,7 +16,7 @@
 // - the certificate worker, a process of its own (cert-maker.ts finds it next to main),
 //   and its X.509 code.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,7 +24,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist');
 rmSync(out, { recursive: true, force: true });
 
-const modules = join(root, 'node_modules') + '/';
+// Resolved: esbuild reports real paths, and node_modules may be a symlink (a git worktree's).
+const modules = realpathSync(join(root, 'node_modules')) + '/';
 const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', outdir: out, legalComments: 'none', logLevel: 'warning', metafile: true };
 
 // What the CommonJS bundle leaves outside (the list above).
