@@ -246,6 +246,7 @@ export class ClusterSession {
     if (this.o.requireAll && state.failedHosts.size) {
       throw await this.fatal(`--require-all: ${state.failedHosts.size} host(s) failed: ${[...state.failedHosts.keys()].join(', ')}`);
     }
+    await this.failIfNoWorker();
     // Once the scheduler answers: it retires what a removed host still runs.
     if (this.o.previous) await this.clearFormerOnly();
     reconciler.startupDone();
@@ -262,6 +263,19 @@ export class ClusterSession {
   }
 
   private httpForwards?: HttpForwards;
+
+  /**
+   * Workers were wanted and none registered: a failed `up` (`up --detach && python job.py`
+   * stops there), and the scheduler goes too. Adaptive from 0 wants none: not a failure.
+   */
+  private async failIfNoWorker(): Promise<void> {
+    const { state } = this;
+    if (!state.desiredWorkers.length || state.registered.size) return;
+    const why = [...state.failedHosts].filter(([h]) => h !== this.spec.schedulerHost.name).map(([h, reason]) => `  ${h}: ${reason}`);
+    await this.teardown({ reason: 'start-up failed', force: false });
+    const message = `no worker started (${state.desiredWorkers.length} wanted)${why.length ? `; failed hosts:\n${why.join('\n')}` : ''}`;
+    throw new ExpectedError(message, { exitCode: 1, hint: `sshcluster check ${this.spec.source ?? 'FILE'} says what each host lacks; fix them and run up again` });
+  }
 
   /** Without its scheduler host there is no cluster: what started elsewhere is stopped. */
   private async failIfSchedulerHostFailed(scheduler: string): Promise<void> {
