@@ -123,7 +123,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     return session.teardown({ reason: stopReason(reason), force: false });
   };
   const runId = previous?.runId ?? newRunId(new Date());
-  const controller = new ControlEndpoint(paths, { session, clusterId, pid: ctx.pid, requestStop, runId });
+  const controller = new ControlEndpoint(paths, { session, clusterId, pid: ctx.pid, requestStop, runId, orphanGraceS: opts.orphanGraceS ?? 0 });
   // The state file exists before any process does, so `down` can always find them: the
   // hosts connect while it is written, and start() launches nothing until it is (nor
   // before the log store that records the processes' lines is open). A dead
