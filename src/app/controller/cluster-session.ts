@@ -22,7 +22,7 @@ import { connectLimiter } from '../remote/fan-out.js';
 import { ShellHostRunner } from '../remote/host-runner.js';
 import type { ShellPort } from '../../ssh/shell-port.js';
 import { AdaptiveLoop } from './adaptive-loop.js';
-import { dashboardForward, dashboardUrl, schedulerAddress } from './addresses.js';
+import { dashboardForward, dashboardUrl, recordedDashboardPort, schedulerAddress } from './addresses.js';
 import { startHttpForwards, type HttpForwards } from './http/http-forwards.js';
 import { processSpecs } from './process-specs.js';
 import { confirmReady } from './start-up.js';
@@ -293,7 +293,10 @@ export class ClusterSession {
       if (!runner) throw new Error('the scheduler host is not connected');
       return runner.forwardOut('127.0.0.1', port);
     };
-    this.httpForwards = await startHttpForwards({ connect, port, apiSocket: this.o.apiSocket, say: (e) => this.bus.emit(e) });
+    // A re-adopting controller keeps the port the dead one forwarded (a browser tab on it
+    // goes on working) when it is free; else the scheduler's own port, as a first up.
+    const ports = [recordedDashboardPort(this.o.previous?.dashboardUrl), port].filter((p) => p !== undefined);
+    this.httpForwards = await startHttpForwards({ connect, ports, apiSocket: this.o.apiSocket, say: (e) => this.bus.emit(e) });
     if (this.httpForwards.url) this.dashboard = this.httpForwards.url;
   }
 

@@ -18,7 +18,8 @@ export type Connect = () => Promise<Duplex>;
 
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
 
-export async function startDashboardForward(connect: Connect, preferredPort: number): Promise<Forward> {
+/** Listens on the first of preferredPorts that is free, else on any port. */
+export async function startDashboardForward(connect: Connect, preferredPorts: number | readonly number[]): Promise<Forward> {
   const open = new Set<Duplex>();
   const track = (s: Duplex) => {
     open.add(s);
@@ -47,7 +48,9 @@ export async function startDashboardForward(connect: Connect, preferredPort: num
       () => socket.destroy(),
     );
   });
-  const port = await listen(server, preferredPort).catch(() => listen(server, 0));
+  let port: number | undefined;
+  for (const want of [preferredPorts].flat()) if ((port ??= await listen(server, want).catch(() => undefined)) !== undefined) break;
+  port ??= await listen(server, 0);
   return {
     port,
     close() {
