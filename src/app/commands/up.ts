@@ -90,7 +90,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   let statusNow: (() => StatusJson) | undefined;
   const metrics = opts.metrics ? await serveMetrics(opts.metrics, () => statusNow?.()) : undefined;
   // Its dirs are made here; refused certificates leave none of them behind.
-  const tls = await setUpTls({ spec, paths, clusterId, bus, now: new Date() }).catch(async (err: unknown) => {
+  const tls = await setUpTls({ spec, paths, clusterId, bus, now: new Date(), adopting: previous !== undefined, validDays: testCertDays(ctx.env) }).catch(async (err: unknown) => {
     await removeClusterDirIfEmpty(paths).catch(() => undefined);
     throw err;
   });
@@ -241,4 +241,10 @@ function withAdaptive(spec: ClusterSpec, flags: UpOptions['adapt']): ClusterSpec
 function needsPrompt(spec: ClusterSpec): boolean {
   const hosts = [spec.schedulerHost, ...spec.workerHosts];
   return hosts.some((h) => [h.connect, ...h.connect.proxyJump].some((c) => c.password?.kind === 'prompt' || c.passphrase?.kind === 'prompt'));
+}
+
+/** Tests only: certificates that end sooner (days, fractions allowed), to see the expiry warnings. */
+function testCertDays(env: AppContext['env']): number | undefined {
+  const days = Number(env.SSHCLUSTER_TEST_CERT_DAYS);
+  return Number.isFinite(days) && days > 0 ? days : undefined;
 }
