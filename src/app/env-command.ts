@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import { clientEnv } from '../dask/tls.js';
 import { pythonSnippet, shellSnippet } from '../dask/client-snippets.js';
-import { ExpectedError } from '../errors.js';
+import { errorText, ExpectedError } from '../errors.js';
 import { tlsDir } from '../tls/cert-store.js';
 import { tlsPathsIn, type TlsPaths } from '../tls/tls-files.js';
 import type { AppContext } from './context.js';
@@ -17,6 +17,17 @@ export interface EnvOptions {
 }
 
 export async function runEnv(ctx: AppContext, o: EnvOptions): Promise<number> {
+  try {
+    return await printEnv(ctx, o);
+  } catch (err) {
+    // `eval "$(sshcluster env --name typo)"` would export nothing, and a Client() then
+    // silently start a LocalCluster: what is eval'd fails too (the message is on stderr).
+    if (!o.json) ctx.stdout.write(o.python ? `raise SystemExit(${JSON.stringify(`sshcluster env failed: ${errorText(err)}`)})\n` : 'false\n');
+    throw err;
+  }
+}
+
+async function printEnv(ctx: AppContext, o: EnvOptions): Promise<number> {
   const found = await findCluster(ctx, o.name, false);
   found.client?.close();
   const address = found.state.schedulerAddress;

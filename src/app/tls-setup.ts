@@ -9,7 +9,8 @@ import type { ClusterSpec, SecuritySpec } from '../config/spec.js';
 import type { ClusterPaths } from '../control/paths.js';
 import { ensureClusterDir } from '../control/paths.js';
 import type { EventBus } from '../events/types.js';
-import type { ClusterCerts } from '../tls/cert-authority.js';
+import type { ClusterCerts, MakeCertsOptions } from '../tls/cert-authority.js';
+import { certificatesStatus, certsNotAfter } from '../tls/cert-expiry.js';
 import { prepareCerts } from '../tls/cert-store.js';
 import { makeCertsApart } from './cert-maker.js';
 import { readOwnCerts } from '../tls/own-certs.js';
@@ -25,6 +26,8 @@ export interface SessionTls {
   preloadFor(host: string): string;
   /** SSH hosts: what each process started on `host` is given first (host-files.ts). */
   filesFor?(host: string): NamedFile[];
+  /** ISO 8601: when the certificates end (cert-expiry.ts); status and the dashboard say it. */
+  notAfter?: string;
 }
 
 export interface TlsSetupOptions {
@@ -33,6 +36,10 @@ export interface TlsSetupOptions {
   clusterId: string;
   bus: EventBus;
   now: Date;
+  /** Re-adopting a dead controller's processes: their certificates, expired, are refused. */
+  adopting?: boolean;
+  /** New certificates' lifetime in days (default 30; tests shorten it). */
+  validDays?: number;
 }
 
 /** undefined: the processes talk plain TCP. */
@@ -44,10 +51,14 @@ export async function setUpTls(o: TlsSetupOptions): Promise<SessionTls | undefin
   }
   await ensureClusterDir(o.paths);
   const own = security.files ? await readOwnCerts(security.files) : undefined;
-  const prepared = await prepareCerts({ clusterDir: o.paths.dir, clusterName: o.spec.name, clusterId: o.clusterId, now: o.now, own, make: makeCertsApart });
+  const make = (m: MakeCertsOptions) => makeCertsApart({ ...m, ...(o.validDays ? { validDays: o.validDays } : {}) });
+  const prepared = await prepareCerts({ clusterDir: o.paths.dir, clusterName: o.spec.name, clusterId: o.clusterId, now: o.now, own, make, adopting: o.adopting });
   if (prepared.reused) o.bus.emit({ kind: 'notice', level: 'info', message: "TLS: using the cluster's certificate authority from its state dir" });
-  if (o.spec.local) return { dirFor: () => prepared.dir, preloadFor: () => SSL_PRELOAD_PATH };
-  return shippedTls(o.spec, prepared.certs);
+  const notAfter = certsNotAfter(prepared.certs);
+  const { warning } = certificatesStatus(notAfter, o.now.getTime());
+  if (warning) o.bus.emit({ kind: 'notice', level: 'warning', message: warning });
+  if (o.spec.local) return { dirFor: () => prepared.dir, preloadFor: () => SSL_PRELOAD_PATH, notAfter };
+  return { ...shippedTls(o.spec, prepared.certs), notAfter };
 }
 
 /** The client key never leaves this machine; the scheduler's only goes to its host. */

@@ -36,6 +36,8 @@ export interface PreviousCluster {
   startedAt?: string;
   /** Hosts no controller of the cluster ever connected to (ClusterState.unreached). */
   unreached?: string[];
+  /** The dashboard URL it gave (its forward's port is kept when free). */
+  dashboardUrl?: string;
 }
 
 export interface ReadoptDeps {

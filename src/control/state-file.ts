@@ -17,7 +17,11 @@ export interface ClusterState {
   source?: string;
   /** Normalized spec (holds no secrets by construction). */
   spec: ClusterSpec;
-  controller: { pid: number; socket: string; startedAt: string } | null;
+  /**
+   * orphanGraceS: how long its processes outlive it waiting for a new controller (0: a
+   * foreground `up`'s, which stop with it). Absent in older files.
+   */
+  controller: { pid: number; socket: string; startedAt: string; orphanGraceS?: number } | null;
   schedulerAddress: string;
   dashboardUrl: string;
   processes: { name: string; host: string; role: 'scheduler' | 'worker'; pid?: number }[];
@@ -80,7 +84,7 @@ const stateShape = object({
     schedulerOptions: object({ port: wholeNumber }),
     workerHosts: arrayOf(host),
   }),
-  controller: nullable(object({ pid: wholeNumber, socket: str, startedAt: str })),
+  controller: nullable(object({ pid: wholeNumber, socket: str, startedAt: str, orphanGraceS: optional(wholeNumber) })),
   schedulerAddress: str,
   dashboardUrl: str,
   processes: arrayOf(object({ name: str, host: str, role: oneOf('scheduler', 'worker'), pid: optional(wholeNumber) })),

@@ -29,6 +29,18 @@ export interface StatusJson {
   events?: ClusterStatusEvent[];
   /** Optional, from the scheduler (absent when it did not answer in time, or without sshcluster's preload). */
   tasks?: TaskFigures;
+  /** The TLS certificates' end; null without TLS (absent from older controllers). */
+  certificates?: CertificatesStatus | null;
+}
+
+/** When the cluster's TLS certificates end: no new worker or client connects after. */
+export interface CertificatesStatus {
+  /** ISO 8601: the earliest end of the CA's and the leaves' validity. */
+  notAfter: string;
+  /** Whole days left, rounded down; negative once expired. */
+  expiresInDays: number;
+  /** Set from 7 days before the end, and once it has passed. */
+  warning: string | null;
 }
 
 /** The cluster's work as the scheduler sees it. */

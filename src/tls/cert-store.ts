@@ -8,6 +8,7 @@ import path from 'node:path';
 import { ExpectedError } from '../errors.js';
 import type { ClusterCerts, MakeCertsOptions, TlsRole } from './cert-authority.js';
 import { allFiles, CA_FILE, certFile, keyFile } from './tls-files.js';
+import { certsNotAfter } from './cert-expiry.js';
 
 export function tlsDir(clusterDir: string): string {
   return path.join(clusterDir, 'tls');
@@ -24,6 +25,8 @@ export interface PrepareCertsOptions {
   /** How new certificates are made (default: here, loading the X.509 library). */
   make?: (o: MakeCertsOptions) => Promise<ClusterCerts>;
   uid?: number;
+  /** Re-adopting: the running processes trust only this cluster's CA, so an expired set is refused, not replaced. */
+  adopting?: boolean;
 }
 
 export interface PreparedCerts {
@@ -41,7 +44,13 @@ export async function prepareCerts(o: PrepareCertsOptions): Promise<PreparedCert
   const dir = tlsDir(o.clusterDir);
   if (!o.own) {
     const kept = await readCerts(dir);
-    if (kept && belongsTo(kept, o.clusterId, o.now)) return { certs: kept, dir, reused: true };
+    const end = kept && belongsTo(kept, o.clusterId) ? certsNotAfter(kept) : undefined;
+    if (kept && end && Date.parse(end) > o.now.getTime()) return { certs: kept, dir, reused: true };
+    if (end && o.adopting) {
+      throw new ExpectedError(`cluster "${o.clusterName}": its TLS certificates expired at ${end.slice(0, 16).replace('T', ' ')} UTC; its running processes accept no new worker or client, and certificates cannot be renewed in place (the CA's key is not kept)`, {
+        hint: `sshcluster down --name ${o.clusterName} stops it; up then starts it with new certificates (valid 30 days)`,
+      });
+    }
   }
   const make = o.make ?? (async (m: MakeCertsOptions) => (await import('./cert-authority.js')).makeClusterCerts(m));
   const certs = o.own ?? (await make({ clusterName: o.clusterName, clusterId: o.clusterId, now: o.now }));
@@ -49,10 +58,9 @@ export async function prepareCerts(o: PrepareCertsOptions): Promise<PreparedCert
   return { certs, dir, reused: false };
 }
 
-function belongsTo(certs: ClusterCerts, clusterId: string, now: Date): boolean {
+function belongsTo(certs: ClusterCerts, clusterId: string): boolean {
   try {
-    const ca = new X509Certificate(certs.ca);
-    return ca.subject.split('\n').includes(`OU=${clusterId}`) && new Date(ca.validTo) > now;
+    return new X509Certificate(certs.ca).subject.split('\n').includes(`OU=${clusterId}`);
   } catch {
     return false;
   }

@@ -2,6 +2,7 @@
 // cut off and back, a killed controller (cleaned up by down, or re-adopted by up), and
 // two clusters side by side.
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { daskClient, runCli, sleep, startCli, STATE_HOME, until } from './cli-driver.js';
@@ -17,6 +18,7 @@ const env = { DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch') };
 interface Status {
   name: string;
   schedulerAddress: string;
+  dashboardUrl: string;
   desiredWorkers: number;
   hosts: { name: string; state: string; lastError: string | null; workers: number }[];
   workers: { name: string; host: string; pid: number | null; state: string; restarts: number; nannyRestarts?: number; address: string | null }[];
@@ -140,10 +142,17 @@ describe('controller', () => {
     expect(fs.existsSync(kept)).toBe(false);
   });
 
-  it('after the controller is killed with SIGKILL, up with the same file re-adopts its processes', async () => {
+  it('after the controller is killed with SIGKILL, up with the same file re-adopts its processes, on the same dashboard port', async () => {
     const three = four.slice(0, 3);
+    // The scheduler's dashboard port taken here: the forward gets another, which a
+    // re-adopting controller keeps (a browser tab on it goes on working) though 8787 is free by then.
+    const holder = net.createServer();
+    await new Promise<void>((r) => holder.once('error', () => r()).listen(8787, '127.0.0.1', r));
     upDetached('adopt', three);
     const before = status('adopt');
+    expect(before.dashboardUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/status$/);
+    expect(before.dashboardUrl).not.toContain(':8787/');
+    await new Promise((r) => holder.close(r));
     const old = readStateFile('adopt');
     const daskBefore = daskPerHost(three);
     process.kill(old.controller.pid, 'SIGKILL');
@@ -155,6 +164,7 @@ describe('controller', () => {
     expect(again.stdout).toContain('re-adopted 3 process(es) from the state file, started 0');
     const after = status('adopt');
     expect(after.schedulerAddress).toBe(before.schedulerAddress);
+    expect(after.dashboardUrl).toBe(before.dashboardUrl);
     const pids = (s: Status) => running(s).map((w) => `${w.name}=${w.pid}`).sort();
     expect(pids(after)).toEqual(pids(before));
     const state = readStateFile('adopt');

@@ -35,7 +35,8 @@ describe('sshcluster up --security tls (local)', () => {
   let vars: Record<string, string>;
 
   beforeAll(async () => {
-    run = startCli(['up', '--security', 'tls', '--name', NAME, '--python', '/usr/bin/python3', '--no-tui']);
+    // Certificates for 2 days (tests only): inside the 7 days status warns about.
+    run = startCli(['up', '--security', 'tls', '--name', NAME, '--python', '/usr/bin/python3', '--no-tui'], { SSHCLUSTER_TEST_CERT_DAYS: '2' });
     const m = await run.waitFor(/ {2}scheduler: (\S+)\n.*\n {2}eval "\$\(sshcluster env --name tlslocal\)"/);
     address = m[1]!;
   });
@@ -45,6 +46,19 @@ describe('sshcluster up --security tls (local)', () => {
     expect(address).toMatch(/^tls:\/\/127\.0\.0\.1:\d+$/);
     expect(fs.statSync(TLS_DIR).mode & 0o777).toBe(0o700);
     for (const f of fs.readdirSync(TLS_DIR)) expect(fs.statSync(path.join(TLS_DIR, f)).mode & 0o777).toBe(0o600);
+  });
+
+  it('says when its certificates end, warning within 7 days: up, status --json and status', () => {
+    expect(run.output()).toMatch(/the cluster's TLS certificates expire at \S+ \S+ UTC \(in 1 day\(s\)\): from then no new worker or client can connect/);
+    const st = JSON.parse(runCli(['status', '--name', NAME, '--json']).stdout) as { certificates: { notAfter: string; expiresInDays: number; warning: string | null } };
+    const left = Date.parse(st.certificates.notAfter) - Date.now();
+    expect(left).toBeGreaterThan(1.9 * 86_400_000);
+    expect(left).toBeLessThanOrEqual(2 * 86_400_000);
+    expect(st.certificates.expiresInDays).toBe(1);
+    expect(st.certificates.warning).toContain("the cluster's TLS certificates expire at");
+    const text = runCli(['status', '--name', NAME]).stdout;
+    expect(text).toMatch(/^ {2}certificates: valid until \S+ \S+ UTC \(1 day\(s\) left\)$/m);
+    expect(text).toContain(`  warning: ${st.certificates.warning}`);
   });
 
   it('computes for a client built from sshcluster env', () => {

@@ -61,6 +61,32 @@ describe('sshcluster up: refusals and limits', () => {
     expect(info.hosts.flatMap((h) => daskProcessesIn(h))).toEqual([]);
   });
 
+  it('where every worker host fails is a failed up (exit 1), foreground and --detach, leaving nothing running; adaptive from 0 is not', async () => {
+    const [s, w1, w2] = info.hosts as [typeof info.hosts[0], typeof info.hosts[0], typeof info.hosts[0]];
+    const bad = { remote_python: '/opt/no/python3' };
+    const file = writeHostsYaml(tmp('noworker.yaml'), { ...info, hosts: [s, w1, w2] }, {
+      env,
+      name: 'noworker',
+      hosts: [s.ip, { host: w1.ip, ...bad }, { host: w2.ip, ...bad }],
+    });
+    for (const mode of [['--no-tui'], ['--detach']]) {
+      const r = runCli(['up', ...mode, file], {}, 120_000);
+      expect(r.code, `${mode}: ${r.stdout}${r.stderr}`).toBe(1);
+      expect(r.stdout).not.toContain('Cluster up:');
+      expect(r.stderr).toContain('no worker started (2 wanted); failed hosts:');
+      expect(r.stderr).toContain(`hint: sshcluster check ${file} says what each host lacks`);
+      expect(r.stderr).toMatch(new RegExp(`${w1.ip.replace(/\./g, '\\.')}: .*python not found`));
+      // Its logs stay readable (logs --name noworker); nothing of it runs.
+      expect(runCli(['list']).stdout).toMatch(/noworker +stopped/);
+      expect(info.hosts.flatMap((h) => daskProcessesIn(h))).toEqual([]);
+    }
+    // Adaptive from 0 wants no worker at the start: up, with 0 workers.
+    const run = startCli(['up', '--no-tui', '--adapt', '--min', '0', '--max', '2', file]);
+    await run.waitFor(/Cluster up: 0 worker\(s\)/);
+    run.child.kill('SIGINT');
+    expect((await run.exited).code).toBe(0);
+  });
+
   it('whose only host is unreachable fails (exit 1) and leaves nothing: logs --name then says there is no such cluster (exit 2)', () => {
     const gone = info.hosts[0]!.ip.replace(/\.\d+$/, '.251');
     const file = writeHostsYaml(tmp('unreachable.yaml'), info, { env, name: 'unreach', security: undefined, connect_options: { connect_timeout: '2s' }, hosts: [gone, gone] });

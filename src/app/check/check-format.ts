@@ -1,5 +1,6 @@
 // `sshcluster check` output: an aligned table, one row per host, then the problems with
 // their fixes and a verdict; or one JSON document.
+import type { ClusterCertificates } from './check-certs.js';
 import path from 'node:path';
 import { jsonText } from '../../events/terminal-text.js';
 import { compressHosts } from '../hosts/compress-hosts.js';
@@ -102,12 +103,14 @@ function network(r: CheckRow): string {
   return parts.join(', ') || '-';
 }
 
-export function checkJson(report: CheckReport): string {
+/** certs: the running cluster's (check-certs.ts), as `certificates: {cluster, notAfter, expiresInDays, warning}`. */
+export function checkJson(report: CheckReport, certs?: ClusterCertificates): string {
   const summary = {
     launchable: report.launchable,
     hosts: report.rows.length,
     errors: report.problems.filter((p) => p.severity === 'error').length,
     warnings: report.problems.filter((p) => p.severity === 'warning').length,
   };
-  return jsonText({ rows: report.rows, summary }, 2) + '\n';
+  const certificates = certs ? { certificates: { cluster: certs.cluster, ...certs.certificates } } : {};
+  return jsonText({ rows: report.rows, summary, ...certificates }, 2) + '\n';
 }

@@ -18,6 +18,7 @@ import type { ShellPort } from '../../ssh/shell-port.js';
 import { loadSpec } from './cluster-spec.js';
 import { clustersOn } from './find-cluster.js';
 import { shellOpener } from './shell-opener.js';
+import { certificatesText, clusterCertificates } from '../check/check-certs.js';
 import { quoteWord } from '../../dask/remote-shell.js';
 
 export interface CheckOptions {
@@ -83,7 +84,9 @@ export async function runCheck(ctx: AppContext, o: CheckOptions): Promise<number
   for (const obs of observations) if (obs.ports?.kind === 'tested') obs.ports.heldBy = await portHolders(ctx, sched, obs.ports, spec.name);
 
   const report = evaluateCheck(observations, quoteWord(o.file), openFileLimit());
-  ctx.stdout.write(o.json ? checkJson(report) : safeText(renderCheck(report)));
+  // The cluster this file runs: when its certificates end (they cannot be renewed in place).
+  const certs = await clusterCertificates(ctx, spec.name, Date.now());
+  ctx.stdout.write(o.json ? checkJson(report, certs) : safeText(renderCheck(report) + certificatesText(certs)));
   return report.launchable ? 0 : 1;
 }
 

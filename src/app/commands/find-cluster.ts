@@ -136,9 +136,16 @@ function noController(state: ClusterState): ExpectedError {
   return new ExpectedError(`no controller is running for cluster "${state.name}"`, { hint: leftHint(state) });
 }
 
-/** Both ways on from a dead controller: a new one that adopts its processes, or down. */
+/**
+ * Both ways on from a dead controller: a new one that adopts its processes, or down. A
+ * foreground `up`'s processes stopped with it (their orphan grace is 0): nothing to adopt.
+ */
 function leftHint(state: ClusterState): string {
   const file = state.source ? `${quoteWord(state.source)} ` : '';
-  const up = `sshcluster up ${file}--name ${quoteWord(state.name)} --detach`;
-  return `${up} starts a new controller that adopts what is still running; sshcluster down --name ${quoteWord(state.name)} stops it`;
+  const name = quoteWord(state.name);
+  const up = `sshcluster up ${file}--name ${name}`;
+  if (state.controller?.orphanGraceS === 0) {
+    return `its controller was a foreground up, and its processes stopped with it; sshcluster down --name ${name} verifies that nothing is left and clears this record, ${up} starts the cluster again`;
+  }
+  return `${up} --detach starts a new controller that adopts what is still running; sshcluster down --name ${name} stops it`;
 }

@@ -1,5 +1,5 @@
 // `sshcluster status` without --json: the status document as text for a terminal.
-import { allRestarts, shownHostState, type AdaptiveStatus, type StatusJson, type TaskFigures, type WorkerStatus } from '../../control/status-document.js';
+import { allRestarts, shownHostState, type AdaptiveStatus, type CertificatesStatus, type StatusJson, type TaskFigures, type WorkerStatus } from '../../control/status-document.js';
 import { safeDeep } from '../../events/terminal-text.js';
 import { bytes, duration } from '../../control/units.js';
 import { clientsAndScheduler, progressText, taskStates, workerTasks } from '../../control/task-figures-text.js';
@@ -11,6 +11,7 @@ export function statusText(raw: StatusJson): string {
     `cluster ${st.name}  up ${duration(st.uptimeS * 1000)}  workers ${st.workers.filter((w) => w.state === 'running').length}/${st.desiredWorkers}`,
     `  scheduler: ${st.schedulerAddress}`,
     `  dashboard: ${st.dashboardUrl}`,
+    ...(st.certificates ? certificateLines(st.certificates) : []),
     ...(st.adaptive ? [adaptiveLine(st.adaptive)] : []),
     ...(st.tasks ? tasksLines(st.tasks) : []),
     '',
@@ -49,4 +50,10 @@ function adaptiveLine(a: AdaptiveStatus): string {
   const last = a.lastDecision ? `; last: ${a.lastDecision.decision} (${a.lastDecision.reason})` : '';
   const unmet = a.unmet.map((u) => `\n  unmet: ${u}`).join('');
   return `  adaptive: ${a.enabled ? 'on' : 'off'} ${bounds}, target ${a.target ?? '-'}${last}${unmet}`;
+}
+
+function certificateLines(c: CertificatesStatus): string[] {
+  const when = c.notAfter.slice(0, 16).replace('T', ' ') + ' UTC';
+  const line = `  certificates: valid until ${when} (${c.expiresInDays < 0 ? 'expired' : `${c.expiresInDays} day(s) left`})`;
+  return c.warning ? [line, `  warning: ${c.warning}`] : [line];
 }

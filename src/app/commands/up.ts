@@ -91,7 +91,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   let statusNow: (() => StatusJson) | undefined;
   const metrics = opts.metrics ? await serveMetrics(opts.metrics, () => statusNow?.()) : undefined;
   // Its dirs are made here; refused certificates leave none of them behind.
-  const tls = await setUpTls({ spec, paths, clusterId, bus, now: new Date() }).catch(async (err: unknown) => {
+  const tls = await setUpTls({ spec, paths, clusterId, bus, now: new Date(), adopting: previous !== undefined, validDays: testCertDays(ctx.env) }).catch(async (err: unknown) => {
     await removeClusterDirIfEmpty(paths).catch(() => undefined);
     throw err;
   });
@@ -124,7 +124,7 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     return session.teardown({ reason: stopReason(reason), force: false });
   };
   const runId = previous?.runId ?? newRunId(new Date());
-  const controller = new ControlEndpoint(paths, { session, clusterId, pid: ctx.pid, requestStop, runId });
+  const controller = new ControlEndpoint(paths, { session, clusterId, pid: ctx.pid, requestStop, runId, orphanGraceS: opts.orphanGraceS ?? 0 });
   // The state file exists before any process does, so `down` can always find them: the
   // hosts connect while it is written, and start() launches nothing until it is (nor
   // before the log store that records the processes' lines is open). A dead
@@ -252,4 +252,10 @@ function withAdaptive(spec: ClusterSpec, flags: UpOptions['adapt']): ClusterSpec
 function needsPrompt(spec: ClusterSpec): boolean {
   const hosts = [spec.schedulerHost, ...spec.workerHosts];
   return hosts.some((h) => [h.connect, ...h.connect.proxyJump].some((c) => c.password?.kind === 'prompt' || c.passphrase?.kind === 'prompt'));
+}
+
+/** Tests only: certificates that end sooner (days, fractions allowed), to see the expiry warnings. */
+function testCertDays(env: AppContext['env']): number | undefined {
+  const days = Number(env.SSHCLUSTER_TEST_CERT_DAYS);
+  return Number.isFinite(days) && days > 0 ? days : undefined;
 }

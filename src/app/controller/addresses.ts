@@ -30,3 +30,10 @@ export function dashboardForward(spec: ClusterSpec): { host: string; port: numbe
 function bracket(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
+
+/** The local port of a dashboard URL a controller recorded (its forward on 127.0.0.1). */
+export function recordedDashboardPort(url: string | undefined): number | undefined {
+  if (url === undefined || !URL.canParse(url)) return undefined;
+  const u = new URL(url);
+  return u.hostname === '127.0.0.1' && u.port ? Number(u.port) : undefined;
+}

@@ -23,7 +23,7 @@ import { connectLimiter } from '../remote/fan-out.js';
 import { ShellHostRunner } from '../remote/host-runner.js';
 import type { ShellPort } from '../../ssh/shell-port.js';
 import { AdaptiveLoop } from './adaptive-loop.js';
-import { dashboardForward, dashboardUrl, schedulerAddress } from './addresses.js';
+import { dashboardForward, dashboardUrl, recordedDashboardPort, schedulerAddress } from './addresses.js';
 import { startHttpForwards, type HttpForwards } from './http/http-forwards.js';
 import { processSpecs } from './process-specs.js';
 import { confirmReady } from './start-up.js';
@@ -249,6 +249,7 @@ export class ClusterSession {
     if (this.o.requireAll && state.failedHosts.size) {
       throw await this.fatal(`--require-all: ${state.failedHosts.size} host(s) failed: ${[...state.failedHosts.keys()].join(', ')}`);
     }
+    await this.failIfNoWorker();
     // Once the scheduler answers: it retires what a removed host still runs.
     if (this.o.previous) await this.clearFormerOnly();
     reconciler.startupDone();
@@ -266,6 +267,19 @@ export class ClusterSession {
 
   private httpForwards?: HttpForwards;
 
+  /**
+   * Workers were wanted and none registered: a failed `up` (`up --detach && python job.py`
+   * stops there), and the scheduler goes too. Adaptive from 0 wants none: not a failure.
+   */
+  private async failIfNoWorker(): Promise<void> {
+    const { state } = this;
+    if (!state.desiredWorkers.length || state.registered.size) return;
+    const why = [...state.failedHosts].filter(([h]) => h !== this.spec.schedulerHost.name).map(([h, reason]) => `  ${h}: ${reason}`);
+    await this.teardown({ reason: 'start-up failed', force: false });
+    const message = `no worker started (${state.desiredWorkers.length} wanted)${why.length ? `; failed hosts:\n${why.join('\n')}` : ''}`;
+    throw new ExpectedError(message, { exitCode: 1, hint: `sshcluster check ${this.spec.source ?? 'FILE'} says what each host lacks; fix them and run up again` });
+  }
+
   /** Without its scheduler host there is no cluster: what started elsewhere is stopped. */
   private async failIfSchedulerHostFailed(scheduler: string): Promise<void> {
     const why = this.state.failedHosts.get(scheduler);
@@ -282,7 +296,10 @@ export class ClusterSession {
       if (!runner) throw new Error('the scheduler host is not connected');
       return runner.forwardOut('127.0.0.1', port);
     };
-    this.httpForwards = await startHttpForwards({ connect, port, apiSocket: this.o.apiSocket, say: (e) => this.bus.emit(e) });
+    // A re-adopting controller keeps the port the dead one forwarded (a browser tab on it
+    // goes on working) when it is free; else the scheduler's own port, as a first up.
+    const ports = [recordedDashboardPort(this.o.previous?.dashboardUrl), port].filter((p) => p !== undefined);
+    this.httpForwards = await startHttpForwards({ connect, ports, apiSocket: this.o.apiSocket, say: (e) => this.bus.emit(e) });
     if (this.httpForwards.url) this.dashboard = this.httpForwards.url;
   }
 

@@ -27,6 +27,8 @@ export interface ControlEndpointOptions {
   requestStop(reason: string): Promise<TeardownResult>;
   /** The run whose logs this controller writes (a re-adopting controller goes on in the dead one's). */
   runId: string;
+  /** Seconds its processes outlive it (0: a foreground `up`'s stop with it): said to `status` once it is gone. */
+  orphanGraceS?: number;
 }
 
 export function pathsFor(ctx: AppContext, name: string): ClusterPaths {
@@ -126,7 +128,7 @@ export class ControlEndpoint {
       clusterId: this.o.clusterId,
       source: s.spec.source,
       spec: s.spec,
-      controller: { pid: this.o.pid, socket: this.socket, startedAt: new Date(s.controllerStartedAt).toISOString() },
+      controller: { pid: this.o.pid, socket: this.socket, startedAt: new Date(s.controllerStartedAt).toISOString(), orphanGraceS: this.o.orphanGraceS },
       schedulerAddress: s.address,
       dashboardUrl: s.dashboard,
       processes: s.state

@@ -2,6 +2,7 @@
 import type { HostStatusState, StatusJson, WorkerState } from '../../control/status-document.js';
 import type { HostState as HostHealthState } from '../../cluster/host-health.js';
 import type { ClusterSession } from './cluster-session.js';
+import { certificatesStatus } from '../../tls/cert-expiry.js';
 
 export function statusOf(s: ClusterSession, clusterId: string, controllerPid: number): StatusJson {
   const now = s.now();
@@ -75,6 +76,7 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
     workers,
     adaptive: s.adaptive?.status() ?? null,
     events: s.events.recent(),
+    certificates: s.o.tls?.notAfter ? certificatesStatus(s.o.tls.notAfter, now) : null,
   };
 }
 

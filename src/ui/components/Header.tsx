@@ -18,6 +18,7 @@ export function Header({ m, now }: { m: ViewModel; now: number }) {
   const c = useColor();
   const running = m.workers.filter((w) => w.state === 'running').length;
   const phase = m.phase === 'up' ? null : m.phase === 'stopping' ? `stopping (${m.phaseReason ?? ''})` : m.phase;
+  const certs = certsShort(m, now);
   const a = m.adaptive;
   const adaptive = !a
     ? 'off'
@@ -30,6 +31,7 @@ export function Header({ m, now }: { m: ViewModel; now: number }) {
         {'  up '}{m.startedAt === null ? '-' : duration(now - m.startedAt)}
         {'  workers '}<Text bold>{running}</Text>/{m.desiredWorkers ?? '-'}
         {phase ? <Text color={c('yellow')}>{'  ' + phase}</Text> : null}
+        {certs ? <Text color={c(certs.expired ? 'red' : 'yellow')}>{'  ' + certs.text}</Text> : null}
       </Text>
       <Text wrap="truncate">
         {'scheduler '}{m.schedulerAddress || '-'}{'  dashboard '}{m.dashboardUrl || (m.phase === 'starting' ? 'once up' : '-')}
@@ -48,4 +50,14 @@ export function Header({ m, now }: { m: ViewModel; now: number }) {
       ))}
     </Box>
   );
+}
+
+/** From 7 days before the certificates end (status's warning): "certs expire in 3d", then "certs EXPIRED". */
+function certsShort(m: ViewModel, now: number): { text: string; expired: boolean } | null {
+  const c = m.certificates;
+  if (!c?.warning) return null;
+  const left = Date.parse(c.notAfter) - now;
+  if (left <= 0) return { text: 'certs EXPIRED', expired: true };
+  const [n, unit] = left >= 86_400_000 ? [left / 86_400_000, 'd'] : left >= 3_600_000 ? [left / 3_600_000, 'h'] : [Math.max(1, left / 60_000), 'm'];
+  return { text: `certs expire in ${Math.floor(n)}${unit}`, expired: false };
 }

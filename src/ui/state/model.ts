@@ -1,7 +1,7 @@
 // The dashboard's view model: everything a frame shows, derived from ClusterEvents and
 // status snapshots (reduce-event.ts) and from keys (reduce-ui.ts).
 import { LogRing, type LogLevel } from './log-ring.js';
-import type { AdaptiveStatus, ClusterStatusEvent, TaskFigures, WorkerStatus } from '../../control/status-document.js';
+import type { AdaptiveStatus, CertificatesStatus, ClusterStatusEvent, TaskFigures, WorkerStatus } from '../../control/status-document.js';
 import { workerTasks } from '../../control/task-figures-text.js';
 
 export type Phase = 'starting' | 'up' | 'stopping' | 'stopped';
@@ -41,6 +41,8 @@ export interface ViewModel {
   adaptive: AdaptiveStatus | null;
   /** The scheduler's work (status's optional figures); null while unknown. */
   tasks: TaskFigures | null;
+  /** When the TLS certificates end (status); null without TLS or while unknown. */
+  certificates: CertificatesStatus | null;
   /** The controller's recent events (status), shown instead of the logs with `e`. */
   events: ClusterStatusEvent[];
   showEvents: boolean;
@@ -69,7 +71,7 @@ export interface ViewModel {
 export function initialModel(name = '', logs = new LogRing()): ViewModel {
   return {
     name, schedulerAddress: '', dashboardUrl: '', startedAt: null, desiredWorkers: null,
-    phase: 'starting', phaseReason: null, hosts: [], workers: [], adaptive: null, tasks: null, events: [], showEvents: false, sortBy: 'host file',
+    phase: 'starting', phaseReason: null, hosts: [], workers: [], adaptive: null, tasks: null, certificates: null, events: [], showEvents: false, sortBy: 'host file',
     logs, logVersion: 0, filter: '', editingFilter: false, minLevel: 'info', follow: true, anchor: null,
     focus: 'hosts', selectedHost: 0, detail: false, selectedWorker: 0, logsFull: false,
     overlay: 'none', confirm: null, message: null,

@@ -64,6 +64,7 @@ export function reduceStatus(m: ViewModel, st: StatusJson, now: number): ViewMod
     workers: st.workers,
     adaptive: st.adaptive,
     tasks: st.tasks ?? null,
+    certificates: st.certificates ?? null,
     events: st.events ?? m.events,
     selectedHost: Math.min(m.selectedHost, Math.max(0, hosts.length - 1)),
   };

@@ -20,7 +20,8 @@ export type Connect = () => Promise<Duplex>;
 
 const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
 
-export async function startDashboardForward(connect: Connect, preferredPort: number, limits: ListenerLimits = DEFAULT_LIMITS): Promise<Forward> {
+/** Listens on the first of preferredPorts that is free, else on any port. */
+export async function startDashboardForward(connect: Connect, preferredPorts: number | readonly number[], limits: ListenerLimits = DEFAULT_LIMITS): Promise<Forward> {
   const open = new Set<Duplex>();
   const track = (s: Duplex) => {
     open.add(s);
@@ -42,7 +43,9 @@ export async function startDashboardForward(connect: Connect, preferredPort: num
     forwardUpgrade(req, socket, head, connect, track);
     closeWhenIdle(socket as net.Socket, limits.idleMs);
   });
-  const port = await listen(server, preferredPort).catch(() => listen(server, 0));
+  let port: number | undefined;
+  for (const want of [preferredPorts].flat()) if ((port ??= await listen(server, want).catch(() => undefined)) !== undefined) break;
+  port ??= await listen(server, 0);
   return {
     port,
     close() {

@@ -11,12 +11,13 @@ export interface HttpForwards {
   close(): void;
 }
 
-export async function startHttpForwards(o: { connect: Connect; port: number; apiSocket?: string; say(e: ClusterEvent): void }): Promise<HttpForwards> {
+/** ports: the local dashboard ports to try first, in order (else any free one). */
+export async function startHttpForwards(o: { connect: Connect; ports: readonly number[]; apiSocket?: string; say(e: ClusterEvent): void }): Promise<HttpForwards> {
   const closers: (() => void)[] = [];
   let url: string | undefined;
   const warn = (message: string) => o.say({ kind: 'notice', level: 'warning', message });
   try {
-    const fwd = await startDashboardForward(o.connect, o.port);
+    const fwd = await startDashboardForward(o.connect, o.ports);
     closers.push(() => fwd.close());
     url = `http://127.0.0.1:${fwd.port}/status`;
     o.say({ kind: 'notice', level: 'info', message: `The dashboard port ${fwd.port} on 127.0.0.1: every user of this machine can reach it, so it forwards the dashboard only (GET, not the scheduler's /api/).` });

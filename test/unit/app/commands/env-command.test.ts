@@ -94,6 +94,23 @@ describe('sshcluster env', () => {
     expect(stdout.trim()).toBe('tls://n0:8786 True SSLContext');
   });
 
+  it('fails what is eval\'d when it fails: `false` for a shell, SystemExit for Python, nothing for --json', async () => {
+    await cluster('lab', 'tcp://n0:8786');
+    await expect(runEnv(ctx(), { name: 'typo', json: false, python: false })).rejects.toThrow(/no cluster named "typo"/);
+    expect(out).toBe('false\n');
+    // `eval "$(sshcluster env --name typo)" && python job.py` stops at the eval.
+    const sh = await run('sh', ['-c', `eval "$1" && echo ran; echo "eval:$?"`, 'sh', out]);
+    expect(sh.stdout).toBe('eval:1\n');
+    out = '';
+    await expect(runEnv(ctx(), { name: 'typo', json: false, python: true })).rejects.toThrow(/no cluster named "typo"/);
+    const py = await run('/usr/bin/python3', ['-c', `${out}\nprint("ran")`]).catch((e: { code: number; stdout: string; stderr: string }) => e);
+    expect(py).toMatchObject({ code: 1, stdout: '' });
+    expect(py.stderr).toMatch(/^sshcluster env failed: no cluster named "typo"/);
+    out = '';
+    await expect(runEnv(ctx(), { name: 'typo', json: true, python: false })).rejects.toThrow(/no cluster named "typo"/);
+    expect(out).toBe('');
+  });
+
   it('says how to recover when the client certificate is gone', async () => {
     await cluster('lab', 'tls://n0:8786');
     await removeCerts(path.dirname(tlsDir));

@@ -20,7 +20,7 @@ describe('ControlEndpoint.close', () => {
     ctx.cleanup();
   });
 
-  function endpoint(runId = 'r1') {
+  function endpoint(runId = 'r1', orphanGraceS?: number) {
     ctx = testContext();
     const bus = new EventBus();
     const session = new ClusterSession({
@@ -33,9 +33,14 @@ describe('ControlEndpoint.close', () => {
       openShell: () => Promise.reject(new Error('this test connects to no host')),
     });
     const paths = pathsFor(ctx, session.spec.name);
-    const ep = new ControlEndpoint(paths, { session, clusterId: 'c0ffee', pid: process.pid, requestStop: async () => ({ forced: [], leftover: [] }), runId });
+    const ep = new ControlEndpoint(paths, { session, clusterId: 'c0ffee', pid: process.pid, requestStop: async () => ({ forced: [], leftover: [] }), runId, orphanGraceS });
     return { ep, bus, stateFile: paths.stateFile, paths };
   }
+
+  it("records how long its processes outlive it (0: a foreground up's stop with it), for status once it is gone", () => {
+    expect(endpoint('r1', 0).ep.state().controller?.orphanGraceS).toBe(0);
+    expect(endpoint('r1', 300).ep.state().controller?.orphanGraceS).toBe(300);
+  });
 
   it('clean: a save under way and one scheduled by the last events do not bring the state file back', async () => {
     const { ep, bus, stateFile } = endpoint();
