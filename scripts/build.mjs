@@ -16,7 +16,7 @@
 // - the certificate worker, a process of its own (cert-maker.ts finds it next to main),
 //   and its X.509 code.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,7 +24,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist');
 rmSync(out, { recursive: true, force: true });
 
-const modules = join(root, 'node_modules') + '/';
+// esbuild resolves through a symlinked node_modules (a git worktree sharing one): its
+// real path counts as node_modules too.
+const modules = [join(root, 'node_modules') + '/', realpathSync(join(root, 'node_modules')) + '/'];
 const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', outdir: out, legalComments: 'none', logLevel: 'warning', metafile: true };
 
 // What the CommonJS bundle leaves outside (the list above).
@@ -49,8 +51,9 @@ const outside = {
     }));
     b.onResolve({ filter: /\.node$|[\\/]poly1305\.js$/ }, (a) => {
       const file = join(a.resolveDir, a.path);
-      if (!file.startsWith(modules)) return { errors: [{ text: `${a.path} from ${a.importer}: not in node_modules` }] };
-      return { path: file.slice(modules.length), external: true };
+      const under = modules.find((m) => file.startsWith(m));
+      if (!under) return { errors: [{ text: `${a.path} from ${a.importer}: not in node_modules` }] };
+      return { path: file.slice(under.length), external: true };
     });
   },
 };
