@@ -2,7 +2,7 @@
 // field by field and bounded: the scheduler is another program and its answer is
 // untrusted input like any remote output.
 import { SchedulerResponseError, type RequestInfo } from './scheduler-errors.js';
-import { numberRecord } from './scheduler-json.js';
+import { numberRecord, type WorkerIdentity } from './scheduler-json.js';
 
 export const DEMAND_ROUTE = '/api/v1/sshcluster/demand';
 /** The preload's other route: retire_workers with remove=False (SchedulerClient.retireWorkers). */
@@ -71,6 +71,8 @@ export interface SchedulerDemand {
   plainPending: number;
   workers: DemandWorker[];
   figures?: ClusterFigures;
+  /** The workers as identity.json describes them (SchedulerClient.demand fills it in). */
+  registered?: WorkerIdentity[];
 }
 
 type Obj = Record<string, unknown>;

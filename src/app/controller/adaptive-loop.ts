@@ -88,9 +88,10 @@ export class AdaptiveLoop {
   async stepOnce(dryRun: boolean): Promise<{ target: number; current: number; decision: AdaptiveDecision; reason: string }> {
     const client = this.p.scheduler();
     if (!client) throw new Error('the scheduler is not reachable yet');
-    const [rawTarget, identity, daskVersion, demand] = await Promise.all([
-      client.adaptiveTarget(), client.identityOrWorkers(), this.p.daskVersion(), client.demand(),
-    ]);
+    const [rawTarget, daskVersion, demand] = await Promise.all([client.adaptiveTarget(), this.p.daskVersion(), client.demand()]);
+    // The preload's workers when it answers: identity.json is then never asked (on
+    // distributed 2024.x it logs a traceback into the scheduler's log while tasks run).
+    const identity = demand?.registered ? { workers: demand.registered } : await client.identityOrWorkers();
     const { state } = this.p;
     const plan = state.desiredWorkers.map((w) => {
       const t = state.processes.get(w.name);

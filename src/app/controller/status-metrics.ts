@@ -1,7 +1,8 @@
 // The status document plus the scheduler's figures: each worker's cpu, memory, tasks
 // processing and in memory, idle time, and the cluster's tasks by state, progress,
 // clients and scheduler load. From sshcluster's preload (the route adaptive reads too),
-// else each worker's cpu, memory and executing from /json/identity.json. Optional and
+// else each worker's cpu, memory and executing from /json/identity.json (identityOrWorkers:
+// a scheduler that failed it once is not asked again). Optional and
 // additive; a slow or failing scheduler leaves them out rather than delaying status.
 import type { ClusterSession } from './cluster-session.js';
 import type { SchedulerDemand } from '../../dask/demand-json.js';
@@ -15,7 +16,7 @@ export async function statusWithMetrics(s: ClusterSession, clusterId: string, pi
   const st = statusOf(s, clusterId, pid);
   const client = s.client;
   if (!client) return st;
-  const figures = await inTime(async () => (await client.demand()) ?? (await client.identity()));
+  const figures = await inTime(async () => (await client.demand()) ?? (await client.identityOrWorkers()));
   if (!figures) return st;
   const add = 'groups' in figures ? fromDemand(figures) : fromIdentity(figures);
   return {

@@ -88,7 +88,7 @@ describe('GET /api/v1/sshcluster/demand', () => {
   it("works when the preload is given as the text of the module, names the scheduler's process and its parents, and counts a plain task waiting for any worker", async () => {
     const d = await client(ports.text).demand();
     expect(d).toEqual({
-      pids: expect.any(Array), distributed: expect.any(String), groups: [], plainPending: 1, workers: [],
+      pids: expect.any(Array), distributed: expect.any(String), groups: [], plainPending: 1, workers: [], registered: [],
       figures: { tasks: expect.any(Object), progress: { done: 0, total: 1, erred: 0 }, clients: 1, scheduler: expect.any(Object) },
     });
     // Queued (2022.12: a lone task is a root task) or no-worker: either way it waits.
