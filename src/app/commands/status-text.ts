@@ -2,7 +2,7 @@
 import { allRestarts, shownHostState, type AdaptiveStatus, type StatusJson, type TaskFigures, type WorkerStatus } from '../../control/status-document.js';
 import { safeDeep } from '../../events/terminal-text.js';
 import { bytes, duration } from '../../control/units.js';
-import { clientsAndScheduler, progressText, taskStates, workerTasks } from '../../control/task-figures-text.js';
+import { clientsAndScheduler, prefixLines, progressText, taskStates, workerTasks } from '../../control/task-figures-text.js';
 
 /** For a terminal: names, errors and addresses can hold what a host said, so escaped. */
 export function statusText(raw: StatusJson): string {
@@ -37,7 +37,11 @@ function figures(w: WorkerStatus): string {
 
 function tasksLines(t: TaskFigures): string[] {
   const progress = progressText(t);
-  return [`  tasks: ${taskStates(t)}${progress ? `; newest computation ${progress}` : ''}`, `  ${clientsAndScheduler(t, bytes)}`];
+  return [
+    `  tasks: ${taskStates(t)}${progress ? `; newest computation ${progress}` : ''}`,
+    ...prefixLines(t).map((l) => `    ${l}`),
+    `  ${clientsAndScheduler(t, bytes)}`,
+  ];
 }
 
 function adaptiveLine(a: AdaptiveStatus): string {

@@ -9,6 +9,7 @@ import type { SchedulerDemand } from '../../dask/demand-json.js';
 import type { SchedulerIdentity } from '../../dask/scheduler-json.js';
 import type { TaskFigures, WorkerStatus } from '../../control/status-document.js';
 import { statusOf, type StatusJson } from './status.js';
+import { KilledWorkerNotices } from './killed-worker-notices.js';
 
 const SCHEDULER_WAIT_MS = 1_500;
 
@@ -19,11 +20,19 @@ export async function statusWithMetrics(s: ClusterSession, clusterId: string, pi
   const figures = await inTime(async () => (await client.demand()) ?? (await client.identityOrWorkers()));
   if (!figures) return st;
   const add = 'groups' in figures ? fromDemand(figures) : fromIdentity(figures);
+  for (const message of killedNotices(s).take(add.tasks)) s.bus.emit({ kind: 'notice', level: 'warning', message });
   return {
     ...st,
     workers: st.workers.map((w) => (w.state === 'stopped' ? w : { ...w, ...add.worker(w.name) })),
     ...(add.tasks ? { tasks: add.tasks } : {}),
   };
+}
+
+const killed = new WeakMap<ClusterSession, KilledWorkerNotices>();
+function killedNotices(s: ClusterSession): KilledWorkerNotices {
+  let k = killed.get(s);
+  if (!k) killed.set(s, (k = new KilledWorkerNotices()));
+  return k;
 }
 
 interface Additions {
