@@ -1,6 +1,7 @@
 // `sshcluster status` without --json: the status document as text for a terminal.
 import { allRestarts, shownHostState, type AdaptiveStatus, type StatusJson, type TaskFigures, type WorkerStatus } from '../../control/status-document.js';
 import { safeDeep } from '../../events/terminal-text.js';
+import { adaptiveStateText, lastChangeText } from '../../control/adaptive-text.js';
 import { bytes, duration } from '../../control/units.js';
 import { clientsAndScheduler, prefixLines, progressText, taskStates, workerTasks } from '../../control/task-figures-text.js';
 
@@ -49,8 +50,6 @@ function adaptiveLine(a: AdaptiveStatus): string {
     a.minimumCores !== undefined || a.maximumCores !== undefined ? `, cores ${a.minimumCores ?? 0}..${a.maximumCores ?? '∞'}` : '',
     a.minimumMemory !== undefined || a.maximumMemory !== undefined ? `, memory ${bytes(a.minimumMemory ?? 0)}..${a.maximumMemory === undefined ? '∞' : bytes(a.maximumMemory)}` : '',
   ].join('');
-  const bounds = `${a.minimum}..${a.maximum ?? '∞'}${more}`;
-  const last = a.lastDecision ? `; last: ${a.lastDecision.decision} (${a.lastDecision.reason})` : '';
   const unmet = a.unmet.map((u) => `\n  unmet: ${u}`).join('');
-  return `  adaptive: ${a.enabled ? 'on' : 'off'} ${bounds}, target ${a.target ?? '-'}${last}${unmet}`;
+  return `  adaptive: ${adaptiveStateText(a, more)}${lastChangeText(a)}${unmet}`;
 }

@@ -7,6 +7,7 @@ import { bytes, duration } from './format.js';
 import { clientsAndScheduler, progressBar, progressText, taskStates } from '../../control/task-figures-text.js';
 import { useColor } from '../hooks/use-color.js';
 import { PrefixProgress, prefixRows } from './PrefixProgress.js';
+import { adaptiveStateText, lastChangeText } from '../../control/adaptive-text.js';
 
 const PROGRESS_CELLS = 16;
 
@@ -20,10 +21,7 @@ export function Header({ m, now }: { m: ViewModel; now: number }) {
   const running = m.workers.filter((w) => w.state === 'running').length;
   const phase = m.phase === 'up' ? null : m.phase === 'stopping' ? `stopping (${m.phaseReason ?? ''})` : m.phase;
   const a = m.adaptive;
-  const adaptive = !a
-    ? 'off'
-    : `${a.enabled ? 'on' : 'off'} ${a.minimum}..${a.maximum ?? '∞'}, target ${a.target ?? '-'}` +
-      (a.lastDecision ? `; last: ${a.lastDecision.decision} (${a.lastDecision.reason})` : '');
+  const adaptive = a ? adaptiveStateText(a) + lastChangeText(a) : 'off';
   return (
     <Box flexDirection="column">
       <Text wrap="truncate">
