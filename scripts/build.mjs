@@ -16,7 +16,7 @@
 // - the certificate worker, a process of its own (cert-maker.ts finds it next to main),
 //   and its X.509 code.
 import { build } from 'esbuild';
-import { copyFileSync, mkdirSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,10 +24,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist');
 rmSync(out, { recursive: true, force: true });
 
-// esbuild resolves through a symlinked node_modules (a git worktree sharing one): its
-// real path counts as node_modules too.
-const modules = [join(root, 'node_modules') + '/', realpathSync(join(root, 'node_modules')) + '/'];
-const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', outdir: out, legalComments: 'none', logLevel: 'warning', metafile: true };
+const modules = join(root, 'node_modules') + '/';
+// preserveSymlinks: a node_modules that is a symlink (a git worktree sharing another
+// checkout's) keeps its node_modules/ paths, which the outside plugin and inputs.json name.
+const common = { absWorkingDir: root, preserveSymlinks: true, bundle: true, platform: 'node', target: 'node20', outdir: out, legalComments: 'none', logLevel: 'warning', metafile: true };
 
 // What the CommonJS bundle leaves outside (the list above).
 // - Two sources stand in it for ES modules beside it, which they import through the
@@ -51,9 +51,8 @@ const outside = {
     }));
     b.onResolve({ filter: /\.node$|[\\/]poly1305\.js$/ }, (a) => {
       const file = join(a.resolveDir, a.path);
-      const under = modules.find((m) => file.startsWith(m));
-      if (!under) return { errors: [{ text: `${a.path} from ${a.importer}: not in node_modules` }] };
-      return { path: file.slice(under.length), external: true };
+      if (!file.startsWith(modules)) return { errors: [{ text: `${a.path} from ${a.importer}: not in node_modules` }] };
+      return { path: file.slice(modules.length), external: true };
     });
   },
 };
