@@ -131,12 +131,16 @@ export interface SchedulerPort {
   retireWorkers(addresses: readonly string[], opts?: { keep?: boolean }): Promise<RetireOutcome>;
   adaptiveTarget(): Promise<number>;
   /**
-   * The identity document's workers, or the plain worker list (no metrics) when the
-   * scheduler cannot serve it (distributed 2024.x answers HTTP 500 while tasks finish).
+   * The workers with size and load: from the preload when it answers, else the identity
+   * document, else the plain worker list (no metrics). A scheduler that failed to serve
+   * identity.json once (distributed 2024.x while tasks finish) is not asked it again.
    */
   identityOrWorkers(): Promise<{ workers: SchedulerWorker[] }>;
-  /** Pending work by resource restriction set (the scheduler preload); undefined without it. */
-  demand(): Promise<{ groups: PendingGroup[]; plainPending: number } | undefined>;
+  /**
+   * Pending work by resource restriction set (the scheduler preload); undefined without
+   * it. `registered`: the workers as identityOrWorkers() gives them, when the preload said.
+   */
+  demand(): Promise<{ groups: PendingGroup[]; plainPending: number; registered?: SchedulerWorker[] } | undefined>;
 }
 
 /** A worker as the scheduler's identity document describes it (what adaptive reads). */

@@ -47,8 +47,18 @@ export interface CertificatesStatus {
 export interface TaskFigures {
   /** Tasks held by state, Dask's names (processing, queued, no-worker, waiting, memory, erred, released); zero counts left out. */
   byState: Record<string, number>;
-  /** The newest computation (a client's burst of work): done and erred of total; null before any. */
-  progress: { done: number; total: number; erred: number } | null;
+  /**
+   * The newest computation (a client's burst of work): done and erred of total (an erred
+   * task stays erred after its client left); killedWorkers: workers that died running its
+   * tasks; prefixes: the same by task prefix, most erred first. null before any.
+   */
+  progress: {
+    done: number;
+    total: number;
+    erred: number;
+    killedWorkers?: number;
+    prefixes?: { prefix: string; done: number; erred: number; total: number; killedWorkers: number }[];
+  } | null;
   /** Clients connected to the scheduler. */
   clients: number;
   /** The scheduler process: percent of one core, RSS in bytes. */

@@ -28,6 +28,20 @@ export function progressText(t: TaskFigures): string | undefined {
   return `${p.done}/${p.total} done (${pct}%)${p.erred ? `, ${p.erred} erred` : ''}`;
 }
 
+/**
+ * One line per task prefix of the newest computation, most erred first: "inc: 3/4 done,
+ * 1 erred, killed 4 workers". Only when there is more than one prefix or any erred.
+ */
+export function prefixLines(t: TaskFigures, max = 8): string[] {
+  const ps = t.progress?.prefixes ?? [];
+  if (ps.length === 0 || (ps.length === 1 && !ps[0]!.erred && !ps[0]!.killedWorkers)) return [];
+  const lines = ps.slice(0, max).map((p) => {
+    const killed = p.killedWorkers ? `, killed ${p.killedWorkers} worker${p.killedWorkers === 1 ? '' : 's'}` : '';
+    return `${p.prefix}: ${p.done}/${p.total} done${p.erred ? `, ${p.erred} erred` : ''}${killed}`;
+  });
+  return ps.length > max ? [...lines, `+${ps.length - max} more prefixes`] : lines;
+}
+
 /** A bar of `width` cells for the newest computation's progress. */
 export function progressBar(t: TaskFigures, width: number): string {
   const p = t.progress;

@@ -2,7 +2,7 @@
 // field by field and bounded: the scheduler is another program and its answer is
 // untrusted input like any remote output.
 import { SchedulerResponseError, type RequestInfo } from './scheduler-errors.js';
-import { numberRecord } from './scheduler-json.js';
+import { numberRecord, type WorkerIdentity } from './scheduler-json.js';
 
 export const DEMAND_ROUTE = '/api/v1/sshcluster/demand';
 /** The preload's other route: retire_workers with remove=False (SchedulerClient.retireWorkers). */
@@ -52,12 +52,33 @@ export interface WorkerFigures {
   idleS?: number;
 }
 
+/** Tasks of a computation: an erred one is never counted done, even once forgotten. */
+export interface Progress {
+  done: number;
+  total: number;
+  erred: number;
+  /** Workers that died running its tasks (absent from an older preload). */
+  killedWorkers?: number;
+  /** The same by task prefix, most erred first (absent from an older preload). */
+  prefixes?: PrefixProgress[];
+}
+
+export interface PrefixProgress {
+  prefix: string;
+  done: number;
+  erred: number;
+  total: number;
+  killedWorkers: number;
+}
+
+const MAX_PREFIXES = 50;
+
 /** The whole cluster as the scheduler sees it. */
 export interface ClusterFigures {
   /** Tasks held by state (Dask's names: processing, queued, no-worker, waiting, memory, erred, released). */
   tasks: Record<string, number>;
   /** The newest computation: done (and erred) of total; null before any. */
-  progress: { done: number; total: number; erred: number } | null;
+  progress: Progress | null;
   clients: number;
   scheduler: { cpu: number; memoryBytes: number };
 }
@@ -71,6 +92,8 @@ export interface SchedulerDemand {
   plainPending: number;
   workers: DemandWorker[];
   figures?: ClusterFigures;
+  /** The workers as identity.json describes them (SchedulerClient.demand fills it in). */
+  registered?: WorkerIdentity[];
 }
 
 type Obj = Record<string, unknown>;
@@ -109,10 +132,22 @@ function parseFigures(f: Obj): ClusterFigures {
   const sched = isObj(f['scheduler']) ? f['scheduler'] : {};
   return {
     tasks,
-    progress: isObj(p) ? { done: count(p['done']), total: count(p['total']), erred: count(p['erred']) } : null,
+    progress: isObj(p) ? parseProgress(p) : null,
     clients: count(f['clients']),
     scheduler: { cpu: positive(sched['cpu']), memoryBytes: count(sched['memory']) },
   };
+}
+
+function parseProgress(p: Obj): Progress {
+  const out: Progress = { done: count(p['done']), total: count(p['total']), erred: count(p['erred']) };
+  if (p['killed_workers'] !== undefined) out.killedWorkers = count(p['killed_workers']);
+  if (Array.isArray(p['prefixes'])) out.prefixes = p['prefixes'].slice(0, MAX_PREFIXES).flatMap(parsePrefix);
+  return out;
+}
+
+function parsePrefix(x: unknown): PrefixProgress[] {
+  if (!isObj(x) || typeof x['prefix'] !== 'string') return [];
+  return [{ prefix: x['prefix'].slice(0, 80), done: count(x['done']), erred: count(x['erred']), total: count(x['total']), killedWorkers: count(x['killed_workers']) }];
 }
 
 function parseWorkerFigures(w: Obj): WorkerFigures | undefined {

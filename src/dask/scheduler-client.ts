@@ -14,6 +14,7 @@ import {
   type RequestInfo,
 } from './scheduler-errors.js';
 import { parseIdentity, parseWorkerList, type SchedulerIdentity, type WorkerRef } from './scheduler-json.js';
+import { registeredFromDemand } from './preload-identity.js';
 import { DEMAND_ROUTE, parseDemand, RETIRE_ROUTE, type SchedulerDemand } from './demand-json.js';
 import { parseRetire } from './retire-json.js';
 import type { RetireOutcome } from '../cluster/ports.js';
@@ -36,6 +37,9 @@ interface Response {
 }
 
 export class SchedulerClient {
+  /** identity.json answered HTTP 500 once: asked no more (identityOrWorkers). */
+  private identityRefused = false;
+
   constructor(
     private readonly connect: Connector,
     private readonly opts: SchedulerClientOptions,
@@ -62,19 +66,28 @@ export class SchedulerClient {
   }
 
   /**
-   * identity(), or the worker list when the scheduler cannot serialise it: distributed
-   * 2024.x answers identity.json with HTTP 500 while a worker's last heartbeat carries
-   * fine-performance metrics (tuple keys, refused by json.dumps), i.e. whenever tasks
-   * ran since. Then nthreads and memoryLimit are 0 (unknown) and metrics absent.
+   * The workers with their size and load, asking the scheduler the least it can answer
+   * without a traceback in its own log: the preload's demand route when there is one
+   * (registeredFromDemand), else identity.json, else the plain worker list. distributed
+   * 2024.x answers identity.json with HTTP 500 (and logs the traceback) while a worker's
+   * last heartbeat carries fine-performance metrics, i.e. whenever tasks ran since: after
+   * the first such answer this client never asks it again. From the worker list,
+   * nthreads and memoryLimit are 0 (unknown) and metrics absent.
    */
   async identityOrWorkers(): Promise<SchedulerIdentity> {
-    try {
-      return await this.identity();
-    } catch (err) {
-      if (!(err instanceof SchedulerHttpError) || err.status !== 500) throw err;
-      const workers = await this.workers();
-      return { address: '', services: {}, workers: workers.map((w) => ({ ...w, nthreads: 0, memoryLimit: 0, resources: {} })) };
+    // A failing preload route is no reason to fail: identity.json may answer.
+    const registered = (await this.demand().catch(() => undefined))?.registered;
+    if (registered) return { address: '', services: {}, workers: registered };
+    if (!this.identityRefused) {
+      try {
+        return await this.identity();
+      } catch (err) {
+        if (!(err instanceof SchedulerHttpError) || err.status !== 500) throw err;
+        this.identityRefused = true;
+      }
     }
+    const workers = await this.workers();
+    return { address: '', services: {}, workers: workers.map((w) => ({ ...w, nthreads: 0, memoryLimit: 0, resources: {} })) };
   }
 
   /**
@@ -127,7 +140,9 @@ export class SchedulerClient {
   async demand(): Promise<SchedulerDemand | undefined> {
     const req = { method: 'GET', path: DEMAND_ROUTE };
     try {
-      return parseDemand(req, await this.json(req));
+      const d = parseDemand(req, await this.json(req));
+      const registered = registeredFromDemand(d);
+      return registered ? { ...d, registered } : d;
     } catch (err) {
       if (err instanceof SchedulerApiDisabledError) return undefined;
       throw err;

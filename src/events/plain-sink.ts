@@ -67,9 +67,14 @@ export function leftoverLine(l: { host: string; pids: number[] }): string {
   return l.pids.length ? `  STILL RUNNING on ${l.host}: pids ${l.pids.join(' ')}` : `  NOT CHECKED: ${l.host} (not connected; run sshcluster down again when it is back)`;
 }
 
-/** "up (target 3, 1 now): start 2: target 3 > 1", one way for every view. */
+/**
+ * "up 1 → 3 workers: start 2: target 3 > 1", one way for every view. The counts are the
+ * plan's before and after: the scheduler's target alone can say 0 while demand by
+ * resource starts a worker.
+ */
 export function decisionText(e: Extract<ClusterEvent, { kind: 'adaptive-decision' }>): string {
-  return `${e.decision} (target ${e.target}, ${e.current} now): ${e.reason}`;
+  const after = e.after ?? e.target;
+  return `${e.decision} ${e.current} → ${after} worker${after === 1 ? '' : 's'}: ${e.reason}`;
 }
 
 /** How a process ended, as every view says it. */

@@ -22,7 +22,15 @@ export type ClusterEvent =
   | { kind: 'teardown-done'; forced: string[]; leftover: { host: string; pids: number[] }[] }
   | { kind: 'notice'; level: 'info' | 'warning' | 'error'; message: string }
   /** An adaptive step that changes the worker set ('up', 'down'), with its reason. */
-  | { kind: 'adaptive-decision'; decision: string; target: number; current: number; reason: string };
+  | {
+      kind: 'adaptive-decision';
+      decision: string;
+      target: number;
+      current: number;
+      /** Workers in the plan once it is applied (absent from an older controller: then target). */
+      after?: number;
+      reason: string;
+    };
 
 export type EventListener = (e: ClusterEvent) => void;
 

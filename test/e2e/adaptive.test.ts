@@ -69,6 +69,15 @@ describe('adaptive scaling', () => {
     expect(aliveCount(s)).toBe(0);
     expect(four.slice(1).flatMap((h) => daskProcessesIn(h))).toEqual([]);
     expect(s.adaptive?.lastDecision?.decision).toMatch(/down|none/);
+    // Adaptive asked the scheduler every second through all of that, while tasks finished
+    // (on 2024.12 identity.json then answers 500 and logs a traceback): none of our asking
+    // may leave an error in the scheduler's own log.
+    const log = runCli(['logs', 'scheduler', '--name', 'adapt', '--tail', '100000']);
+    expect(log.code, log.stderr).toBe(0);
+    expect(log.stdout).toMatch(/Register worker/);
+    const errors = log.stdout.split('\n').filter((l) => /ERROR|Traceback/.test(l));
+    console.log(`e2e: scheduler log after adaptive ran ${Math.round((Date.now() - t0) / 1000)} s idle + the load: ${log.stdout.split('\n').length} lines, ${errors.length} ERROR/Traceback`);
+    expect(errors).toEqual([]);
   });
 
   it('adapt --dry-run says what it would do, refuses a maximum below one worker, warns about target_duration; scale N turns adaptive off and says so', async () => {

@@ -1,8 +1,9 @@
 // `sshcluster status` without --json: the status document as text for a terminal.
 import { allRestarts, shownHostState, type AdaptiveStatus, type CertificatesStatus, type StatusJson, type TaskFigures, type WorkerStatus } from '../../control/status-document.js';
 import { safeDeep } from '../../events/terminal-text.js';
+import { adaptiveStateText, lastChangeText } from '../../control/adaptive-text.js';
 import { bytes, duration } from '../../control/units.js';
-import { clientsAndScheduler, progressText, taskStates, workerTasks } from '../../control/task-figures-text.js';
+import { clientsAndScheduler, prefixLines, progressText, taskStates, workerTasks } from '../../control/task-figures-text.js';
 
 /** For a terminal: names, errors and addresses can hold what a host said, so escaped. */
 export function statusText(raw: StatusJson): string {
@@ -38,7 +39,11 @@ function figures(w: WorkerStatus): string {
 
 function tasksLines(t: TaskFigures): string[] {
   const progress = progressText(t);
-  return [`  tasks: ${taskStates(t)}${progress ? `; newest computation ${progress}` : ''}`, `  ${clientsAndScheduler(t, bytes)}`];
+  return [
+    `  tasks: ${taskStates(t)}${progress ? `; newest computation ${progress}` : ''}`,
+    ...prefixLines(t).map((l) => `    ${l}`),
+    `  ${clientsAndScheduler(t, bytes)}`,
+  ];
 }
 
 function adaptiveLine(a: AdaptiveStatus): string {
@@ -46,10 +51,8 @@ function adaptiveLine(a: AdaptiveStatus): string {
     a.minimumCores !== undefined || a.maximumCores !== undefined ? `, cores ${a.minimumCores ?? 0}..${a.maximumCores ?? '∞'}` : '',
     a.minimumMemory !== undefined || a.maximumMemory !== undefined ? `, memory ${bytes(a.minimumMemory ?? 0)}..${a.maximumMemory === undefined ? '∞' : bytes(a.maximumMemory)}` : '',
   ].join('');
-  const bounds = `${a.minimum}..${a.maximum ?? '∞'}${more}`;
-  const last = a.lastDecision ? `; last: ${a.lastDecision.decision} (${a.lastDecision.reason})` : '';
   const unmet = a.unmet.map((u) => `\n  unmet: ${u}`).join('');
-  return `  adaptive: ${a.enabled ? 'on' : 'off'} ${bounds}, target ${a.target ?? '-'}${last}${unmet}`;
+  return `  adaptive: ${adaptiveStateText(a, more)}${lastChangeText(a)}${unmet}`;
 }
 
 function certificateLines(c: CertificatesStatus): string[] {

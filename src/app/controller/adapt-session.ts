@@ -3,6 +3,7 @@
 import { newWorkerSize } from '../../adaptive/inputs.js';
 import { adaptiveRefusal } from '../../adaptive/limits.js';
 import { adaptiveSettingsText } from '../../adaptive/settings-text.js';
+import { slotsWarning } from '../../adaptive/slots.js';
 import { UsageError } from '../../errors.js';
 import { keepTargetDuration, mergeAdaptive } from '../commands/adapt.js';
 import type { ClusterSession } from './cluster-session.js';
@@ -21,6 +22,8 @@ export async function adapt(session: ClusterSession, p: AdaptParams): Promise<Ad
   }
   // A dry run steps with the scheduler's running target_duration too, and says so.
   const warnings = keepTargetDuration(session, spec, p.spec.targetDurationMs);
+  const slots = slotsWarning(spec.maximum, session.spec.workerHosts);
+  if (slots) warnings.push(slots);
   const loop = session.adaptiveLoop(spec);
   // With memory_limit auto, a worker's limit is what the registered ones report.
   const registered = spec.maximumMemory === undefined ? [] : ((await session.client?.identityOrWorkers().catch(() => undefined))?.workers ?? []);

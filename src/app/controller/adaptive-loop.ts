@@ -88,9 +88,10 @@ export class AdaptiveLoop {
   async stepOnce(dryRun: boolean): Promise<{ target: number; current: number; decision: AdaptiveDecision; reason: string }> {
     const client = this.p.scheduler();
     if (!client) throw new Error('the scheduler is not reachable yet');
-    const [rawTarget, identity, daskVersion, demand] = await Promise.all([
-      client.adaptiveTarget(), client.identityOrWorkers(), this.p.daskVersion(), client.demand(),
-    ]);
+    const [rawTarget, daskVersion, demand] = await Promise.all([client.adaptiveTarget(), this.p.daskVersion(), client.demand()]);
+    // The preload's workers when it answers: identity.json is then never asked (on
+    // distributed 2024.x it logs a traceback into the scheduler's log while tasks run).
+    const identity = demand?.registered ? { workers: demand.registered } : await client.identityOrWorkers();
     const { state } = this.p;
     const plan = state.desiredWorkers.map((w) => {
       const t = state.processes.get(w.name);
@@ -118,7 +119,10 @@ export class AdaptiveLoop {
     // changes nothing, and a worker placed at target is a start.
     const decision = placed ? (placed.add.length ? 'up' : placed.retire.length ? 'down' : 'none') : r.log.decision;
     this.log.push({ ...r.log, decision, reason });
-    if (decision !== 'none') this.p.emit({ kind: 'adaptive-decision', decision, target: r.log.target, current: r.log.current, reason });
+    if (decision !== 'none') {
+      const after = placed ? r.log.current + placed.add.reduce((n, a) => n + a.count, 0) - placed.retire.length : planAfter(r.decision, r.log.current);
+      this.p.emit({ kind: 'adaptive-decision', decision, target: r.log.target, current: r.log.current, after, reason });
+    }
     if (!demand) this.sayBlind();
     if (placed) {
       this.sayUnmet(placed);
@@ -185,7 +189,9 @@ export class AdaptiveLoop {
   status(): AdaptiveStatus {
     const iso = (t: number) => new Date(t).toISOString();
     const entries = this.log.recent(20);
-    const last = entries[entries.length - 1];
+    // The last change (up or down), not the last step: a step that changed nothing is in
+    // the log, and "last: none (waiting …)" read as if something were about to happen.
+    const last = this.log.recent().filter((e) => e.decision !== 'none').pop();
     return {
       enabled: this.enabled,
       minimum: this.spec.minimum,
@@ -196,7 +202,7 @@ export class AdaptiveLoop {
       ...pick(this.spec, ['minimumCores', 'maximumCores', 'minimumMemory', 'maximumMemory']),
       target: this.lastTarget,
       unmet: [...this.unmet.values()].map((u) => u.line),
-      lastDecision: last ? { decision: last.decision, reason: last.reason, time: iso(last.lastTime) } : null,
+      lastDecision: last ? { decision: last.decision, reason: last.reason, time: iso(last.time) } : null,
       log: entries.map((e) => ({ time: iso(e.time), target: e.target, current: e.current, decision: e.decision, reason: e.reason, count: e.count })),
     };
   }
@@ -210,6 +216,11 @@ function placementNote(p: ResourceStep): string {
     ...p.unmet.map((u) => `unmet: ${u.line}`),
   ];
   return parts.length ? `; ${parts.join('; ')}` : '';
+}
+
+/** Workers in the plan once a policy decision is applied. */
+function planAfter(d: AdaptiveDecision, current: number): number {
+  return d.status === 'up' ? d.n : d.status === 'down' ? current - d.workers.length : current;
 }
 
 /** The keys of `o` that are set. */

@@ -1,13 +1,15 @@
 // The status document plus the scheduler's figures: each worker's cpu, memory, tasks
 // processing and in memory, idle time, and the cluster's tasks by state, progress,
 // clients and scheduler load. From sshcluster's preload (the route adaptive reads too),
-// else each worker's cpu, memory and executing from /json/identity.json. Optional and
+// else each worker's cpu, memory and executing from /json/identity.json (identityOrWorkers:
+// a scheduler that failed it once is not asked again). Optional and
 // additive; a slow or failing scheduler leaves them out rather than delaying status.
 import type { ClusterSession } from './cluster-session.js';
 import type { SchedulerDemand } from '../../dask/demand-json.js';
 import type { SchedulerIdentity } from '../../dask/scheduler-json.js';
 import type { TaskFigures, WorkerStatus } from '../../control/status-document.js';
 import { statusOf, type StatusJson } from './status.js';
+import { KilledWorkerNotices } from './killed-worker-notices.js';
 
 const SCHEDULER_WAIT_MS = 1_500;
 
@@ -15,14 +17,22 @@ export async function statusWithMetrics(s: ClusterSession, clusterId: string, pi
   const st = statusOf(s, clusterId, pid);
   const client = s.client;
   if (!client) return st;
-  const figures = await inTime(async () => (await client.demand()) ?? (await client.identity()));
+  const figures = await inTime(async () => (await client.demand()) ?? (await client.identityOrWorkers()));
   if (!figures) return st;
   const add = 'groups' in figures ? fromDemand(figures) : fromIdentity(figures);
+  for (const message of killedNotices(s).take(add.tasks)) s.bus.emit({ kind: 'notice', level: 'warning', message });
   return {
     ...st,
     workers: st.workers.map((w) => (w.state === 'stopped' ? w : { ...w, ...add.worker(w.name) })),
     ...(add.tasks ? { tasks: add.tasks } : {}),
   };
+}
+
+const killed = new WeakMap<ClusterSession, KilledWorkerNotices>();
+function killedNotices(s: ClusterSession): KilledWorkerNotices {
+  let k = killed.get(s);
+  if (!k) killed.set(s, (k = new KilledWorkerNotices()));
+  return k;
 }
 
 interface Additions {

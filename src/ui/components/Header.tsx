@@ -6,12 +6,14 @@ import type { ViewModel } from '../state/model.js';
 import { bytes, duration } from './format.js';
 import { clientsAndScheduler, progressBar, progressText, taskStates } from '../../control/task-figures-text.js';
 import { useColor } from '../hooks/use-color.js';
+import { PrefixProgress, prefixRows } from './PrefixProgress.js';
+import { adaptiveStateText, lastChangeText } from '../../control/adaptive-text.js';
 
 const PROGRESS_CELLS = 16;
 
 /** Rows the header takes: three, one for the scheduler's work once known, one per unmet demand. */
 export function headerRows(m: ViewModel): number {
-  return 3 + (m.tasks ? 1 : 0) + (m.adaptive?.unmet.length ?? 0);
+  return 3 + (m.tasks ? 1 : 0) + prefixRows(m.tasks) + (m.adaptive?.unmet.length ?? 0);
 }
 
 export function Header({ m, now }: { m: ViewModel; now: number }) {
@@ -20,10 +22,7 @@ export function Header({ m, now }: { m: ViewModel; now: number }) {
   const phase = m.phase === 'up' ? null : m.phase === 'stopping' ? `stopping (${m.phaseReason ?? ''})` : m.phase;
   const certs = certsShort(m, now);
   const a = m.adaptive;
-  const adaptive = !a
-    ? 'off'
-    : `${a.enabled ? 'on' : 'off'} ${a.minimum}..${a.maximum ?? '∞'}, target ${a.target ?? '-'}` +
-      (a.lastDecision ? `; last: ${a.lastDecision.decision} (${a.lastDecision.reason})` : '');
+  const adaptive = a ? adaptiveStateText(a) + lastChangeText(a) : 'off';
   return (
     <Box flexDirection="column">
       <Text wrap="truncate">
@@ -44,6 +43,7 @@ export function Header({ m, now }: { m: ViewModel; now: number }) {
           {(progressText(m.tasks) ? ' · ' : '') + taskStates(m.tasks) + ' · ' + clientsAndScheduler(m.tasks, bytes)}
         </Text>
       ) : null}
+      {m.tasks ? <PrefixProgress tasks={m.tasks} /> : null}
       <Text wrap="truncate">{'adaptive '}{adaptive}</Text>
       {(a?.unmet ?? []).map((u) => (
         <Text key={u} wrap="truncate" color={c('yellow')}>{'unmet '}{u}</Text>

@@ -68,7 +68,11 @@ describe('GET /api/v1/sshcluster/demand', () => {
     const f = d.figures!;
     expect(f.tasks).toMatchObject({ processing: 10, 'no-worker': 3 });
     // One computation: the 4 plain tasks finished (done), 10 + 3 still to run.
-    expect(f.progress).toEqual({ done: 4, total: 17, erred: 0 });
+    expect(f.progress).toMatchObject({ done: 4, total: 17, erred: 0, killedWorkers: 0 });
+    // By task prefix: the 4 plain tasks done, the restricted ones waiting.
+    expect(f.progress?.prefixes?.find((p) => p.prefix === 'plain')).toEqual({ prefix: 'plain', done: 4, erred: 0, total: 4, killedWorkers: 0 });
+    expect(f.progress?.prefixes?.find((p) => p.prefix === 'hold')).toEqual({ prefix: 'hold', done: 0, erred: 0, total: 10, killedWorkers: 0 });
+    expect(f.progress?.prefixes?.reduce((n, p) => n + p.total, 0)).toBe(17);
     expect(f.clients).toBe(1);
     expect(f.scheduler.memoryBytes).toBeGreaterThan(10_000_000);
     const byName = Object.fromEntries(d.workers.map((w) => [w.name, w.figures]));
@@ -88,8 +92,8 @@ describe('GET /api/v1/sshcluster/demand', () => {
   it("works when the preload is given as the text of the module, names the scheduler's process and its parents, and counts a plain task waiting for any worker", async () => {
     const d = await client(ports.text).demand();
     expect(d).toEqual({
-      pids: expect.any(Array), distributed: expect.any(String), groups: [], plainPending: 1, workers: [],
-      figures: { tasks: expect.any(Object), progress: { done: 0, total: 1, erred: 0 }, clients: 1, scheduler: expect.any(Object) },
+      pids: expect.any(Array), distributed: expect.any(String), groups: [], plainPending: 1, workers: [], registered: [],
+      figures: { tasks: expect.any(Object), progress: { done: 0, total: 1, erred: 0, killedWorkers: 0, prefixes: [{ prefix: 'plain-alone', done: 0, erred: 0, total: 1, killedWorkers: 0 }] }, clients: 1, scheduler: expect.any(Object) },
     });
     // Queued (2022.12: a lone task is a root task) or no-worker: either way it waits.
     expect(Object.entries(d!.figures!.tasks)).toContainEqual([expect.stringMatching(/^(queued|no-worker)$/), 1]);

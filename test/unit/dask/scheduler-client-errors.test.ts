@@ -156,4 +156,33 @@ describe('SchedulerClient.identityOrWorkers', () => {
     const id = await client().identityOrWorkers();
     expect(id.workers.map((w) => [w.name, w.nthreads, w.metrics?.executing])).toEqual([['w-0', 2, 1]]);
   });
+
+  it('asks identity.json no more once it failed with HTTP 500 (each ask is a traceback in the scheduler log)', async () => {
+    const asked: string[] = [];
+    handler = (req, b, res) => {
+      asked.push(req.url ?? '');
+      identityFails(req, b, res);
+    };
+    const c = client();
+    for (let i = 0; i < 5; i++) expect((await c.identityOrWorkers()).workers.map((w) => w.name)).toEqual(['h1-0']);
+    expect(asked.filter((u) => u === '/json/identity.json')).toHaveLength(1);
+    expect(asked.filter((u) => u === '/api/v1/get_workers')).toHaveLength(5);
+  });
+
+  it('never asks identity.json when the preload answers: its workers carry size and load', async () => {
+    const asked: string[] = [];
+    const demand = {
+      version: 1, groups: [], plain_pending: 0,
+      workers: [{ name: 'h1-0', address: 'tcp://10.0.0.2:4000', nthreads: 2, resources: { GPU: 1 }, used: {}, processing: 3, in_memory: 1, cpu: 50, memory: 1000, memory_limit: 4000 }],
+    };
+    handler = (req, _b, res) => {
+      asked.push(req.url ?? '');
+      if (req.url === '/api/v1/sshcluster/demand') res.end(JSON.stringify(demand));
+      else identityFails(req, _b, res);
+    };
+    const id = await client().identityOrWorkers();
+    expect(id.workers).toEqual([{ name: 'h1-0', address: 'tcp://10.0.0.2:4000', nthreads: 2, memoryLimit: 4000, resources: { GPU: 1 }, metrics: { cpu: 50, memory: 1000, executing: 3, raw: {} } }]);
+    expect((await client().demand())?.registered?.map((w) => w.name)).toEqual(['h1-0']);
+    expect(asked).not.toContain('/json/identity.json');
+  });
 });

@@ -218,6 +218,18 @@ describe('dashboard', () => {
     expect(frame()).toMatch(/Logs \[follow\]/);
   });
 
+  it('shows erred work as erred after its client left, with the prefix that killed workers, and makes room for the lines', async () => {
+    const s = upStore();
+    const prefixes = [{ prefix: 'boom', done: 0, erred: 1, total: 1, killedWorkers: 4 }, { prefix: 'ok', done: 3, erred: 0, total: 3, killedWorkers: 0 }];
+    s.setStatus(snapshot({ tasks: { byState: {}, progress: { done: 3, total: 4, erred: 1, killedWorkers: 4, prefixes }, clients: 0, schedulerCpu: 3, schedulerMemoryBytes: 120 * 2 ** 20 } }));
+    const { frame } = show({ store: s }, { width: 160, height: 24 });
+    expect(frame()).toContain('3/4 done (75%), 1 erred');
+    expect(frame()).toContain('  boom: 0/1 done, 1 erred, killed 4 workers');
+    expect(frame()).toContain('  ok: 3/3 done');
+    expect(frame().split('\n').length).toBeLessThanOrEqual(23);
+    expect(frame()).toMatch(/Logs \[follow\]/);
+  });
+
   it('at 80 columns drops low-priority columns and keeps every header it shows whole', async () => {
     const { frame, press } = show({ store: upStore() }, { width: 80, height: 24 });
     const hostHeader = frame().split('\n').find((l) => l.includes('HOST'))!;

@@ -30,7 +30,10 @@ Answer (JSON):
                 them failed; the rest still answers):
     tasks         tasks the scheduler holds by state (no zero counts, no forgotten)
     progress      the newest computation (a client's burst of work): done and
-                  erred of total tasks; null before any
+                  erred of total tasks (a task that erred stays erred after its client
+                  left), killed_workers (workers that died running its tasks), and the
+                  same by task prefix (prefixes, most erred first, at most 50); null
+                  before any
     clients       clients connected (the scheduler's own fire-and-forget not counted)
     scheduler     the scheduler process: cpu (percent of a core), memory (bytes)
 
@@ -199,17 +202,40 @@ def _count_states(groups):
     return counts
 
 
+PENDING = ("processing", "queued", "no-worker", "waiting")
+MAX_PREFIXES = 50
+
+
+def _progress(groups):
+    """done / erred / total of these task groups, by task prefix too.
+
+    A task that erred and was then forgotten (its client left) counts as forgotten in the
+    group's states; the outcomes plugin remembers it erred, so it is never counted done."""
+    total = erred = pending = killed = 0
+    prefixes = {}
+    for tg in groups:
+        states = tg.states
+        t = sum(states.values())
+        p = sum(states.get(s, 0) for s in PENDING)
+        o = _outcomes.get(tg.name) or {}
+        e = min(t - p, max(states.get("erred", 0), o.get("erred", 0)))
+        k = o.get("killed", 0)
+        total, pending, erred, killed = total + t, pending + p, erred + e, killed + k
+        name = str(tg.prefix.name)
+        x = prefixes.setdefault(name, {"prefix": name, "done": 0, "erred": 0, "total": 0, "killed_workers": 0})
+        x["done"] += t - p - e
+        x["erred"] += e
+        x["total"] += t
+        x["killed_workers"] += k
+    ranked = sorted(prefixes.values(), key=lambda x: (-x["erred"], -x["total"]))[:MAX_PREFIXES]
+    return {"done": total - pending - erred, "total": total, "erred": erred, "killed_workers": killed, "prefixes": ranked}
+
+
 def figures(scheduler):
     tasks = _count_states(list(scheduler.task_groups.values()))
     progress = None
     if scheduler.computations:
-        states = {}
-        for tg in list(scheduler.computations[-1].groups):
-            for state, n in tg.states.items():
-                states[state] = states.get(state, 0) + n
-        total = sum(states.values())
-        pending = sum(states.get(s, 0) for s in ("processing", "queued", "no-worker", "waiting"))
-        progress = {"done": total - pending, "total": total, "erred": states.get("erred", 0)}
+        progress = _progress(list(scheduler.computations[-1].groups))
     recent = scheduler.monitor.recent()
     return {
         "tasks": tasks,
@@ -217,6 +243,40 @@ def figures(scheduler):
         "clients": sum(1 for c in scheduler.clients if c != "fire-and-forget"),
         "scheduler": {"cpu": float(recent.get("cpu") or 0), "memory": int(recent.get("memory") or 0)},
     }
+
+
+# task group name -> {"erred": tasks that erred, "killed": workers that died running those}
+_outcomes = {}
+MAX_OUTCOMES = 1000
+
+
+def _outcomes_plugin(scheduler):
+    from distributed.diagnostics.plugin import SchedulerPlugin
+
+    class Outcomes(SchedulerPlugin):
+        name = "sshcluster-outcomes"
+
+        def transition(self, key, start, finish, *args, **kwargs):
+            if finish != "erred":
+                return
+            try:
+                ts = scheduler.tasks.get(key)
+                if ts is None or ts.group is None:
+                    return
+                o = _outcomes.get(ts.group.name)
+                if o is None:
+                    if len(_outcomes) >= MAX_OUTCOMES:
+                        del _outcomes[next(iter(_outcomes))]
+                    o = _outcomes[ts.group.name] = {"erred": 0, "killed": 0}
+                o["erred"] += 1
+                # suspicious: workers that died while it ran (KilledWorker once past
+                # distributed.scheduler.allowed-failures). Counted only for a task that
+                # erred: one that finished later was a bystander on that worker.
+                o["killed"] += int(getattr(ts, "suspicious", 0) or 0)
+            except Exception:  # never an error in the scheduler's transitions
+                pass
+
+    return Outcomes()
 
 
 def _handler_class():
@@ -340,4 +400,8 @@ def dask_setup(scheduler):
     if _api_enabled():
         handlers.append((RETIRE_ROUTE, _retire_class(), {"dask_server": scheduler}))
     app.add_handlers(r".*$", handlers)
+    try:
+        scheduler.add_plugin(_outcomes_plugin(scheduler))
+    except Exception:  # figures are for people: without it erred work is counted by state
+        logger.info("sshcluster outcomes not recorded", exc_info=True)
     logger.info("sshcluster demand route at %s", ROUTE)

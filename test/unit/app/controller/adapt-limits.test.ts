@@ -153,18 +153,18 @@ describe('the controller side of adapt and scale', () => {
     const { session, events } = fakeSession(spec({ targetDurationMs: 5000 }));
     sessions.push(session);
     const r = await adapt(session, { dryRun: false, spec: { targetDurationMs: 10_000 } });
-    expect(r.warnings).toEqual([expect.stringContaining('the running scheduler keeps 5s, not 10s')]);
+    expect(r.warnings).toEqual([expect.stringContaining('the running scheduler keeps 5s, not 10s'), 'maximum 10: the hosts have 2 worker slots (max_workers), so at most 2 workers can be placed']);
     expect(r.spec?.targetDurationMs).toBe(5000);
     expect(events).toContainEqual(expect.objectContaining({ kind: 'notice', level: 'warning', message: r.warnings![0] }));
     const same = await adapt(session, { dryRun: false, spec: { targetDurationMs: 5000 } });
-    expect(same.warnings).toBeUndefined();
+    expect(same.warnings).toEqual(['maximum 10: the hosts have 2 worker slots (max_workers), so at most 2 workers can be placed']);
   });
 
   it('a dry run with a new target_duration warns as the real one does, and changes nothing', async () => {
     const { session, events } = fakeSession(spec({ targetDurationMs: 5000 }));
     const r = await adapt(session, { dryRun: true, spec: { targetDurationMs: 10_000 } });
     expect(r.dryRun).toBeDefined();
-    expect(r.warnings).toEqual([expect.stringContaining('the running scheduler keeps 5s, not 10s')]);
+    expect(r.warnings).toEqual([expect.stringContaining('the running scheduler keeps 5s, not 10s'), 'maximum 10: the hosts have 2 worker slots (max_workers), so at most 2 workers can be placed']);
     expect(events).toEqual([]);
     expect(session.adaptive).toBeUndefined();
   });
@@ -202,9 +202,11 @@ describe('the controller side of adapt and scale', () => {
     const on = 'between 1 and 3 workers, at least 2 cores, at most 8.0G of memory, every 1s, scale down after 3 recommendations';
     expect(adaptiveSettingsText(r.spec!)).toBe(on);
     expect(notices()).toEqual([
+      'maximum 3: the hosts have 2 worker slots (max_workers), so at most 2 workers can be placed',
       `adaptive on: ${on}`,
       'scale: 2 → 4 worker(s); adaptive is off (a fixed size)',
       'scale: 2 → 1 worker(s)',
+      'maximum 3: the hosts have 2 worker slots (max_workers), so at most 2 workers can be placed',
       `adaptive on: ${on}`,
       'adaptive off: the worker count stays where it is',
     ]);

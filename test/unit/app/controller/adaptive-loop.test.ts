@@ -35,7 +35,7 @@ describe('adaptive loop', () => {
     expect(calls).toEqual(['scale 3']);
     // Said as an event (the events view, status events[], up --json), with its reason.
     expect(h.events.filter((e) => e.kind === 'adaptive-decision')).toEqual([
-      { kind: 'adaptive-decision', decision: 'up', target: 3, current: 1, reason: expect.stringContaining('target 3 > 1') },
+      { kind: 'adaptive-decision', decision: 'up', target: 3, current: 1, after: 3, reason: expect.stringContaining('target 3 > 1') },
     ]);
     loop.stop();
   });

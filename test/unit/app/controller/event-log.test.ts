@@ -40,7 +40,7 @@ describe('EventLog', () => {
       ['warning', 'n1-0: exited unexpectedly (signal SIGKILL)'],
       ['warning', 'n1-1: lost with the connection to its host (no exit status)'],
       ['warning', 'sshcluster: n1-0 on n1 exited; restart 1 in 1s'],
-      ['info', 'adaptive: up (target 3, 1 now): start 2: target 3 > 1'],
+      ['info', 'adaptive: up 1 → 3 workers: start 2: target 3 > 1'],
     ]);
   });
 
