@@ -125,7 +125,7 @@ async function adaptiveStep(): Promise<void> {
 
 const session = {
   state, spec, events, adaptive, address: 'tls://n0:8786', dashboard: 'http://127.0.0.1:8787/status',
-  startedAt: clock.t, now: clock.now,
+  startedAt: clock.t, now: clock.now, o: {},
 } as unknown as ClusterSession;
 const statusMs: number[] = [];
 function status(): void {
