@@ -4,11 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import readline from 'node:readline';
 import { Writable } from 'node:stream';
-import type { AppContext, Output } from './app/context.js';
+import { type AppContext, type Output, READER_GONE_EXIT } from './app/context.js';
 import { ExpectedError } from './errors.js';
-
-/** What the shell shows for a tool killed by SIGPIPE (128 + 13): the reader of stdout went away. */
-export const READER_GONE_EXIT = 141;
 
 export function processContext(): AppContext {
   const reader = readerPolicy();

@@ -1,7 +1,7 @@
 // `sshcluster status` without --json: the status document as text for a terminal.
 import { allRestarts, shownHostState, type AdaptiveStatus, type StatusJson, type TaskFigures, type WorkerStatus } from '../../control/status-document.js';
 import { safeDeep } from '../../events/terminal-text.js';
-import { bytes, duration } from '../../control/units.js';
+import { bytes, duration } from '../../events/units.js';
 import { clientsAndScheduler, progressText, taskStates, workerTasks } from '../../control/task-figures-text.js';
 
 /** For a terminal: names, errors and addresses can hold what a host said, so escaped. */
