@@ -22,7 +22,7 @@ export default defineConfig({
       },
       {
         // Real processes (Python, the built binary, sh), sockets and in-process servers on this machine.
-        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], testTimeout: 60_000 },
+        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 },
       },
       {
         // Debian bookworm's distributed 2022.12, the machine's own /usr/bin/python3.

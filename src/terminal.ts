@@ -4,8 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import readline from 'node:readline';
 import { Writable } from 'node:stream';
-import { type AppContext, type Output, READER_GONE_EXIT } from './app/context.js';
-import { ExpectedError } from './errors.js';
+import type { AppContext, Output } from './app/context.js';
+import { ExpectedError, READER_GONE_EXIT } from './errors.js';
 
 export function processContext(): AppContext {
   const reader = readerPolicy();

@@ -1,9 +1,5 @@
 // Everything the app layer takes from the outside world, passed in by main.ts so that
 // nothing below app/ reads process.* and tests can hand in their own.
-
-/** What the shell shows for a tool killed by SIGPIPE (128 + 13): the reader of stdout went away. */
-export const READER_GONE_EXIT = 141;
-
 export interface Output {
   write(text: string): void;
   isTTY?: boolean;
