@@ -17,7 +17,12 @@ export default defineConfig({
   test: {
     projects: [
       {
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], testTimeout: 20_000 },
+        // Pure: no process, no socket, no server (the setup file makes either throw).
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], setupFiles: ['test/support/pure-guard.ts'], testTimeout: 20_000 },
+      },
+      {
+        // Real processes (Python, the built binary, sh), sockets and in-process servers on this machine.
+        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], testTimeout: 60_000, hookTimeout: 60_000 },
       },
       {
         // Debian bookworm's distributed 2022.12, the machine's own /usr/bin/python3.

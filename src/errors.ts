@@ -1,6 +1,9 @@
 // Expected failures carry a message, a hint and an exit code; main.ts prints them
 // without a stack. Anything else reaching main.ts is a bug and is printed with one.
 
+/** What the shell shows for a tool killed by SIGPIPE (128 + 13): the reader of stdout went away. */
+export const READER_GONE_EXIT = 141;
+
 export class ExpectedError extends Error {
   readonly hint?: string;
   readonly exitCode: number;

@@ -5,10 +5,7 @@ import os from 'node:os';
 import readline from 'node:readline';
 import { Writable } from 'node:stream';
 import type { AppContext, Output } from './app/context.js';
-import { ExpectedError } from './errors.js';
-
-/** What the shell shows for a tool killed by SIGPIPE (128 + 13): the reader of stdout went away. */
-export const READER_GONE_EXIT = 141;
+import { ExpectedError, READER_GONE_EXIT } from './errors.js';
 
 export function processContext(): AppContext {
   const reader = readerPolicy();

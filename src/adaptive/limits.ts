@@ -1,7 +1,7 @@
 // Adaptive settings that would hurt rather than adapt: a step interval so short the
 // loop spins, and cores/memory maxima below one worker, which clip every target to 0.
 // The CLI and the host file refuse them first; the controller checks what reaches it.
-import { bytes } from '../control/units.js';
+import { bytes } from '../events/units.js';
 import { MIN_ADAPTIVE_INTERVAL_MS as MIN_INTERVAL_MS } from '../config/defaults.js';
 import type { AdaptiveSpec } from '../config/spec.js';
 import type { PerWorker } from './target.js';

@@ -1,6 +1,6 @@
 // Adaptive settings in one line, as `adapt` confirms them and the controller's events
 // record them: the worker bounds, the cores and memory bounds when set, the step.
-import { bytes } from '../control/units.js';
+import { bytes } from '../events/units.js';
 import type { AdaptiveSpec } from '../config/spec.js';
 
 /** "between 0 and 8 workers, at most 16 cores, at most 32G of memory, every 1s, scale down after 3 recommendations". */

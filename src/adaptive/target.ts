@@ -1,7 +1,7 @@
 // The adaptive target: the scheduler's number, corrected for schedulers that count
 // threads, then clipped to the configured bounds. Pure; the loop fetches the number.
 import type { AdaptiveSpec } from '../config/spec.js';
-import { bytes } from '../control/units.js';
+import { bytes } from '../events/units.js';
 
 /**
  * First distributed release whose adaptive_target divides by the workers' mean nthreads:

@@ -7,7 +7,7 @@ import type { RawHostFile } from './schema.js';
 import type { AdaptiveGroupSpec } from './spec.js';
 import { configError } from './read/yaml-cursor.js';
 import { newWorkerSize } from '../adaptive/inputs.js';
-import { bytes } from '../control/units.js';
+import { bytes } from '../events/units.js';
 
 export function checkRules(raw: RawHostFile, layout: Layout): void {
   checkDuplicates(layout.workers);

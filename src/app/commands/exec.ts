@@ -1,11 +1,10 @@
 // Composition root of `sshcluster exec`: the same connections as `up` (bounded fan-out
 // with jitter), the command on every selected host at once, output folded or prefixed.
 import type { HostSpec } from '../../config/spec.js';
-import { UsageError } from '../../errors.js';
+import { READER_GONE_EXIT, UsageError } from '../../errors.js';
 import { jsonText, safeLine, safeText } from '../../events/terminal-text.js';
 import { SshError } from '../../ssh/ssh-error.js';
 import type { AppContext } from '../context.js';
-import { READER_GONE_EXIT } from '../../terminal.js';
 import { execOnHost } from '../exec/exec-host.js';
 import { connectLimiter } from '../remote/fan-out.js';
 import { foldResults, renderFolds, summaryLine, worstCode, type HostResult } from '../exec/fold-output.js';

@@ -2,7 +2,7 @@
 import { allRestarts, shownHostState, type AdaptiveStatus, type CertificatesStatus, type StatusJson, type TaskFigures, type WorkerStatus } from '../../control/status-document.js';
 import { safeDeep } from '../../events/terminal-text.js';
 import { adaptiveStateText, lastChangeText } from '../../control/adaptive-text.js';
-import { bytes, duration } from '../../control/units.js';
+import { bytes, duration } from '../../events/units.js';
 import { clientsAndScheduler, prefixLines, progressText, taskStates, workerTasks } from '../../control/task-figures-text.js';
 
 /** For a terminal: names, errors and addresses can hold what a host said, so escaped. */

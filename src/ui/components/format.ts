@@ -1,6 +1,6 @@
 // Column formatting for the dashboard's tables: fixed widths, short units (the units
-// are status's too: control/units.ts).
-export { bytes, duration } from '../../control/units.js';
+// are status's too: events/units.ts).
+export { bytes, duration } from '../../events/units.js';
 
 export function pad(s: string, n: number): string {
   return s.length >= n ? s.slice(0, Math.max(0, n - 1)) + ' ' : s + ' '.repeat(n - s.length);

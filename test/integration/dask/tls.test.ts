@@ -13,7 +13,7 @@ import { parseSchedulerLine } from '../../../src/dask/log-lines.js';
 import { clientEnv, requireEncryptionEnv } from '../../../src/dask/tls.js';
 import { prepareCerts } from '../../../src/tls/cert-store.js';
 import { tlsPathsIn } from '../../../src/tls/tls-files.js';
-import { testSpec } from '../config/spec-fixture.js';
+import { testSpec } from '../../unit/config/spec-fixture.js';
 
 const worker: WorkerOptions = { nthreads: 1, nworkers: 1, memoryLimit: 'auto', resources: {}, nanny: true, deathTimeoutS: 60 };
 const dir = mkdtempSync(path.join(os.tmpdir(), 'sshc-dask-tls-'));

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { execOnHost } from '../../../../src/app/exec/exec-host.js';
 import { LocalShell } from '../../../../src/app/remote/local-shell.js';
-import { testHost } from '../../config/spec-fixture.js';
+import { testHost } from '../../../unit/config/spec-fixture.js';
 
 describe('execOnHost', () => {
   it("keeps a printing setup's output and the command's own, and no PID among them", async () => {

@@ -10,8 +10,8 @@ import { runUp } from '../../../../src/app/commands/up.js';
 import type { ClusterSpec } from '../../../../src/config/spec.js';
 import { stateRoot } from '../../../../src/control/paths.js';
 import { ExpectedError } from '../../../../src/errors.js';
-import { testHost } from '../../config/spec-fixture.js';
-import { testContext, type TestContext } from '../context-fixture.js';
+import { testHost } from '../../../unit/config/spec-fixture.js';
+import { testContext, type TestContext } from '../../../unit/app/context-fixture.js';
 
 let ctx: TestContext;
 beforeEach(() => (ctx = testContext()));

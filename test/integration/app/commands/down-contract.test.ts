@@ -9,10 +9,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runDown } from '../../../../src/app/commands/down.js';
 import { localClusterSpec } from '../../../../src/config/local.js';
 import type { ClusterSpec } from '../../../../src/config/spec.js';
-import { testHost } from '../../config/spec-fixture.js';
+import { testHost } from '../../../unit/config/spec-fixture.js';
 import { clusterPaths, ensureClusterDir, stateRoot } from '../../../../src/control/paths.js';
 import { writeState } from '../../../../src/control/state-file.js';
-import { testContext, type TestContext } from '../context-fixture.js';
+import { testContext, type TestContext } from '../../../unit/app/context-fixture.js';
 
 let ctx: TestContext;
 beforeEach(() => (ctx = testContext()));

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadSpec } from '../../../../src/app/commands/cluster-spec.js';
 import { findLocalPython } from '../../../../src/app/commands/local-python.js';
-import { testContext } from '../context-fixture.js';
+import { testContext } from '../../../unit/app/context-fixture.js';
 import { UsageError } from '../../../../src/errors.js';
 
 const env = { PATH: process.env.PATH };

@@ -8,8 +8,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../../src/cli/program.js';
 import { clusterPaths, ensureClusterDir, stateRoot } from '../../../src/control/paths.js';
 import { writeState } from '../../../src/control/state-file.js';
-import { testContext, type TestContext } from '../app/context-fixture.js';
-import { testSpec } from '../config/spec-fixture.js';
+import { testContext, type TestContext } from '../../unit/app/context-fixture.js';
+import { testSpec } from '../../unit/config/spec-fixture.js';
 
 let ctx: TestContext;
 afterEach(() => ctx.cleanup());

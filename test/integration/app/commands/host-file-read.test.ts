@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadSpec } from '../../../../src/app/commands/cluster-spec.js';
 import { ConfigError } from '../../../../src/errors.js';
 import { invalidUtf8At } from '../../../../src/config/read/utf8.js';
-import { testContext } from '../context-fixture.js';
+import { testContext } from '../../../unit/app/context-fixture.js';
 
 const READER = path.resolve(import.meta.dirname, '../../../../src/app/read-host-file.ts');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-hostfile-'));

@@ -10,8 +10,8 @@ import { connectControl } from '../../../../src/control/client.js';
 import type { StatusJson } from '../../../../src/control/status-document.js';
 import type { SchedulerClient } from '../../../../src/dask/scheduler-client.js';
 import { EventBus } from '../../../../src/events/types.js';
-import { testSpec } from '../../config/spec-fixture.js';
-import { testContext, type TestContext } from '../context-fixture.js';
+import { testSpec } from '../../../unit/config/spec-fixture.js';
+import { testContext, type TestContext } from '../../../unit/app/context-fixture.js';
 
 describe('ControlEndpoint.close', () => {
   let ctx: TestContext;

@@ -12,7 +12,7 @@ import { runEnv } from '../../../../src/app/env-command.js';
 import { clusterPaths, ensureClusterDir, stateRoot } from '../../../../src/control/paths.js';
 import { writeState } from '../../../../src/control/state-file.js';
 import { prepareCerts, removeCerts } from '../../../../src/tls/cert-store.js';
-import { testSpec } from '../../config/spec-fixture.js';
+import { testSpec } from '../../../unit/config/spec-fixture.js';
 
 const run = promisify(execFile);
 let home: string;

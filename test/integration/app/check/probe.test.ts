@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parsePortsLine, parseProbe, probeScript } from '../../../../src/app/check/check-probe.js';
 import { remoteProgram } from '../../../../src/dask/remote-programs.js';
-import { testHost } from '../../config/spec-fixture.js';
+import { testHost } from '../../../unit/config/spec-fixture.js';
 
 describe('probeScript', () => {
   it('prints the date before the host\'s setup, then runs remote_python found by command -v; env only on stdin', () => {

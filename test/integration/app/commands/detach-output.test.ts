@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDetached, whyItEnded } from '../../../../src/app/commands/detach.js';
-import { testContext, type TestContext } from '../context-fixture.js';
+import { testContext, type TestContext } from '../../../unit/app/context-fixture.js';
 
 let ctx: TestContext;
 afterEach(() => ctx.cleanup());

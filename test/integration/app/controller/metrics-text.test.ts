@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { serveMetrics } from '../../../../src/app/controller/metrics-server.js';
 import { metricsText } from '../../../../src/app/controller/metrics-text.js';
 import type { ExpectedError } from '../../../../src/errors.js';
-import { snapshot } from '../../ui/fixture.js';
+import { snapshot } from '../../../unit/ui/fixture.js';
 
 describe('metricsText', () => {
   it('has workers wanted and by state, restarts, host reachability, adaptive target and unmet demand', () => {
