@@ -7,9 +7,9 @@ import { ControlEndpoint, pathsFor } from '../../../../src/app/controller/contro
 import { connectControl } from '../../../../src/control/client.js';
 import { EventBus } from '../../../../src/events/types.js';
 import { CONTROL_PROTOCOL, VERSION } from '../../../../src/version.js';
-import { FakeClock, flush } from '../../cluster/fakes.js';
-import { testSpec } from '../../config/spec-fixture.js';
-import { testContext, type TestContext } from '../context-fixture.js';
+import { FakeClock, flush } from '../../../unit/cluster/fakes.js';
+import { testSpec } from '../../../unit/config/spec-fixture.js';
+import { testContext, type TestContext } from '../../../unit/app/context-fixture.js';
 
 describe('control endpoint: hello, placeable, lease', () => {
   let ctx: TestContext;
