@@ -17,20 +17,40 @@
 // back to 0 workers. See bench/README.md for what each figure means.
 // The Python it runs is in bench/py/. Over 200 lines: one whole experiment (hosts, two
 // contenders, leftover checks, the report); what benchmarks share is in bench/lib/.
-import { BenchAbort, closedWithin, fmt, killAndWait, killChildren, median, min, parseBenchArgs, procStat, runMain, shortfallLines, sleep, start, tail } from './lib/proc.js';
-import { BIN, DASH_PORT, ensureClean, machineLines, onSignals, preflight, PY, runSync, SCHED_PORT } from './lib/hosts.js';
+import {
+  BenchAbort,
+  closedWithin,
+  fmt,
+  killAndWait,
+  killChildren,
+  median,
+  min,
+  parseBenchArgs,
+  procStat,
+  runMain,
+  shortfallLines,
+  sleep,
+  start,
+  tail,
+} from './lib/proc.js';
+import {
+  BIN,
+  DASH_PORT,
+  ensureClean,
+  machineLines,
+  onSignals,
+  preflight,
+  PY,
+  runSync,
+  SCHED_PORT,
+} from './lib/hosts.js';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import {
-  createTestHosts,
-  daskProcessesIn,
-  writeHostsYaml,
-  type TestHosts,
-} from '../test/e2e/harness/netns-hosts.js';
+import { createTestHosts, daskProcessesIn, writeHostsYaml, type TestHosts } from '../test/e2e/harness/netns-hosts.js';
 
 const NTHREADS = 2;
 const MAX = 3;
@@ -40,11 +60,14 @@ const NAME = 'bench-adapt';
 // ---------------------------------------------------------------- arguments
 
 const parseArgs = (argv: string[]) =>
-  parseBenchArgs(argv, { rounds: 3, timeoutS: 180 },
+  parseBenchArgs(
+    argv,
+    { rounds: 3, timeoutS: 180 },
     'usage: npx tsx bench/adaptive.ts [--rounds N] [--timeout SECONDS]\n' +
       '  --rounds N         rounds of (sshcluster, Dask Adaptive), alternating which goes first; default 3\n' +
       '  --timeout SECONDS  per-run limit from the submit until back to 0 workers, default 180\n' +
-      'Needs root (network namespaces), sshd, iproute2, python3-distributed.');
+      'Needs root (network namespaces), sshd, iproute2, python3-distributed.',
+  );
 
 // ---------------------------------------------------------------- small helpers
 
@@ -57,8 +80,6 @@ const alive = (pid: number) => {
   }
 };
 
-
-
 /** State directory of the bench's own sshcluster clusters (XDG_STATE_HOME). */
 let stateHome = '';
 /** Set while an sshcluster cluster may be up: an interrupted bench downs it first. */
@@ -68,26 +89,44 @@ const cliEnv = () => ({ ...process.env, NO_COLOR: '1', XDG_STATE_HOME: stateHome
 function emergencyDown(): void {
   if (!clusterUp) return;
   clusterUp = false;
-  const st = spawnSync(process.execPath, [BIN, 'status', '--name', NAME, '--json'], { env: cliEnv(), encoding: 'utf8', timeout: 15_000 });
+  const st = spawnSync(process.execPath, [BIN, 'status', '--name', NAME, '--json'], {
+    env: cliEnv(),
+    encoding: 'utf8',
+    timeout: 15_000,
+  });
   let controllerPid: number | undefined;
-  try { controllerPid = (JSON.parse(st.stdout) as { controllerPid?: number }).controllerPid; } catch { /* no state */ }
+  try {
+    controllerPid = (JSON.parse(st.stdout) as { controllerPid?: number }).controllerPid;
+  } catch {
+    /* no state */
+  }
   spawnSync(process.execPath, [BIN, 'down', '--name', NAME], { env: cliEnv(), stdio: 'ignore', timeout: 60_000 });
   if (controllerPid && alive(controllerPid)) {
-    try { process.kill(controllerPid, 'SIGKILL'); } catch { /* gone */ }
+    try {
+      process.kill(controllerPid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
   }
 }
 
 onSignals(emergencyDown);
 
-
-
 /** Runs the CLI without blocking the event loop (so the bench's own polls go on). */
-async function cli(args: string[], timeoutMs = 120_000): Promise<{ code: number | null; out: string; stdout: string; ms: number }> {
+async function cli(
+  args: string[],
+  timeoutMs = 120_000,
+): Promise<{ code: number | null; out: string; stdout: string; ms: number }> {
   const p = start(process.execPath, [BIN, ...args], cliEnv());
   const exit = await closedWithin(p, timeoutMs);
   if (!exit) {
     await killAndWait(p);
-    return { code: null, out: `${p.out()}\n(killed after ${timeoutMs / 1000}s)`, stdout: p.out(), ms: performance.now() - p.t0 };
+    return {
+      code: null,
+      out: `${p.out()}\n(killed after ${timeoutMs / 1000}s)`,
+      stdout: p.out(),
+      ms: performance.now() - p.t0,
+    };
   }
   return { code: exit.code, out: p.out(), stdout: p.out(), ms: exit.at - p.t0 };
 }
@@ -96,15 +135,19 @@ async function cli(args: string[], timeoutMs = 120_000): Promise<{ code: number 
 
 const ownProblems = (): string[] => {
   const problems: string[] = [];
-  if (!runSync(PY, ['-c', 'import distributed, psutil']).ok) problems.push(`${PY} has no distributed: apt-get install -y python3-distributed`);
+  if (!runSync(PY, ['-c', 'import distributed, psutil']).ok)
+    problems.push(`${PY} has no distributed: apt-get install -y python3-distributed`);
   if (!runSync('ip', ['-V']).ok) problems.push('ip not found: apt-get install -y iproute2');
   return problems;
 };
 
-
 // ---------------------------------------------------------------- processes
 
-interface LocalProc { pid: number; ppid: number; cmdline: string }
+interface LocalProc {
+  pid: number;
+  ppid: number;
+  cmdline: string;
+}
 
 /** Every descendant of `root` (by /proc/PID/stat's ppid), read straight from /proc. */
 function descendants(root: number): LocalProc[] {
@@ -115,7 +158,9 @@ function descendants(root: number): LocalProc[] {
       const ppid = Number(procStat(d)[1]);
       const cmdline = readFileSync(`/proc/${d}/cmdline`, 'utf8').replace(/\0/g, ' ').trim();
       all.push({ pid: Number(d), ppid, cmdline });
-    } catch { /* exited meanwhile */ }
+    } catch {
+      /* exited meanwhile */
+    }
   }
   const out: LocalProc[] = [];
   const want = new Set([root]);
@@ -162,21 +207,42 @@ interface Result {
   note?: string;
 }
 
-interface Done { first: number | null; target: number | null; results: number; zero: number | null; peak: number; polls: number; errors: number }
+interface Done {
+  first: number | null;
+  target: number | null;
+  results: number;
+  zero: number | null;
+  peak: number;
+  polls: number;
+  errors: number;
+}
 
 /**
  * Runs the measuring client against `address`. `gone` is polled (about every 100 ms)
  * from the moment the results line arrives and must return true once the contender's
  * worker processes are all gone; its time counts into (d) with the scheduler's 0.
  */
-async function measure(address: string, deadline: number, gone: () => Promise<boolean> | boolean, script: string): Promise<Result> {
+async function measure(
+  address: string,
+  deadline: number,
+  gone: () => Promise<boolean> | boolean,
+  script: string,
+): Promise<Result> {
   const cfg = { address, timeout: Math.max(10, (deadline - performance.now()) / 1000), ntasks: NTASKS, max: MAX };
   const p = start(PY, ['-W', 'ignore', script, JSON.stringify(cfg)]);
   const left = () => Math.max(0, deadline - performance.now());
   const res = await p.waitFor(/BENCH (\{"event": "results".*\})/, left());
   if (typeof res !== 'object') {
     await killAndWait(p);
-    return { ok: false, timeout: res === 'timeout', t: {}, error: res === 'timeout' ? `no results within the time limit:\n${tail(p.out())}` : `client exited before the results:\n${tail(p.out())}` };
+    return {
+      ok: false,
+      timeout: res === 'timeout',
+      t: {},
+      error:
+        res === 'timeout'
+          ? `no results within the time limit:\n${tail(p.out())}`
+          : `client exited before the results:\n${tail(p.out())}`,
+    };
   }
   const r = JSON.parse(res.m[1]!) as { results: number; wall: number; ok: boolean };
   // The processes: polled here, timed on the wall clock against the client's last result.
@@ -191,7 +257,8 @@ async function measure(address: string, deadline: number, gone: () => Promise<bo
   const done = await p.waitFor(/BENCH (\{"event": "done".*\})/, left() + 5_000);
   const exit = await closedWithin(p, 30_000);
   if (!exit) await killAndWait(p);
-  if (typeof done !== 'object') return { ok: false, timeout: true, t: { results: r.results * 1000 }, error: `no "done" line:\n${tail(p.out())}` };
+  if (typeof done !== 'object')
+    return { ok: false, timeout: true, t: { results: r.results * 1000 }, error: `no "done" line:\n${tail(p.out())}` };
   const d = JSON.parse(done.m[1]!) as Done;
   const t: Record<string, number> = { results: d.results * 1000 };
   if (d.first !== null) t.first = d.first * 1000;
@@ -210,13 +277,22 @@ async function measure(address: string, deadline: number, gone: () => Promise<bo
   return { ok: true, t, note: `peak ${d.peak}, ${d.polls} polls${d.errors ? `, ${d.errors} failed` : ''}` };
 }
 
-interface Status { controllerPid: number; schedulerAddress: string; workers: { name: string; state: string; pid: number | null }[]; adaptive: { enabled: boolean } | null }
+interface Status {
+  controllerPid: number;
+  schedulerAddress: string;
+  workers: { name: string; state: string; pid: number | null }[];
+  adaptive: { enabled: boolean } | null;
+}
 
 async function runSshcluster(info: TestHosts, yaml: string, clientPy: string, timeoutMs: number): Promise<Result> {
   const hosts = info.hosts;
   clusterUp = true;
-  const up = await cli(['up', yaml, '--name', NAME, '--detach', '--adapt', '--min', '0', '--max', String(MAX)], 120_000);
-  if (up.code !== 0) return { ok: false, timeout: up.code === null, t: {}, error: `up --detach exited ${up.code}:\n${tail(up.out)}` };
+  const up = await cli(
+    ['up', yaml, '--name', NAME, '--detach', '--adapt', '--min', '0', '--max', String(MAX)],
+    120_000,
+  );
+  if (up.code !== 0)
+    return { ok: false, timeout: up.code === null, t: {}, error: `up --detach exited ${up.code}:\n${tail(up.out)}` };
   const st0r = await cli(['status', '--name', NAME, '--json'], 30_000);
   let st0: Status;
   try {
@@ -226,20 +302,32 @@ async function runSshcluster(info: TestHosts, yaml: string, clientPy: string, ti
   }
   let r: Result;
   if (!st0.adaptive?.enabled) r = { ok: false, t: {}, error: 'adaptive not enabled after up --adapt' };
-  else if (st0.workers.some((w) => w.state !== 'stopped')) r = { ok: false, t: {}, error: `workers alive before the submit: ${JSON.stringify(st0.workers)}` };
+  else if (st0.workers.some((w) => w.state !== 'stopped'))
+    r = { ok: false, t: {}, error: `workers alive before the submit: ${JSON.stringify(st0.workers)}` };
   else {
     const statusMs: number[] = [];
-    r = await measure(st0.schedulerAddress, performance.now() + timeoutMs, async () => {
-      if (hosts.slice(1).some((h) => daskProcessesIn(h).length > 0)) return false;
-      const s = await cli(['status', '--name', NAME, '--json'], 30_000);
-      statusMs.push(s.ms);
-      try {
-        return (JSON.parse(s.stdout) as Status).workers.every((w) => w.state === 'stopped');
-      } catch {
-        return false;
-      }
-    }, clientPy);
-    if (statusMs.length) r.note = [r.note, `status --json polled ${statusMs.length}x, ~${fmt(statusMs.reduce((x, y) => x + y, 0) / statusMs.length)} each`].filter(Boolean).join(', ');
+    r = await measure(
+      st0.schedulerAddress,
+      performance.now() + timeoutMs,
+      async () => {
+        if (hosts.slice(1).some((h) => daskProcessesIn(h).length > 0)) return false;
+        const s = await cli(['status', '--name', NAME, '--json'], 30_000);
+        statusMs.push(s.ms);
+        try {
+          return (JSON.parse(s.stdout) as Status).workers.every((w) => w.state === 'stopped');
+        } catch {
+          return false;
+        }
+      },
+      clientPy,
+    );
+    if (statusMs.length)
+      r.note = [
+        r.note,
+        `status --json polled ${statusMs.length}x, ~${fmt(statusMs.reduce((x, y) => x + y, 0) / statusMs.length)} each`,
+      ]
+        .filter(Boolean)
+        .join(', ');
   }
   r.t.setup = up.ms;
   // Down, then: the controller gone, and nothing but sshd in any namespace.
@@ -253,7 +341,11 @@ async function runSshcluster(info: TestHosts, yaml: string, clientPy: string, ti
   const t0 = performance.now();
   while (alive(st0.controllerPid) && performance.now() - t0 < 30_000) await sleep(100);
   if (alive(st0.controllerPid)) {
-    try { process.kill(st0.controllerPid, 'SIGKILL'); } catch { /* gone */ }
+    try {
+      process.kill(st0.controllerPid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
     throw new BenchAbort(`controller pid ${st0.controllerPid} still running 30s after down; killed it by PID`);
   }
   await ensureClean(hosts, 'sshcluster down');
@@ -261,7 +353,12 @@ async function runSshcluster(info: TestHosts, yaml: string, clientPy: string, ti
 }
 
 async function runDaskAdaptive(localPy: string, clientPy: string, scratch: string, timeoutMs: number): Promise<Result> {
-  const runner = start(PY, ['-W', 'ignore', localPy, JSON.stringify({ nthreads: NTHREADS, max: MAX })], { ...process.env, DASK_TEMPORARY_DIRECTORY: scratch }, 'pipe');
+  const runner = start(
+    PY,
+    ['-W', 'ignore', localPy, JSON.stringify({ nthreads: NTHREADS, max: MAX })],
+    { ...process.env, DASK_TEMPORARY_DIRECTORY: scratch },
+    'pipe',
+  );
   const upM = await runner.waitFor(/BENCH (\{"event": "up".*\})/, 60_000);
   if (typeof upM !== 'object') {
     await killAndWait(runner);
@@ -305,9 +402,15 @@ async function runDaskAdaptive(localPy: string, clientPy: string, scratch: strin
     left = left.filter(stillThere);
   }
   if (left.length) {
-    console.error(`\n!!! LEAK after Dask Adaptive: still there 30s after the runner exited:\n  ${left.map((l) => `pid ${l.pid}: ${l.cmdline.slice(0, 160)}`).join('\n  ')}`);
+    console.error(
+      `\n!!! LEAK after Dask Adaptive: still there 30s after the runner exited:\n  ${left.map((l) => `pid ${l.pid}: ${l.cmdline.slice(0, 160)}`).join('\n  ')}`,
+    );
     for (const l of left) {
-      try { process.kill(l.pid, 'SIGKILL'); } catch { /* gone */ }
+      try {
+        process.kill(l.pid, 'SIGKILL');
+      } catch {
+        /* gone */
+      }
     }
     throw new BenchAbort(`LocalCluster processes left behind (${left.length}); killed them by PID`);
   }
@@ -316,7 +419,6 @@ async function runDaskAdaptive(localPy: string, clientPy: string, scratch: strin
 }
 
 // ---------------------------------------------------------------- report
-
 
 const TOOLS = ['sshcluster', 'Dask Adaptive'] as const;
 const MEASURES: { key: string; label: string }[] = [
@@ -331,20 +433,29 @@ const MEASURES: { key: string; label: string }[] = [
 ];
 
 function report(results: Record<string, Result[]>, header: string[], rounds: number, aborted?: string): boolean {
-  const vals = (tool: string, key: string) => (results[tool] ?? []).filter((r) => r.ok).map((r) => r.t[key]).filter((v): v is number => v !== undefined);
+  const vals = (tool: string, key: string) =>
+    (results[tool] ?? [])
+      .filter((r) => r.ok)
+      .map((r) => r.t[key])
+      .filter((v): v is number => v !== undefined);
   const w = Math.max(...MEASURES.map((s) => s.label.length));
   const col = (s: string) => s.padStart(8);
   const width = w + 2 + 2 * (3 * 10) + 12;
   const lines: string[] = ['', '='.repeat(width), ...header, ''];
   lines.push(`${''.padEnd(w)}  ${'sshcluster'.padEnd(28)}  ${'Dask Adaptive'.padEnd(28)}  ratio`);
-  lines.push(`${'measure'.padEnd(w)}  ${col('median')}  ${col('min')}  ${col('ok/runs')}  ${col('median')}  ${col('min')}  ${col('ok/runs')}  ${col('median')}  ${col('min')}`);
+  lines.push(
+    `${'measure'.padEnd(w)}  ${col('median')}  ${col('min')}  ${col('ok/runs')}  ${col('median')}  ${col('min')}  ${col('ok/runs')}  ${col('median')}  ${col('min')}`,
+  );
   lines.push('-'.repeat(width));
-  const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined && b > 0 ? `${(a / b).toFixed(2)}x` : '-');
+  const ratio = (a: number | undefined, b: number | undefined) =>
+    a !== undefined && b !== undefined && b > 0 ? `${(a / b).toFixed(2)}x` : '-';
   for (const m of MEASURES) {
     const a = vals('sshcluster', m.key);
     const b = vals('Dask Adaptive', m.key);
     const n = (tool: string, v: number[]) => `${v.length}/${(results[tool] ?? []).length}`;
-    lines.push(`${m.label.padEnd(w)}  ${col(fmt(median(a)))}  ${col(fmt(min(a)))}  ${col(n('sshcluster', a))}  ${col(fmt(median(b)))}  ${col(fmt(min(b)))}  ${col(n('Dask Adaptive', b))}  ${col(ratio(median(a), median(b)))}  ${col(ratio(min(a), min(b)))}`);
+    lines.push(
+      `${m.label.padEnd(w)}  ${col(fmt(median(a)))}  ${col(fmt(min(a)))}  ${col(n('sshcluster', a))}  ${col(fmt(median(b)))}  ${col(fmt(min(b)))}  ${col(n('Dask Adaptive', b))}  ${col(ratio(median(a), median(b)))}  ${col(ratio(min(a), min(b)))}`,
+    );
   }
   lines.push('-'.repeat(width));
   lines.push('ratio = sshcluster / Dask Adaptive (of medians, of mins); below 1 means sshcluster is faster');
@@ -356,8 +467,10 @@ function report(results: Record<string, Result[]>, header: string[], rounds: num
 
 function line(round: number, rounds: number, tool: string, r: Result): string {
   const status = r.ok ? 'ok     ' : r.timeout ? 'TIMEOUT' : 'FAILED ';
-  return `round ${round}/${rounds} ${tool.padEnd(13)} ${status} (a) ${fmt(r.t.first)}  (b) ${fmt(r.t.target)}  (c) ${fmt(r.t.results)}  (d) ${fmt(r.t.min)} ` +
-    `[sched 0 ${fmt(r.t.sched0)}, procs gone ${fmt(r.t.gone)}]  start ${fmt(r.t.setup)} stop ${fmt(r.t.down)}${r.note ? `  (${r.note})` : ''}${r.error ? `\n  ${r.error}` : ''}`;
+  return (
+    `round ${round}/${rounds} ${tool.padEnd(13)} ${status} (a) ${fmt(r.t.first)}  (b) ${fmt(r.t.target)}  (c) ${fmt(r.t.results)}  (d) ${fmt(r.t.min)} ` +
+    `[sched 0 ${fmt(r.t.sched0)}, procs gone ${fmt(r.t.gone)}]  start ${fmt(r.t.setup)} stop ${fmt(r.t.down)}${r.note ? `  (${r.note})` : ''}${r.error ? `\n  ${r.error}` : ''}`
+  );
 }
 
 // ---------------------------------------------------------------- main
@@ -366,8 +479,12 @@ async function main(): Promise<number> {
   const { rounds, timeoutMs } = parseArgs(process.argv.slice(2));
   preflight(ownProblems);
   const header = machineLines(['dask', 'distributed', 'tornado'], [['ssh', '-V']]);
-  header.push(`workload: ${NTASKS} one-second tasks from one client; adaptive min 0 max ${MAX}, interval 1s, wait_count 3, target_duration 5s; workers ${NTHREADS} threads + nanny`);
-  header.push(`sshcluster: 4 OpenSSH hosts in network namespaces (host 0 scheduler, hosts 1-3 at most one worker each); Dask Adaptive: LocalCluster on this machine`);
+  header.push(
+    `workload: ${NTASKS} one-second tasks from one client; adaptive min 0 max ${MAX}, interval 1s, wait_count 3, target_duration 5s; workers ${NTHREADS} threads + nanny`,
+  );
+  header.push(
+    `sshcluster: 4 OpenSSH hosts in network namespaces (host 0 scheduler, hosts 1-3 at most one worker each); Dask Adaptive: LocalCluster on this machine`,
+  );
   header.push(`${rounds} round(s), alternating which goes first; per-run timeout ${timeoutMs / 1000}s`);
   for (const l of header) console.log(l);
 
@@ -376,20 +493,27 @@ async function main(): Promise<number> {
   const results: Record<string, Result[]> = { sshcluster: [], 'Dask Adaptive': [] };
   let aborted: string | undefined;
   try {
-    if (info.mode !== 'netns') throw new BenchAbort('network namespaces unavailable (harness fell back to loopback); this benchmark needs one namespace per host');
+    if (info.mode !== 'netns')
+      throw new BenchAbort(
+        'network namespaces unavailable (harness fell back to loopback); this benchmark needs one namespace per host',
+      );
     const hosts = info.hosts;
     console.log(`hosts: ${hosts.map((h) => h.ip).join(' ')} (scheduler ${hosts[0]!.ip}); state in ${stateHome}`);
     const scratchA = path.join(info.dir, 'dask-scratch-sshcluster');
     const scratchB = path.join(info.dir, 'dask-scratch-local');
     mkdirSync(scratchA, { recursive: true });
     mkdirSync(scratchB, { recursive: true });
-    const yaml = writeHostsYaml(path.join(info.dir, 'bench-adapt.yaml'), { ...info, hosts }, {
-      name: NAME,
-      env: { DASK_TEMPORARY_DIRECTORY: scratchA },
-      scheduler_options: { port: SCHED_PORT, dashboard_address: `:${DASH_PORT}` },
-      worker_options: { nthreads: NTHREADS, nworkers: 1, nanny: true },
-      adaptive: { minimum: 0, maximum: MAX, interval: '1s', wait_count: 3, target_duration: '5s' },
-    });
+    const yaml = writeHostsYaml(
+      path.join(info.dir, 'bench-adapt.yaml'),
+      { ...info, hosts },
+      {
+        name: NAME,
+        env: { DASK_TEMPORARY_DIRECTORY: scratchA },
+        scheduler_options: { port: SCHED_PORT, dashboard_address: `:${DASH_PORT}` },
+        worker_options: { nthreads: NTHREADS, nworkers: 1, nanny: true },
+        adaptive: { minimum: 0, maximum: MAX, interval: '1s', wait_count: 3, target_duration: '5s' },
+      },
+    );
     const clientPy = path.join(info.dir, 'bench_adapt_client.py');
     const localPy = path.join(info.dir, 'bench_adapt_localcluster.py');
     copyFileSync(CLIENT_PY, clientPy);
@@ -400,9 +524,10 @@ async function main(): Promise<number> {
     for (let round = 1; round <= rounds; round++) {
       const order = round % 2 === 1 ? TOOLS : ([...TOOLS].reverse() as unknown as typeof TOOLS);
       for (const tool of order) {
-        const r = tool === 'sshcluster'
-          ? await runSshcluster(info, yaml, clientPy, timeoutMs)
-          : await runDaskAdaptive(localPy, clientPy, scratchB, timeoutMs);
+        const r =
+          tool === 'sshcluster'
+            ? await runSshcluster(info, yaml, clientPy, timeoutMs)
+            : await runDaskAdaptive(localPy, clientPy, scratchB, timeoutMs);
         results[tool]!.push(r);
         console.log(line(round, rounds, tool, r));
       }

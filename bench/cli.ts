@@ -16,12 +16,15 @@ import { BenchAbort, median, parseBenchArgs, runMain } from './lib/proc.js';
 
 const fmt = (ms: number) => `${(ms / 1000).toFixed(3)}s`;
 
-const USAGE = 'usage: sudo npx tsx bench/cli.ts [--rounds N] [--hosts N] [--timeout SECONDS]\n' +
+const USAGE =
+  'usage: sudo npx tsx bench/cli.ts [--rounds N] [--hosts N] [--timeout SECONDS]\n' +
   '  --rounds N         rounds of (node -e 0, --help, list, status), default 15\n' +
   '  --hosts N          SSH hosts of the cluster `status` asks about, default 4';
 
 async function main(): Promise<number> {
-  const { rounds, timeoutMs, own } = parseBenchArgs(process.argv.slice(2), { rounds: 15, timeoutS: 120 }, USAGE, ['hosts']);
+  const { rounds, timeoutMs, own } = parseBenchArgs(process.argv.slice(2), { rounds: 15, timeoutS: 120 }, USAGE, [
+    'hosts',
+  ]);
   const count = Number(own.hosts ?? 4);
   if (!Number.isInteger(count) || count < 2) {
     console.error(`bench: --hosts expects an integer >= 2\n${USAGE}`);
@@ -30,7 +33,9 @@ async function main(): Promise<number> {
   preflight(() => []);
   onSignals();
   const header = machineLines(['distributed']);
-  header.push(`setup: a detached cluster on ${count} OpenSSH hosts in network namespaces; ${rounds} round(s), each command a fresh process, alternating`);
+  header.push(
+    `setup: a detached cluster on ${count} OpenSSH hosts in network namespaces; ${rounds} round(s), each command a fresh process, alternating`,
+  );
   for (const l of header) console.log(l);
   const times = await withDetachedCluster({ count, name: 'bench-cli', timeoutMs }, async ({ env, name }) => {
     const contenders: [string, string[]][] = [
@@ -56,7 +61,17 @@ async function main(): Promise<number> {
     const m = median(xs)!;
     return `${label.padEnd(34)} ${fmt(m).padStart(7)} ${fmt(Math.min(...xs)).padStart(7)} ${fmt(Math.max(...xs)).padStart(7)}   ${(m / floor).toFixed(2)}x`;
   });
-  console.log(['', '='.repeat(72), ...header, '', `${'command'.padEnd(34)} ${'median'.padStart(7)} ${'min'.padStart(7)} ${'max'.padStart(7)}   / node -e 0`, ...rows, '='.repeat(72)].join('\n'));
+  console.log(
+    [
+      '',
+      '='.repeat(72),
+      ...header,
+      '',
+      `${'command'.padEnd(34)} ${'median'.padStart(7)} ${'min'.padStart(7)} ${'max'.padStart(7)}   / node -e 0`,
+      ...rows,
+      '='.repeat(72),
+    ].join('\n'),
+  );
   return 0;
 }
 

@@ -78,7 +78,15 @@ async function connect(h: HostSpec): Promise<FakeHost> {
 }
 
 const specFor = (d: DesiredProcess): ProcessSpec => ({ ...d, argv: ['python3'], env: {} });
-const reconciler = new Reconciler({ state, clock, emit, connect, specFor, scheduler: () => scheduler, signal: life.signal });
+const reconciler = new Reconciler({
+  state,
+  clock,
+  emit,
+  connect,
+  specFor,
+  scheduler: () => scheduler,
+  signal: life.signal,
+});
 
 /** The scheduler sees every worker process that runs (registration is instant here). */
 function register(): void {
@@ -103,10 +111,19 @@ async function tick(): Promise<void> {
 let rssPeak = 0;
 const sampleRss = () => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss));
 
-const adaptiveSpec: AdaptiveSpec = { minimum: HOSTS, maximum: HOSTS * PER_HOST, intervalMs: 1000, waitCount: 3, targetDurationMs: 5000 };
+const adaptiveSpec: AdaptiveSpec = {
+  minimum: HOSTS,
+  maximum: HOSTS * PER_HOST,
+  intervalMs: 1000,
+  waitCount: 3,
+  targetDurationMs: 5000,
+};
 const adaptive = new AdaptiveLoop(
   {
-    state, clock, emit, signal: life.signal,
+    state,
+    clock,
+    emit,
+    signal: life.signal,
     scheduler: () => scheduler,
     daskVersion: async () => '2022.12.1',
     scale: (n) => reconciler.scale(n),
@@ -124,8 +141,15 @@ async function adaptiveStep(): Promise<void> {
 }
 
 const session = {
-  state, spec, events, adaptive, address: 'tls://n0:8786', dashboard: 'http://127.0.0.1:8787/status',
-  startedAt: clock.t, now: clock.now, o: {},
+  state,
+  spec,
+  events,
+  adaptive,
+  address: 'tls://n0:8786',
+  dashboard: 'http://127.0.0.1:8787/status',
+  startedAt: clock.t,
+  now: clock.now,
+  o: {},
 } as unknown as ClusterSession;
 const statusMs: number[] = [];
 function status(): void {
@@ -186,7 +210,9 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
 };
 const ms = (x: number) => x.toFixed(2);
-process.stderr.write(`core: ${tickMs.length} ticks, ${stepMs.length} adaptive steps (p50 ${ms(pct(stepMs, 50))} ms, p99 ${ms(pct(stepMs, 99))} ms), ${emitted} events\n`);
+process.stderr.write(
+  `core: ${tickMs.length} ticks, ${stepMs.length} adaptive steps (p50 ${ms(pct(stepMs, 50))} ms, p99 ${ms(pct(stepMs, 99))} ms), ${emitted} events\n`,
+);
 console.log(
   `hosts=${HOSTS} workers=${HOSTS * PER_HOST} tick_p50_ms=${ms(pct(tickMs, 50))} tick_p99_ms=${ms(pct(tickMs, 99))} ` +
     `rss_mb=${Math.round(rssPeak / 2 ** 20)} status_ms=${ms(pct(statusMs, 50))}`,

@@ -25,7 +25,11 @@ import { createTestHosts, writeHostsYaml, type TestHosts } from '../test/e2e/har
 const ROOT = path.resolve(import.meta.dirname, '..');
 const BIN = path.join(ROOT, 'bin/sshcluster');
 
-interface Args { rounds: number; hosts: number; keepBashrc: boolean }
+interface Args {
+  rounds: number;
+  hosts: number;
+  keepBashrc: boolean;
+}
 
 function parseArgs(argv: string[]): Args {
   const a: Args = { rounds: 5, hosts: 64, keepBashrc: false };
@@ -53,21 +57,44 @@ function maskBashrc(args: Args): boolean {
   const empty = path.join(mkdtempSync(path.join(os.tmpdir(), 'sshc-bench-')), 'bashrc');
   writeFileSync(empty, '');
   const tsx = path.join(ROOT, 'node_modules/.bin/tsx');
-  const r = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', 'mount --bind "$0" "$1" && shift && exec "$@"', empty, bashrc, tsx, process.argv[1]!, ...process.argv.slice(2)], {
-    stdio: 'inherit',
-    env: { ...process.env, SSHC_BENCH_MASKED: '1' },
-  });
+  const r = spawnSync(
+    'unshare',
+    [
+      '--mount',
+      '--propagation',
+      'private',
+      'sh',
+      '-c',
+      'mount --bind "$0" "$1" && shift && exec "$@"',
+      empty,
+      bashrc,
+      tsx,
+      process.argv[1]!,
+      ...process.argv.slice(2),
+    ],
+    {
+      stdio: 'inherit',
+      env: { ...process.env, SSHC_BENCH_MASKED: '1' },
+    },
+  );
   rmSync(path.dirname(empty), { recursive: true, force: true });
   process.exit(r.status ?? 1);
 }
 
-interface Sample { wallS: number; cpuS: number; rssMB: number }
+interface Sample {
+  wallS: number;
+  cpuS: number;
+  rssMB: number;
+}
 
 function timed(argv: string[], env: Record<string, string> = {}): Promise<Sample> {
   const out = path.join(os.tmpdir(), `sshc-bench-time-${process.pid}`);
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', out, ...argv], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('/usr/bin/time', ['-f', '%U %S %M', '-o', out, ...argv], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let text = '';
     child.stdout.on('data', (d: Buffer) => (text += d));
     child.stderr.on('data', (d: Buffer) => (text += d));
@@ -81,14 +108,15 @@ function timed(argv: string[], env: Record<string, string> = {}): Promise<Sample
   });
 }
 
-
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
   maskBashrc(args);
   for (const tool of ['pdsh', 'clush', '/usr/bin/time']) {
-    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) throw new Error(`${tool} is not installed (apt-get install pdsh clustershell time)`);
+    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0)
+      throw new Error(`${tool} is not installed (apt-get install pdsh clustershell time)`);
   }
-  const bashrcNote = process.env.SSHC_BENCH_MASKED === '1' ? 'remote ~/.bashrc masked (empty)' : 'remote ~/.bashrc as is';
+  const bashrcNote =
+    process.env.SSHC_BENCH_MASKED === '1' ? 'remote ~/.bashrc masked (empty)' : 'remote ~/.bashrc as is';
   let hosts: TestHosts | undefined;
   try {
     hosts = await createTestHosts({ count: args.hosts });
@@ -109,7 +137,9 @@ async function main(): Promise<void> {
       for (const n of order) {
         const s = await tools[n]!();
         samples[n]!.push(s);
-        console.error(`round ${round + 1} ${n.padEnd(10)} wall ${s.wallS.toFixed(3)}s  cpu ${s.cpuS.toFixed(2)}s  rss ${s.rssMB.toFixed(0)} MB`);
+        console.error(
+          `round ${round + 1} ${n.padEnd(10)} wall ${s.wallS.toFixed(3)}s  cpu ${s.cpuS.toFixed(2)}s  rss ${s.rssMB.toFixed(0)} MB`,
+        );
       }
     }
     report(args, samples, bashrcNote);
@@ -121,13 +151,17 @@ async function main(): Promise<void> {
 function report(args: Args, samples: Record<string, Sample[]>, note: string): void {
   const med = (n: string, k: keyof Sample): number => median(samples[n]!.map((s) => s[k])) ?? NaN;
   const base = { wall: med('sshcluster', 'wallS'), cpu: med('sshcluster', 'cpuS'), rss: med('sshcluster', 'rssMB') };
-  console.log(`\nexec -- true on ${args.hosts} hosts, median of ${args.rounds} rounds, ${os.cpus().length} cores, ${note}\n`);
+  console.log(
+    `\nexec -- true on ${args.hosts} hosts, median of ${args.rounds} rounds, ${os.cpus().length} cores, ${note}\n`,
+  );
   console.log('| tool | wall | CPU (user+sys) | peak RSS | wall ratio | CPU ratio |');
   console.log('|---|---|---|---|---|---|');
   for (const n of Object.keys(samples)) {
     const [w, c, r] = [med(n, 'wallS'), med(n, 'cpuS'), med(n, 'rssMB')];
     const ratio = (x: number, b: number): string => (n === 'sshcluster' ? '1' : `${(x / b).toFixed(2)}×`);
-    console.log(`| ${n} | ${w.toFixed(2)} s | ${c.toFixed(2)} s | ${r.toFixed(0)} MB | ${ratio(w, base.wall)} | ${ratio(c, base.cpu)} |`);
+    console.log(
+      `| ${n} | ${w.toFixed(2)} s | ${c.toFixed(2)} s | ${r.toFixed(0)} MB | ${ratio(w, base.wall)} | ${ratio(c, base.cpu)} |`,
+    );
   }
 }
 

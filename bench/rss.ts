@@ -20,7 +20,8 @@ import { withDetachedCluster } from './lib/detached.js';
 import { BIN, machineLines, onSignals, preflight, runSync } from './lib/hosts.js';
 import { BenchAbort, median, parseBenchArgs, procStat, runMain, sleep } from './lib/proc.js';
 
-const USAGE = 'usage: sudo npx tsx bench/rss.ts [--hosts N] [--seconds S] [--security tls|none] [--timeout SECONDS]\n' +
+const USAGE =
+  'usage: sudo npx tsx bench/rss.ts [--hosts N] [--seconds S] [--security tls|none] [--timeout SECONDS]\n' +
   '  --hosts N          SSH hosts (scheduler on the first, one worker on each other), default 4\n' +
   '  --seconds S        sampling after the scale cycles, default 30\n' +
   '  --security MODE    tls (the default, as a user gets it) or none';
@@ -28,7 +29,10 @@ const USAGE = 'usage: sudo npx tsx bench/rss.ts [--hosts N] [--seconds S] [--sec
 /** kB fields of /proc/<pid>/status, in MB (10^6 bytes). */
 /** SSH exec sessions each host's sshd has started so far (its log, LogLevel VERBOSE). */
 const sessions = (h: TestHosts) =>
-  h.hosts.map((_, i) => (readFileSync(path.join(h.dir, `sshd-${i}.log`), 'utf8').match(/Starting session: command/g) ?? []).length);
+  h.hosts.map(
+    (_, i) =>
+      (readFileSync(path.join(h.dir, `sshd-${i}.log`), 'utf8').match(/Starting session: command/g) ?? []).length,
+  );
 
 /** "scheduler host 2, worker hosts 1" (or "1-2" when they differ) for what `run` opened. */
 async function counted<T>(h: TestHosts, what: string, lines: string[], run: () => T | Promise<T>): Promise<T> {
@@ -47,10 +51,17 @@ async function counted<T>(h: TestHosts, what: string, lines: string[], run: () =
  * shared page to its sharers.
  */
 function memOf(pid: number): { rss: number; hwm: number; anon: number; file: number; pss: number } {
-  const kb = (text: string, field: string) => (Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN) * 1024) / 1e6;
+  const kb = (text: string, field: string) =>
+    (Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1] ?? NaN) * 1024) / 1e6;
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
-  return { rss: kb(status, 'VmRSS'), hwm: kb(status, 'VmHWM'), anon: kb(status, 'RssAnon'), file: kb(status, 'RssFile'), pss: kb(rollup, 'Pss') };
+  return {
+    rss: kb(status, 'VmRSS'),
+    hwm: kb(status, 'VmHWM'),
+    anon: kb(status, 'RssAnon'),
+    file: kb(status, 'RssFile'),
+    pss: kb(rollup, 'Pss'),
+  };
 }
 
 /** USER_HZ: the unit of /proc/<pid>/stat's CPU times on Linux. */
@@ -64,7 +75,9 @@ function cpuMsOf(pid: number): number {
 
 /** The same figures for an idle `node` that has done nothing: the floor of any Node controller. */
 async function idleNode(): Promise<ReturnType<typeof memOf>> {
-  const p = spawn(process.execPath, ['-e', 'console.log(1); setTimeout(() => {}, 60_000)'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const p = spawn(process.execPath, ['-e', 'console.log(1); setTimeout(() => {}, 60_000)'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   try {
     await new Promise((r) => p.stdout.once('data', r));
     await sleep(1000);
@@ -75,7 +88,11 @@ async function idleNode(): Promise<ReturnType<typeof memOf>> {
 }
 
 async function main(): Promise<number> {
-  const { timeoutMs, own } = parseBenchArgs(process.argv.slice(2), { rounds: 1, timeoutS: 600 }, USAGE, ['hosts', 'seconds', 'security']);
+  const { timeoutMs, own } = parseBenchArgs(process.argv.slice(2), { rounds: 1, timeoutS: 600 }, USAGE, [
+    'hosts',
+    'seconds',
+    'security',
+  ]);
   const count = Number(own.hosts ?? 4);
   const seconds = Number(own.seconds ?? 30);
   const security = own.security ?? 'tls';
@@ -86,7 +103,9 @@ async function main(): Promise<number> {
   preflight(() => []);
   onSignals();
   const header = machineLines(['distributed']);
-  header.push(`setup: ${count} OpenSSH hosts in network namespaces, ${count - 1} workers (1 thread, no nanny), security ${security}, ${seconds}s of sampling`);
+  header.push(
+    `setup: ${count} OpenSSH hosts in network namespaces, ${count - 1} workers (1 thread, no nanny), security ${security}, ${seconds}s of sampling`,
+  );
   for (const l of header) console.log(l);
   const execLines: string[] = [];
   let upSeconds = 0;
@@ -96,47 +115,80 @@ async function main(): Promise<number> {
     if (what === 'up --detach') upSeconds = (performance.now() - t0) / 1000;
     return r;
   };
-  const { all, rss, own: ownPages, statusMs, cpuShare, last, idle, fds } = await withDetachedCluster({ count, name: 'bench-rss', security: security as 'tls' | 'none', timeoutMs, around }, async ({ hosts, env, name, stateHome, upOut }) => {
-    console.log(`up --detach: ${upSeconds.toFixed(2)}s to "${/Cluster up: [^\n]*/.exec(upOut)?.[0] ?? '?'}"`);
-    // A host that failed says why on its own line; the run goes on (scale brings it back).
-    for (const l of upOut.split('\n').filter((x) => /\] failed: /.test(x))) console.log(`  ${l.slice(0, 300)}`);
-    const state = JSON.parse(readFileSync(path.join(stateHome, 'sshcluster', name, 'state.json'), 'utf8')) as { controller: { pid: number } };
-    const pid = state.controller.pid;
-    const all = count - 1;
-    for (const n of [1, all, Math.max(1, Math.floor(all / 2)), all]) {
-      const s = await counted(hosts, `scale ${n}`, execLines, () => runSync(process.execPath, [BIN, 'scale', String(n), '--name', name], env, timeoutMs));
-      if (!s.ok) throw new BenchAbort(`scale ${n} failed: ${s.out.slice(-1500)}`);
-    }
-    const rss: number[] = [];
-    const own: number[] = [];
-    const statusMs: number[] = [];
-    const cpu0 = cpuMsOf(pid);
-    const t0 = performance.now();
-    for (let i = 0; i < seconds; i++) {
-      if (i % 5 === 0) {
-        const t = performance.now();
-        const st = await counted(hosts, 'status --json', execLines, () => runSync(process.execPath, [BIN, 'status', '--name', name, '--json'], env, 60_000));
-        if (!st.ok) throw new BenchAbort(`status failed: ${st.out.slice(-800)}`);
-        statusMs.push(performance.now() - t);
+  const {
+    all,
+    rss,
+    own: ownPages,
+    statusMs,
+    cpuShare,
+    last,
+    idle,
+    fds,
+  } = await withDetachedCluster(
+    { count, name: 'bench-rss', security: security as 'tls' | 'none', timeoutMs, around },
+    async ({ hosts, env, name, stateHome, upOut }) => {
+      console.log(`up --detach: ${upSeconds.toFixed(2)}s to "${/Cluster up: [^\n]*/.exec(upOut)?.[0] ?? '?'}"`);
+      // A host that failed says why on its own line; the run goes on (scale brings it back).
+      for (const l of upOut.split('\n').filter((x) => /\] failed: /.test(x))) console.log(`  ${l.slice(0, 300)}`);
+      const state = JSON.parse(readFileSync(path.join(stateHome, 'sshcluster', name, 'state.json'), 'utf8')) as {
+        controller: { pid: number };
+      };
+      const pid = state.controller.pid;
+      const all = count - 1;
+      for (const n of [1, all, Math.max(1, Math.floor(all / 2)), all]) {
+        const s = await counted(hosts, `scale ${n}`, execLines, () =>
+          runSync(process.execPath, [BIN, 'scale', String(n), '--name', name], env, timeoutMs),
+        );
+        if (!s.ok) throw new BenchAbort(`scale ${n} failed: ${s.out.slice(-1500)}`);
       }
-      const sample = memOf(pid);
-      rss.push(sample.rss);
-      own.push(sample.anon);
-      await sleep(1000);
-    }
-    const cpuShare = (cpuMsOf(pid) - cpu0) / (performance.now() - t0);
-    return { all, rss, own, statusMs, cpuShare, last: memOf(pid), idle: await idleNode(), fds: readdirSync(`/proc/${pid}/fd`).length };
-  });
+      const rss: number[] = [];
+      const own: number[] = [];
+      const statusMs: number[] = [];
+      const cpu0 = cpuMsOf(pid);
+      const t0 = performance.now();
+      for (let i = 0; i < seconds; i++) {
+        if (i % 5 === 0) {
+          const t = performance.now();
+          const st = await counted(hosts, 'status --json', execLines, () =>
+            runSync(process.execPath, [BIN, 'status', '--name', name, '--json'], env, 60_000),
+          );
+          if (!st.ok) throw new BenchAbort(`status failed: ${st.out.slice(-800)}`);
+          statusMs.push(performance.now() - t);
+        }
+        const sample = memOf(pid);
+        rss.push(sample.rss);
+        own.push(sample.anon);
+        await sleep(1000);
+      }
+      const cpuShare = (cpuMsOf(pid) - cpu0) / (performance.now() - t0);
+      return {
+        all,
+        rss,
+        own,
+        statusMs,
+        cpuShare,
+        last: memOf(pid),
+        idle: await idleNode(),
+        fds: readdirSync(`/proc/${pid}/fd`).length,
+      };
+    },
+  );
   const mb = (v: number | undefined) => (v === undefined ? '-' : `${v.toFixed(1)} MB`);
-  console.log(['', '='.repeat(72), ...header,
-    `controller RSS over ${seconds}s after scale 1/${all}/${Math.max(1, Math.floor(all / 2))}/${all}: min ${mb(Math.min(...rss))}, median ${mb(median(rss))}, max ${mb(Math.max(...rss))}; peak since start (VmHWM) ${mb(last.hwm)}`,
-    `  of which its own (RssAnon): median ${mb(median(ownPages))}; at the end: RssAnon ${mb(last.anon)}, RssFile ${mb(last.file)} (node's code, shared), PSS ${mb(last.pss)}`,
-    `idle \`node\` (the floor): RSS ${mb(idle.rss)}, RssAnon ${mb(idle.anon)}, RssFile ${mb(idle.file)}, PSS ${mb(idle.pss)}`,
-    `controller CPU over the sampling (status calls included): ${(cpuShare * 100).toFixed(1)}% of one core`,
-    `controller open file descriptors: ${fds}`,
-    `status --json: median ${((median(statusMs) ?? 0) / 1000).toFixed(2)}s over ${statusMs.length} calls`,
-    ...[...new Set(execLines)],
-    '='.repeat(72)].join('\n'));
+  console.log(
+    [
+      '',
+      '='.repeat(72),
+      ...header,
+      `controller RSS over ${seconds}s after scale 1/${all}/${Math.max(1, Math.floor(all / 2))}/${all}: min ${mb(Math.min(...rss))}, median ${mb(median(rss))}, max ${mb(Math.max(...rss))}; peak since start (VmHWM) ${mb(last.hwm)}`,
+      `  of which its own (RssAnon): median ${mb(median(ownPages))}; at the end: RssAnon ${mb(last.anon)}, RssFile ${mb(last.file)} (node's code, shared), PSS ${mb(last.pss)}`,
+      `idle \`node\` (the floor): RSS ${mb(idle.rss)}, RssAnon ${mb(idle.anon)}, RssFile ${mb(idle.file)}, PSS ${mb(idle.pss)}`,
+      `controller CPU over the sampling (status calls included): ${(cpuShare * 100).toFixed(1)}% of one core`,
+      `controller open file descriptors: ${fds}`,
+      `status --json: median ${((median(statusMs) ?? 0) / 1000).toFixed(2)}s over ${statusMs.length} calls`,
+      ...[...new Set(execLines)],
+      '='.repeat(72),
+    ].join('\n'),
+  );
   return 0;
 }
 

@@ -22,7 +22,10 @@ const MODES = ['tls', 'none'] as const;
 type Mode = (typeof MODES)[number];
 const WORKLOAD = { workers: 3, blocks: 96, size: 10 << 20 };
 
-interface Sample { make: number; transfer: number }
+interface Sample {
+  make: number;
+  transfer: number;
+}
 
 async function round(hosts: TestHosts, mode: Mode, stateHome: string, timeoutMs: number): Promise<Sample> {
   const name = `bench-tls-${mode}`;
@@ -36,8 +39,14 @@ async function round(hosts: TestHosts, mode: Mode, stateHome: string, timeoutMs:
   const up = runSync(process.execPath, [BIN, 'up', file, '--detach'], env, timeoutMs);
   try {
     if (!up.ok) throw new BenchAbort(`up (${mode}) failed: ${up.out.slice(-1500)}`);
-    const vars = JSON.parse(runSync(process.execPath, [BIN, 'env', '--name', name, '--json'], env).stdout).env as Record<string, string>;
-    const r = runSync(PY, ['-W', 'ignore', CLIENT, JSON.stringify(WORKLOAD)], { PATH: '/usr/bin:/bin', ...vars }, timeoutMs);
+    const vars = JSON.parse(runSync(process.execPath, [BIN, 'env', '--name', name, '--json'], env).stdout)
+      .env as Record<string, string>;
+    const r = runSync(
+      PY,
+      ['-W', 'ignore', CLIENT, JSON.stringify(WORKLOAD)],
+      { PATH: '/usr/bin:/bin', ...vars },
+      timeoutMs,
+    );
     const line = r.out.split('\n').find((l) => l.startsWith('BENCH '));
     const got = line ? (JSON.parse(line.slice(6)) as Sample & { ok: boolean }) : undefined;
     if (!got?.ok) throw new BenchAbort(`client (${mode}) failed: ${r.out.slice(-1500)}`);
@@ -49,7 +58,11 @@ async function round(hosts: TestHosts, mode: Mode, stateHome: string, timeoutMs:
 }
 
 async function main(): Promise<number> {
-  const { rounds, timeoutMs } = parseBenchArgs(process.argv.slice(2), { rounds: 3, timeoutS: 300 }, 'usage: sudo npx tsx bench/tls.ts [--rounds N] [--timeout SECONDS]');
+  const { rounds, timeoutMs } = parseBenchArgs(
+    process.argv.slice(2),
+    { rounds: 3, timeoutS: 300 },
+    'usage: sudo npx tsx bench/tls.ts [--rounds N] [--timeout SECONDS]',
+  );
   preflight(() => []);
   onSignals();
   const stateHome = mkdtempSync(path.join(os.tmpdir(), 'sshc-bench-tls-'));
@@ -61,16 +74,23 @@ async function main(): Promise<number> {
       for (const mode of r % 2 === 0 ? MODES : [...MODES].reverse()) {
         const s = await round(hosts, mode, stateHome, timeoutMs);
         samples[mode].push(s);
-        console.error(`round ${r + 1} ${mode.padEnd(4)} make ${s.make.toFixed(2)}s  transfer ${s.transfer.toFixed(2)}s`);
+        console.error(
+          `round ${r + 1} ${mode.padEnd(4)} make ${s.make.toFixed(2)}s  transfer ${s.transfer.toFixed(2)}s`,
+        );
       }
     }
     const med = (m: Mode, k: keyof Sample) => median(samples[m].map((s) => s[k])) ?? NaN;
     console.log(['', ...machineLines(['distributed']), ''].join('\n'));
-    console.log(`${WORKLOAD.blocks} × ${WORKLOAD.size >> 20} MiB between ${WORKLOAD.workers} workers on namespace hosts, median of ${rounds} rounds\n`);
+    console.log(
+      `${WORKLOAD.blocks} × ${WORKLOAD.size >> 20} MiB between ${WORKLOAD.workers} workers on namespace hosts, median of ${rounds} rounds\n`,
+    );
     console.log('| security | make the blocks | move them between workers |');
     console.log('|---|---|---|');
-    for (const m of MODES) console.log(`| ${m} | ${med(m, 'make').toFixed(2)} s | ${med(m, 'transfer').toFixed(2)} s |`);
-    console.log(`| tls / none | ${(med('tls', 'make') / med('none', 'make')).toFixed(2)}× | ${(med('tls', 'transfer') / med('none', 'transfer')).toFixed(2)}× |`);
+    for (const m of MODES)
+      console.log(`| ${m} | ${med(m, 'make').toFixed(2)} s | ${med(m, 'transfer').toFixed(2)} s |`);
+    console.log(
+      `| tls / none | ${(med('tls', 'make') / med('none', 'make')).toFixed(2)}× | ${(med('tls', 'transfer') / med('none', 'transfer')).toFixed(2)}× |`,
+    );
     return 0;
   } catch (err) {
     if (err instanceof BenchAbort) {

@@ -16,13 +16,19 @@ import { DashboardStore } from '../src/ui/store.js';
 
 const { values } = parseArgs({
   options: {
-    seconds: { type: 'string' }, rate: { type: 'string', default: '5000' }, sources: { type: 'string', default: '16' },
-    'attach-idle': { type: 'boolean', default: false }, cols: { type: 'string', default: '80' }, rows: { type: 'string', default: '24' },
+    seconds: { type: 'string' },
+    rate: { type: 'string', default: '5000' },
+    sources: { type: 'string', default: '16' },
+    'attach-idle': { type: 'boolean', default: false },
+    cols: { type: 'string', default: '80' },
+    rows: { type: 'string', default: '24' },
   },
 });
 if (values['attach-idle']) {
   const { attachIdle } = await import('./lib/attach-idle.js');
-  process.exit(await attachIdle({ seconds: Number(values.seconds ?? 20), cols: Number(values.cols), rows: Number(values.rows) }));
+  process.exit(
+    await attachIdle({ seconds: Number(values.seconds ?? 20), cols: Number(values.cols), rows: Number(values.rows) }),
+  );
 }
 const SECONDS = Number(values.seconds ?? 30);
 const RATE = Number(values.rate);
@@ -65,23 +71,60 @@ class FakeStdin extends EventEmitter {
 
 const hosts = Array.from({ length: SOURCES }, (_, i) => `node${String(i).padStart(2, '0')}`);
 const status: StatusJson = {
-  name: 'bench', clusterId: 'bench', uptimeS: 0, controllerPid: process.pid, schedulerAddress: 'tcp://10.0.0.1:8786', dashboardUrl: 'http://10.0.0.1:8787/status', startedAt: new Date().toISOString(), desiredWorkers: SOURCES,
+  name: 'bench',
+  clusterId: 'bench',
+  uptimeS: 0,
+  controllerPid: process.pid,
+  schedulerAddress: 'tcp://10.0.0.1:8786',
+  dashboardUrl: 'http://10.0.0.1:8787/status',
+  startedAt: new Date().toISOString(),
+  desiredWorkers: SOURCES,
   hosts: hosts.map((name) => ({ name, roles: ['worker' as const], state: 'up' as const, lastError: null, workers: 1 })),
-  workers: hosts.map((h) => ({ name: `${h}-0`, host: h, pid: 1, state: 'running' as const, restarts: 0, address: `tcp://${h}:1`, nthreads: 2, memoryLimit: 'auto', cpu: 50, memoryBytes: 2 ** 28, memoryLimitBytes: 2 ** 32, executing: 2 })),
+  workers: hosts.map((h) => ({
+    name: `${h}-0`,
+    host: h,
+    pid: 1,
+    state: 'running' as const,
+    restarts: 0,
+    address: `tcp://${h}:1`,
+    nthreads: 2,
+    memoryLimit: 'auto',
+    cpu: 50,
+    memoryBytes: 2 ** 28,
+    memoryLimitBytes: 2 ** 32,
+    executing: 2,
+  })),
   adaptive: null,
 };
 const actions: DashboardActions = {
-  mode: 'attached', status: async () => status, scale: async (n) => ({ desired: n }), setAdaptive: async () => {}, restartWorker: async () => {},
-  teardown: async () => {}, detach: () => {}, interrupt: () => {},
+  mode: 'attached',
+  status: async () => status,
+  scale: async (n) => ({ desired: n }),
+  setAdaptive: async () => {},
+  restartWorker: async () => {},
+  teardown: async () => {},
+  detach: () => {},
+  interrupt: () => {},
 };
 
 const store = new DashboardStore('bench');
 store.setStatus(status);
-store.apply({ kind: 'cluster-up', name: 'bench', schedulerAddress: status.schedulerAddress, dashboardUrl: status.dashboardUrl, workers: [], failedHosts: [] });
+store.apply({
+  kind: 'cluster-up',
+  name: 'bench',
+  schedulerAddress: status.schedulerAddress,
+  dashboardUrl: status.dashboardUrl,
+  workers: [],
+  failedHosts: [],
+});
 const stdout = new FakeTty();
 const stdin = new FakeStdin();
 const ink = render(createElement(App, { store, actions, pollMs: 1_000, color: true }), {
-  stdout: stdout as unknown as NodeJS.WriteStream, stdin: stdin as unknown as NodeJS.ReadStream, exitOnCtrlC: false, patchConsole: false, maxFps: 20,
+  stdout: stdout as unknown as NodeJS.WriteStream,
+  stdin: stdin as unknown as NodeJS.ReadStream,
+  exitOnCtrlC: false,
+  patchConsole: false,
+  maxFps: 20,
 });
 
 // Lines arrive in 10 ms batches, round-robin over the sources, some WARNING / ERROR.
@@ -93,7 +136,13 @@ const producer = setInterval(() => {
   for (let i = 0; i < due; i++, emitted++) {
     const h = hosts[emitted % SOURCES]!;
     const level = emitted % 97 === 0 ? 'ERROR' : emitted % 31 === 0 ? 'WARNING' : 'INFO';
-    store.apply({ kind: 'process-line', host: h, name: `${h}-0`, stream: 'stderr', line: `2026-01-01 00:00:00,000 - distributed.worker - ${level} - line ${emitted} ${'x'.repeat(emitted % 80)}` });
+    store.apply({
+      kind: 'process-line',
+      host: h,
+      name: `${h}-0`,
+      stream: 'stderr',
+      line: `2026-01-01 00:00:00,000 - distributed.worker - ${level} - line ${emitted} ${'x'.repeat(emitted % 80)}`,
+    });
   }
 }, TICK_MS);
 
@@ -140,18 +189,38 @@ clearInterval(producer);
 clearInterval(sampler);
 const elapsed = (performance.now() - start) / 1000;
 ink.unmount();
-if (process.env.BENCH_SERIES) console.error(heap.map((h) => (h / 2 ** 20).toFixed(1)).join(" "));
+if (process.env.BENCH_SERIES) console.error(heap.map((h) => (h / 2 ** 20).toFixed(1)).join(' '));
 
 const sorted = [...latencies].sort((a, b) => a - b);
 const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 const mb = (b: number) => `${(b / 2 ** 20).toFixed(0)} MB`;
 const warm = rss.slice(5);
-console.log(JSON.stringify({
-  seconds: Number(elapsed.toFixed(1)), linesPerSecond: Math.round(emitted / elapsed), sources: SOURCES, keys: latencies.length,
-  keyToFrameMs: { p50: Number(pct(50).toFixed(1)), p99: Number(pct(99).toFixed(1)), max: Number(sorted.at(-1)!.toFixed(1)) },
-  framesPerSecond: Number(((stdout.frames - framesAt2s) / (elapsed - 2)).toFixed(1)),
-  rss: { after5s: mb(warm[0] ?? 0), end: mb(rss.at(-1) ?? 0), max: mb(Math.max(...rss)), min: mb(Math.min(...warm)) },
-  ...(heap.length ? { heapAfterGc: { after5s: mb(heap[5] ?? 0), end: mb(heap.at(-1) ?? 0), max: mb(Math.max(...heap.slice(5))) } } : {}),
-  logLinesKept: store.model.logs.size,
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      seconds: Number(elapsed.toFixed(1)),
+      linesPerSecond: Math.round(emitted / elapsed),
+      sources: SOURCES,
+      keys: latencies.length,
+      keyToFrameMs: {
+        p50: Number(pct(50).toFixed(1)),
+        p99: Number(pct(99).toFixed(1)),
+        max: Number(sorted.at(-1)!.toFixed(1)),
+      },
+      framesPerSecond: Number(((stdout.frames - framesAt2s) / (elapsed - 2)).toFixed(1)),
+      rss: {
+        after5s: mb(warm[0] ?? 0),
+        end: mb(rss.at(-1) ?? 0),
+        max: mb(Math.max(...rss)),
+        min: mb(Math.min(...warm)),
+      },
+      ...(heap.length
+        ? { heapAfterGc: { after5s: mb(heap[5] ?? 0), end: mb(heap.at(-1) ?? 0), max: mb(Math.max(...heap.slice(5))) } }
+        : {}),
+      logLinesKept: store.model.logs.size,
+    },
+    null,
+    2,
+  ),
+);
 process.exit(0);

@@ -16,18 +16,38 @@
 // the SSH exec sessions (remote shells) it opened per host.
 // See bench/README.md for what each figure means. Over 200 lines: one whole experiment
 // (three contenders, their leftover checks, the report); what benchmarks share is in bench/lib/.
-import { BenchAbort, closedWithin, fmt, killAndWait, killChildren, median, min, parseBenchArgs, runMain, shortfallLines, start, tail } from './lib/proc.js';
-import { bashrcFile, BIN, DASH_PORT, ensureClean, machineLines, onSignals, preflight, PY, runSync, SCHED_PORT, type Leftover } from './lib/hosts.js';
+import {
+  BenchAbort,
+  closedWithin,
+  fmt,
+  killAndWait,
+  killChildren,
+  median,
+  min,
+  parseBenchArgs,
+  runMain,
+  shortfallLines,
+  start,
+  tail,
+} from './lib/proc.js';
+import {
+  bashrcFile,
+  BIN,
+  DASH_PORT,
+  ensureClean,
+  machineLines,
+  onSignals,
+  preflight,
+  PY,
+  runSync,
+  SCHED_PORT,
+  type Leftover,
+} from './lib/hosts.js';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import {
-  createTestHosts,
-  daskRole,
-  writeHostsYaml,
-  type TestHosts,
-} from '../test/e2e/harness/netns-hosts.js';
+import { createTestHosts, daskRole, writeHostsYaml, type TestHosts } from '../test/e2e/harness/netns-hosts.js';
 
 /** The cluster every contender starts: host 0 the scheduler, each other host one worker. */
 const SHAPE = { hosts: 4, nthreads: 2, nanny: true };
@@ -36,7 +56,8 @@ const benchHosts = (info: TestHosts) => info.hosts.slice(0, SHAPE.hosts);
 
 // ---------------------------------------------------------------- arguments
 
-const USAGE = 'usage: npx tsx bench/up.ts [--rounds N] [--timeout SECONDS] [--bashrc empty|slow|FILE] [--hosts N] [--nthreads N] [--nanny on|off]\n' +
+const USAGE =
+  'usage: npx tsx bench/up.ts [--rounds N] [--timeout SECONDS] [--bashrc empty|slow|FILE] [--hosts N] [--nthreads N] [--nanny on|off]\n' +
   '  --rounds N         rounds of (sshcluster, SSHCluster, pdsh, raw floor), default 5\n' +
   '  --timeout SECONDS  per-run limit for reaching all workers, default 120\n' +
   '  --hosts N          SSH hosts: the scheduler on the first, one worker on each other; default 4\n' +
@@ -54,7 +75,10 @@ function execText(execs: number[] | undefined): string {
 
 /** SSH exec sessions each host's sshd has started so far (its log says so at LogLevel VERBOSE). */
 const sessions = (info: TestHosts) =>
-  benchHosts(info).map((_, i) => (readFileSync(path.join(info.dir, `sshd-${i}.log`), 'utf8').match(/Starting session: command/g) ?? []).length);
+  benchHosts(info).map(
+    (_, i) =>
+      (readFileSync(path.join(info.dir, `sshd-${i}.log`), 'utf8').match(/Starting session: command/g) ?? []).length,
+  );
 
 // ---------------------------------------------------------------- pre-flight
 
@@ -62,20 +86,23 @@ onSignals();
 
 const ownProblems = (): string[] => {
   const problems: string[] = [];
-  if (!runSync(PY, ['-c', 'import distributed']).ok) problems.push(`${PY} has no distributed: apt-get install -y python3-distributed`);
+  if (!runSync(PY, ['-c', 'import distributed']).ok)
+    problems.push(`${PY} has no distributed: apt-get install -y python3-distributed`);
   if (!runSync(PY, ['-W', 'ignore', '-c', 'import asyncssh']).ok) {
-    problems.push(`${PY} has no asyncssh, which Dask's SSHCluster needs: apt-get update && apt-get install -y python3-asyncssh`);
+    problems.push(
+      `${PY} has no asyncssh, which Dask's SSHCluster needs: apt-get update && apt-get install -y python3-asyncssh`,
+    );
   }
   if (!runSync('pdsh', ['-V']).ok) problems.push('pdsh not found: apt-get install -y pdsh');
   return problems;
 };
 
-
 // ---------------------------------------------------------------- clean state between runs
 
 /** Dask's SSHCluster runs `python -m distributed.cli.dask_spec`, which daskRole does not name. */
 const isDask = (l: Leftover) =>
-  daskRole(l.argv) !== undefined || /distributed\.cli\.dask_spec|multiprocessing\.spawn|from multiprocessing/.test(l.cmdline);
+  daskRole(l.argv) !== undefined ||
+  /distributed\.cli\.dask_spec|multiprocessing\.spawn|from multiprocessing/.test(l.cmdline);
 
 // ---------------------------------------------------------------- the three contenders
 
@@ -98,15 +125,25 @@ async function runSshcluster(info: TestHosts, yaml: string, timeoutMs: number): 
   if (up === 'timeout' || up === 'exited') {
     if (up === 'timeout') p.child.kill('SIGINT');
     if (!(await closedWithin(p, 30_000))) await killAndWait(p);
-    return { ok: false, timeout: up === 'timeout', t: {}, error: up === 'timeout' ? `no "Cluster up" in ${timeoutMs / 1000}s` : `exited before "Cluster up":\n${tail(p.out())}` };
+    return {
+      ok: false,
+      timeout: up === 'timeout',
+      t: {},
+      error:
+        up === 'timeout' ? `no "Cluster up" in ${timeoutMs / 1000}s` : `exited before "Cluster up":\n${tail(p.out())}`,
+    };
   }
   const tUp = up.at - p.t0;
   const n = Number(up.m[1]);
   const addrM = await p.waitFor(/ {2}scheduler: (\S+)\n.*\n {2}eval "\$\(sshcluster env/, 10_000);
   const address = typeof addrM === 'object' ? addrM.m[1]! : `tcp://${info.hosts[0]!.ip}:${SCHED_PORT}`;
   // Not timed: ask the scheduler itself how many workers it has.
-  const check = start(PY, ['-W', 'ignore', '-c',
-    `from distributed import Client\nc = Client(${JSON.stringify(address)}, timeout=30)\nprint("WORKERS", len(c.scheduler_info()["workers"]))\nc.close()`]);
+  const check = start(PY, [
+    '-W',
+    'ignore',
+    '-c',
+    `from distributed import Client\nc = Client(${JSON.stringify(address)}, timeout=30)\nprint("WORKERS", len(c.scheduler_info()["workers"]))\nc.close()`,
+  ]);
   const seen = await check.waitFor(/WORKERS (\d+)/, 60_000);
   await closedWithin(check, 30_000);
   await killAndWait(check);
@@ -120,16 +157,26 @@ async function runSshcluster(info: TestHosts, yaml: string, timeoutMs: number): 
     return { ok: false, timeout: true, t: { up: tUp }, error: `no exit within 60s of SIGINT:\n${tail(p.out())}` };
   }
   const t: Record<string, number> = { up: tUp, teardown: exit.at - tSig };
-  if (process.env.BENCH_DEBUG) console.log(`--- sshcluster output (SIGINT at +${((tSig - p.t0) / 1000).toFixed(2)}s):\n${p.out()}\n---`);
+  if (process.env.BENCH_DEBUG)
+    console.log(`--- sshcluster output (SIGINT at +${((tSig - p.t0) / 1000).toFixed(2)}s):\n${p.out()}\n---`);
   const problems: string[] = [];
   if (n !== WORKERS()) problems.push(`"Cluster up: ${n} worker(s)", expected ${WORKERS()}`);
-  if (workers !== WORKERS()) problems.push(`scheduler reports ${workers ?? '?'} workers, expected ${WORKERS()}${typeof seen === 'object' ? '' : `:\n${tail(check.out())}`}`);
+  if (workers !== WORKERS())
+    problems.push(
+      `scheduler reports ${workers ?? '?'} workers, expected ${WORKERS()}${typeof seen === 'object' ? '' : `:\n${tail(check.out())}`}`,
+    );
   if (exit.code !== 0) problems.push(`exit ${exit.code ?? exit.signal} after SIGINT, expected 0`);
-  if (!p.out().includes('verified: no process of this cluster is left on any host')) problems.push('no "verified: no process … left" line');
+  if (!p.out().includes('verified: no process of this cluster is left on any host'))
+    problems.push('no "verified: no process … left" line');
   if (problems.length) return { ok: false, t, error: `${problems.join('; ')}\n${tail(p.out())}` };
   // A stop that needed SIGKILL still ends "verified"; its teardown time is then the grace.
   const forced = /^ {2}killed by force: (.*)$/m.exec(p.out())?.[1];
-  return { ok: true, t, stopAt: tSig, note: `scheduler sees ${workers} workers${forced ? `; KILLED BY FORCE after the grace: ${forced}` : ''}` };
+  return {
+    ok: true,
+    t,
+    stopAt: tSig,
+    note: `scheduler sees ${workers} workers${forced ? `; KILLED BY FORCE after the grace: ${forced}` : ''}`,
+  };
 }
 
 const SSHCLUSTER_PY = String.raw`import time
@@ -175,13 +222,26 @@ async function runDaskSSHCluster(info: TestHosts, script: string, scratch: strin
   const up = await p.waitFor(/BENCH (\{"event": "up".*\})/, timeoutMs);
   if (up === 'timeout' || up === 'exited') {
     await killAndWait(p);
-    return { ok: false, timeout: up === 'timeout', t: {}, error: up === 'timeout' ? `wait_for_workers(${WORKERS()}) not returned in ${timeoutMs / 1000}s:\n${tail(p.out())}` : `exited before up:\n${tail(p.out())}` };
+    return {
+      ok: false,
+      timeout: up === 'timeout',
+      t: {},
+      error:
+        up === 'timeout'
+          ? `wait_for_workers(${WORKERS()}) not returned in ${timeoutMs / 1000}s:\n${tail(p.out())}`
+          : `exited before up:\n${tail(p.out())}`,
+    };
   }
   const u = JSON.parse(up.m[1]!) as { import: number; up: number };
   const closing = await p.waitFor(/BENCH (\{"event": "closing".*\})/, 30_000);
   const closeStart = typeof closing === 'object' ? closing.at : performance.now();
   const exit = await closedWithin(p, 60_000);
-  const t: Record<string, number> = { upScript: u.up * 1000, upProcess: up.at - p.t0, import: u.import * 1000, preScript: up.at - p.t0 - u.up * 1000 };
+  const t: Record<string, number> = {
+    upScript: u.up * 1000,
+    upProcess: up.at - p.t0,
+    import: u.import * 1000,
+    preScript: up.at - p.t0 - u.up * 1000,
+  };
   if (!exit) {
     await killAndWait(p);
     return { ok: false, timeout: true, t, error: `close did not finish within 60s:\n${tail(p.out())}` };
@@ -203,9 +263,24 @@ async function runPdsh(info: TestHosts, timeoutMs: number): Promise<Result> {
   const env = {
     ...process.env,
     // -F /dev/null: no ~/.ssh/config or /etc/ssh/ssh_config (no ControlMaster reuse etc.).
-    PDSH_SSH_ARGS_APPEND: ['-F', '/dev/null', '-i', info.clientKeyPath, '-o', 'IdentitiesOnly=yes',
-      '-o', `UserKnownHostsFile=${info.knownHostsPath}`, '-o', 'GlobalKnownHostsFile=/dev/null',
-      '-o', 'StrictHostKeyChecking=yes', '-o', 'BatchMode=yes', '-l', 'root'].join(' '),
+    PDSH_SSH_ARGS_APPEND: [
+      '-F',
+      '/dev/null',
+      '-i',
+      info.clientKeyPath,
+      '-o',
+      'IdentitiesOnly=yes',
+      '-o',
+      `UserKnownHostsFile=${info.knownHostsPath}`,
+      '-o',
+      'GlobalKnownHostsFile=/dev/null',
+      '-o',
+      'StrictHostKeyChecking=yes',
+      '-o',
+      'BatchMode=yes',
+      '-l',
+      'root',
+    ].join(' '),
   };
   const p = start('pdsh', ['-R', 'ssh', '-S', '-w', ips.join(','), 'true'], env);
   const exit = await closedWithin(p, timeoutMs);
@@ -228,11 +303,33 @@ async function runRawFloor(info: TestHosts, scratch: string, timeoutMs: number):
   const env = { ...process.env, DASK_TEMPORARY_DIRECTORY: scratch };
   const inNs = (ns: string, args: string[]) => start('ip', ['netns', 'exec', ns, PY, '-m', ...args], env);
   const t0 = performance.now();
-  const sched = inNs(s!.ns, ['distributed.cli.dask_scheduler', '--host', s!.ip, '--port', String(SCHED_PORT), '--dashboard-address', `:${DASH_PORT}`]);
+  const sched = inNs(s!.ns, [
+    'distributed.cli.dask_scheduler',
+    '--host',
+    s!.ip,
+    '--port',
+    String(SCHED_PORT),
+    '--dashboard-address',
+    `:${DASH_PORT}`,
+  ]);
   const listening = await sched.waitFor(/Scheduler at:/, timeoutMs);
-  const workers = listening === 'timeout' || listening === 'exited' ? []
-    : ws.map((h) => inNs(h.ns, ['distributed.cli.dask_worker', `tcp://${s!.ip}:${SCHED_PORT}`, '--host', h.ip, '--nthreads', String(SHAPE.nthreads), SHAPE.nanny ? '--nanny' : '--no-nanny']));
-  const up = workers.length ? await sched.waitForCount('Register worker', WORKERS(), Math.max(1, timeoutMs - (performance.now() - t0))) : listening;
+  const workers =
+    listening === 'timeout' || listening === 'exited'
+      ? []
+      : ws.map((h) =>
+          inNs(h.ns, [
+            'distributed.cli.dask_worker',
+            `tcp://${s!.ip}:${SCHED_PORT}`,
+            '--host',
+            h.ip,
+            '--nthreads',
+            String(SHAPE.nthreads),
+            SHAPE.nanny ? '--nanny' : '--no-nanny',
+          ]),
+        );
+  const up = workers.length
+    ? await sched.waitForCount('Register worker', WORKERS(), Math.max(1, timeoutMs - (performance.now() - t0)))
+    : listening;
   const tSig = performance.now();
   const stop = async (ps: typeof workers) => {
     for (const p of ps) p.child.kill('SIGTERM');
@@ -244,15 +341,23 @@ async function runRawFloor(info: TestHosts, scratch: string, timeoutMs: number):
     return { ok: false, timeout: true, t: {}, error: `not all exited within 60s of SIGTERM:\n${tail(sched.out())}` };
   }
   if (up === 'timeout' || up === 'exited' || listening === 'timeout' || listening === 'exited') {
-    return { ok: false, timeout: up === 'timeout', t: {}, error: `the scheduler logged no third worker (${up}):\n${tail(sched.out())}${workers[0] ? `\n${tail(workers[0].out())}` : ''}` };
+    return {
+      ok: false,
+      timeout: up === 'timeout',
+      t: {},
+      error: `the scheduler logged no third worker (${up}):\n${tail(sched.out())}${workers[0] ? `\n${tail(workers[0].out())}` : ''}`,
+    };
   }
   return { ok: true, t: { up: up.at - t0, teardown: Math.max(...exits.map((e) => e!.at)) - tSig }, stopAt: tSig };
 }
 
 // ---------------------------------------------------------------- report
 
-
-interface Series { label: string; tool: string; key: string }
+interface Series {
+  label: string;
+  tool: string;
+  key: string;
+}
 const SERIES: Series[] = [
   { label: 'sshcluster up: spawn -> "Cluster up: N worker(s)"', tool: 'sshcluster', key: 'up' },
   { label: 'sshcluster teardown: SIGINT -> exit 0 (verified)', tool: 'sshcluster', key: 'teardown' },
@@ -272,7 +377,11 @@ const SERIES: Series[] = [
 const TOOLS = ['sshcluster', 'SSHCluster', 'pdsh', 'raw floor'];
 
 function report(results: Record<string, Result[]>, header: string[], rounds: number, aborted?: string): boolean {
-  const vals = (tool: string, key: string) => (results[tool] ?? []).filter((r) => r.ok).map((r) => r.t[key]).filter((v): v is number => v !== undefined);
+  const vals = (tool: string, key: string) =>
+    (results[tool] ?? [])
+      .filter((r) => r.ok)
+      .map((r) => r.t[key])
+      .filter((v): v is number => v !== undefined);
   const w = Math.max(...SERIES.map((s) => s.label.length), 56);
   const lines: string[] = ['', '='.repeat(w + 34), ...header, ''];
   lines.push(`${'measure'.padEnd(w)}  ${'median'.padStart(8)}  ${'min'.padStart(8)}  ${'max'.padStart(8)}  ok/runs`);
@@ -280,14 +389,23 @@ function report(results: Record<string, Result[]>, header: string[], rounds: num
   for (const s of SERIES) {
     const v = vals(s.tool, s.key);
     const runs = results[s.tool] ?? [];
-    lines.push(`${s.label.padEnd(w)}  ${fmt(median(v)).padStart(8)}  ${fmt(min(v)).padStart(8)}  ${fmt(v.length ? Math.max(...v) : undefined).padStart(8)}  ${v.length}/${runs.length}`);
+    lines.push(
+      `${s.label.padEnd(w)}  ${fmt(median(v)).padStart(8)}  ${fmt(min(v)).padStart(8)}  ${fmt(v.length ? Math.max(...v) : undefined).padStart(8)}  ${v.length}/${runs.length}`,
+    );
   }
   lines.push('-'.repeat(w + 34));
-  const ratio = (a: number | undefined, b: number | undefined) => (a !== undefined && b !== undefined && b > 0 ? `${(a / b).toFixed(2)}x` : '-');
+  const ratio = (a: number | undefined, b: number | undefined) =>
+    a !== undefined && b !== undefined && b > 0 ? `${(a / b).toFixed(2)}x` : '-';
   const m = (tool: string, key: string) => median(vals(tool, key));
   const ratios: [string, string][] = [
-    ['ratio SSHCluster / sshcluster, up (spawn to ready, both)', ratio(m('SSHCluster', 'upProcess'), m('sshcluster', 'up'))],
-    ['ratio SSHCluster / sshcluster, up (SSHCluster in-script)', ratio(m('SSHCluster', 'upScript'), m('sshcluster', 'up'))],
+    [
+      'ratio SSHCluster / sshcluster, up (spawn to ready, both)',
+      ratio(m('SSHCluster', 'upProcess'), m('sshcluster', 'up')),
+    ],
+    [
+      'ratio SSHCluster / sshcluster, up (SSHCluster in-script)',
+      ratio(m('SSHCluster', 'upScript'), m('sshcluster', 'up')),
+    ],
     ['ratio SSHCluster / sshcluster, stop -> hosts clean', ratio(m('SSHCluster', 'clean'), m('sshcluster', 'clean'))],
     ['ratio sshcluster up / pdsh', ratio(m('sshcluster', 'up'), m('pdsh', 'run'))],
     ['ratio sshcluster up / raw floor up', ratio(m('sshcluster', 'up'), m('raw floor', 'up'))],
@@ -298,7 +416,10 @@ function report(results: Record<string, Result[]>, header: string[], rounds: num
   lines.push('(ratios of medians)');
   for (const tool of ['sshcluster', 'SSHCluster', 'pdsh']) {
     const per = (results[tool] ?? []).filter((r) => r.ok && r.execs).map((r) => execText(r.execs!));
-    if (per.length) lines.push(`${`SSH exec sessions, scheduler host / each worker host, ${tool}`.padEnd(w)}  ${[...new Set(per)].join(', ')}`);
+    if (per.length)
+      lines.push(
+        `${`SSH exec sessions, scheduler host / each worker host, ${tool}`.padEnd(w)}  ${[...new Set(per)].join(', ')}`,
+      );
   }
   const clean = shortfallLines(lines, results, TOOLS, rounds, aborted);
   lines.push('='.repeat(w + 34));
@@ -309,11 +430,22 @@ function report(results: Record<string, Result[]>, header: string[], rounds: num
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<number> {
-  const { rounds, timeoutMs, own } = parseBenchArgs(process.argv.slice(2), { rounds: 5, timeoutS: 120 }, USAGE, ['bashrc', 'hosts', 'nthreads', 'nanny']);
+  const { rounds, timeoutMs, own } = parseBenchArgs(process.argv.slice(2), { rounds: 5, timeoutS: 120 }, USAGE, [
+    'bashrc',
+    'hosts',
+    'nthreads',
+    'nanny',
+  ]);
   SHAPE.hosts = Number(own.hosts ?? SHAPE.hosts);
   SHAPE.nthreads = Number(own.nthreads ?? SHAPE.nthreads);
   SHAPE.nanny = (own.nanny ?? 'on') === 'on';
-  if (!Number.isInteger(SHAPE.hosts) || SHAPE.hosts < 2 || !Number.isInteger(SHAPE.nthreads) || SHAPE.nthreads < 1 || !['on', 'off', undefined].includes(own.nanny)) {
+  if (
+    !Number.isInteger(SHAPE.hosts) ||
+    SHAPE.hosts < 2 ||
+    !Number.isInteger(SHAPE.nthreads) ||
+    SHAPE.nthreads < 1 ||
+    !['on', 'off', undefined].includes(own.nanny)
+  ) {
     console.error(`bench: --hosts expects an integer >= 2, --nthreads one >= 1, --nanny on or off\n${USAGE}`);
     process.exit(2);
   }
@@ -321,8 +453,16 @@ async function main(): Promise<number> {
   let rcDir: string | undefined;
   process.on('exit', () => rcDir && rmSync(rcDir, { recursive: true, force: true })); // on every way out
   const rc = bashrcFile(own.bashrc, () => (rcDir = mkdtempSync(path.join(os.tmpdir(), 'bench-bashrc-'))));
-  const header = machineLines(['dask', 'distributed', 'asyncssh'], [['ssh', '-V'], ['pdsh', '-V']]);
-  header.push(`setup: ${SHAPE.hosts} OpenSSH hosts in network namespaces (host 0 scheduler, hosts 1-${WORKERS()} one worker each, nthreads ${SHAPE.nthreads}, ${SHAPE.nanny ? 'nanny' : 'no nanny'}), ${rounds} round(s), per-run timeout ${timeoutMs / 1000}s`);
+  const header = machineLines(
+    ['dask', 'distributed', 'asyncssh'],
+    [
+      ['ssh', '-V'],
+      ['pdsh', '-V'],
+    ],
+  );
+  header.push(
+    `setup: ${SHAPE.hosts} OpenSSH hosts in network namespaces (host 0 scheduler, hosts 1-${WORKERS()} one worker each, nthreads ${SHAPE.nthreads}, ${SHAPE.nanny ? 'nanny' : 'no nanny'}), ${rounds} round(s), per-run timeout ${timeoutMs / 1000}s`,
+  );
   header.push(`the login user's ~/.bashrc on the hosts: ${rc.label}`);
   for (const l of header) console.log(l);
 
@@ -330,19 +470,26 @@ async function main(): Promise<number> {
   const results: Record<string, Result[]> = Object.fromEntries(TOOLS.map((t) => [t, []]));
   let aborted: string | undefined;
   try {
-    if (info.mode !== 'netns') throw new BenchAbort('network namespaces unavailable (harness fell back to loopback); this benchmark needs one namespace per host');
+    if (info.mode !== 'netns')
+      throw new BenchAbort(
+        'network namespaces unavailable (harness fell back to loopback); this benchmark needs one namespace per host',
+      );
     const hosts = info.hosts;
     console.log(`hosts: ${hosts.map((h) => h.ip).join(' ')} (scheduler ${hosts[0]!.ip})`);
     const scratchA = path.join(info.dir, 'dask-scratch-sshcluster');
     const scratchB = path.join(info.dir, 'dask-scratch-SSHCluster');
     const scratchC = path.join(info.dir, 'dask-scratch-raw');
     for (const d of [scratchA, scratchB, scratchC]) mkdirSync(d, { recursive: true });
-    const yaml = writeHostsYaml(path.join(info.dir, 'bench-hosts.yaml'), { ...info, hosts }, {
-      name: 'bench',
-      env: { DASK_TEMPORARY_DIRECTORY: scratchA },
-      scheduler_options: { port: SCHED_PORT, dashboard_address: `:${DASH_PORT}` },
-      worker_options: { nthreads: SHAPE.nthreads, nworkers: 1, nanny: SHAPE.nanny },
-    });
+    const yaml = writeHostsYaml(
+      path.join(info.dir, 'bench-hosts.yaml'),
+      { ...info, hosts },
+      {
+        name: 'bench',
+        env: { DASK_TEMPORARY_DIRECTORY: scratchA },
+        scheduler_options: { port: SCHED_PORT, dashboard_address: `:${DASH_PORT}` },
+        worker_options: { nthreads: SHAPE.nthreads, nworkers: 1, nanny: SHAPE.nanny },
+      },
+    );
     const script = path.join(info.dir, 'bench_sshcluster_dask.py');
     writeFileSync(script, SSHCLUSTER_PY);
     if (process.env.BENCH_DEBUG) console.log(readFileSync(yaml, 'utf8'));
@@ -359,26 +506,34 @@ async function main(): Promise<number> {
       results.sshcluster!.push(r1);
       const w1 = await ensureClean(hosts, `sshcluster round ${round}`, isDask);
       if (r1.ok && r1.stopAt !== undefined) r1.t.clean = w1.at - r1.stopAt;
-      console.log(`round ${round}/${rounds} sshcluster  ${r1.ok ? 'ok     ' : r1.timeout ? 'TIMEOUT' : 'FAILED '} up ${fmt(r1.t.up)}  teardown ${fmt(r1.t.teardown)}` +
-        `${r1.note ? `  (${r1.note})` : ''}  execs ${execText(r1.execs)}  [hosts clean ${fmt(w1.waited)} after exit]${r1.error ? `\n  ${r1.error}` : ''}`);
+      console.log(
+        `round ${round}/${rounds} sshcluster  ${r1.ok ? 'ok     ' : r1.timeout ? 'TIMEOUT' : 'FAILED '} up ${fmt(r1.t.up)}  teardown ${fmt(r1.t.teardown)}` +
+          `${r1.note ? `  (${r1.note})` : ''}  execs ${execText(r1.execs)}  [hosts clean ${fmt(w1.waited)} after exit]${r1.error ? `\n  ${r1.error}` : ''}`,
+      );
 
       const r2 = await counted(() => runDaskSSHCluster(info, script, scratchB, timeoutMs));
       results.SSHCluster!.push(r2);
       const w2 = await ensureClean(hosts, `SSHCluster round ${round}`, isDask);
       if (r2.ok && r2.stopAt !== undefined) r2.t.clean = w2.at - r2.stopAt;
-      console.log(`round ${round}/${rounds} SSHCluster  ${r2.ok ? 'ok     ' : r2.timeout ? 'TIMEOUT' : 'FAILED '} up ${fmt(r2.t.upProcess)} (in script ${fmt(r2.t.upScript)})  close ${fmt(r2.t.closeScript)} (to exit ${fmt(r2.t.closeProcess)})` +
-        `${r2.note ? `  (${r2.note})` : ''}  execs ${execText(r2.execs)}  [hosts clean ${fmt(w2.waited)} after exit]${r2.error ? `\n  ${r2.error}` : ''}`);
+      console.log(
+        `round ${round}/${rounds} SSHCluster  ${r2.ok ? 'ok     ' : r2.timeout ? 'TIMEOUT' : 'FAILED '} up ${fmt(r2.t.upProcess)} (in script ${fmt(r2.t.upScript)})  close ${fmt(r2.t.closeScript)} (to exit ${fmt(r2.t.closeProcess)})` +
+          `${r2.note ? `  (${r2.note})` : ''}  execs ${execText(r2.execs)}  [hosts clean ${fmt(w2.waited)} after exit]${r2.error ? `\n  ${r2.error}` : ''}`,
+      );
 
       const r3 = await counted(() => runPdsh(info, timeoutMs));
       results.pdsh!.push(r3);
       const w3 = await ensureClean(hosts, `pdsh round ${round}`, isDask);
-      console.log(`round ${round}/${rounds} pdsh        ${r3.ok ? 'ok     ' : r3.timeout ? 'TIMEOUT' : 'FAILED '} ${fmt(r3.t.run)}  execs ${execText(r3.execs)}  [hosts clean ${fmt(w3.waited)} after exit]${r3.error ? `\n  ${r3.error}` : ''}`);
+      console.log(
+        `round ${round}/${rounds} pdsh        ${r3.ok ? 'ok     ' : r3.timeout ? 'TIMEOUT' : 'FAILED '} ${fmt(r3.t.run)}  execs ${execText(r3.execs)}  [hosts clean ${fmt(w3.waited)} after exit]${r3.error ? `\n  ${r3.error}` : ''}`,
+      );
 
       const r4 = await runRawFloor(info, scratchC, timeoutMs);
       results['raw floor']!.push(r4);
       const w4 = await ensureClean(hosts, `raw floor round ${round}`, isDask);
       if (r4.ok && r4.stopAt !== undefined) r4.t.clean = w4.at - r4.stopAt;
-      console.log(`round ${round}/${rounds} raw floor   ${r4.ok ? 'ok     ' : r4.timeout ? 'TIMEOUT' : 'FAILED '} up ${fmt(r4.t.up)}  teardown ${fmt(r4.t.teardown)}  [hosts clean ${fmt(w4.waited)} after exit]${r4.error ? `\n  ${r4.error}` : ''}`);
+      console.log(
+        `round ${round}/${rounds} raw floor   ${r4.ok ? 'ok     ' : r4.timeout ? 'TIMEOUT' : 'FAILED '} up ${fmt(r4.t.up)}  teardown ${fmt(r4.t.teardown)}  [hosts clean ${fmt(w4.waited)} after exit]${r4.error ? `\n  ${r4.error}` : ''}`,
+      );
     }
   } catch (err) {
     if (!(err instanceof BenchAbort)) throw err;

@@ -43,6 +43,8 @@ function report(err: unknown): number {
     if (err.hint) ctx.stderr.write(safeText(`  hint: ${err.hint}\n`));
     return err.exitCode;
   }
-  ctx.stderr.write(`sshcluster: unexpected error (a bug; please report it):\n${err instanceof Error ? err.stack : String(err)}\n`);
+  ctx.stderr.write(
+    `sshcluster: unexpected error (a bug; please report it):\n${err instanceof Error ? err.stack : String(err)}\n`,
+  );
   return 1;
 }

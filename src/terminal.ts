@@ -49,7 +49,7 @@ function readerPolicy(): { gone: (code?: number) => void; onGone: (handler?: () 
   return {
     gone: (code = READER_GONE_EXIT) => {
       if (!handler) process.exit(code);
-      if (!told) (told = true), handler();
+      if (!told) ((told = true), handler());
     },
     onGone: (h = () => undefined) => void (handler = h),
   };

@@ -14,9 +14,19 @@ export const PY = '/usr/bin/python3';
 export const SCHED_PORT = 8786;
 export const DASH_PORT = 8787;
 
-export function runSync(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env, timeout = 60_000): { ok: boolean; code: number | null; stdout: string; out: string } {
+export function runSync(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  timeout = 60_000,
+): { ok: boolean; code: number | null; stdout: string; out: string } {
   const r = spawnSync(cmd, args, { encoding: 'utf8', timeout, env });
-  return { ok: r.status === 0, code: r.status, stdout: r.stdout ?? '', out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}`.trim() };
+  return {
+    ok: r.status === 0,
+    code: r.status,
+    stdout: r.stdout ?? '',
+    out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}`.trim(),
+  };
 }
 
 /** The checks every namespace bench needs, plus the bench's own; exits 2 listing what is missing. */
@@ -35,16 +45,27 @@ export function preflight(own: () => string[]): void {
 
 /** The header lines: machine, software (`pyModules` versions, then `tools`' first lines), commit. */
 export function machineLines(pyModules: string[], tools: string[][] = []): string[] {
-  const py = runSync(PY, ['-W', 'ignore', '-c', `import sys, ${pyModules.join(', ')}\nprint(sys.version.split()[0], ${pyModules.map((m) => `getattr(${m}, '__version__', getattr(${m}, 'version', '?'))`).join(', ')})`]);
+  const py = runSync(PY, [
+    '-W',
+    'ignore',
+    '-c',
+    `import sys, ${pyModules.join(', ')}\nprint(sys.version.split()[0], ${pyModules.map((m) => `getattr(${m}, '__version__', getattr(${m}, 'version', '?'))`).join(', ')})`,
+  ]);
   const [pyv, ...versions] = py.out.split('\n').pop()!.split(' ');
   const cpu = os.cpus()[0]?.model ?? '?';
   const nproc = runSync('nproc', []).out;
   const toolLines = tools.map((argv) => runSync(argv[0]!, argv.slice(1)).out.split(/[,\n]/)[0]);
   let commit = '?';
   const g = runSync('git', ['-C', ROOT, 'rev-parse', '--short', 'HEAD']);
-  if (g.ok) commit = g.out + (runSync('git', ['-C', ROOT, 'status', '--porcelain', '--', 'src']).out ? ' (+ local changes in src/)' : '');
+  if (g.ok)
+    commit =
+      g.out +
+      (runSync('git', ['-C', ROOT, 'status', '--porcelain', '--', 'src']).out ? ' (+ local changes in src/)' : '');
   return [
-    `machine: nproc ${nproc}, ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Linux ${os.release()}, load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`,
+    `machine: nproc ${nproc}, ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, Linux ${os.release()}, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
     `software: node ${process.version}, python ${pyv}, ${pyModules.map((m, i) => `${m} ${versions[i] ?? '?'}`).join(', ')}${toolLines.map((t) => `, ${t}`).join('')}`,
     `sshcluster: ${commit}, dist/ built ${statSync(MAIN).mtime.toISOString()}, ${codeCache()}`,
   ];
@@ -60,8 +81,14 @@ function codeCache(): string {
   const env = process.env.XDG_CACHE_HOME;
   const dir = path.join(env && path.isAbsolute(env) ? env : path.join(os.homedir(), '.cache'), 'sshcluster', 'v8');
   const built = statSync(MAIN).mtimeMs;
-  const fresh = existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('.bin') && statSync(path.join(dir, n)).mtimeMs > built).map((n) => n.split('-')[0] || '--') : [];
-  return fresh.length ? `V8 code cache for: ${[...new Set(fresh)].sort().join(' ')}` : 'no V8 code cache yet (the first run of each command writes its own)';
+  const fresh = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((n) => n.endsWith('.bin') && statSync(path.join(dir, n)).mtimeMs > built)
+        .map((n) => n.split('-')[0] || '--')
+    : [];
+  return fresh.length
+    ? `V8 code cache for: ${[...new Set(fresh)].sort().join(' ')}`
+    : 'no V8 code cache yet (the first run of each command writes its own)';
 }
 
 /**
@@ -99,11 +126,20 @@ export function onSignals(first: () => void = () => undefined): void {
   process.on('exit', killChildren);
 }
 
-export interface Leftover { host: string; pid: number; cmdline: string; argv: string[] }
+export interface Leftover {
+  host: string;
+  pid: number;
+  cmdline: string;
+  argv: string[];
+}
 
 /** Every process in the namespaces except the sshd listeners themselves. */
 function leftovers(hosts: TestHost[]): Leftover[] {
-  return hosts.flatMap((h) => processesIn(h).filter((p) => p.pid !== h.sshdPid).map((p) => ({ host: h.ip, pid: p.pid, cmdline: p.cmdline.slice(0, 160), argv: p.argv })));
+  return hosts.flatMap((h) =>
+    processesIn(h)
+      .filter((p) => p.pid !== h.sshdPid)
+      .map((p) => ({ host: h.ip, pid: p.pid, cmdline: p.cmdline.slice(0, 160), argv: p.argv })),
+  );
 }
 
 /** Local ports in LISTEN state inside the host's namespace (/proc/net is per namespace). */
@@ -124,7 +160,12 @@ function listening(h: TestHost, ports: number[]): number[] {
  * free. A leak is fatal for the benchmark: it is reported, killed by PID, and aborts.
  * `isDask` marks the leftovers that are Dask's in the report.
  */
-export async function ensureClean(hosts: TestHost[], after: string, isDask: (l: Leftover) => boolean = () => false, timeoutMs = 30_000): Promise<{ waited: number; at: number }> {
+export async function ensureClean(
+  hosts: TestHost[],
+  after: string,
+  isDask: (l: Leftover) => boolean = () => false,
+  timeoutMs = 30_000,
+): Promise<{ waited: number; at: number }> {
   const t0 = performance.now();
   const ports = [SCHED_PORT, DASH_PORT];
   let left = leftovers(hosts);
@@ -139,9 +180,17 @@ export async function ensureClean(hosts: TestHost[], after: string, isDask: (l: 
   if (!left.length && !busy.length) return { waited, at };
   const lines = left.map((l) => `${l.host} pid ${l.pid}${isDask(l) ? ' [dask]' : ''}: ${l.cmdline}`);
   if (busy.length) lines.push(`${hosts[0]!.ip}: port(s) ${busy.join(', ')} still listening`);
-  console.error(`\n!!! LEAK after ${after}: still there ${(waited / 1000).toFixed(0)}s later:\n  ${lines.join('\n  ')}`);
+  console.error(
+    `\n!!! LEAK after ${after}: still there ${(waited / 1000).toFixed(0)}s later:\n  ${lines.join('\n  ')}`,
+  );
   for (const l of left) {
-    try { process.kill(l.pid, 'SIGKILL'); } catch { /* gone */ }
+    try {
+      process.kill(l.pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
   }
-  throw new BenchAbort(`processes left behind after ${after} (${left.filter(isDask).length} dask, ${left.length} total); killed them by PID`);
+  throw new BenchAbort(
+    `processes left behind after ${after} (${left.filter(isDask).length} dask, ${left.length} total); killed them by PID`,
+  );
 }

@@ -11,7 +11,11 @@ export const children = new Set<ChildProcess>();
 export function killChildren(): void {
   for (const c of children) {
     if (c.pid !== undefined && c.exitCode === null && c.signalCode === null) {
-      try { process.kill(c.pid, 'SIGKILL'); } catch { /* already gone */ }
+      try {
+        process.kill(c.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
     }
   }
 }
@@ -31,28 +35,40 @@ export interface Proc {
 }
 
 /** Spawns and stamps the time just before spawn; stdout+stderr are kept (bounded). */
-export function start(cmd: string, args: string[], env: NodeJS.ProcessEnv = process.env, stdin: 'ignore' | 'pipe' = 'ignore'): Proc {
+export function start(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  stdin: 'ignore' | 'pipe' = 'ignore',
+): Proc {
   const t0 = performance.now();
   const child = spawn(cmd, args, { env, stdio: [stdin, 'pipe', 'pipe'] });
   children.add(child);
   let out = '';
   const listeners = new Set<() => void>();
   const onData = (d: Buffer) => {
-    out += process.env.BENCH_DEBUG ? d.toString('utf8').replace(/^(?=.)/gm, `[+${((performance.now() - t0) / 1000).toFixed(2)}s] `) : d.toString('utf8');
+    out += process.env.BENCH_DEBUG
+      ? d.toString('utf8').replace(/^(?=.)/gm, `[+${((performance.now() - t0) / 1000).toFixed(2)}s] `)
+      : d.toString('utf8');
     if (out.length > 1_000_000) out = out.slice(-500_000);
     for (const l of [...listeners]) l();
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
   const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) => {
-    child.on('error', (err) => { out += `\nspawn error: ${String(err)}\n`; });
+    child.on('error', (err) => {
+      out += `\nspawn error: ${String(err)}\n`;
+    });
     child.on('close', (code, signal) => {
       children.delete(child);
       resolve({ code, signal, at: performance.now() });
     });
   });
   let done = false;
-  void closed.then(() => { done = true; for (const l of [...listeners]) l(); });
+  void closed.then(() => {
+    done = true;
+    for (const l of [...listeners]) l();
+  });
   return {
     child,
     t0,
@@ -95,7 +111,11 @@ export async function closedWithin(p: Proc, ms: number) {
 
 export async function killAndWait(p: Proc, sig: NodeJS.Signals = 'SIGKILL'): Promise<void> {
   if (p.child.pid !== undefined && p.child.exitCode === null && p.child.signalCode === null) {
-    try { process.kill(p.child.pid, sig); } catch { /* gone */ }
+    try {
+      process.kill(p.child.pid, sig);
+    } catch {
+      /* gone */
+    }
   }
   await closedWithin(p, 10_000);
 }
@@ -104,13 +124,24 @@ export async function killAndWait(p: Proc, sig: NodeJS.Signals = 'SIGKILL'): Pro
 export class BenchAbort extends Error {}
 
 export const fmt = (ms: number | undefined) => (ms === undefined ? '-' : `${(ms / 1000).toFixed(2)}s`);
-export const tail = (s: string, n = 25) => s.trimEnd().split('\n').slice(-n).map((l) => `    ${l}`).join('\n');
+export const tail = (s: string, n = 25) =>
+  s
+    .trimEnd()
+    .split('\n')
+    .slice(-n)
+    .map((l) => `    ${l}`)
+    .join('\n');
 
 /**
  * `--rounds N --timeout SECONDS` (or `--flag=value`), `-h`, and the bench's own `--NAME VALUE`
  * options named in `own` (returned as given); bad input prints usage and exits 2.
  */
-export function parseBenchArgs(argv: string[], defaults: { rounds: number; timeoutS: number }, usageText: string, own: string[] = []): { rounds: number; timeoutMs: number; own: Record<string, string> } {
+export function parseBenchArgs(
+  argv: string[],
+  defaults: { rounds: number; timeoutS: number },
+  usageText: string,
+  own: string[] = [],
+): { rounds: number; timeoutMs: number; own: Record<string, string> } {
   const usage = (code: number): never => {
     (code === 0 ? console.log : console.error)(usageText);
     process.exit(code);
@@ -152,7 +183,13 @@ export const min = (xs: number[]) => (xs.length ? Math.min(...xs) : undefined);
  * The report's last lines on what did not count: each contender's timeouts and failures
  * (left out of the figures), rounds not completed, an abort. Whether the run was clean.
  */
-export function shortfallLines(lines: string[], results: Record<string, { ok: boolean; timeout?: boolean }[]>, tools: readonly string[], rounds: number, aborted: string | undefined): boolean {
+export function shortfallLines(
+  lines: string[],
+  results: Record<string, { ok: boolean; timeout?: boolean }[]>,
+  tools: readonly string[],
+  rounds: number,
+  aborted: string | undefined,
+): boolean {
   let clean = true;
   for (const tool of tools) {
     const rs = results[tool] ?? [];
@@ -160,7 +197,9 @@ export function shortfallLines(lines: string[], results: Record<string, { ok: bo
     const failed = rs.filter((r) => !r.ok && !r.timeout).length;
     if (timeouts || failed) {
       clean = false;
-      lines.push(`${tool}: ${timeouts} timeout(s), ${failed} failure(s) out of ${rs.length} run(s) (excluded from the figures)`);
+      lines.push(
+        `${tool}: ${timeouts} timeout(s), ${failed} failure(s) out of ${rs.length} run(s) (excluded from the figures)`,
+      );
     }
   }
   const done = Math.min(...tools.map((t) => (results[t] ?? []).length));

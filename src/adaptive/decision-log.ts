@@ -43,7 +43,8 @@ export class DecisionLog {
   private droppedCount = 0;
 
   constructor(readonly capacity: number = DEFAULT_DECISION_LOG_CAPACITY) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
     this.ring = new Array<DecisionLogRecord | undefined>(capacity);
   }
 

@@ -62,7 +62,10 @@ export function closeOrder(plan: readonly PlannedWorker[], scheduler: readonly S
  * A memory_limit that is not a size (auto, a fraction of the host's memory) is known
  * once workers have registered: the largest of theirs.
  */
-export function newWorkerSize(opts: Pick<WorkerOptions, 'nthreads' | 'memoryLimit'> | undefined, registered: readonly SchedulerView[] = []): PerWorker {
+export function newWorkerSize(
+  opts: Pick<WorkerOptions, 'nthreads' | 'memoryLimit'> | undefined,
+  registered: readonly SchedulerView[] = [],
+): PerWorker {
   const limit = opts?.memoryLimit ?? 'auto';
   let memoryBytes: number | undefined;
   try {
@@ -70,5 +73,8 @@ export function newWorkerSize(opts: Pick<WorkerOptions, 'nthreads' | 'memoryLimi
   } catch {
     memoryBytes = undefined;
   }
-  return { nthreads: opts?.nthreads ?? 1, memoryBytes: memoryBytes ?? Math.max(0, ...registered.map((w) => w.memoryLimit)) };
+  return {
+    nthreads: opts?.nthreads ?? 1,
+    memoryBytes: memoryBytes ?? Math.max(0, ...registered.map((w) => w.memoryLimit)),
+  };
 }

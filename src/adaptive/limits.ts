@@ -9,9 +9,15 @@ import type { PerWorker } from './target.js';
 export { MIN_INTERVAL_MS };
 
 /** Why this spec cannot be used for a worker like perWorker, or undefined. */
-export function adaptiveRefusal(spec: AdaptiveSpec, perWorker: PerWorker): { message: string; hint: string } | undefined {
+export function adaptiveRefusal(
+  spec: AdaptiveSpec,
+  perWorker: PerWorker,
+): { message: string; hint: string } | undefined {
   if (spec.intervalMs < MIN_INTERVAL_MS) {
-    return { message: `--interval ${spec.intervalMs}ms is below the minimum of ${MIN_INTERVAL_MS}ms`, hint: "Dask's default is 1s" };
+    return {
+      message: `--interval ${spec.intervalMs}ms is below the minimum of ${MIN_INTERVAL_MS}ms`,
+      hint: "Dask's default is 1s",
+    };
   }
   const { nthreads, memoryBytes } = perWorker;
   if (spec.maximumCores !== undefined && nthreads > 0 && spec.maximumCores < nthreads) {

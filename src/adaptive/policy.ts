@@ -36,7 +36,8 @@ export interface AdaptiveState {
 
 export const initialAdaptiveState: AdaptiveState = { closeCounts: new Map() };
 
-export type AdaptiveDecision = { status: 'up'; n: number } | { status: 'down'; workers: string[] } | { status: 'same'; reason: string };
+export type AdaptiveDecision =
+  { status: 'up'; n: number } | { status: 'down'; workers: string[] } | { status: 'same'; reason: string };
 
 /** The decision log's word for a decision ('none' is what status --json has always said). */
 export function decisionKind(d: AdaptiveDecision): DecisionKind {
@@ -60,9 +61,16 @@ export interface AdaptiveTarget {
 }
 
 /** The step's target, exposed so the loop can ask workers_to_close(target=…) first. */
-export function adaptiveTarget(input: Pick<AdaptiveInput, 'rawTarget' | 'daskVersion' | 'workers' | 'newWorker'>, spec: AdaptiveSpec): AdaptiveTarget {
+export function adaptiveTarget(
+  input: Pick<AdaptiveInput, 'rawTarget' | 'daskVersion' | 'workers' | 'newWorker'>,
+  spec: AdaptiveSpec,
+): AdaptiveTarget {
   const workerNthreads = input.workers.filter((w) => w.registered).map((w) => w.nthreads);
-  const corrected = correctedTarget(input.rawTarget, { daskVersion: input.daskVersion, workerNthreads, defaultNthreads: input.newWorker.nthreads });
+  const corrected = correctedTarget(input.rawTarget, {
+    daskVersion: input.daskVersion,
+    workerNthreads,
+    defaultNthreads: input.newWorker.nthreads,
+  });
   const clipped = clipTarget(corrected, spec, input.newWorker);
   const out: AdaptiveTarget = { raw: input.rawTarget, corrected, target: clipped.target };
   if (clipped.bound) Object.assign(out, { bound: clipped.bound, boundReason: clipped.reason });
@@ -80,23 +88,34 @@ export function step(state: AdaptiveState, input: AdaptiveInput, spec: AdaptiveS
     reason,
     rawTarget: input.rawTarget,
   });
-  const reset = (decision: AdaptiveDecision, reason: string): StepResult => ({ state: initialAdaptiveState, decision, log: entry(decision, reason) });
+  const reset = (decision: AdaptiveDecision, reason: string): StepResult => ({
+    state: initialAdaptiveState,
+    decision,
+    log: entry(decision, reason),
+  });
 
   if (t.target === current) {
     // "minimum reached (2 workers)", "maximum reached: maximum_cores 8 (4 workers)".
     const own = t.bound && t.boundReason?.startsWith(`${t.bound} (`);
-    const reason = t.bound ? `${t.bound} reached${own ? t.boundReason!.slice(t.bound.length) : `: ${t.boundReason}`}` : 'at target';
+    const reason = t.bound
+      ? `${t.bound} reached${own ? t.boundReason!.slice(t.bound.length) : `: ${t.boundReason}`}`
+      : 'at target';
     return reset({ status: 'same', reason }, reason);
   }
   if (t.target > current) {
     const decision: AdaptiveDecision = { status: 'up', n: t.target };
-    return reset(decision, `start ${t.target - current}: target ${t.target} > ${current}${t.bound ? `, clipped to ${t.boundReason}` : ''}`);
+    return reset(
+      decision,
+      `start ${t.target - current}: target ${t.target} > ${current}${t.bound ? `, clipped to ${t.boundReason}` : ''}`,
+    );
   }
 
   // Load-driven scale-down leaves busy workers alone; a plan above the maximum bound
   // (the user tightened it) is brought down even if that means retiring busy workers.
   const overMaximum = t.bound === 'maximum';
-  const picked = downCandidates(input.workers, current - t.target, input.schedulerRecommends, { allowBusy: overMaximum });
+  const picked = downCandidates(input.workers, current - t.target, input.schedulerRecommends, {
+    allowBusy: overMaximum,
+  });
   const counts = new Map<string, number>();
   const firm: string[] = [];
   const waiting: { name: string; count: number }[] = [];
@@ -111,7 +130,9 @@ export function step(state: AdaptiveState, input: AdaptiveInput, spec: AdaptiveS
   // Unseen names drop out of counts, as do the firmly closed (adaptive_core.py:207-209).
   const next: AdaptiveState = { closeCounts: counts };
   const waitNote = waitingReason(waiting, spec.waitCount);
-  const notes = [waitNote, picked.blocked, t.bound ? `clipped to ${t.boundReason}` : undefined].filter((s): s is string => !!s);
+  const notes = [waitNote, picked.blocked, t.bound ? `clipped to ${t.boundReason}` : undefined].filter(
+    (s): s is string => !!s,
+  );
 
   if (firm.length > 0) {
     const decision: AdaptiveDecision = { status: 'down', workers: firm };

@@ -39,7 +39,10 @@ export function downCandidates(
   opts: { allowBusy?: boolean } = {},
 ): DownCandidates {
   const newestFirst = [...workers].reverse();
-  const unarrived = [...newestFirst.filter((w) => !w.registered && !w.starting), ...newestFirst.filter((w) => !w.registered && w.starting)];
+  const unarrived = [
+    ...newestFirst.filter((w) => !w.registered && !w.starting),
+    ...newestFirst.filter((w) => !w.registered && w.starting),
+  ];
   const names = unarrived.slice(0, Math.max(0, needed)).map((w) => w.name);
   const notArrived = new Set(names);
   const remaining = needed - names.length;
@@ -65,11 +68,12 @@ export function downCandidates(
     names.push(...rest.slice(0, short));
     if (needed - names.length <= 0) return { names, notArrived };
   }
-  const blocked = busy.length > 0
-    ? `worker busy: ${listNames(busy)}`
-    : recommends
-      ? `scheduler recommends ${idle.length} of ${remaining} to close`
-      : `no idle worker to close`;
+  const blocked =
+    busy.length > 0
+      ? `worker busy: ${listNames(busy)}`
+      : recommends
+        ? `scheduler recommends ${idle.length} of ${remaining} to close`
+        : `no idle worker to close`;
   return { names, notArrived, blocked };
 }
 

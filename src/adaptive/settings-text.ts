@@ -12,7 +12,12 @@ export function adaptiveSettingsText(s: AdaptiveSpec): string {
     s.maximumMemory !== undefined ? `at most ${bytes(s.maximumMemory)} of memory` : '',
   ].filter(Boolean);
   const max = Number.isFinite(s.maximum) ? String(s.maximum) : 'unbounded';
-  return [`between ${s.minimum} and ${max} workers`, ...bounds, `every ${s.intervalMs / 1000}s`, `scale down after ${s.waitCount} recommendations`].join(', ');
+  return [
+    `between ${s.minimum} and ${max} workers`,
+    ...bounds,
+    `every ${s.intervalMs / 1000}s`,
+    `scale down after ${s.waitCount} recommendations`,
+  ].join(', ');
 }
 
 const cores = (n: number): string => `${n} core${n === 1 ? '' : 's'}`;

@@ -121,7 +121,12 @@ export interface WorkerBounds {
  * counted in bytes, so the memory bounds are skipped rather than divided by zero.
  */
 export function workerBounds(spec: AdaptiveSpec, perWorker: PerWorker): WorkerBounds {
-  const b: WorkerBounds = { minimum: spec.minimum, maximum: spec.maximum, minimumFrom: 'minimum', maximumFrom: 'maximum' };
+  const b: WorkerBounds = {
+    minimum: spec.minimum,
+    maximum: spec.maximum,
+    minimumFrom: 'minimum',
+    maximumFrom: 'maximum',
+  };
   const threads = perWorker.nthreads > 0 ? perWorker.nthreads : undefined;
   const memory = perWorker.memoryBytes > 0 ? perWorker.memoryBytes : undefined;
   const lower = (n: number, from: string): void => {
@@ -130,10 +135,14 @@ export function workerBounds(spec: AdaptiveSpec, perWorker: PerWorker): WorkerBo
   const upper = (n: number, from: string): void => {
     if (n < b.maximum) Object.assign(b, { maximum: n, maximumFrom: from });
   };
-  if (threads && spec.minimumCores !== undefined) lower(Math.ceil(spec.minimumCores / threads), `minimum_cores ${spec.minimumCores}`);
-  if (memory && spec.minimumMemory !== undefined) lower(Math.ceil(spec.minimumMemory / memory), `minimum_memory ${bytes(spec.minimumMemory)}`);
-  if (threads && spec.maximumCores !== undefined) upper(Math.floor(spec.maximumCores / threads), `maximum_cores ${spec.maximumCores}`);
-  if (memory && spec.maximumMemory !== undefined) upper(Math.floor(spec.maximumMemory / memory), `maximum_memory ${bytes(spec.maximumMemory)}`);
+  if (threads && spec.minimumCores !== undefined)
+    lower(Math.ceil(spec.minimumCores / threads), `minimum_cores ${spec.minimumCores}`);
+  if (memory && spec.minimumMemory !== undefined)
+    lower(Math.ceil(spec.minimumMemory / memory), `minimum_memory ${bytes(spec.minimumMemory)}`);
+  if (threads && spec.maximumCores !== undefined)
+    upper(Math.floor(spec.maximumCores / threads), `maximum_cores ${spec.maximumCores}`);
+  if (memory && spec.maximumMemory !== undefined)
+    upper(Math.floor(spec.maximumMemory / memory), `maximum_memory ${bytes(spec.maximumMemory)}`);
   return b;
 }
 

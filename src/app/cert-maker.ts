@@ -18,6 +18,9 @@ export async function makeCertsApart(o: MakeCertsOptions): Promise<ClusterCerts>
   child.stderr.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-2000)));
   child.stdin.end(JSON.stringify({ ...o, now: o.now.toISOString() }));
   const code = await new Promise<number | null>((resolve, reject) => child.on('error', reject).on('close', resolve));
-  if (code !== 0) throw new ExpectedError(`making the cluster's TLS certificates failed (exit ${code}): ${err.trim().split('\n').at(-1) ?? ''}`);
+  if (code !== 0)
+    throw new ExpectedError(
+      `making the cluster's TLS certificates failed (exit ${code}): ${err.trim().split('\n').at(-1) ?? ''}`,
+    );
   return JSON.parse(out) as ClusterCerts;
 }

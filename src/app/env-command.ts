@@ -22,7 +22,10 @@ export async function runEnv(ctx: AppContext, o: EnvOptions): Promise<number> {
   } catch (err) {
     // `eval "$(sshcluster env --name typo)"` would export nothing, and a Client() then
     // silently start a LocalCluster: what is eval'd fails too (the message is on stderr).
-    if (!o.json) ctx.stdout.write(o.python ? `raise SystemExit(${JSON.stringify(`sshcluster env failed: ${errorText(err)}`)})\n` : 'false\n');
+    if (!o.json)
+      ctx.stdout.write(
+        o.python ? `raise SystemExit(${JSON.stringify(`sshcluster env failed: ${errorText(err)}`)})\n` : 'false\n',
+      );
     throw err;
   }
 }
@@ -33,7 +36,12 @@ async function printEnv(ctx: AppContext, o: EnvOptions): Promise<number> {
   const address = found.state.schedulerAddress;
   const client = address.startsWith('tls://') ? clientFiles(found.name, tlsDir(found.paths.dir)) : undefined;
   if (o.json) {
-    const doc = { name: found.name, schedulerAddress: address, tls: client !== undefined, env: clientEnv(address, client) };
+    const doc = {
+      name: found.name,
+      schedulerAddress: address,
+      tls: client !== undefined,
+      env: clientEnv(address, client),
+    };
     ctx.stdout.write(JSON.stringify(doc, null, 2) + '\n');
   } else ctx.stdout.write(o.python ? pythonSnippet(address, client) : shellSnippet(address, client));
   return 0;
@@ -43,9 +51,12 @@ function clientFiles(name: string, dir: string): TlsPaths {
   const paths = tlsPathsIn(dir, 'client');
   const missing = [paths.caFile, paths.cert, paths.key].filter((p) => !fs.existsSync(p));
   if (missing.length) {
-    throw new ExpectedError(`cluster "${name}" talks TLS but its client certificate is missing: ${missing.join(', ')}`, {
-      hint: `it is made by sshcluster up; restart the cluster (sshcluster down --name ${name}, then up)`,
-    });
+    throw new ExpectedError(
+      `cluster "${name}" talks TLS but its client certificate is missing: ${missing.join(', ')}`,
+      {
+        hint: `it is made by sshcluster up; restart the cluster (sshcluster down --name ${name}, then up)`,
+      },
+    );
   }
   return paths;
 }

@@ -17,7 +17,7 @@ export function readHostFileBytes(file: string): Buffer {
     // Read one byte past the limit: a file that grows meanwhile is refused too.
     const buf = Buffer.alloc(MAX_HOST_FILE_BYTES + 1);
     let n = 0;
-    for (let got; n < buf.length && (got = fs.readSync(fd, buf, n, buf.length - n, null)) > 0; ) n += got;
+    for (let got; n < buf.length && (got = fs.readSync(fd, buf, n, buf.length - n, null)) > 0;) n += got;
     if (n > MAX_HOST_FILE_BYTES) throw tooBig(file);
     return buf.subarray(0, n);
   } finally {
@@ -26,7 +26,10 @@ export function readHostFileBytes(file: string): Buffer {
 }
 
 function tooBig(file: string): ConfigError {
-  return new ConfigError({ file }, `over ${MAX_HOST_FILE_BYTES / 2 ** 20} MiB, too big for a host file; expected a YAML host file`);
+  return new ConfigError(
+    { file },
+    `over ${MAX_HOST_FILE_BYTES / 2 ** 20} MiB, too big for a host file; expected a YAML host file`,
+  );
 }
 
 function kindOf(st: fs.Stats): string {

@@ -52,8 +52,21 @@ export async function setUpTls(o: TlsSetupOptions): Promise<SessionTls | undefin
   await ensureClusterDir(o.paths);
   const own = security.files ? await readOwnCerts(security.files) : undefined;
   const make = (m: MakeCertsOptions) => makeCertsApart({ ...m, ...(o.validDays ? { validDays: o.validDays } : {}) });
-  const prepared = await prepareCerts({ clusterDir: o.paths.dir, clusterName: o.spec.name, clusterId: o.clusterId, now: o.now, own, make, adopting: o.adopting });
-  if (prepared.reused) o.bus.emit({ kind: 'notice', level: 'info', message: "TLS: using the cluster's certificate authority from its state dir" });
+  const prepared = await prepareCerts({
+    clusterDir: o.paths.dir,
+    clusterName: o.spec.name,
+    clusterId: o.clusterId,
+    now: o.now,
+    own,
+    make,
+    adopting: o.adopting,
+  });
+  if (prepared.reused)
+    o.bus.emit({
+      kind: 'notice',
+      level: 'info',
+      message: "TLS: using the cluster's certificate authority from its state dir",
+    });
   const notAfter = certsNotAfter(prepared.certs);
   const { warning } = certificatesStatus(notAfter, o.now.getTime());
   if (warning) o.bus.emit({ kind: 'notice', level: 'warning', message: warning });

@@ -9,7 +9,8 @@ import { clusterName, positiveInt, seconds, wholeNumber } from './options.js';
 /** Refused early (exit 2) below the floor: a near-zero interval makes the loop spin. */
 function interval(value: string): number {
   const s = seconds(value);
-  if (s * 1000 < MIN_INTERVAL_MS) throw new InvalidArgumentError(`expected at least ${MIN_INTERVAL_MS}ms (Dask's default is 1s), got "${value}"`);
+  if (s * 1000 < MIN_INTERVAL_MS)
+    throw new InvalidArgumentError(`expected at least ${MIN_INTERVAL_MS}ms (Dask's default is 1s), got "${value}"`);
   return s;
 }
 
@@ -39,9 +40,15 @@ interface Flags {
 
 /** The flags that set adaptive's bounds and pace, as the user writes them. */
 const SETTINGS: readonly [keyof Flags, string][] = [
-  ['min', '--min'], ['max', '--max'], ['interval', '--interval'], ['waitCount', '--wait-count'],
-  ['targetDuration', '--target-duration'], ['minimumCores', '--minimum-cores'], ['maximumCores', '--maximum-cores'],
-  ['minimumMemory', '--minimum-memory'], ['maximumMemory', '--maximum-memory'],
+  ['min', '--min'],
+  ['max', '--max'],
+  ['interval', '--interval'],
+  ['waitCount', '--wait-count'],
+  ['targetDuration', '--target-duration'],
+  ['minimumCores', '--minimum-cores'],
+  ['maximumCores', '--maximum-cores'],
+  ['minimumMemory', '--minimum-memory'],
+  ['maximumMemory', '--maximum-memory'],
 ];
 
 /**
@@ -52,14 +59,20 @@ function refuseOffWith(o: Flags): void {
   if (!o.off) return;
   const given = SETTINGS.filter(([k]) => o[k] !== undefined).map(([, flag]) => flag);
   if (given.length) {
-    throw new UsageError(`adapt: --off turns adaptive scaling off, so it takes none of the flags that set how it scales (given: ${given.join(', ')})`, {
-      hint: 'give one or the other: leave out --off to change these settings and keep adaptive on, or leave them out to turn it off; to hold a fixed size, use `sshcluster scale N`',
-    });
+    throw new UsageError(
+      `adapt: --off turns adaptive scaling off, so it takes none of the flags that set how it scales (given: ${given.join(', ')})`,
+      {
+        hint: 'give one or the other: leave out --off to change these settings and keep adaptive on, or leave them out to turn it off; to hold a fixed size, use `sshcluster scale N`',
+      },
+    );
   }
   if (o.dryRun) {
-    throw new UsageError('adapt: --dry-run shows what one adaptive step would do; with --off there is no step to show', {
-      hint: '`sshcluster adapt --off` turns adaptive off (the worker count stays where it is); `sshcluster status` shows its state now',
-    });
+    throw new UsageError(
+      'adapt: --dry-run shows what one adaptive step would do; with --off there is no step to show',
+      {
+        hint: '`sshcluster adapt --off` turns adaptive off (the worker count stays where it is); `sshcluster status` shows its state now',
+      },
+    );
   }
 }
 
@@ -68,10 +81,22 @@ export function adaptCommand(ctx: AppContext, done: (code: number) => void): Com
     .description("make a running cluster adaptive: workers follow the scheduler's load within bounds (Dask's Adaptive)")
     .option('--name <name>', 'which cluster (default: the only one running)', clusterName)
     .option('--min <n>', 'minimum workers (default 0)', wholeNumber)
-    .option('--max <n>', 'maximum workers (default: no bound but the hosts\' max_workers)', wholeNumber)
-    .option('--interval <duration>', `time between adaptive steps (default 1s, at least ${MIN_INTERVAL_MS}ms)`, interval)
-    .option('--wait-count <n>', 'consecutive scale-down recommendations before a worker is retired (default 3)', positiveInt)
-    .option('--target-duration <duration>', 'how long the scheduler aims to take for the queued work (default 5s; set at scheduler start)', seconds)
+    .option('--max <n>', "maximum workers (default: no bound but the hosts' max_workers)", wholeNumber)
+    .option(
+      '--interval <duration>',
+      `time between adaptive steps (default 1s, at least ${MIN_INTERVAL_MS}ms)`,
+      interval,
+    )
+    .option(
+      '--wait-count <n>',
+      'consecutive scale-down recommendations before a worker is retired (default 3)',
+      positiveInt,
+    )
+    .option(
+      '--target-duration <duration>',
+      'how long the scheduler aims to take for the queued work (default 5s; set at scheduler start)',
+      seconds,
+    )
     .option('--minimum-cores <n>', 'at least this many threads in all', wholeNumber)
     .option('--maximum-cores <n>', 'at most this many threads in all', wholeNumber)
     .option('--minimum-memory <size>', 'at least this much worker memory in all', bytes)

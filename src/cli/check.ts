@@ -4,10 +4,14 @@ import { positiveInt, timeLimit } from './options.js';
 
 export function checkCommand(ctx: AppContext, done: (code: number) => void): Command {
   return new Command('check')
-    .description('pre-flight: per host reachability, auth, host key, python, dask versions, cores, memory, GPUs, ports, clocks')
+    .description(
+      'pre-flight: per host reachability, auth, host key, python, dask versions, cores, memory, GPUs, ports, clocks',
+    )
     .argument('<hosts>', 'host file (YAML)')
     .option('--fanout <n>', 'SSH connections opened at once', positiveInt, 32)
-    .addOption(new Option('--timeout <duration>', 'per-host time limit for the probe').argParser(timeLimit).default(30, '30s'))
+    .addOption(
+      new Option('--timeout <duration>', 'per-host time limit for the probe').argParser(timeLimit).default(30, '30s'),
+    )
     .option('--json', 'one JSON document: rows and a summary', false)
     .action(async (file: string, o: { fanout: number; timeout: number; json: boolean }) => {
       const { runCheck } = await import('../app/commands/check.js');

@@ -10,12 +10,32 @@ export function execCommand(ctx: AppContext, done: (code: number) => void): Comm
     .argument('<command...>', 'the command, after --; run by the remote shell, words joined with spaces')
     .option('--hosts <pattern>', 'only hosts matching: comma list of names, globs (node0*) or ranges (node[01-04])')
     .option('--fanout <n>', 'SSH connections opened at once', positiveInt, 32)
-    .addOption(new Option('--timeout <duration>', 'per-host time limit for the command; its process group is then stopped').argParser(timeLimit).default(600, '10m'))
+    .addOption(
+      new Option('--timeout <duration>', 'per-host time limit for the command; its process group is then stopped')
+        .argParser(timeLimit)
+        .default(600, '10m'),
+    )
     .option('--no-fold', 'print each line as it arrives, prefixed "host: ", instead of folding identical output')
     .option('--json', 'one JSON document: per host status, exit code and output', false)
-    .action(async (file: string, command: string[], o: { hosts?: string; fanout: number; timeout: number; fold: boolean; json: boolean }) => {
-      // Loaded on use: exec is often run for `true`-sized commands, start-up time counts.
-      const { runExec } = await import('../app/commands/exec.js');
-      done(await runExec(ctx, { file, command, hosts: o.hosts, fanout: o.fanout, timeoutMs: o.timeout * 1000, fold: o.fold, json: o.json }));
-    });
+    .action(
+      async (
+        file: string,
+        command: string[],
+        o: { hosts?: string; fanout: number; timeout: number; fold: boolean; json: boolean },
+      ) => {
+        // Loaded on use: exec is often run for `true`-sized commands, start-up time counts.
+        const { runExec } = await import('../app/commands/exec.js');
+        done(
+          await runExec(ctx, {
+            file,
+            command,
+            hosts: o.hosts,
+            fanout: o.fanout,
+            timeoutMs: o.timeout * 1000,
+            fold: o.fold,
+            json: o.json,
+          }),
+        );
+      },
+    );
 }

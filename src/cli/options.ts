@@ -5,7 +5,8 @@ import { CLUSTER_NAME } from '../config/names.js';
 
 /** --name: the same rule as the host file's `name:`, so it is safe as a directory name. */
 export function clusterName(value: string): string {
-  if (!CLUSTER_NAME.re.test(value)) throw new InvalidArgumentError(`${CLUSTER_NAME.expected}, got ${JSON.stringify(value)}`);
+  if (!CLUSTER_NAME.re.test(value))
+    throw new InvalidArgumentError(`${CLUSTER_NAME.expected}, got ${JSON.stringify(value)}`);
   return value;
 }
 
@@ -17,7 +18,8 @@ export function positiveInt(value: string): number {
 
 export function wholeNumber(value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError(`expected a whole number ≥ 0, got "${value}"`);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n))
+    throw new InvalidArgumentError(`expected a whole number ≥ 0, got "${value}"`);
   return n;
 }
 
@@ -25,7 +27,8 @@ export function wholeNumber(value: string): number {
 export function listenAddress(value: string): { host: string; port: number } {
   const m = /^(?:(\[[0-9a-fA-F:]+\]|[\w.-]*):)?(\d+)$/.exec(value.trim());
   const port = Number(m?.[2]);
-  if (!m || !Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidArgumentError(`expected [HOST]:PORT, e.g. :9464 or 0.0.0.0:9464, got "${value}"`);
+  if (!m || !Number.isInteger(port) || port < 0 || port > 65535)
+    throw new InvalidArgumentError(`expected [HOST]:PORT, e.g. :9464 or 0.0.0.0:9464, got "${value}"`);
   const host = (m[1] ?? '').replace(/^\[|\]$/g, '');
   return { host: host || '127.0.0.1', port };
 }

@@ -4,7 +4,14 @@ import { safeText } from '../events/terminal-text.js';
 import { adaptCommand } from './adapt.js';
 import { checkCommand } from './check.js';
 import { envCommand } from './env.js';
-import { attachCommand, downCommand, listCommand, logsCommand, scaleCommand, statusCommand } from './cluster-commands.js';
+import {
+  attachCommand,
+  downCommand,
+  listCommand,
+  logsCommand,
+  scaleCommand,
+  statusCommand,
+} from './cluster-commands.js';
 import { execCommand } from './exec.js';
 import { applyCommand, drainCommand, planCommand, restartCommand, undrainCommand } from './change.js';
 import { upCommand } from './up.js';
@@ -15,7 +22,21 @@ export function buildProgram(ctx: AppContext, done: (code: number) => void): Com
     // Literal, not imported from version.ts: --help loads no module beyond the command table (module-loading.test.ts); version.test.ts keeps the two equal.
     .version('0.1.0');
   program.addCommand(upCommand(ctx, done));
-  for (const make of [adaptCommand, statusCommand, scaleCommand, planCommand, applyCommand, drainCommand, undrainCommand, restartCommand, logsCommand, attachCommand, downCommand, listCommand, envCommand]) {
+  for (const make of [
+    adaptCommand,
+    statusCommand,
+    scaleCommand,
+    planCommand,
+    applyCommand,
+    drainCommand,
+    undrainCommand,
+    restartCommand,
+    logsCommand,
+    attachCommand,
+    downCommand,
+    listCommand,
+    envCommand,
+  ]) {
     program.addCommand(make(ctx, done));
   }
   program.addCommand(checkCommand(ctx, done));

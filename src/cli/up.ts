@@ -24,7 +24,9 @@ interface UpFlags {
 
 export function upCommand(ctx: AppContext, done: (code: number) => void): Command {
   return new Command('up')
-    .description('start a Dask scheduler and workers on the hosts of HOSTS.yaml (without it: a local cluster) and stay attached')
+    .description(
+      'start a Dask scheduler and workers on the hosts of HOSTS.yaml (without it: a local cluster) and stay attached',
+    )
     .argument('[hosts]', 'host file (YAML); omit it for a local cluster on this machine, without SSH')
     .option('--fanout <n>', 'SSH connections opened at once', positiveInt, 32)
     .option('--require-all', 'fail (exit 1) if any host fails to start', false)
@@ -35,10 +37,23 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
     .option('--max <n>', 'with --adapt: maximum workers', wholeNumber)
     .option('--no-tui', 'plain prefixed log lines instead of the dashboard (the default off a terminal)')
     .option('--json', 'write events as NDJSON instead of plain lines', false)
-    .option('--metrics <[host]:port>', 'serve GET /metrics (Prometheus text) from the controller; HOST defaults to 127.0.0.1', listenAddress)
+    .option(
+      '--metrics <[host]:port>',
+      'serve GET /metrics (Prometheus text) from the controller; HOST defaults to 127.0.0.1',
+      listenAddress,
+    )
     .option('--python <path>', 'local cluster only: the Python interpreter that has distributed')
-    .addOption(new Option('--security <mode>', "tls or none, instead of the host file's security: (the local cluster is plain TCP unless --security tls)").choices(['tls', 'none']))
-    .addOption(new Option('--ready-timeout <duration>', 'how long to wait for the scheduler and workers to register').argParser(timeLimit).default(120, '120s'))
+    .addOption(
+      new Option(
+        '--security <mode>',
+        "tls or none, instead of the host file's security: (the local cluster is plain TCP unless --security tls)",
+      ).choices(['tls', 'none']),
+    )
+    .addOption(
+      new Option('--ready-timeout <duration>', 'how long to wait for the scheduler and workers to register')
+        .argParser(timeLimit)
+        .default(120, '120s'),
+    )
     .addOption(new Option('--controller-child').hideHelp().default(false))
     .action(async (file: string | undefined, o: UpFlags) => {
       // Checked here, before a background controller is started: it was said only as that
@@ -47,7 +62,17 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
       if (o.detach && !o.controllerChild) {
         const args = process.argv.slice(2).filter((a) => a !== '--detach');
         const { runDetached } = await import('../app/commands/detach.js');
-        done(await runDetached(ctx, { file, name: o.name, python: o.python, json: o.json, security: o.security, mainScript: process.argv[1]!, childArgs: args }));
+        done(
+          await runDetached(ctx, {
+            file,
+            name: o.name,
+            python: o.python,
+            json: o.json,
+            security: o.security,
+            mainScript: process.argv[1]!,
+            childArgs: args,
+          }),
+        );
         return;
       }
       // In the background controller, start-up events also go to the waiting parent,
@@ -57,14 +82,35 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
       // Only a background controller's processes wait for adoption when it dies.
       const { DETACHED_ORPHAN_GRACE_S, runUp } = await import('../app/commands/up.js');
       const orphanGraceS = o.controllerChild ? DETACHED_ORPHAN_GRACE_S : 0;
-      done(await runUp(ctx, { file, fanout: o.fanout, requireAll: o.requireAll, json: o.json, python: o.python, name: o.name, readyTimeoutMs: o.readyTimeout * 1000, report, adapt, orphanGraceS, tui: o.tui, security: o.security, metrics: o.metrics, spec }));
+      done(
+        await runUp(ctx, {
+          file,
+          fanout: o.fanout,
+          requireAll: o.requireAll,
+          json: o.json,
+          python: o.python,
+          name: o.name,
+          readyTimeoutMs: o.readyTimeout * 1000,
+          report,
+          adapt,
+          orphanGraceS,
+          tui: o.tui,
+          security: o.security,
+          metrics: o.metrics,
+          spec,
+        }),
+      );
     });
 }
 
 function specFromParent(): Promise<ClusterSpec> {
   return new Promise((resolve, reject) => {
-    process.once('message', (m: { spec?: ClusterSpec }) => (m.spec ? resolve(m.spec) : reject(new Error('the parent of this controller sent no spec'))));
-    process.once('disconnect', () => reject(new Error('the parent of this controller went away before sending the spec')));
+    process.once('message', (m: { spec?: ClusterSpec }) =>
+      m.spec ? resolve(m.spec) : reject(new Error('the parent of this controller sent no spec')),
+    );
+    process.once('disconnect', () =>
+      reject(new Error('the parent of this controller went away before sending the spec')),
+    );
   });
 }
 
@@ -85,7 +131,9 @@ function reporter(): (e: ClusterEvent) => void {
 function adaptFlags(o: UpFlags): { minimum?: number; maximum?: number } | undefined {
   if (!o.adapt) {
     if (o.min !== undefined || o.max !== undefined) {
-      throw new UsageError('--min and --max go with --adapt', { hint: 'add --adapt to start adaptive between them, or leave them out for a fixed size' });
+      throw new UsageError('--min and --max go with --adapt', {
+        hint: 'add --adapt to start adaptive between them, or leave them out for a fixed size',
+      });
     }
     return undefined;
   }

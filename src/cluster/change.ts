@@ -14,14 +14,23 @@ import type { SpecDiff } from './spec-diff.js';
 export function applySpec(s: ClusterState, next: ClusterSpec, diff: SpecDiff): void {
   // Only hosts that got something of ours: one never connected has nothing to clear.
   const had = (host: string) => s.runners.has(host) || s.all().some((t) => t.desired.host === host);
-  for (const h of s.spec.workerHosts.filter((x) => had(x.name))) s.formerHosts = withFormer(s.formerHosts, h, clusterHosts(next).find((n) => n.name === h.name));
+  for (const h of s.spec.workerHosts.filter((x) => had(x.name)))
+    s.formerHosts = withFormer(
+      s.formerHosts,
+      h,
+      clusterHosts(next).find((n) => n.name === h.name),
+    );
   s.spec = next;
   for (const host of diff.hostsAdded) if (!s.runners.has(host)) s.unreached.add(host);
   s.drainShort = 0; // the file's counts are the size from here on
   for (const host of diff.hostsRemoved) s.drained.delete(host);
   for (const c of diff.counts) {
     const on = s.desiredWorkers.filter((w) => w.host === c.host);
-    if (c.to < c.from) dropWorkers(s, on.slice(c.to).map((w) => w.name));
+    if (c.to < c.from)
+      dropWorkers(
+        s,
+        on.slice(c.to).map((w) => w.name),
+      );
     else addWorkers(s, [{ host: c.host, count: c.to - c.from }]);
   }
 }
@@ -80,7 +89,14 @@ export function undrainHosts(s: ClusterState, hosts: readonly string[]): DrainRe
   const replaced = back.length ? placeMore(s, s.drainShort) : [];
   s.drainShort -= replaced.length;
   const rest = hosts.filter((h) => !back.includes(h));
-  return { back, unknown: rest.filter((h) => !known.has(h)), unchanged: rest.filter((h) => known.has(h)), retired: [], replaced, short: s.drainShort };
+  return {
+    back,
+    unknown: rest.filter((h) => !known.has(h)),
+    unchanged: rest.filter((h) => known.has(h)),
+    retired: [],
+    replaced,
+    short: s.drainShort,
+  };
 }
 
 /** Up to n more workers where there is room; their names. */

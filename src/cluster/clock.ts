@@ -24,7 +24,12 @@ export function delay(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
  */
 const SETTLED = Symbol('settled');
 
-export async function within<T>(clock: Clock, ms: number, signal: AbortSignal | undefined, p: Promise<T>): Promise<T | undefined> {
+export async function within<T>(
+  clock: Clock,
+  ms: number,
+  signal: AbortSignal | undefined,
+  p: Promise<T>,
+): Promise<T | undefined> {
   const gone = new AbortController();
   const timeout = delay(clock, ms, signal ? AbortSignal.any([signal, gone.signal]) : gone.signal).then(() => undefined);
   try {

@@ -83,7 +83,9 @@ export class ClusterState {
     /** Start with this many workers instead of the host file's nworkers (adaptive start). */
     initialWorkers?: number,
   ) {
-    this.desiredWorkers = desiredProcesses(spec).filter((d) => d.role === 'worker').map(({ name, host }) => ({ name, host }));
+    this.desiredWorkers = desiredProcesses(spec)
+      .filter((d) => d.role === 'worker')
+      .map(({ name, host }) => ({ name, host }));
     if (initialWorkers !== undefined) {
       const hosts = spec.workerHosts.map((h) => ({ name: h.name, maxWorkers: h.maxWorkers, healthy: true }));
       this.desiredWorkers = placeWorkers(initialWorkers, hosts, []).workers;
@@ -145,7 +147,11 @@ export class ClusterState {
   }
 
   unusable(): Set<string> {
-    return new Set(this.hosts().map((h) => h.name).filter((h) => !this.usable(h)));
+    return new Set(
+      this.hosts()
+        .map((h) => h.name)
+        .filter((h) => !this.usable(h)),
+    );
   }
 
   /**
@@ -194,7 +200,10 @@ export class ClusterState {
     for (const w of this.desiredWorkers) {
       if (out.has(w.host) || (among && !among.has(w.host))) continue;
       const s = this.supervisor.status(w.name);
-      const failing = s.state === 'restarting' || s.state === 'crash-looping' || (s.state === 'running' && s.consecutiveFailures > 0 && !this.registered.has(w.name));
+      const failing =
+        s.state === 'restarting' ||
+        s.state === 'crash-looping' ||
+        (s.state === 'running' && s.consecutiveFailures > 0 && !this.registered.has(w.name));
       if (failing) out.add(w.host);
     }
     return out;

@@ -18,7 +18,9 @@ export function withFormer(former: readonly HostSpec[], before: HostSpec, after:
 /** Every TMPDIR the cluster's files may be under on `host` (undefined: the host's default, /tmp). */
 export function tmpdirsOn(spec: ClusterSpec, former: readonly HostSpec[], host: string): (string | undefined)[] {
   const current = clusterHosts(spec).find((h) => h.name === host);
-  return [...new Set([...(current ? [current] : []), ...former.filter((h) => h.name === host)].map((h) => h.env.TMPDIR))];
+  return [
+    ...new Set([...(current ? [current] : []), ...former.filter((h) => h.name === host)].map((h) => h.env.TMPDIR)),
+  ];
 }
 
 /** The hosts to clear: the spec's (the scheduler's first), then those only `former` has. */

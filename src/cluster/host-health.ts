@@ -103,7 +103,13 @@ export class HostHealth {
           ? { kind: 'up', since: e.since, ...lastError }
           : { kind: 'degraded', since: e.since, reason: e.degraded, ...lastError };
       case 'unreachable':
-        return { kind: 'unreachable', since: e.since, error: e.lastError ?? '', failures: e.failures, retryAt: e.retryAt ?? e.since };
+        return {
+          kind: 'unreachable',
+          since: e.since,
+          error: e.lastError ?? '',
+          failures: e.failures,
+          retryAt: e.retryAt ?? e.since,
+        };
     }
   }
 

@@ -78,7 +78,11 @@ export class HostLinks {
     const stale = (await runner.listTagged()).map((p) => p.pid).filter((p) => !tracked.has(p));
     if (stale.length) {
       await runner.stopTagged(stale, { graceMs: 0 });
-      this.d.emit({ kind: 'notice', level: 'info', message: `${runner.host}: stopped ${stale.length} process(es) left from the dropped connection` });
+      this.d.emit({
+        kind: 'notice',
+        level: 'info',
+        message: `${runner.host}: stopped ${stale.length} process(es) left from the dropped connection`,
+      });
     }
   }
 
@@ -99,14 +103,23 @@ export class HostLinks {
     if (!runner) return;
     try {
       const stray = await runner.clearUp({ graceMs: 0 });
-      if (stray.left.length) this.d.emit({ kind: 'notice', level: 'warning', message: `${host}: pid(s) ${stray.left.join(', ')} still running after it left the cluster` });
+      if (stray.left.length)
+        this.d.emit({
+          kind: 'notice',
+          level: 'warning',
+          message: `${host}: pid(s) ${stray.left.join(', ')} still running after it left the cluster`,
+        });
       if (stray.filesError) this.d.emit({ kind: 'notice', level: 'warning', message: `${host}: ${stray.filesError}` });
       // Cleared: nothing is left there to remember it by (else a teardown or `down` still looks).
       if (!stray.left.length && !stray.filesError && !this.d.state.hostSpec(host)) {
         this.d.state.forgetFormer(host);
       }
     } catch (err) {
-      this.d.emit({ kind: 'notice', level: 'warning', message: `${host}: could not verify that nothing is left (${errorText(err)})` });
+      this.d.emit({
+        kind: 'notice',
+        level: 'warning',
+        message: `${host}: could not verify that nothing is left (${errorText(err)})`,
+      });
     } finally {
       runner.close();
     }

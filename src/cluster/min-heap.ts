@@ -9,7 +9,7 @@ export class MinHeap<T> {
   push(x: T): void {
     const a = this.items;
     a.push(x);
-    for (let i = a.length - 1; i > 0; ) {
+    for (let i = a.length - 1; i > 0;) {
       const up = (i - 1) >> 1;
       if (this.cmp(a[i]!, a[up]!) >= 0) break;
       [a[i], a[up]] = [a[up]!, a[i]!];
@@ -23,7 +23,7 @@ export class MinHeap<T> {
     const last = a.pop();
     if (a.length === 0 || last === undefined) return top;
     a[0] = last;
-    for (let i = 0; ; ) {
+    for (let i = 0; ;) {
       const [l, r] = [2 * i + 1, 2 * i + 2];
       let m = i;
       if (l < a.length && this.cmp(a[l]!, a[m]!) < 0) m = l;

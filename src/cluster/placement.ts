@@ -59,7 +59,10 @@ export function placeWorkers(n: number, hosts: readonly PlacementHost[], current
   const slots = slotsOf(hosts, current);
   const kept = uniqueByName(current);
   const healthySlots = hosts.filter((h) => h.healthy).reduce((s, h) => s + Math.max(0, h.maxWorkers), 0);
-  const capacity = [...slots.values()].reduce((s, h) => s + (h.healthy ? Math.max(h.maxWorkers, h.workers.length) : h.workers.length), 0);
+  const capacity = [...slots.values()].reduce(
+    (s, h) => s + (h.healthy ? Math.max(h.maxWorkers, h.workers.length) : h.workers.length),
+    0,
+  );
   const added: PlacedWorker[] = [];
   const removed: PlacedWorker[] = [];
   if (n >= kept.length) {
@@ -72,7 +75,9 @@ export function placeWorkers(n: number, hosts: readonly PlacementHost[], current
       added.push(w);
     }
   } else {
-    const held = new MinHeap<Slot>((a, b) => Number(a.healthy) - Number(b.healthy) || b.workers.length - a.workers.length || b.order - a.order);
+    const held = new MinHeap<Slot>(
+      (a, b) => Number(a.healthy) - Number(b.healthy) || b.workers.length - a.workers.length || b.order - a.order,
+    );
     for (const s of slots.values()) if (s.workers.length > 0) held.push(s);
     for (let k = kept.length; k > n; k--) {
       const w = removeOne(held);
@@ -107,7 +112,8 @@ function uniqueByName(current: readonly PlacedWorker[]): PlacedWorker[] {
 function slotsOf(hosts: readonly PlacementHost[], current: readonly PlacedWorker[]): Map<string, Slot> {
   const slots = new Map<string, Slot>();
   for (const h of hosts) {
-    if (!slots.has(h.name)) slots.set(h.name, { name: h.name, order: slots.size, maxWorkers: h.maxWorkers, healthy: h.healthy, workers: [] });
+    if (!slots.has(h.name))
+      slots.set(h.name, { name: h.name, order: slots.size, maxWorkers: h.maxWorkers, healthy: h.healthy, workers: [] });
   }
   for (const w of uniqueByName(current)) {
     let s = slots.get(w.host);

@@ -19,8 +19,7 @@ export interface ObservedProcess {
 }
 
 export type Action =
-  | { kind: 'start'; process: DesiredProcess }
-  | { kind: 'stop'; name: string; host: string; reason: 'not-desired' };
+  { kind: 'start'; process: DesiredProcess } | { kind: 'stop'; name: string; host: string; reason: 'not-desired' };
 
 /** Worker names are `<host>-<i>` so the scheduler's names match ours. */
 export function workerName(host: string, index: number): string {

@@ -45,7 +45,11 @@ export class ProcessLifecycle {
     try {
       proc = await runner.start(spec);
     } catch (err) {
-      this.d.emit({ kind: 'notice', level: 'warning', message: `${p.host}: could not start ${p.name}: ${errorText(err)}` });
+      this.d.emit({
+        kind: 'notice',
+        level: 'warning',
+        message: `${p.host}: could not start ${p.name}: ${errorText(err)}`,
+      });
       return;
     }
     this.track(p, proc);
@@ -63,7 +67,11 @@ export class ProcessLifecycle {
       t.proc.onLine((stream, line) => this.refused(p, stream === 'stderr' ? this.d.adoptRefusal?.(line) : undefined));
       return true;
     } catch (err) {
-      this.d.emit({ kind: 'notice', level: 'warning', message: `${p.host}: could not adopt ${p.name} (pid ${pid}): ${errorText(err)}` });
+      this.d.emit({
+        kind: 'notice',
+        level: 'warning',
+        message: `${p.host}: could not adopt ${p.name} (pid ${pid}): ${errorText(err)}`,
+      });
       return false;
     }
   }
@@ -90,7 +98,13 @@ export class ProcessLifecycle {
     proc.pid.then(
       (pid) => {
         t.pid = pid;
-        emit({ kind: 'process-started', host: p.host, name: p.name, pid, ...(adopted ? { adopted: true as const } : {}) });
+        emit({
+          kind: 'process-started',
+          host: p.host,
+          name: p.name,
+          pid,
+          ...(adopted ? { adopted: true as const } : {}),
+        });
       },
       () => {},
     );
@@ -111,12 +125,20 @@ export class ProcessLifecycle {
     }
     switch (decision.kind) {
       case 'restart':
-        emit({ kind: 'notice', level: 'warning', message: `${name} on ${host} exited; restart ${decision.attempt} in ${Math.round((decision.at - clock.now()) / 1000)}s` });
+        emit({
+          kind: 'notice',
+          level: 'warning',
+          message: `${name} on ${host} exited; restart ${decision.attempt} in ${Math.round((decision.at - clock.now()) / 1000)}s`,
+        });
         this.d.wakeAt(decision.at);
         break;
       case 'crash-looping':
         state.health.markDegraded(host, `${name} is crash-looping`);
-        emit({ kind: 'notice', level: 'error', message: `${name} on ${host} failed ${decision.failures} times in ${decision.windowMs / 1000}s: not restarting it (scale again to retry)` });
+        emit({
+          kind: 'notice',
+          level: 'error',
+          message: `${name} on ${host} failed ${decision.failures} times in ${decision.windowMs / 1000}s: not restarting it (scale again to retry)`,
+        });
         break;
       case 'none':
         break;
@@ -145,10 +167,12 @@ export class ProcessLifecycle {
   /** The outcome of each of these retirements under way (none: it ended or never began). */
   async outcomes(names: readonly string[]): Promise<Map<string, RetireStop>> {
     const out = new Map<string, RetireStop>();
-    await Promise.all(names.map(async (n) => {
-      const p = this.retiring.get(n);
-      if (p) out.set(n, await p);
-    }));
+    await Promise.all(
+      names.map(async (n) => {
+        const p = this.retiring.get(n);
+        if (p) out.set(n, await p);
+      }),
+    );
     return out;
   }
 
@@ -161,14 +185,25 @@ export class ProcessLifecycle {
       const retryAt = clock.now() + HELD_RETRY_MS;
       state.held.set(name, { ...(kept.results !== undefined ? { results: kept.results } : {}), retryAt });
       this.d.wakeAt(retryAt);
-      this.d.emit({ kind: 'notice', level: 'warning', message: `${name} on ${host} keeps running: the scheduler could not move ${resultsText(kept.results)} only it holds (no other running worker to take them); retried in ${HELD_RETRY_MS / 1000}s, --force stops it and loses them` });
+      this.d.emit({
+        kind: 'notice',
+        level: 'warning',
+        message: `${name} on ${host} keeps running: the scheduler could not move ${resultsText(kept.results)} only it holds (no other running worker to take them); retried in ${HELD_RETRY_MS / 1000}s, --force stops it and loses them`,
+      });
       return { kind: 'held', ...(kept.results !== undefined ? { results: kept.results } : {}) };
     }
     state.held.delete(name);
     state.forced.delete(name);
-    if (kept) this.d.emit({ kind: 'notice', level: 'warning', message: `${name} on ${host}: stopped as forced; ${resultsText(kept.results)} only it held ${kept.results === 1 ? 'is' : 'are'} lost` });
+    if (kept)
+      this.d.emit({
+        kind: 'notice',
+        level: 'warning',
+        message: `${name} on ${host}: stopped as forced; ${resultsText(kept.results)} only it held ${kept.results === 1 ? 'is' : 'are'} lost`,
+      });
     await t.proc.stop(STOP_GRACE_MS).catch(() => undefined);
-    return kept ? { kind: 'dropped', ...(kept.results !== undefined ? { results: kept.results } : {}) } : { kind: 'stopped' };
+    return kept
+      ? { kind: 'dropped', ...(kept.results !== undefined ? { results: kept.results } : {}) }
+      : { kind: 'stopped' };
   }
 
   /** Retires `name` through the scheduler; what the scheduler kept of it, if it did. */

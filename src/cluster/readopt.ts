@@ -55,22 +55,49 @@ export const STRAY_GRACE_MS = 5_000;
 export async function readopt(d: ReadoptDeps, previous: PreviousCluster): Promise<number> {
   const { state, emit } = d;
   const tagged = await listTagged(d);
-  const isLive = (p: PreviousProcess) => p.pid !== undefined && state.hostSpec(p.host) !== undefined && leads(tagged.get(p.host), p.pid);
+  const isLive = (p: PreviousProcess) =>
+    p.pid !== undefined && state.hostSpec(p.host) !== undefined && leads(tagged.get(p.host), p.pid);
   const sched = previous.processes.find((p) => p.role === 'scheduler');
-  const schedulerLive = sched !== undefined && sched.host === state.spec.schedulerHost.name && previous.schedulerAddress === d.address && isLive(sched);
+  const schedulerLive =
+    sched !== undefined &&
+    sched.host === state.spec.schedulerHost.name &&
+    previous.schedulerAddress === d.address &&
+    isLive(sched);
   if (!schedulerLive) {
     const n = await stopPicked(d, tagged, () => true);
     const left = n ? `; stopped ${n} process(es) it left` : '';
-    emit({ kind: 'notice', level: 'warning', message: `the previous controller's scheduler is gone${left}: starting the cluster afresh` });
+    emit({
+      kind: 'notice',
+      level: 'warning',
+      message: `the previous controller's scheduler is gone${left}: starting the cluster afresh`,
+    });
     return 0;
   }
   const live = previous.processes.filter(isLive);
   const ok = await Promise.all(live.map((p) => d.adopt({ name: p.name, host: p.host, role: p.role }, p.pid!)));
   const adopted = live.filter((_, i) => ok[i]);
-  const n = await stopPicked(d, tagged, (host, p, all) => !belongsTo(p, all, adopted.filter((a) => a.host === host).map((a) => a.pid!)));
-  if (n) emit({ kind: 'notice', level: 'info', message: `stopped ${n} stray process(es) of this cluster that the state file did not record` });
+  const n = await stopPicked(
+    d,
+    tagged,
+    (host, p, all) =>
+      !belongsTo(
+        p,
+        all,
+        adopted.filter((a) => a.host === host).map((a) => a.pid!),
+      ),
+  );
+  if (n)
+    emit({
+      kind: 'notice',
+      level: 'info',
+      message: `stopped ${n} stray process(es) of this cluster that the state file did not record`,
+    });
   if (previous.desiredWorkers !== undefined) {
-    keepSize(state, previous.desiredWorkers, adopted.filter((p) => p.role === 'worker').map(({ name, host }) => ({ name, host })));
+    keepSize(
+      state,
+      previous.desiredWorkers,
+      adopted.filter((p) => p.role === 'worker').map(({ name, host }) => ({ name, host })),
+    );
   }
   return adopted.length;
 }
@@ -92,7 +119,11 @@ async function listTagged(d: ReadoptDeps): Promise<Map<string, TaggedProcess[]>>
       try {
         out.set(r.host, await r.listTagged());
       } catch (err) {
-        d.emit({ kind: 'notice', level: 'warning', message: `${r.host}: could not list the processes left running (${String(err)})` });
+        d.emit({
+          kind: 'notice',
+          level: 'warning',
+          message: `${r.host}: could not list the processes left running (${String(err)})`,
+        });
       }
     }),
   );

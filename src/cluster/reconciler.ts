@@ -45,7 +45,16 @@ export class Reconciler {
     const { state, clock, emit } = d;
     const wakeAt = (at: number) => this.wakeAt(at);
     this.links = new HostLinks({ state, clock, emit, connect: d.connect, wakeAt });
-    this.lifecycle = new ProcessLifecycle({ state, clock, emit, specFor: d.specFor, scheduler: d.scheduler, wakeAt, signal: d.signal, adoptRefusal: d.adoptRefusal });
+    this.lifecycle = new ProcessLifecycle({
+      state,
+      clock,
+      emit,
+      specFor: d.specFor,
+      scheduler: d.scheduler,
+      wakeAt,
+      signal: d.signal,
+      adoptRefusal: d.adoptRefusal,
+    });
   }
 
   /** One reconcile at a time; a request during a tick schedules one follow-up. */
@@ -80,7 +89,10 @@ export class Reconciler {
     const actions = plan(state.desired(), state.observed(), state.unusable()).filter(
       // The scheduler is started once; after start-up its death ends the cluster. A
       // worker the scheduler would not retire waits for its retry (retire-hold.ts).
-      (a) => (a.kind === 'stop' ? !held.has(a.name) : (a.process.role === 'worker' || !this.started) && state.supervisor.mayStart(a.process.name, now)),
+      (a) =>
+        a.kind === 'stop'
+          ? !held.has(a.name)
+          : (a.process.role === 'worker' || !this.started) && state.supervisor.mayStart(a.process.name, now),
     );
     // Retiring can take as long as moving the worker's data: it must not hold up the
     // next tick (restarts, reconnects, growth). retireAndStop marks the process
@@ -120,12 +132,20 @@ export class Reconciler {
    * workers an earlier retirement left running (held) are retired again now. `force`:
    * those and the workers it retires are stopped even if their results cannot move.
    */
-  async scale(n: number, opts: { retryCrashed?: boolean; retryHeld?: boolean; force?: boolean } = {}): Promise<ScaleResult> {
+  async scale(
+    n: number,
+    opts: { retryCrashed?: boolean; retryHeld?: boolean; force?: boolean } = {},
+  ): Promise<ScaleResult> {
     const before = this.d.state.desiredWorkers.map((w) => w.name);
     if (opts.retryHeld) retryHeld(this.d.state, [...this.d.state.held.keys()], opts.force === true);
     const r = scaleTo(this.d.state, n, opts);
     const left = new Set(this.d.state.desiredWorkers.map((w) => w.name));
-    if (opts.force) retryHeld(this.d.state, before.filter((w) => !left.has(w)), true);
+    if (opts.force)
+      retryHeld(
+        this.d.state,
+        before.filter((w) => !left.has(w)),
+        true,
+      );
     await this.tick();
     return r;
   }
@@ -147,7 +167,8 @@ export class Reconciler {
    * One the scheduler would not retire keeps running as it is (`held`), unless `force`.
    */
   async restartWorker(name: string, opts: { force?: boolean } = {}): Promise<RetireStop> {
-    if (!this.d.state.desiredWorkers.some((w) => w.name === name)) throw new ExpectedError(`restart: no worker named "${name}" in this cluster`);
+    if (!this.d.state.desiredWorkers.some((w) => w.name === name))
+      throw new ExpectedError(`restart: no worker named "${name}" in this cluster`);
     const r = await this.lifecycle.retireAndStop(name, opts);
     // Still desired: nothing to retry, it simply runs on.
     if (r.kind === 'held') this.d.state.held.delete(name);

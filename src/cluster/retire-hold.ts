@@ -62,7 +62,10 @@ export interface KeptWorker {
 }
 
 /** Of these outcomes, the workers kept running and those stopped with their results. */
-export function keptAndDropped(outcomes: ReadonlyMap<string, RetireStop>): { held: KeptWorker[]; dropped: KeptWorker[] } {
+export function keptAndDropped(outcomes: ReadonlyMap<string, RetireStop>): {
+  held: KeptWorker[];
+  dropped: KeptWorker[];
+} {
   const held: KeptWorker[] = [];
   const dropped: KeptWorker[] = [];
   for (const [name, o] of outcomes) {
@@ -74,5 +77,7 @@ export function keptAndDropped(outcomes: ReadonlyMap<string, RetireStop>): { hel
 
 /** "20 result(s)" summed over these workers; "results" when one of them did not say. */
 export function totalResults(ws: readonly KeptWorker[]): string {
-  return ws.some((w) => w.results === undefined) ? 'results' : `${ws.reduce((n, w) => n + (w.results ?? 0), 0)} result(s)`;
+  return ws.some((w) => w.results === undefined)
+    ? 'results'
+    : `${ws.reduce((n, w) => n + (w.results ?? 0), 0)} result(s)`;
 }

@@ -36,7 +36,16 @@ export interface RollOptions {
  */
 export type RollResult =
   | { kind: 'done'; restarted: string[]; gone?: string[]; dropped?: KeptWorker[] }
-  | { kind: 'stopped'; restarted: string[]; failed: string; reason: string; notReached: string[]; gone?: string[]; dropped?: KeptWorker[]; held?: KeptWorker[] };
+  | {
+      kind: 'stopped';
+      restarted: string[];
+      failed: string;
+      reason: string;
+      notReached: string[];
+      gone?: string[];
+      dropped?: KeptWorker[];
+      held?: KeptWorker[];
+    };
 
 export async function rollingRestart(d: RollDeps, names: readonly string[], o: RollOptions): Promise<RollResult> {
   const restarted: string[] = [];
@@ -66,34 +75,60 @@ export async function rollingRestart(d: RollDeps, names: readonly string[], o: R
     dropped.push(...kept.dropped);
     const held = kept.held.map((w) => w.name);
     const failure = await waitRegistered(d, new Map([...before].filter(([n]) => !held.includes(n))), o);
-    if (failure) return { kind: 'stopped', restarted, ...failure, notReached: [...held, ...names.slice(next)], ...also, ...(dropped.length ? { dropped } : {}) };
+    if (failure)
+      return {
+        kind: 'stopped',
+        restarted,
+        ...failure,
+        notReached: [...held, ...names.slice(next)],
+        ...also,
+        ...(dropped.length ? { dropped } : {}),
+      };
     const done = batch.filter((n) => !held.includes(n));
     restarted.push(...done);
     for (const n of done) d.state.pendingRoll.delete(n);
-    if (held.length) return { kind: 'stopped', restarted, ...heldStop(kept.held), notReached: [...held.slice(1), ...names.slice(next)], ...also, ...(dropped.length ? { dropped } : {}) };
+    if (held.length)
+      return {
+        kind: 'stopped',
+        restarted,
+        ...heldStop(kept.held),
+        notReached: [...held.slice(1), ...names.slice(next)],
+        ...also,
+        ...(dropped.length ? { dropped } : {}),
+      };
   }
 }
 
 /** The roll stops at workers the scheduler would not retire: they run on as they were. */
 function heldStop(held: KeptWorker[]): { failed: string; reason: string; held: KeptWorker[] } {
   const names = held.map((w) => w.name).join(', ');
-  return { failed: held[0]!.name, held, reason: `the scheduler could not move ${totalResults(held)} only ${names} ${held.length > 1 ? 'hold' : 'holds'} (no other running worker to take them); not restarted, still running (--force restarts and loses them)` };
+  return {
+    failed: held[0]!.name,
+    held,
+    reason: `the scheduler could not move ${totalResults(held)} only ${names} ${held.length > 1 ? 'hold' : 'holds'} (no other running worker to take them); not restarted, still running (--force restarts and loses them)`,
+  };
 }
 
 /** Every worker of the batch running as a new process and registered, or why not. */
-async function waitRegistered(d: RollDeps, before: Map<string, TrackedProcess | undefined>, o: RollOptions): Promise<{ failed: string; reason: string } | undefined> {
+async function waitRegistered(
+  d: RollDeps,
+  before: Map<string, TrackedProcess | undefined>,
+  o: RollOptions,
+): Promise<{ failed: string; reason: string } | undefined> {
   const deadline = d.clock.now() + o.timeoutMs;
   for (;;) {
     let waiting: string | undefined;
     for (const [name, old] of before) {
       const t = d.state.processes.get(name);
       const s = d.state.supervisor.status(name);
-      if (s.consecutiveFailures > 0 || s.state === 'crash-looping') return { failed: name, reason: `${name} exited after its restart${lastLine(t)}` };
+      if (s.consecutiveFailures > 0 || s.state === 'crash-looping')
+        return { failed: name, reason: `${name} exited after its restart${lastLine(t)}` };
       if (!t || t === old || t.exit || !d.state.registered.has(name)) waiting = name;
     }
     if (waiting === undefined) return undefined;
     if (d.signal.aborted) return { failed: waiting, reason: 'the cluster is stopping' };
-    if (d.clock.now() >= deadline) return { failed: waiting, reason: `${waiting} did not register within ${o.timeoutMs / 1000}s` };
+    if (d.clock.now() >= deadline)
+      return { failed: waiting, reason: `${waiting} did not register within ${o.timeoutMs / 1000}s` };
     await delay(d.clock, o.pollMs, d.signal);
     await d.tick();
   }

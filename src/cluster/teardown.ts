@@ -67,7 +67,11 @@ export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<Tea
   for (const host of ranOn) {
     if (state.runners.has(host)) continue;
     leftover.push({ host, pids: [] });
-    emit({ kind: 'notice', level: 'warning', message: `${host}: not connected, so not checked; \`sshcluster down\` can check it later` });
+    emit({
+      kind: 'notice',
+      level: 'warning',
+      message: `${host}: not connected, so not checked; \`sshcluster down\` can check it later`,
+    });
   }
   const former = d.clearFormer?.().then((l) => leftover.push(...l));
   await Promise.all(
@@ -78,7 +82,11 @@ export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<Tea
         if (stray.left.length) leftover.push({ host: r.host, pids: stray.left });
         if (stray.filesError) emit({ kind: 'notice', level: 'warning', message: `${r.host}: ${stray.filesError}` });
       } catch (err) {
-        emit({ kind: 'notice', level: 'warning', message: `${r.host}: could not verify that nothing is left (${String(err)})` });
+        emit({
+          kind: 'notice',
+          level: 'warning',
+          message: `${r.host}: could not verify that nothing is left (${String(err)})`,
+        });
       } finally {
         r.close();
       }
@@ -103,7 +111,9 @@ async function retireAll(d: TeardownDeps, forceSignal: AbortSignal | undefined):
   let cancel = () => {};
   const late = new Promise<never>((_, reject) => {
     const fail = (why: string) => reject(new Error(why));
-    const stopTimer = d.clock.after(TEARDOWN_RETIRE_TIMEOUT_MS, () => fail(`timed out after ${TEARDOWN_RETIRE_TIMEOUT_MS / 1000}s`));
+    const stopTimer = d.clock.after(TEARDOWN_RETIRE_TIMEOUT_MS, () =>
+      fail(`timed out after ${TEARDOWN_RETIRE_TIMEOUT_MS / 1000}s`),
+    );
     const onForce = () => fail('forced');
     if (forceSignal?.aborted) onForce();
     forceSignal?.addEventListener('abort', onForce, { once: true });
@@ -113,10 +123,19 @@ async function retireAll(d: TeardownDeps, forceSignal: AbortSignal | undefined):
     const r = await Promise.race([scheduler.retireWorkers(addresses, { keep: true }), late]);
     // down is the user's own teardown: what could not move goes, and is said.
     const n = r.kept.reduce((sum, k) => sum + (k.results ?? 0), 0);
-    if (n > 0) d.emit({ kind: 'notice', level: 'info', message: `down: ${n} result(s) only the workers held are dropped with them` });
+    if (n > 0)
+      d.emit({
+        kind: 'notice',
+        level: 'info',
+        message: `down: ${n} result(s) only the workers held are dropped with them`,
+      });
     return n > 0 ? n : undefined;
   } catch (err) {
-    d.emit({ kind: 'notice', level: 'warning', message: `retiring workers through the scheduler failed (${String(err)}); stopping them directly` });
+    d.emit({
+      kind: 'notice',
+      level: 'warning',
+      message: `retiring workers through the scheduler failed (${String(err)}); stopping them directly`,
+    });
     return undefined;
   } finally {
     cancel();

@@ -12,14 +12,21 @@ import { GROUP_KEYS, type RawAdaptiveGroup } from './schema.js';
 import type { AdaptiveGroupSpec } from './spec.js';
 import { configError, type Cursor } from './read/yaml-cursor.js';
 
-const GROUP_NAME = { re: /^[A-Za-z0-9][A-Za-z0-9._-]*$/, expected: 'expected a group name of letters, digits, ".", "_" or "-"' };
+const GROUP_NAME = {
+  re: /^[A-Za-z0-9][A-Za-z0-9._-]*$/,
+  expected: 'expected a group name of letters, digits, ".", "_" or "-"',
+};
 
 export function readAdaptiveGroups(c: Cursor): RawAdaptiveGroup[] {
   return [...c.entries('any', { keyPattern: GROUP_NAME })].map(([name, g]) => {
     if (!g.present) return g.fail('expected {hosts: PATTERN, minimum: N, maximum: N}');
     const f = g.entries(GROUP_KEYS);
     const hosts = f.get('hosts');
-    if (!hosts?.present) return g.fail('missing "hosts": expected {hosts: PATTERN, minimum: N, maximum: N}', 'e.g. hosts: "gpu*" or hosts: [gpu1, gpu2]');
+    if (!hosts?.present)
+      return g.fail(
+        'missing "hosts": expected {hosts: PATTERN, minimum: N, maximum: N}',
+        'e.g. hosts: "gpu*" or hosts: [gpu1, gpu2]',
+      );
     const patterns = stringList(hosts);
     for (const p of patterns) hosts.parse(() => hostMatcher(p));
     const out: RawAdaptiveGroup = { name, patterns, where: g.where(), hostsWhere: hosts.where() };
@@ -27,7 +34,8 @@ export function readAdaptiveGroups(c: Cursor): RawAdaptiveGroup[] {
     const maximum = opt(f, 'maximum', (v) => v.int(0));
     if (minimum !== undefined) Object.assign(out, { minimum, minimumWhere: f.get('minimum')!.where() });
     if (maximum !== undefined) Object.assign(out, { maximum, maximumWhere: f.get('maximum')!.where() });
-    if (minimum !== undefined && maximum !== undefined && minimum > maximum) f.get('maximum')!.fail(`expected a value >= minimum (${minimum})`);
+    if (minimum !== undefined && maximum !== undefined && minimum > maximum)
+      f.get('maximum')!.fail(`expected a value >= minimum (${minimum})`);
     return out;
   });
 }
@@ -50,7 +58,10 @@ export function resolveAdaptiveGroups(
     const room = members.reduce((s, w) => s + slots(w), 0);
     const minimum = g.minimum ?? 0;
     if (g.minimumWhere && minimum > room) {
-      throw configError(g.minimumWhere, `expected at most ${room}, the worker slots of this group's hosts (sum of max_workers)`);
+      throw configError(
+        g.minimumWhere,
+        `expected at most ${room}, the worker slots of this group's hosts (sum of max_workers)`,
+      );
     }
     if (g.minimumWhere && minimum > clusterMaximum) {
       throw configError(g.minimumWhere, `expected at most ${clusterMaximum}, the cluster's adaptive maximum`);

@@ -2,11 +2,26 @@
 // value copied from a Dask config file means the same thing here.
 
 const DURATION_UNITS_MS: Record<string, number> = {
-  ns: 1e-6, us: 1e-3, ms: 1,
-  s: 1000, sec: 1000, secs: 1000, second: 1000, seconds: 1000,
-  m: 60_000, min: 60_000, mins: 60_000, minute: 60_000, minutes: 60_000,
-  h: 3_600_000, hr: 3_600_000, hour: 3_600_000, hours: 3_600_000,
-  d: 86_400_000, day: 86_400_000, days: 86_400_000,
+  ns: 1e-6,
+  us: 1e-3,
+  ms: 1,
+  s: 1000,
+  sec: 1000,
+  secs: 1000,
+  second: 1000,
+  seconds: 1000,
+  m: 60_000,
+  min: 60_000,
+  mins: 60_000,
+  minute: 60_000,
+  minutes: 60_000,
+  h: 3_600_000,
+  hr: 3_600_000,
+  hour: 3_600_000,
+  hours: 3_600_000,
+  d: 86_400_000,
+  day: 86_400_000,
+  days: 86_400_000,
 };
 
 export const DURATION_EXPECTED = 'expected a duration like "10s", "500ms", "2m" or a number of seconds';
@@ -30,10 +45,28 @@ export function parseDuration(value: string | number): number {
 }
 
 const BYTE_UNITS: Record<string, number> = {
-  '': 1, b: 1,
-  k: 1e3, kb: 1e3, m: 1e6, mb: 1e6, g: 1e9, gb: 1e9, t: 1e12, tb: 1e12, p: 1e15, pb: 1e15,
-  ki: 2 ** 10, kib: 2 ** 10, mi: 2 ** 20, mib: 2 ** 20, gi: 2 ** 30, gib: 2 ** 30,
-  ti: 2 ** 40, tib: 2 ** 40, pi: 2 ** 50, pib: 2 ** 50,
+  '': 1,
+  b: 1,
+  k: 1e3,
+  kb: 1e3,
+  m: 1e6,
+  mb: 1e6,
+  g: 1e9,
+  gb: 1e9,
+  t: 1e12,
+  tb: 1e12,
+  p: 1e15,
+  pb: 1e15,
+  ki: 2 ** 10,
+  kib: 2 ** 10,
+  mi: 2 ** 20,
+  mib: 2 ** 20,
+  gi: 2 ** 30,
+  gib: 2 ** 30,
+  ti: 2 ** 40,
+  tib: 2 ** 40,
+  pi: 2 ** 50,
+  pib: 2 ** 50,
 };
 
 /** Bytes, integer. kB = 1000, KiB = 1024, like dask.utils.parse_bytes. */

@@ -33,10 +33,13 @@ export function loadHostFile(path: string, ctx: LoadContext): ClusterSpec {
     if (err instanceof ConfigError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
     const hint =
-      code === 'ENOENT' ? `no file at ${resolve(ctx.cwd, path)}: give the path of your host file (config.example.yaml shows one); without one, sshcluster up starts a local cluster`
-      : code === 'EISDIR' ? 'that is a directory: give the host file inside it'
-      : code === 'EACCES' ? 'make it readable by you (chmod u+r)'
-      : undefined;
+      code === 'ENOENT'
+        ? `no file at ${resolve(ctx.cwd, path)}: give the path of your host file (config.example.yaml shows one); without one, sshcluster up starts a local cluster`
+        : code === 'EISDIR'
+          ? 'that is a directory: give the host file inside it'
+          : code === 'EACCES'
+            ? 'make it readable by you (chmod u+r)'
+            : undefined;
     throw new ConfigError({ file: path }, `cannot read the host file: ${(err as Error).message}`, hint ? { hint } : {});
   }
   return parseHostFile(typeof data === 'string' ? data : decodeUtf8(data, path), path, ctx);
@@ -70,7 +73,10 @@ function parseYaml(text: string, file: string): Source {
     const { line, col } = lines.linePos(err.pos[0]);
     // YAML notices an unclosed [ or { where the next line starts: say where it opened.
     const open = /^Flow (sequence|map)/.test(err.message) ? unclosedBracket(text, err.pos[0]) : undefined;
-    const hint = open === undefined ? undefined : `the ${text[open]} opened at line ${lines.linePos(open).line}, column ${lines.linePos(open).col} is not closed`;
+    const hint =
+      open === undefined
+        ? undefined
+        : `the ${text[open]} opened at line ${lines.linePos(open).line}, column ${lines.linePos(open).col} is not closed`;
     if (err.code === 'DUPLICATE_KEY') throw duplicateKey(text, file, line, col);
     throw new ConfigError({ file, line, col }, `invalid YAML: ${err.message}`, hint ? { hint } : {});
   }
@@ -90,13 +96,20 @@ function duplicateKey(text: string, file: string, line: number, col: number): Co
   };
   // A block key above: the same column, only blanks before it.
   const keyAt = (row: string | undefined): string | undefined =>
-    row === undefined || row.length < col - 1 || row.slice(0, col - 1).trim() !== '' ? undefined : keyIn(row.slice(col - 1));
+    row === undefined || row.length < col - 1 || row.slice(0, col - 1).trim() !== ''
+      ? undefined
+      : keyIn(row.slice(col - 1));
   const name = keyIn(rows[line - 1]!.slice(col - 1));
-  if (!name) return new ConfigError({ file, line, col }, 'invalid YAML: a key appears twice in the same mapping', { hint: 'keep one of them' });
+  if (!name)
+    return new ConfigError({ file, line, col }, 'invalid YAML: a key appears twice in the same mapping', {
+      hint: 'keep one of them',
+    });
   let first = -1;
   for (let i = line - 2; i >= 0 && first < 0; i--) if (keyAt(rows[i]) === name) first = i;
   const where = first >= 0 ? ` (first at line ${first + 1})` : '';
-  return new ConfigError({ file, line, col }, `invalid YAML: "${name}" appears twice in the same mapping${where}`, { hint: `keep one "${name}"` });
+  return new ConfigError({ file, line, col }, `invalid YAML: "${name}" appears twice in the same mapping${where}`, {
+    hint: `keep one "${name}"`,
+  });
 }
 
 /** Offset of the last [ or { before `end` that is still open, outside quotes and comments. */

@@ -39,7 +39,11 @@ export function localClusterSpec(opts: LocalOptions): ClusterSpec {
 }
 
 /** distributed.deploy.utils.nprocesses_nthreads plus LocalCluster's handling of one given value. */
-export function localSplit(cores: number, nworkers?: number, nthreads?: number): { nworkers: number; nthreads: number } {
+export function localSplit(
+  cores: number,
+  nworkers?: number,
+  nthreads?: number,
+): { nworkers: number; nthreads: number } {
   const n = Math.max(1, Math.floor(cores));
   if (nworkers !== undefined && nthreads !== undefined) return { nworkers, nthreads };
   if (nthreads !== undefined) return { nworkers: Math.max(1, Math.floor(n / nthreads)), nthreads };

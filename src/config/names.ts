@@ -12,5 +12,6 @@ export const CLUSTER_NAME = {
  */
 export const RESOURCE_NAME = {
   re: /^[A-Za-z_][A-Za-z0-9_.-]*$/,
-  expected: 'expected a resource name of letters, digits, "_", "." or "-", starting with a letter or "_" (like GPU or MEMORY)',
+  expected:
+    'expected a resource name of letters, digits, "_", "." or "-", starting with a letter or "_" (like GPU or MEMORY)',
 };

@@ -2,7 +2,10 @@
 // defaults, resolve every host through ~/.ssh/config. Assumes rules have passed.
 import { buildConnect, type ConnectContext } from './hosts/connect.js';
 import {
-  DEFAULT_ADAPTIVE, DEFAULT_REMOTE_PYTHON, DEFAULT_SCHEDULER_OPTIONS, DEFAULT_WORKER_OPTIONS,
+  DEFAULT_ADAPTIVE,
+  DEFAULT_REMOTE_PYTHON,
+  DEFAULT_SCHEDULER_OPTIONS,
+  DEFAULT_WORKER_OPTIONS,
 } from './defaults.js';
 import type { Layout, PlacedHost } from './layout.js';
 import { adaptiveGroups, capacity } from './rules.js';
@@ -14,7 +17,12 @@ export interface ClusterMeta {
   source: string;
 }
 
-export function buildClusterSpec(raw: RawHostFile, layout: Layout, meta: ClusterMeta, ctx: ConnectContext): ClusterSpec {
+export function buildClusterSpec(
+  raw: RawHostFile,
+  layout: Layout,
+  meta: ClusterMeta,
+  ctx: ConnectContext,
+): ClusterSpec {
   const spec: ClusterSpec = {
     name: raw.name ?? meta.name,
     source: meta.source,
@@ -29,7 +37,11 @@ export function buildClusterSpec(raw: RawHostFile, layout: Layout, meta: Cluster
 
 function buildHost(raw: RawHostFile, placed: PlacedHost, ctx: ConnectContext): HostSpec {
   const { entry, name } = placed;
-  const address = { host: name, ...(entry.user ? { user: entry.user } : {}), ...(entry.port ? { port: entry.port } : {}) };
+  const address = {
+    host: name,
+    ...(entry.user ? { user: entry.user } : {}),
+    ...(entry.port ? { port: entry.port } : {}),
+  };
   const workerOptions = mergeWorkerOptions(raw.worker_options, entry.worker_options);
   return {
     name,

@@ -13,9 +13,11 @@ export function checkRules(raw: RawHostFile, layout: Layout): void {
   checkDuplicates(layout.workers);
   if (layout.workers.length === 0) {
     const only = layout.scheduler.name;
-    throw configError({ ...raw.hosts[0]!.where, keyPath: 'hosts' },
+    throw configError(
+      { ...raw.hosts[0]!.where, keyPath: 'hosts' },
       `only one host ("${only}"), and it runs the scheduler: no host is left for workers`,
-      `list it twice to run workers on it too: hosts: [${only}, ${only}]`);
+      `list it twice to run workers on it too: hosts: [${only}, ${only}]`,
+    );
   }
   checkSchedulerListing(layout);
   for (const w of layout.workers) checkMaxWorkers(raw, w);
@@ -26,7 +28,12 @@ export function checkRules(raw: RawHostFile, layout: Layout): void {
 /** Resolved (and checked) adaptive.groups; the cluster maximum defaults to all slots. */
 export function adaptiveGroups(raw: RawHostFile, layout: Layout): AdaptiveGroupSpec[] {
   const maximum = raw.adaptive?.maximum ?? capacity(raw, layout.workers);
-  return resolveAdaptiveGroups(raw.adaptive?.groups ?? [], layout, (w) => w.entry.max_workers ?? nworkersOf(raw, w), maximum);
+  return resolveAdaptiveGroups(
+    raw.adaptive?.groups ?? [],
+    layout,
+    (w) => w.entry.max_workers ?? nworkersOf(raw, w),
+    maximum,
+  );
 }
 
 function checkDuplicates(workers: PlacedHost[]): void {
@@ -35,8 +42,11 @@ function checkDuplicates(workers: PlacedHost[]): void {
     const first = seen.get(w.name);
     if (first) {
       const at = first.entry.where;
-      throw configError(w.entry.where, `duplicate host "${w.name}" (already listed at ${at.keyPath}, line ${at.line})`,
-        'a host may be listed twice only when it is the scheduler host and should also run workers');
+      throw configError(
+        w.entry.where,
+        `duplicate host "${w.name}" (already listed at ${at.keyPath}, line ${at.line})`,
+        'a host may be listed twice only when it is the scheduler host and should also run workers',
+      );
     }
     seen.set(w.name, w);
   }
@@ -54,9 +64,13 @@ function checkSchedulerListing(layout: Layout): void {
   if (!key) return;
   const again = layout.workers.find((w) => w.name === name);
   const at = again?.entry.where;
-  throw configError((entry.workerOptionsWhere ?? entry.maxWorkersWhere)!, `${key} here applies to no worker: this listing of "${name}" runs the scheduler`,
-    at ? `its workers take their settings from its other listing (${at.keyPath}, line ${at.line}): move ${key} there`
-      : `as in Dask's SSHCluster the scheduler's host runs no workers; to run some there, list it again with them: hosts: [${name}, {host: ${name}, ${key}: ...}, ...]`);
+  throw configError(
+    (entry.workerOptionsWhere ?? entry.maxWorkersWhere)!,
+    `${key} here applies to no worker: this listing of "${name}" runs the scheduler`,
+    at
+      ? `its workers take their settings from its other listing (${at.keyPath}, line ${at.line}): move ${key} there`
+      : `as in Dask's SSHCluster the scheduler's host runs no workers; to run some there, list it again with them: hosts: [${name}, {host: ${name}, ${key}: ...}, ...]`,
+  );
 }
 
 export function nworkersOf(raw: RawHostFile, w: PlacedHost): number {
@@ -79,17 +93,25 @@ function checkAdaptiveCapacity(raw: RawHostFile, workers: PlacedHost[]): void {
   }
   // The adaptive loop counts cores in workers like the first worker host's.
   const first = workers[0];
-  const nthreads = first ? (first.entry.worker_options.nthreads ?? raw.worker_options.nthreads ?? DEFAULT_WORKER_OPTIONS.nthreads) : 0;
+  const nthreads = first
+    ? (first.entry.worker_options.nthreads ?? raw.worker_options.nthreads ?? DEFAULT_WORKER_OPTIONS.nthreads)
+    : 0;
   if (a?.maximum_cores !== undefined && a.maximumCoresWhere && a.maximum_cores < nthreads) {
-    throw configError(a.maximumCoresWhere, `expected at least ${nthreads}, one worker's nthreads: a smaller maximum_cores never keeps a worker`,
-      'for no workers at all, use maximum: 0');
+    throw configError(
+      a.maximumCoresWhere,
+      `expected at least ${nthreads}, one worker's nthreads: a smaller maximum_cores never keeps a worker`,
+      'for no workers at all, use maximum: 0',
+    );
   }
   // A memory_limit given as a size is known now (auto and fractions only once workers register).
   const limit = first ? (first.entry.worker_options.memory_limit ?? raw.worker_options.memory_limit) : undefined;
   const memory = limit === undefined ? 0 : newWorkerSize({ nthreads, memoryLimit: limit }).memoryBytes;
   if (a?.maximum_memory !== undefined && a.maximumMemoryWhere && memory > 0 && a.maximum_memory < memory) {
-    throw configError(a.maximumMemoryWhere, `expected at least ${bytes(memory)} (${memory} bytes), one worker's memory_limit (${limit}): a smaller maximum_memory never keeps a worker`,
-      'for no workers at all, use maximum: 0');
+    throw configError(
+      a.maximumMemoryWhere,
+      `expected at least ${bytes(memory)} (${memory} bytes), one worker's memory_limit (${limit}): a smaller maximum_memory never keeps a worker`,
+      'for no workers at all, use maximum: 0',
+    );
   }
 }
 

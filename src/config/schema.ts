@@ -6,23 +6,60 @@ import type { HostKeyPolicy, SecretSource } from './spec.js';
 import type { Where } from './read/yaml-cursor.js';
 
 export const TOP_KEYS = [
-  'name', 'connect_options', 'remote_python', 'env', 'setup', 'scheduler_options',
-  'worker_options', 'hosts', 'scheduler_host', 'adaptive', 'security',
+  'name',
+  'connect_options',
+  'remote_python',
+  'env',
+  'setup',
+  'scheduler_options',
+  'worker_options',
+  'hosts',
+  'scheduler_host',
+  'adaptive',
+  'security',
 ] as const;
 export const CONNECT_KEYS = [
-  'username', 'port', 'identity_file', 'known_hosts', 'strict_host_key_checking',
-  'proxy_jump', 'connect_timeout', 'password', 'passphrase', 'agent',
+  'username',
+  'port',
+  'identity_file',
+  'known_hosts',
+  'strict_host_key_checking',
+  'proxy_jump',
+  'connect_timeout',
+  'password',
+  'passphrase',
+  'agent',
 ] as const;
 export const SCHEDULER_KEYS = ['port', 'dashboard_address', 'host', 'interface'] as const;
 export const WORKER_KEYS = [
-  'nthreads', 'nworkers', 'memory_limit', 'resources', 'nanny', 'death_timeout', 'interface',
+  'nthreads',
+  'nworkers',
+  'memory_limit',
+  'resources',
+  'nanny',
+  'death_timeout',
+  'interface',
 ] as const;
 export const HOST_KEYS = [
-  'host', 'connect_options', 'remote_python', 'env', 'setup', 'worker_options', 'max_workers',
+  'host',
+  'connect_options',
+  'remote_python',
+  'env',
+  'setup',
+  'worker_options',
+  'max_workers',
 ] as const;
 export const ADAPTIVE_KEYS = [
-  'minimum', 'maximum', 'interval', 'wait_count', 'target_duration',
-  'minimum_cores', 'maximum_cores', 'minimum_memory', 'maximum_memory', 'groups',
+  'minimum',
+  'maximum',
+  'interval',
+  'wait_count',
+  'target_duration',
+  'minimum_cores',
+  'maximum_cores',
+  'minimum_memory',
+  'maximum_memory',
+  'groups',
 ] as const;
 export const GROUP_KEYS = ['hosts', 'minimum', 'maximum'] as const;
 

@@ -100,9 +100,7 @@ export interface TlsFilesSpec {
  * How the cluster's processes talk. `tls`: mutual TLS with a CA made for this cluster,
  * or, with `files`, the user's own certificates. `none`: plain TCP, unauthenticated.
  */
-export type SecuritySpec =
-  | { kind: 'none' }
-  | { kind: 'tls'; files?: TlsFilesSpec };
+export type SecuritySpec = { kind: 'none' } | { kind: 'tls'; files?: TlsFilesSpec };
 
 export interface ClusterSpec {
   name: string;

@@ -6,8 +6,15 @@ import type { ClusterEvent } from '../events/types.js';
 import { ExpectedError } from '../errors.js';
 import type { MethodTable, ParamsOf, ResultOf } from './methods.js';
 import {
-  CONNECTION_ERROR_ID, LineDecoder, MAX_LINE_BYTES, ProtocolError, decodeServerMessage, encodeMessage, errorFromBody,
-  SUBSCRIBE_METHOD, type ServerMessage,
+  CONNECTION_ERROR_ID,
+  LineDecoder,
+  MAX_LINE_BYTES,
+  ProtocolError,
+  decodeServerMessage,
+  encodeMessage,
+  errorFromBody,
+  SUBSCRIBE_METHOD,
+  type ServerMessage,
 } from './protocol.js';
 
 export interface ConnectOptions {
@@ -35,9 +42,10 @@ export interface SubscribeOptions<M extends MethodTable = MethodTable> {
 }
 
 /** Params may be left out where the method takes none. */
-type CallArgs<T> = undefined extends ParamsOf<T>
-  ? [params?: ParamsOf<T>, opts?: CallOptions]
-  : [params: ParamsOf<T>, opts?: CallOptions];
+type CallArgs<T> =
+  undefined extends ParamsOf<T>
+    ? [params?: ParamsOf<T>, opts?: CallOptions]
+    : [params: ParamsOf<T>, opts?: CallOptions];
 
 export interface ControlClient<M extends MethodTable = MethodTable> {
   call<K extends keyof M & string>(method: K, ...args: CallArgs<M[K]>): Promise<ResultOf<M[K]>>;
@@ -51,7 +59,10 @@ interface Pending {
   reject(e: Error): void;
 }
 
-export async function connectControl<M extends MethodTable = MethodTable>(socketPath: string, opts: ConnectOptions): Promise<ControlClient<M>> {
+export async function connectControl<M extends MethodTable = MethodTable>(
+  socketPath: string,
+  opts: ConnectOptions,
+): Promise<ControlClient<M>> {
   const label = opts.cluster === undefined ? 'this cluster' : `cluster ${opts.cluster}`;
   const socket = await openSocket(socketPath, opts.timeoutMs, label);
   const maxLine = opts.maxLineBytes ?? MAX_LINE_BYTES;
@@ -68,7 +79,8 @@ export async function connectControl<M extends MethodTable = MethodTable>(socket
   };
   const onMessage = (msg: ServerMessage) => {
     if ('event' in msg) return listeners.forEach((l) => l(msg.event));
-    if (msg.id === CONNECTION_ERROR_ID) return fail(msg.ok ? new ProtocolError('unexpected message') : errorFromBody(msg.error));
+    if (msg.id === CONNECTION_ERROR_ID)
+      return fail(msg.ok ? new ProtocolError('unexpected message') : errorFromBody(msg.error));
     const p = pending.get(msg.id);
     if (!p) return;
     pending.delete(msg.id);
@@ -78,9 +90,11 @@ export async function connectControl<M extends MethodTable = MethodTable>(socket
   const closedPromise = new Promise<void>((resolve) => {
     socket.on('close', () => {
       closed = true;
-      const err = failure ?? new ExpectedError(`the controller of ${label} closed the connection before answering`, {
-        hint: 'it may have stopped; `sshcluster status` shows whether it is still running',
-      });
+      const err =
+        failure ??
+        new ExpectedError(`the controller of ${label} closed the connection before answering`, {
+          hint: 'it may have stopped; `sshcluster status` shows whether it is still running',
+        });
       for (const p of pending.values()) p.reject(err);
       pending.clear();
       resolve();
@@ -98,19 +112,23 @@ export async function connectControl<M extends MethodTable = MethodTable>(socket
   });
 
   function call(method: string, params?: unknown, callOpts: CallOptions = {}): Promise<unknown> {
-    if (closed) return Promise.reject(failure ?? new ExpectedError(`the connection to the controller of ${label} is closed`));
+    if (closed)
+      return Promise.reject(failure ?? new ExpectedError(`the connection to the controller of ${label} is closed`));
     const id = nextId++;
     const line = encodeMessage(params === undefined ? { id, method } : { id, method, params }, maxLine);
     const timeoutMs = callOpts.timeoutMs ?? opts.timeoutMs;
     return new Promise((resolve, reject) => {
-      const timer = timeoutMs > 0
-        ? setTimeout(() => {
-            pending.delete(id);
-            reject(new ExpectedError(`the controller of ${label} did not answer "${method}" within ${timeoutMs / 1000}s`, {
-              hint: 'it may be busy or hung; its log is controller.log in the cluster state dir',
-            }));
-          }, timeoutMs)
-        : undefined;
+      const timer =
+        timeoutMs > 0
+          ? setTimeout(() => {
+              pending.delete(id);
+              reject(
+                new ExpectedError(`the controller of ${label} did not answer "${method}" within ${timeoutMs / 1000}s`, {
+                  hint: 'it may be busy or hung; its log is controller.log in the cluster state dir',
+                }),
+              );
+            }, timeoutMs)
+          : undefined;
       const done = () => clearTimeout(timer);
       pending.set(id, {
         resolve: (v) => (done(), resolve(v)),
@@ -157,9 +175,11 @@ function openSocket(socketPath: string, timeoutMs: number, label: string): Promi
     const socket = net.connect(socketPath);
     const timer = setTimeout(() => {
       socket.destroy();
-      reject(new ExpectedError(`the controller of ${label} did not accept a connection within ${timeoutMs / 1000}s`, {
-        hint: 'it may be hung; `sshcluster down` can still clean up from the state file',
-      }));
+      reject(
+        new ExpectedError(`the controller of ${label} did not accept a connection within ${timeoutMs / 1000}s`, {
+          hint: 'it may be hung; `sshcluster down` can still clean up from the state file',
+        }),
+      );
     }, timeoutMs);
     socket.once('connect', () => {
       clearTimeout(timer);
@@ -181,5 +201,7 @@ function connectError(err: NodeJS.ErrnoException, socketPath: string, label: str
       hint: '`sshcluster down` can still clean up what it started, from the state file; `sshcluster up` starts it again',
     });
   }
-  return new ExpectedError(`cannot connect to the controller of ${label} at ${socketPath}: ${err.message}`, { cause: err });
+  return new ExpectedError(`cannot connect to the controller of ${label} at ${socketPath}: ${err.message}`, {
+    cause: err,
+  });
 }

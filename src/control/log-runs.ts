@@ -14,7 +14,10 @@ const RUN_ID = /^\d{8}T\d{6}Z-[0-9a-f]{6}$/;
 
 /** Sorts by start time (UTC, to the second), then a random part for runs of the same second. */
 export function newRunId(now: Date): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${stamp}-${randomBytes(3).toString('hex')}`;
 }
 
@@ -31,7 +34,10 @@ export function listRuns(logsDir: string): string[] {
   } catch {
     return []; // no logs dir yet: no runs
   }
-  return entries.filter((e) => e.isDirectory() && RUN_ID.test(e.name)).map((e) => e.name).sort();
+  return entries
+    .filter((e) => e.isDirectory() && RUN_ID.test(e.name))
+    .map((e) => e.name)
+    .sort();
 }
 
 /**
@@ -89,7 +95,9 @@ async function dropRunIfEmpty(logsDir: string, runId: string): Promise<boolean> 
   } catch {
     return false; // never made
   }
-  const sizes = await Promise.all(files.map((f) => fs.lstat(path.join(dir, f)).then((st) => (st.isFile() ? st.size : 1))));
+  const sizes = await Promise.all(
+    files.map((f) => fs.lstat(path.join(dir, f)).then((st) => (st.isFile() ? st.size : 1))),
+  );
   if (sizes.some((s) => s > 0)) return false;
   await fs.rm(dir, { recursive: true, force: true });
   return true;

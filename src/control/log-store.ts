@@ -38,7 +38,10 @@ export class LogStore {
   private busy = false;
   private closed = false;
 
-  constructor(private readonly logsDir: string, private readonly opts: LogStoreOptions = {}) {
+  constructor(
+    private readonly logsDir: string,
+    private readonly opts: LogStoreOptions = {},
+  ) {
     this.maxBytes = opts.maxBytes ?? 5 * 1024 * 1024;
     this.keep = opts.keep ?? 1;
   }
@@ -107,7 +110,8 @@ export class LogStore {
 
   private writer(name: string): Writer {
     let w = this.writers.get(name);
-    if (!w) this.writers.set(name, (w = { file: this.fileFor(name), pending: [], pendingBytes: 0, dropped: 0, size: 0 }));
+    if (!w)
+      this.writers.set(name, (w = { file: this.fileFor(name), pending: [], pendingBytes: 0, dropped: 0, size: 0 }));
     return w;
   }
 

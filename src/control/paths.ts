@@ -84,7 +84,8 @@ function fittingSocketPath(preferred: string, opts: SocketDirOptions): string {
 export async function ensureClusterDir(paths: ClusterPaths, opts: SocketDirOptions = {}): Promise<void> {
   await fs.mkdir(paths.logsDir, { recursive: true, mode: 0o700 });
   const socket = socketPathFor(paths, opts);
-  if (socket !== paths.socket || httpSocketPathFor(paths, opts) !== paths.httpSocket) await ensurePrivateDir(shortSocketDir(opts), uidOf(opts));
+  if (socket !== paths.socket || httpSocketPathFor(paths, opts) !== paths.httpSocket)
+    await ensurePrivateDir(shortSocketDir(opts), uidOf(opts));
   await checkClusterDirs(paths, opts);
   // mkdir's mode is filtered through the umask and ignored for existing dirs.
   await fs.chmod(paths.dir, 0o700);

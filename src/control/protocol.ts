@@ -68,7 +68,8 @@ export function errorFromBody(body: ErrorBody): ExpectedError {
 
 export function decodeRequest(line: string): Request {
   const msg = parseObject(line);
-  if (!isId(msg.id) || msg.id === CONNECTION_ERROR_ID) throw new ProtocolError('request without a positive integer "id"');
+  if (!isId(msg.id) || msg.id === CONNECTION_ERROR_ID)
+    throw new ProtocolError('request without a positive integer "id"');
   if (typeof msg.method !== 'string' || !msg.method) throw new ProtocolError('request without a "method"');
   return { id: msg.id, method: msg.method, params: msg.params };
 }
@@ -77,7 +78,8 @@ export function decodeServerMessage(line: string): ServerMessage {
   const msg = parseObject(line);
   if ('event' in msg) {
     const e = msg.event as { kind?: unknown } | null;
-    if (typeof e !== 'object' || e === null || typeof e.kind !== 'string') throw new ProtocolError('event without a "kind"');
+    if (typeof e !== 'object' || e === null || typeof e.kind !== 'string')
+      throw new ProtocolError('event without a "kind"');
     return { event: msg.event as ClusterEvent };
   }
   if (!isId(msg.id)) throw new ProtocolError('response without an integer "id"');
@@ -97,7 +99,8 @@ function parseObject(line: string): Record<string, unknown> {
   } catch {
     throw new ProtocolError('a line is not valid JSON');
   }
-  if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) throw new ProtocolError('a line is not a JSON object');
+  if (typeof msg !== 'object' || msg === null || Array.isArray(msg))
+    throw new ProtocolError('a line is not a JSON object');
   return msg as Record<string, unknown>;
 }
 

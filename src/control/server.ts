@@ -6,8 +6,16 @@ import net from 'node:net';
 import type { ClusterEvent } from '../events/types.js';
 import { ExpectedError } from '../errors.js';
 import {
-  CONNECTION_ERROR_ID, LineDecoder, MAX_LINE_BYTES, ProtocolError, decodeRequest, encodeMessage, errorBody,
-  SUBSCRIBE_METHOD, type Request, type ServerMessage,
+  CONNECTION_ERROR_ID,
+  LineDecoder,
+  MAX_LINE_BYTES,
+  ProtocolError,
+  decodeRequest,
+  encodeMessage,
+  errorBody,
+  SUBSCRIBE_METHOD,
+  type Request,
+  type ServerMessage,
 } from './protocol.js';
 import type { MethodTable, ParamsOf, ResultOf } from './methods.js';
 import { OutQueue } from './out-queue.js';
@@ -121,7 +129,12 @@ export async function startControlServer<M extends MethodTable>(
   };
 }
 
-async function dispatch(req: Request, conn: ControlConnection, table: Dispatch, opts: ControlServerOptions): Promise<ServerMessage> {
+async function dispatch(
+  req: Request,
+  conn: ControlConnection,
+  table: Dispatch,
+  opts: ControlServerOptions,
+): Promise<ServerMessage> {
   const known = Object.hasOwn(table.methods, req.method) && Object.hasOwn(table.handlers, req.method);
   const handler = known ? table.handlers[req.method] : undefined;
   if (!handler && req.method === SUBSCRIBE_METHOD) {

@@ -25,7 +25,11 @@ export interface DirOwner {
  * user, not group/other writable. Dirs that do not exist yet pass (their creator
  * checks them after mkdir).
  */
-export async function checkStateDirs(root: string, dirs: readonly string[], owner: DirOwner | undefined): Promise<void> {
+export async function checkStateDirs(
+  root: string,
+  dirs: readonly string[],
+  owner: DirOwner | undefined,
+): Promise<void> {
   if (owner === undefined) return;
   await checkBase(path.dirname(root), owner);
   for (const dir of [root, ...dirs]) await checkOwn(dir, owner.uid);
@@ -45,9 +49,12 @@ async function checkOwn(dir: string, uid: number): Promise<void> {
   const st = await statOrUndefined(dir, fs.lstat);
   if (!st) return;
   if (st.isSymbolicLink() || !st.isDirectory()) {
-    throw new ExpectedError(`${dir} is ${st.isSymbolicLink() ? 'a symlink' : 'not a directory'}; refusing to keep the cluster state and control socket there`, {
-      hint: `check what it is and remove it, or set XDG_STATE_HOME to a directory of your own`,
-    });
+    throw new ExpectedError(
+      `${dir} is ${st.isSymbolicLink() ? 'a symlink' : 'not a directory'}; refusing to keep the cluster state and control socket there`,
+      {
+        hint: `check what it is and remove it, or set XDG_STATE_HOME to a directory of your own`,
+      },
+    );
   }
   if (st.uid !== uid) throw notOurs(dir, st.uid, uid);
   if (st.mode & GROUP_OTHER_WRITE) throw writable(dir, st.mode);
@@ -63,14 +70,20 @@ async function statOrUndefined(dir: string, stat: typeof fs.stat): Promise<impor
 }
 
 function notOurs(dir: string, owner: number, uid: number): ExpectedError {
-  return new ExpectedError(`${dir} belongs to uid ${owner}, not to this user (uid ${uid}); refusing to keep the cluster state and control socket there`, {
-    hint: 'another user could read or replace them: set XDG_STATE_HOME to a directory of your own (default ~/.local/state)',
-  });
+  return new ExpectedError(
+    `${dir} belongs to uid ${owner}, not to this user (uid ${uid}); refusing to keep the cluster state and control socket there`,
+    {
+      hint: 'another user could read or replace them: set XDG_STATE_HOME to a directory of your own (default ~/.local/state)',
+    },
+  );
 }
 
 function writable(dir: string, mode: number): ExpectedError {
   const m = (mode & 0o7777).toString(8).padStart(4, '0');
-  return new ExpectedError(`${dir} is writable by group or others (mode ${m}); refusing to keep the cluster state and control socket there`, {
-    hint: `another user could replace the control socket: chmod go-w ${dir}`,
-  });
+  return new ExpectedError(
+    `${dir} is writable by group or others (mode ${m}); refusing to keep the cluster state and control socket there`,
+    {
+      hint: `another user could replace the control socket: chmod go-w ${dir}`,
+    },
+  );
 }

@@ -4,7 +4,22 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { arrayOf, bool, literal, matches, nonEmpty, nonNegative, nullable, object, oneOf, optional, positive, positiveInt, str, wholeNumber } from './json-check.js';
+import {
+  arrayOf,
+  bool,
+  literal,
+  matches,
+  nonEmpty,
+  nonNegative,
+  nullable,
+  object,
+  oneOf,
+  optional,
+  positive,
+  positiveInt,
+  str,
+  wholeNumber,
+} from './json-check.js';
 import type { AdaptiveSpec, ClusterSpec, HostSpec } from '../config/spec.js';
 import { ExpectedError } from '../errors.js';
 
@@ -90,7 +105,17 @@ const stateShape = object({
   processes: arrayOf(object({ name: str, host: str, role: oneOf('scheduler', 'worker'), pid: optional(wholeNumber) })),
   desiredWorkers: wholeNumber,
   runId: optional(matches(/^[0-9A-Za-z-]+$/)),
-  adaptive: optional(nullable(object({ minimum: wholeNumber, maximum: nullable(wholeNumber), intervalMs: positive, waitCount: positiveInt, targetDurationMs: nonNegative }))),
+  adaptive: optional(
+    nullable(
+      object({
+        minimum: wholeNumber,
+        maximum: nullable(wholeNumber),
+        intervalMs: positive,
+        waitCount: positiveInt,
+        targetDurationMs: nonNegative,
+      }),
+    ),
+  ),
   drained: optional(arrayOf(str)),
   pendingRoll: optional(arrayOf(str)),
   formerHosts: optional(arrayOf(host)),
@@ -112,7 +137,10 @@ export async function readState(file: string, expect: StateExpectation = {}): Pr
     text = await fs.readFile(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new StateFileError(file, `cannot read the state file (${(err as Error).message})`, { cause: err, hint: 'check its permissions' });
+    throw new StateFileError(file, `cannot read the state file (${(err as Error).message})`, {
+      cause: err,
+      hint: 'check its permissions',
+    });
   }
   const state = parseState(file, text);
   for (const key of ['name', 'clusterId'] as const) {
@@ -133,7 +161,10 @@ export function parseState(file: string, text: string): ClusterState {
   }
   const version = (json as { version?: unknown } | null)?.version;
   if (typeof json === 'object' && json !== null && version !== undefined && version !== 1) {
-    throw new StateFileError(file, `unsupported state file version ${JSON.stringify(version)} (this sshcluster reads version 1)`);
+    throw new StateFileError(
+      file,
+      `unsupported state file version ${JSON.stringify(version)} (this sshcluster reads version 1)`,
+    );
   }
   const bad = stateShape(json, []);
   if (bad) {
@@ -143,7 +174,10 @@ export function parseState(file: string, text: string): ClusterState {
   }
   const state = json as ClusterState;
   if (state.spec.name !== state.name) {
-    throw new StateFileError(file, `not a valid state file: spec.name "${state.spec.name}" differs from name "${state.name}"`);
+    throw new StateFileError(
+      file,
+      `not a valid state file: spec.name "${state.spec.name}" differs from name "${state.name}"`,
+    );
   }
   return state;
 }
@@ -196,7 +230,10 @@ export async function listClusters(root: string): Promise<ListedCluster[]> {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw err;
   }
-  const dirs = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  const dirs = entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
   const listed = await Promise.all(
     dirs.map(async (name): Promise<ListedCluster | undefined> => {
       try {

@@ -21,7 +21,13 @@ export interface StatusJson {
   uptimeS: number;
   controllerPid: number;
   desiredWorkers: number;
-  hosts: { name: string; roles: ('scheduler' | 'worker')[]; state: HostStatusState; lastError: string | null; workers: number }[];
+  hosts: {
+    name: string;
+    roles: ('scheduler' | 'worker')[];
+    state: HostStatusState;
+    lastError: string | null;
+    workers: number;
+  }[];
   workers: WorkerStatus[];
   /** null while the cluster has never been adaptive. */
   adaptive: AdaptiveStatus | null;

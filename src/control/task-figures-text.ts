@@ -10,8 +10,12 @@ export function workerTasks(w: Pick<WorkerStatus, 'processing' | 'executing'>): 
 
 /** Dask's states in the order work moves through them; "memory" reads "in memory". */
 const SHOWN: [state: string, label: string][] = [
-  ['no-worker', 'no worker'], ['waiting', 'waiting'], ['queued', 'queued'], ['processing', 'processing'],
-  ['memory', 'in memory'], ['erred', 'erred'],
+  ['no-worker', 'no worker'],
+  ['waiting', 'waiting'],
+  ['queued', 'queued'],
+  ['processing', 'processing'],
+  ['memory', 'in memory'],
+  ['erred', 'erred'],
 ];
 
 /** "40 queued, 12 processing, 108 in memory", or "none". */

@@ -110,7 +110,12 @@ export function parseDemand(req: RequestInfo, body: unknown): SchedulerDemand {
     // Another sshcluster's preload: guessing at its fields could place workers wrongly.
     throw new SchedulerResponseError(req, `demand version ${String(version)}, this sshcluster reads ${DEMAND_VERSION}`);
   }
-  const pids = Array.isArray(body['pids']) ? body['pids'].slice(0, 16).map(count).filter((p) => p > 0) : [];
+  const pids = Array.isArray(body['pids'])
+    ? body['pids']
+        .slice(0, 16)
+        .map(count)
+        .filter((p) => p > 0)
+    : [];
   return {
     ...(pids.length ? { pids } : {}),
     distributed: typeof body['distributed'] === 'string' ? body['distributed'].slice(0, 64) : '',
@@ -147,7 +152,15 @@ function parseProgress(p: Obj): Progress {
 
 function parsePrefix(x: unknown): PrefixProgress[] {
   if (!isObj(x) || typeof x['prefix'] !== 'string') return [];
-  return [{ prefix: x['prefix'].slice(0, 80), done: count(x['done']), erred: count(x['erred']), total: count(x['total']), killedWorkers: count(x['killed_workers']) }];
+  return [
+    {
+      prefix: x['prefix'].slice(0, 80),
+      done: count(x['done']),
+      erred: count(x['erred']),
+      total: count(x['total']),
+      killedWorkers: count(x['killed_workers']),
+    },
+  ];
 }
 
 function parseWorkerFigures(w: Obj): WorkerFigures | undefined {
@@ -167,26 +180,30 @@ function parseGroup(g: unknown): DemandGroup[] {
   if (!isObj(g)) return [];
   const resources = numberRecord(g['resources']);
   if (Object.keys(resources).length === 0) return [];
-  return [{
-    resources,
-    unrunnable: count(g['unrunnable']),
-    waiting: count(g['waiting']),
-    running: count(g['running']),
-    durationS: positive(g['duration']),
-    unknown: count(g['unknown']),
-  }];
+  return [
+    {
+      resources,
+      unrunnable: count(g['unrunnable']),
+      waiting: count(g['waiting']),
+      running: count(g['running']),
+      durationS: positive(g['duration']),
+      unknown: count(g['unknown']),
+    },
+  ];
 }
 
 function parseWorker(w: unknown): DemandWorker[] {
   if (!isObj(w) || typeof w['address'] !== 'string') return [];
   const name = w['name'];
   const figures = parseWorkerFigures(w);
-  return [{
-    name: typeof name === 'string' || typeof name === 'number' ? String(name) : w['address'],
-    address: w['address'],
-    nthreads: count(w['nthreads']),
-    resources: numberRecord(w['resources']),
-    used: numberRecord(w['used']),
-    ...(figures ? { figures } : {}),
-  }];
+  return [
+    {
+      name: typeof name === 'string' || typeof name === 'number' ? String(name) : w['address'],
+      address: w['address'],
+      nthreads: count(w['nthreads']),
+      resources: numberRecord(w['resources']),
+      used: numberRecord(w['used']),
+      ...(figures ? { figures } : {}),
+    },
+  ];
 }

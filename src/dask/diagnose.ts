@@ -9,7 +9,8 @@ import { NO_PYTHON_MESSAGE, PYTHON_CANDIDATES } from './remote-shell.js';
  */
 export function describeExit(exit: ExitInfo, tail: string[], python: string, firstError?: string): string {
   const last = [...tail].reverse().find((l) => /Error|error|Exception/.test(l)) ?? tail[tail.length - 1];
-  const cause = firstError && last && /failed to start/i.test(last) && firstError !== last ? firstError.trim() : undefined;
+  const cause =
+    firstError && last && /failed to start/i.test(last) && firstError !== last ? firstError.trim() : undefined;
   const text = [cause ?? '', ...tail].join('\n');
   if (text.includes(NO_PYTHON_MESSAGE)) {
     return `no python with dask/distributed found (tried ${PYTHON_CANDIDATES.join(', ')}): install it (apt-get install python3-distributed, or pip install distributed) or set remote_python`;
@@ -17,7 +18,7 @@ export function describeExit(exit: ExitInfo, tail: string[], python: string, fir
   // The launcher could not write the files the process needs (launcher.py, files_failed).
   const files = /^sshcluster-launcher: (cannot write the cluster's files: .*)$/m.exec(text);
   if (files) return files[1]!;
-  if (exit.code === 127 || /not found|No such file or directory/.test(text) && /exec/.test(text)) {
+  if (exit.code === 127 || (/not found|No such file or directory/.test(text) && /exec/.test(text))) {
     return `python not found: remote_python "${python}" is not on that host (set remote_python to its path)`;
   }
   if (/No module named ['"]?(distributed|dask)/.test(text)) {

@@ -19,9 +19,7 @@ export type ErrorLine =
   | { kind: 'traceback' };
 
 export type CommonLine =
-  | ErrorLine
-  | { kind: 'signal'; signal: string }
-  | { kind: 'dashboard-port-taken'; port: number };
+  ErrorLine | { kind: 'signal'; signal: string } | { kind: 'dashboard-port-taken'; port: number };
 
 export type SchedulerLine =
   | CommonLine
@@ -174,5 +172,8 @@ export function parseKeeperRefusal(line: string): string | undefined {
 /** The scheduler preload's line when a client's shutdown() terminates it (scheduler_demand.py). */
 export function isClientTerminate(line: string): boolean {
   const r = parseRecord(line);
-  return r?.logger === 'distributed.sshcluster.demand' && r.message === 'sshcluster: a client asked the scheduler to terminate';
+  return (
+    r?.logger === 'distributed.sshcluster.demand' &&
+    r.message === 'sshcluster: a client asked the scheduler to terminate'
+  );
 }

@@ -8,8 +8,19 @@ import { envInput, pythonWord, quoteWord, shellScript, type RemoteInvocation } f
 import type { NamedFile } from '../tls/tls-files.js';
 
 export {
-  quoteWord, quotePath, shellQuote, viaSh, envInput, exportLines, shellScript, pythonWord, discoverPython,
-  AUTO_PYTHON, PYTHON_CANDIDATES, HAS_DISTRIBUTED_PY, NO_PYTHON_MESSAGE,
+  quoteWord,
+  quotePath,
+  shellQuote,
+  viaSh,
+  envInput,
+  exportLines,
+  shellScript,
+  pythonWord,
+  discoverPython,
+  AUTO_PYTHON,
+  PYTHON_CANDIDATES,
+  HAS_DISTRIBUTED_PY,
+  NO_PYTHON_MESSAGE,
 } from './remote-shell.js';
 export type { RemoteInvocation } from './remote-shell.js';
 
@@ -71,7 +82,13 @@ export function buildRemoteCommand(cmd: RemoteCommand): RemoteInvocation {
   // For each file a line "NAME SIZE", then its content (files.py, parse_files).
   const data = files ? files.files.map((f) => `${f.name} ${Buffer.byteLength(f.content)}\n${f.content}`).join('') : '';
   const option = files ? [`--${files.optional ? 'optional-files' : 'files'}=${Buffer.byteLength(data)}`] : [];
-  return hostProgram({ setup: cmd.setup, env, python: program, report: true }, 'launcher', true, (py) => [...option, quoteWord(cmd.name), py, ...args.map(quoteWord)], data);
+  return hostProgram(
+    { setup: cmd.setup, env, python: program, report: true },
+    'launcher',
+    true,
+    (py) => [...option, quoteWord(cmd.name), py, ...args.map(quoteWord)],
+    data,
+  );
 }
 
 /**
@@ -91,7 +108,10 @@ function hostProgram(
   const py = pythonWord(o.python, { report: o.report });
   const direct = install ? installedExec(py.word, program, args(py.word)) : [];
   const exec = `exec ${programCommand(py.word, program, install, args(py.word))}`;
-  return { command: shellScript(o.setup, [...first, ...py.lines, ...direct, exec].join('\n')), input: envInput(o.env) + program.source + input };
+  return {
+    command: shellScript(o.setup, [...first, ...py.lines, ...direct, exec].join('\n')),
+    input: envInput(o.env) + program.source + input,
+  };
 }
 
 export interface KeeperCommand {
@@ -129,6 +149,9 @@ export function buildClusterFilesCommand(cmd: ClusterFilesCommand): RemoteInvoca
  * look at a host costs one login shell, not two.
  */
 export function buildSweepCommand(cmd: ClusterFilesCommand, scan: string): RemoteInvocation {
-  const first = [`__sshc_found=$(${scan})`, `if [ -n "$__sshc_found" ]; then printf '%s\\n' "$__sshc_found"; exit 0; fi`];
+  const first = [
+    `__sshc_found=$(${scan})`,
+    `if [ -n "$__sshc_found" ]; then printf '%s\\n' "$__sshc_found"; exit 0; fi`,
+  ];
   return hostProgram(cmd, 'cluster-files', false, () => ['remove', quoteWord(cmd.clusterId)], '', first);
 }

@@ -68,7 +68,12 @@ const STDLIB_ONLY: ReadonlySet<ProgramFile> = new Set(['launcher', 'keeper', 'cl
 
 export function remoteProgram(file: ProgramFile): RemoteProgram {
   const source = programSource(file);
-  return { name: NAMES[file], flags: STDLIB_ONLY.has(file) ? ['-S'] : [], source, key: createHash('sha256').update(source).digest('hex').slice(0, 16) };
+  return {
+    name: NAMES[file],
+    flags: STDLIB_ONLY.has(file) ? ['-S'] : [],
+    source,
+    key: createHash('sha256').update(source).digest('hex').slice(0, 16),
+  };
 }
 
 /** boot.py without its comment lines: it travels on the command line (`-c`). */

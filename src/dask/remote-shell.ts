@@ -50,7 +50,8 @@ const READ_ENV = [
 export function envInput(env: Readonly<Record<string, string>>): string {
   const lines = Object.entries(env).map(([name, value]) => {
     if (!ENV_NAME.test(name)) throw new Error(`not a valid environment variable name: ${name}`);
-    if (value.includes('\0')) throw new Error(`the value of ${name} contains a NUL character, which no environment can hold`);
+    if (value.includes('\0'))
+      throw new Error(`the value of ${name} contains a NUL character, which no environment can hold`);
     return `export ${name}='${value.replace(/'/g, `'\\''`).replace(/\n/g, `'"$__sshc_nl"'`)}'`;
   });
   return lines.map((l) => `${l}\n`).join('') + '\n';
@@ -88,7 +89,8 @@ export const PYTHON_CANDIDATES: readonly string[] = ['python3', '/usr/bin/python
  * read, a program that exits 0 without running Python (/bin/true) does not pass. Finds it
  * without importing it (that takes seconds).
  */
-export const HAS_DISTRIBUTED_PY = 'import importlib.util as u, sys; s = u.find_spec("distributed"); print("distributed" if s else ""); sys.exit(s is None)';
+export const HAS_DISTRIBUTED_PY =
+  'import importlib.util as u, sys; s = u.find_spec("distributed"); print("distributed" if s else ""); sys.exit(s is None)';
 /** What a host prints (stderr, exit 127) when no candidate has distributed. */
 export const NO_PYTHON_MESSAGE = `sshcluster: no Python with distributed on this host (tried ${PYTHON_CANDIDATES.join(', ')})`;
 
@@ -107,6 +109,9 @@ export function discoverPython(): string {
 export function pythonWord(python: string, o: { report?: boolean } = {}): { lines: string[]; word: string } {
   if (python !== AUTO_PYTHON) return { lines: [], word: quotePath(python) };
   const lines = [discoverPython(), `[ -n "$sshc_py" ] || { echo ${quoteWord(NO_PYTHON_MESSAGE)} >&2; exit 127; }`];
-  if (o.report) lines.push(`echo "sshcluster: python $(command -v "$sshc_py") (first with distributed of ${PYTHON_CANDIDATES.join(', ')})" >&2`);
+  if (o.report)
+    lines.push(
+      `echo "sshcluster: python $(command -v "$sshc_py") (first with distributed of ${PYTHON_CANDIDATES.join(', ')})" >&2`,
+    );
   return { lines, word: '"$sshc_py"' };
 }

@@ -87,7 +87,11 @@ export class SchedulerClient {
       }
     }
     const workers = await this.workers();
-    return { address: '', services: {}, workers: workers.map((w) => ({ ...w, nthreads: 0, memoryLimit: 0, resources: {} })) };
+    return {
+      address: '',
+      services: {},
+      workers: workers.map((w) => ({ ...w, nthreads: 0, memoryLimit: 0, resources: {} })),
+    };
   }
 
   /**
@@ -149,7 +153,11 @@ export class SchedulerClient {
     }
   }
 
-  private async retire(payload: object, asked: readonly string[] | undefined, path = '/api/v1/retire_workers'): Promise<RetireOutcome> {
+  private async retire(
+    payload: object,
+    asked: readonly string[] | undefined,
+    path = '/api/v1/retire_workers',
+  ): Promise<RetireOutcome> {
     const req = { method: 'POST', path };
     return parseRetire(req, asked, await this.json(req, JSON.stringify(payload), this.opts.retireTimeoutMs ?? 600_000));
   }

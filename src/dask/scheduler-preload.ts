@@ -4,7 +4,9 @@
 import { fileURLToPath } from 'node:url';
 import { remoteSource } from './remote-programs.js';
 
-export const SCHEDULER_DEMAND_PRELOAD_PATH = fileURLToPath(new URL('./remote/preload/scheduler_demand.py', import.meta.url));
+export const SCHEDULER_DEMAND_PRELOAD_PATH = fileURLToPath(
+  new URL('./remote/preload/scheduler_demand.py', import.meta.url),
+);
 
 /** The preload's source text, e.g. to write it to the scheduler host. */
 export function schedulerDemandPreload(): string {
@@ -18,6 +20,7 @@ export function schedulerDemandPreload(): string {
  * the text, Dask logs the whole source twice at INFO ("Creating preload: …").
  */
 export function schedulerPreloadArgv(pathOrText: string): string[] {
-  if (!pathOrText.endsWith('.py') && !pathOrText.includes(' ')) throw new Error(`--preload ${pathOrText}: expected a .py path or the text of a module`);
+  if (!pathOrText.endsWith('.py') && !pathOrText.includes(' '))
+    throw new Error(`--preload ${pathOrText}: expected a .py path or the text of a module`);
   return ['--preload', pathOrText];
 }

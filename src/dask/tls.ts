@@ -32,4 +32,9 @@ export function clientEnv(address: string, client?: TlsPaths): Record<string, st
 }
 
 /** The TLS variables clientEnv may set: a plain cluster's `env` unsets them (a TLS cluster's, eval'd before, would refuse tcp://). */
-export const CLIENT_TLS_ENV = ['DASK_DISTRIBUTED__COMM__TLS__CA_FILE', 'DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT', 'DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY', REQUIRE_ENCRYPTION_ENV];
+export const CLIENT_TLS_ENV = [
+  'DASK_DISTRIBUTED__COMM__TLS__CA_FILE',
+  'DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT',
+  'DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY',
+  REQUIRE_ENCRYPTION_ENV,
+];

@@ -64,7 +64,9 @@ function shellWord(s: string): string {
 
 /** A host with pids still runs something of ours; one without could not be checked. */
 export function leftoverLine(l: { host: string; pids: number[] }): string {
-  return l.pids.length ? `  STILL RUNNING on ${l.host}: pids ${l.pids.join(' ')}` : `  NOT CHECKED: ${l.host} (not connected; run sshcluster down again when it is back)`;
+  return l.pids.length
+    ? `  STILL RUNNING on ${l.host}: pids ${l.pids.join(' ')}`
+    : `  NOT CHECKED: ${l.host} (not connected; run sshcluster down again when it is back)`;
 }
 
 /**

@@ -37,11 +37,16 @@ export function safeDeep<T>(value: T): T {
     if (s !== v) changed = true;
     return s;
   };
-  const out = Array.isArray(value) ? value.map(keep) : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, keep(v)]));
+  const out = Array.isArray(value)
+    ? value.map(keep)
+    : Object.fromEntries(Object.entries(value).map(([k, v]) => [k, keep(v)]));
   return (changed ? out : value) as T;
 }
 
 /** JSON.stringify, with DEL and C1 written as \u escapes too (still valid JSON). */
 export function jsonText(value: unknown, indent?: number): string {
-  return JSON.stringify(value, null, indent).replace(JSON_RAW, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value, null, indent).replace(
+    JSON_RAW,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }

@@ -69,7 +69,10 @@ function candidates(
   const queue: Queued[] = [];
   if (spec.agent) {
     const agent = spec.agent;
-    queue.push({ type: 'publickey', make: async () => ({ label: 'agent', method: { type: 'agent', username, agent } }) });
+    queue.push({
+      type: 'publickey',
+      make: async () => ({ label: 'agent', method: { type: 'agent', username, agent } }),
+    });
   }
   for (const file of spec.identityFiles) {
     queue.push({ type: 'publickey', make: () => identity(file, spec, ctx, state, hold) });
@@ -79,8 +82,17 @@ function candidates(
     queue.push({
       type: 'password',
       make: async () => {
-        const password = await fetchSecret(ctx, source, `password for ${username}@${spec.alias}`, state, 'password', hold);
-        return password === undefined ? undefined : { label: 'password', method: { type: 'password', username, password } };
+        const password = await fetchSecret(
+          ctx,
+          source,
+          `password for ${username}@${spec.alias}`,
+          state,
+          'password',
+          hold,
+        );
+        return password === undefined
+          ? undefined
+          : { label: 'password', method: { type: 'password', username, password } };
       },
     });
   }
@@ -102,7 +114,9 @@ async function identity(
     // was named (identity_file, IdentityFile) is said, so a failed login names it.
     if (!DEFAULT_IDENTITY_FILES.some((d) => file.endsWith(d.slice(1)))) {
       const code = (err as NodeJS.ErrnoException).code;
-      state.notes.push(`skipped ${file}: ${code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist' : 'cannot be read'}`);
+      state.notes.push(
+        `skipped ${file}: ${code === 'ENOENT' || code === 'ENOTDIR' ? 'does not exist' : 'cannot be read'}`,
+      );
     }
     return undefined;
   }
@@ -111,7 +125,9 @@ async function identity(
   if (!(parsed instanceof Error)) {
     // ssh2 parses a public key too, then skips it without a word.
     if (!parsed.isPrivateKey()) {
-      state.notes.push(`skipped ${file}: a public key; identity_file names the private one (usually the same path without .pub)`);
+      state.notes.push(
+        `skipped ${file}: a public key; identity_file names the private one (usually the same path without .pub)`,
+      );
       return undefined;
     }
     return { label, method: { type: 'publickey', username: spec.username, key: data } };
@@ -152,13 +168,22 @@ async function fetchSecret(
 }
 
 /** The hash each of ssh2's RSA signature algorithms signs with (its getKeyAlgos); none for other key types. */
-const RSA_HASH: Readonly<Record<string, string>> = { 'rsa-sha2-256': 'sha256', 'rsa-sha2-512': 'sha512', 'ssh-rsa': 'sha1' };
+const RSA_HASH: Readonly<Record<string, string>> = {
+  'rsa-sha2-256': 'sha256',
+  'rsa-sha2-512': 'sha512',
+  'ssh-rsa': 'sha1',
+};
 
 interface SigningKey {
   isPrivateKey(): boolean;
   sign(data: Buffer, hash?: string): Buffer | Error;
 }
-type AuthPK = (username: string, key: unknown, keyAlgo?: string, cbSign?: (data: Buffer, cb: (sig: Buffer) => void) => void) => void;
+type AuthPK = (
+  username: string,
+  key: unknown,
+  keyAlgo?: string,
+  cbSign?: (data: Buffer, cb: (sig: Buffer) => void) => void,
+) => void;
 
 const canSign = (key: unknown): key is SigningKey =>
   typeof (key as Partial<SigningKey> | null)?.isPrivateKey === 'function' && (key as SigningKey).isPrivateKey();

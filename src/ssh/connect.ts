@@ -58,13 +58,24 @@ function viaJumpHost(target: ConnectSpec, hop: ConnectSpec, err: unknown): SshEr
 function tunnel(hopClient: Client, hop: ConnectSpec, next: ConnectSpec): Promise<Duplex> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
-      reject(new SshError('timeout', next.alias, `jump host ${hop.alias} did not open a tunnel to ${next.hostname}:${next.port}`));
+      reject(
+        new SshError(
+          'timeout',
+          next.alias,
+          `jump host ${hop.alias} did not open a tunnel to ${next.hostname}:${next.port}`,
+        ),
+      );
     }, next.connectTimeoutMs);
     hopClient.forwardOut('127.0.0.1', 0, next.hostname, next.port, (err, stream) => {
       clearTimeout(timer);
       if (!err) return resolve(stream);
       const msg = `jump host ${hop.alias} cannot reach ${next.hostname}:${next.port} (${err.message})`;
-      reject(new SshError('unreachable', next.alias, msg, { hint: 'check the host name as the jump host resolves it', cause: err }));
+      reject(
+        new SshError('unreachable', next.alias, msg, {
+          hint: 'check the host name as the jump host resolves it',
+          cause: err,
+        }),
+      );
     });
   });
 }

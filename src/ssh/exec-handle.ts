@@ -25,11 +25,7 @@ export interface ExecHandle {
 }
 
 /** `onDone` runs once, on exit or close, so the caller can free the channel slot. */
-export function wrapChannel(
-  channel: ClientChannel,
-  onDone: () => void,
-  connectionGone: Promise<void>,
-): ExecHandle {
+export function wrapChannel(channel: ClientChannel, onDone: () => void, connectionGone: Promise<void>): ExecHandle {
   let done = false;
   let resolveExit: (s: ExitStatus) => void = () => {};
   const exit = new Promise<ExitStatus>((resolve) => (resolveExit = resolve));
@@ -84,7 +80,9 @@ export function collect(stream: Readable, maxBytes: number): Promise<Collected> 
   });
 }
 
-export function channelOf(start: (cb: (err: Error | undefined, ch: ClientChannel) => void) => void): Promise<ClientChannel> {
+export function channelOf(
+  start: (cb: (err: Error | undefined, ch: ClientChannel) => void) => void,
+): Promise<ClientChannel> {
   return new Promise((resolve, reject) => {
     try {
       start((err, ch) => (err ? reject(err) : resolve(ch)));

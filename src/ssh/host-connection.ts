@@ -190,6 +190,14 @@ export class HostConnection implements ShellPort {
   private mapError(err: unknown): SshError {
     if (this.closed) return this.closedErr();
     const { alias, hostname, port, connectTimeoutMs } = this.spec;
-    return toSshError(err, { alias, hostname, port, ready: true, timeoutMs: connectTimeoutMs, triedMethods: [], notes: [] });
+    return toSshError(err, {
+      alias,
+      hostname,
+      port,
+      ready: true,
+      timeoutMs: connectTimeoutMs,
+      triedMethods: [],
+      notes: [],
+    });
   }
 }

@@ -3,7 +3,14 @@
 // "verification failed".
 import type { Algorithms } from 'ssh2';
 import type { ConnectSpec } from '../config/spec.js';
-import { checkHostKey, fingerprint, formatKnownHostsLine, hostLookupName, keyTypeOfBlob, knownKeyTypes } from './known-hosts.js';
+import {
+  checkHostKey,
+  fingerprint,
+  formatKnownHostsLine,
+  hostLookupName,
+  keyTypeOfBlob,
+  knownKeyTypes,
+} from './known-hosts.js';
 import { SshError } from './ssh-error.js';
 
 export interface HostKeyContext {

@@ -3,9 +3,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 export type HostKeyCheck =
-  | { status: 'match' }
-  | { status: 'unknown' }
-  | { status: 'mismatch'; expectedFingerprints: string[] };
+  { status: 'match' } | { status: 'unknown' } | { status: 'mismatch'; expectedFingerprints: string[] };
 
 interface KnownHostEntry {
   marker?: 'revoked' | 'cert-authority';
@@ -87,7 +85,10 @@ function hashedMatches(field: string, name: string): boolean {
 }
 
 function wildcardMatch(pattern: string, name: string): boolean {
-  const re = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const re = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${re}$`).test(name);
 }
 
@@ -96,13 +97,7 @@ function entriesFor(text: string, host: string, port: number): KnownHostEntry[] 
   return parseKnownHosts(text).filter((e) => hostFieldMatches(e.hosts, name));
 }
 
-export function checkHostKey(
-  text: string,
-  host: string,
-  port: number,
-  keyType: string,
-  keyBlob: Buffer,
-): HostKeyCheck {
+export function checkHostKey(text: string, host: string, port: number, keyType: string, keyBlob: Buffer): HostKeyCheck {
   const entries = entriesFor(text, host, port).filter((e) => e.marker !== 'cert-authority');
   const sameType = entries.filter((e) => e.marker === undefined && sameKeyType(e, keyType));
   const expectedFingerprints = [...new Set(sameType.map((e) => fingerprint(e.keyBlob)))];

@@ -56,8 +56,15 @@ export function toSshError(err: unknown, ctx: ErrorContext): SshError {
   }
   // sshd over MaxStartups drops new connections before or during key exchange.
   if (code === 'ECONNRESET' || code === 'EPIPE' || /Connection lost before handshake/.test(e.message)) {
-    if (!ctx.ready) return new SshError('reset', ctx.alias, `connection to ${where} reset during the SSH handshake`, { hint: RESET_HINT, ...cause });
-    return new SshError('reset', ctx.alias, `connection to ${where} reset`, { hint: 'the host or the network dropped the SSH connection', ...cause });
+    if (!ctx.ready)
+      return new SshError('reset', ctx.alias, `connection to ${where} reset during the SSH handshake`, {
+        hint: RESET_HINT,
+        ...cause,
+      });
+    return new SshError('reset', ctx.alias, `connection to ${where} reset`, {
+      hint: 'the host or the network dropped the SSH connection',
+      ...cause,
+    });
   }
   return new SshError('protocol', ctx.alias, `SSH error with ${where}: ${e.message}`, {
     hint: 'run `ssh -v` against the host to see what the server expects',
@@ -75,9 +82,14 @@ export function timeoutError(ctx: ErrorContext, opts: { cause?: unknown } = {}):
 
 /** The server closed the connection before the handshake ended, without saying why. */
 export function closedEarlyError(ctx: ErrorContext): SshError {
-  return new SshError('reset', ctx.alias, `${ctx.hostname}:${ctx.port} closed the connection during the SSH handshake`, {
-    hint: RESET_HINT,
-  });
+  return new SshError(
+    'reset',
+    ctx.alias,
+    `${ctx.hostname}:${ctx.port} closed the connection during the SSH handshake`,
+    {
+      hint: RESET_HINT,
+    },
+  );
 }
 
 export function authError(ctx: ErrorContext, opts: { cause?: unknown } = {}): SshError {
@@ -90,5 +102,7 @@ export function authError(ctx: ErrorContext, opts: { cause?: unknown } = {}): Ss
 }
 
 export function closedError(alias: string): SshError {
-  return new SshError('reset', alias, 'the SSH connection is closed', { hint: 'the host dropped or the connection was closed; reconnect' });
+  return new SshError('reset', alias, 'the SSH connection is closed', {
+    hint: 'the host dropped or the connection was closed; reconnect',
+  });
 }

@@ -53,7 +53,9 @@ export function ssh2(): Ssh2Parts {
     // ssh2's JavaScript, which the code cache then holds; its native binding and the
     // WebAssembly module stay files in node_modules (scripts/build.mjs). Sources: `load`.
     const bundled = typeof require === 'function';
-    const { parseKey } = (bundled ? require('ssh2/lib/protocol/keyParser.js') : load('ssh2/lib/protocol/keyParser.js')) as Ssh2['utils'];
+    const { parseKey } = (
+      bundled ? require('ssh2/lib/protocol/keyParser.js') : load('ssh2/lib/protocol/keyParser.js')
+    ) as Ssh2['utils'];
     const Client = (bundled ? require('ssh2/lib/client.js') : load('ssh2/lib/client.js')) as Ssh2['Client'];
     loaded = { Client, utils: { parseKey } };
   }

@@ -48,33 +48,58 @@ export async function makeClusterCerts(o: MakeCertsOptions): Promise<ClusterCert
   const notAfter = new Date(o.now.getTime() + (o.validDays ?? DEFAULT_VALID_DAYS) * 86_400_000);
   const caKeys = await newKeys();
   const caName = subject(o, `sshcluster CA ${o.clusterName}`);
-  const ca = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: serial(), name: caName, notBefore, notAfter, keys: caKeys, signingAlgorithm: ALG,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, 0, true),
-      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-      // OpenSSL's strict mode (Python 3.13's default context) wants key identifiers.
-      await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey, false, crypto),
-    ],
-  }, crypto);
+  const ca = await x509.X509CertificateGenerator.createSelfSigned(
+    {
+      serialNumber: serial(),
+      name: caName,
+      notBefore,
+      notAfter,
+      keys: caKeys,
+      signingAlgorithm: ALG,
+      extensions: [
+        new x509.BasicConstraintsExtension(true, 0, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+        // OpenSSL's strict mode (Python 3.13's default context) wants key identifiers.
+        await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey, false, crypto),
+      ],
+    },
+    crypto,
+  );
   const issue = async (role: TlsRole): Promise<CertPair> => {
     const keys = await newKeys();
     // Scheduler, workers and nannies both accept and open connections; clients only open.
-    const usages = role === 'client' ? [x509.ExtendedKeyUsage.clientAuth] : [x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth];
-    const cert = await x509.X509CertificateGenerator.create({
-      serialNumber: serial(), subject: subject(o, `sshcluster ${role}`), issuer: ca.subject,
-      notBefore, notAfter, publicKey: keys.publicKey, signingKey: caKeys.privateKey, signingAlgorithm: ALG,
-      extensions: [
-        new x509.BasicConstraintsExtension(false, undefined, true),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-        new x509.ExtendedKeyUsageExtension(usages, false),
-        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, crypto),
-        await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey, false, crypto),
-      ],
-    }, crypto);
+    const usages =
+      role === 'client'
+        ? [x509.ExtendedKeyUsage.clientAuth]
+        : [x509.ExtendedKeyUsage.serverAuth, x509.ExtendedKeyUsage.clientAuth];
+    const cert = await x509.X509CertificateGenerator.create(
+      {
+        serialNumber: serial(),
+        subject: subject(o, `sshcluster ${role}`),
+        issuer: ca.subject,
+        notBefore,
+        notAfter,
+        publicKey: keys.publicKey,
+        signingKey: caKeys.privateKey,
+        signingAlgorithm: ALG,
+        extensions: [
+          new x509.BasicConstraintsExtension(false, undefined, true),
+          new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+          new x509.ExtendedKeyUsageExtension(usages, false),
+          await x509.SubjectKeyIdentifierExtension.create(keys.publicKey, false, crypto),
+          await x509.AuthorityKeyIdentifierExtension.create(caKeys.publicKey, false, crypto),
+        ],
+      },
+      crypto,
+    );
     return { cert: cert.toString('pem') + '\n', key: await pkcs8Pem(keys.privateKey) };
   };
-  return { ca: ca.toString('pem') + '\n', scheduler: await issue('scheduler'), worker: await issue('worker'), client: await issue('client') };
+  return {
+    ca: ca.toString('pem') + '\n',
+    scheduler: await issue('scheduler'),
+    worker: await issue('worker'),
+    client: await issue('client'),
+  };
 }
 
 /** The cluster id goes in OU so a certificate says which cluster it belongs to. */

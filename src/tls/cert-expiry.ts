@@ -8,10 +8,11 @@ import type { ClusterCerts } from './cert-authority.js';
 export const WARN_DAYS = 7;
 const DAY_MS = 86_400_000;
 
-
 /** The earliest notAfter of the set (ISO 8601). */
 export function certsNotAfter(certs: ClusterCerts): string {
-  const ends = [certs.ca, certs.scheduler.cert, certs.worker.cert, certs.client.cert].map((pem) => Date.parse(new X509Certificate(pem).validTo));
+  const ends = [certs.ca, certs.scheduler.cert, certs.worker.cert, certs.client.cert].map((pem) =>
+    Date.parse(new X509Certificate(pem).validTo),
+  );
   return new Date(Math.min(...ends)).toISOString();
 }
 
@@ -23,7 +24,8 @@ export function certificatesStatus(notAfter: string, now: number): CertificatesS
 
 function expiryWarning(notAfter: string, left: number): string | null {
   const when = notAfter.slice(0, 16).replace('T', ' ') + ' UTC';
-  if (left <= 0) return `the cluster's TLS certificates expired at ${when}: no new worker or client can connect; sshcluster down, then up, makes new ones`;
+  if (left <= 0)
+    return `the cluster's TLS certificates expired at ${when}: no new worker or client can connect; sshcluster down, then up, makes new ones`;
   if (left > WARN_DAYS * DAY_MS) return null;
   return `the cluster's TLS certificates expire at ${when} (in ${inWords(left)}): from then no new worker or client can connect; sshcluster down, then up, makes new ones`;
 }
@@ -33,4 +35,3 @@ function inWords(ms: number): string {
   if (ms >= 3_600_000) return `${Math.floor(ms / 3_600_000)} hour(s)`;
   return `${Math.max(1, Math.floor(ms / 60_000))} minute(s)`;
 }
-

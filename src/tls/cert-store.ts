@@ -47,9 +47,12 @@ export async function prepareCerts(o: PrepareCertsOptions): Promise<PreparedCert
     const end = kept && belongsTo(kept, o.clusterId) ? certsNotAfter(kept) : undefined;
     if (kept && end && Date.parse(end) > o.now.getTime()) return { certs: kept, dir, reused: true };
     if (end && o.adopting) {
-      throw new ExpectedError(`cluster "${o.clusterName}": its TLS certificates expired at ${end.slice(0, 16).replace('T', ' ')} UTC; its running processes accept no new worker or client, and certificates cannot be renewed in place (the CA's key is not kept)`, {
-        hint: `sshcluster down --name ${o.clusterName} stops it; up then starts it with new certificates (valid 30 days)`,
-      });
+      throw new ExpectedError(
+        `cluster "${o.clusterName}": its TLS certificates expired at ${end.slice(0, 16).replace('T', ' ')} UTC; its running processes accept no new worker or client, and certificates cannot be renewed in place (the CA's key is not kept)`,
+        {
+          hint: `sshcluster down --name ${o.clusterName} stops it; up then starts it with new certificates (valid 30 days)`,
+        },
+      );
     }
   }
   const make = o.make ?? (async (m: MakeCertsOptions) => (await import('./cert-authority.js')).makeClusterCerts(m));
@@ -71,7 +74,12 @@ export async function readCerts(dir: string): Promise<ClusterCerts | undefined> 
   const read = (name: string) => fs.readFile(path.join(dir, name), 'utf8');
   try {
     const pair = async (role: TlsRole) => ({ cert: await read(certFile(role)), key: await read(keyFile(role)) });
-    return { ca: await read(CA_FILE), scheduler: await pair('scheduler'), worker: await pair('worker'), client: await pair('client') };
+    return {
+      ca: await read(CA_FILE),
+      scheduler: await pair('scheduler'),
+      worker: await pair('worker'),
+      client: await pair('client'),
+    };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;

@@ -20,8 +20,18 @@ export async function readOwnCerts(files: TlsFilesSpec): Promise<ClusterCerts> {
   return { ca, scheduler: await pair('scheduler'), worker: await pair('worker'), client: await pair('client') };
 }
 
-function checkPair(caPem: string, caFile: string, role: TlsRole, pem: { cert: string; key: string }, f: { cert: string; key: string }): void {
-  const bad = (what: string) => new ExpectedError(`security.${role}: ${what}`, { exitCode: 2, hint: 'check the paths under security: in the host file' });
+function checkPair(
+  caPem: string,
+  caFile: string,
+  role: TlsRole,
+  pem: { cert: string; key: string },
+  f: { cert: string; key: string },
+): void {
+  const bad = (what: string) =>
+    new ExpectedError(`security.${role}: ${what}`, {
+      exitCode: 2,
+      hint: 'check the paths under security: in the host file',
+    });
   let ca: X509Certificate;
   let cert: X509Certificate;
   try {
@@ -39,7 +49,9 @@ function checkPair(caPem: string, caFile: string, role: TlsRole, pem: { cert: st
   try {
     matches = cert.checkPrivateKey(createPrivateKey(pem.key));
   } catch {
-    throw bad(`${f.key} is not a readable private key (an encrypted key cannot be used: Dask's processes could not unlock it)`);
+    throw bad(
+      `${f.key} is not a readable private key (an encrypted key cannot be used: Dask's processes could not unlock it)`,
+    );
   }
   if (!matches) throw bad(`${f.key} is not the key of ${f.cert}`);
 }

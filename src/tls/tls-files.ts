@@ -23,7 +23,11 @@ export interface TlsPaths {
 
 /** Paths of a role's files in `dir`; posix joins, because `dir` may be on a remote host. */
 export function tlsPathsIn(dir: string, role: TlsRole): TlsPaths {
-  return { caFile: path.posix.join(dir, CA_FILE), cert: path.posix.join(dir, certFile(role)), key: path.posix.join(dir, keyFile(role)) };
+  return {
+    caFile: path.posix.join(dir, CA_FILE),
+    cert: path.posix.join(dir, certFile(role)),
+    key: path.posix.join(dir, keyFile(role)),
+  };
 }
 
 export interface NamedFile {

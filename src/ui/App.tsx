@@ -61,14 +61,23 @@ function Dashboard({ store, actions, size, now: fixedNow, pollMs = 1_000, fps = 
   const body = height - (help ? 0 : headerRows(m)) - footerRows(m, width);
   // A prompt gets the rows it needs to be read whole; a table at most 45% of the body.
   const share = m.overlay === 'quit' || m.overlay === 'confirm' || m.overlay === 'connect' ? 0.6 : 0.45;
-  const topRows = m.overlay === 'help' ? body : m.logsFull && m.overlay === 'none' ? 0 : Math.max(3, Math.min(topWanted(m, width), Math.floor(body * share)));
+  const topRows =
+    m.overlay === 'help'
+      ? body
+      : m.logsFull && m.overlay === 'none'
+        ? 0
+        : Math.max(3, Math.min(topWanted(m, width), Math.floor(body * share)));
   const logRows = Math.max(1, body - topRows);
   useDashboardKeys(store, actions, Math.max(1, logRows - 2), refresh);
   if (width < MIN_WIDTH || height < MIN_HEIGHT) {
     return (
       <Box flexDirection="column" width={width}>
-        <Text wrap="truncate">sshcluster {m.name}: {m.phase}</Text>
-        <Text wrap="truncate">terminal too small ({width}x{rows}); needs {MIN_WIDTH}x{MIN_HEIGHT + 1}</Text>
+        <Text wrap="truncate">
+          sshcluster {m.name}: {m.phase}
+        </Text>
+        <Text wrap="truncate">
+          terminal too small ({width}x{rows}); needs {MIN_WIDTH}x{MIN_HEIGHT + 1}
+        </Text>
       </Box>
     );
   }
@@ -81,7 +90,11 @@ function Dashboard({ store, actions, size, now: fixedNow, pollMs = 1_000, fps = 
       <Box flexDirection="column" height={topRows} overflow="hidden">
         {top(m, now, topRows, width, actions)}
       </Box>
-      {m.overlay === 'help' ? null : m.showEvents ? <EventsPane m={m} height={logRows} width={width} /> : <LogPane m={m} height={logRows} width={width} focused={m.focus === 'logs' || m.logsFull} />}
+      {m.overlay === 'help' ? null : m.showEvents ? (
+        <EventsPane m={m} height={logRows} width={width} />
+      ) : (
+        <LogPane m={m} height={logRows} width={width} focused={m.focus === 'logs' || m.logsFull} />
+      )}
       <Footer m={m} width={width} />
     </Box>
   );

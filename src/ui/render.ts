@@ -7,6 +7,9 @@ import type { DashboardActions } from './actions.js';
 import { App } from './App.js';
 import type { DashboardStore } from './store.js';
 
-export function renderDashboard(props: { store: DashboardStore; actions: DashboardActions; color: boolean }, options: RenderOptions): Instance {
+export function renderDashboard(
+  props: { store: DashboardStore; actions: DashboardActions; color: boolean },
+  options: RenderOptions,
+): Instance {
   return render(createElement(App, props), options);
 }

@@ -14,7 +14,11 @@ const env = { DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch') };
 interface Status {
   schedulerAddress: string;
   workers: { name: string; state: string }[];
-  adaptive: { enabled: boolean; target: number | null; lastDecision: { decision: string; reason: string } | null } | null;
+  adaptive: {
+    enabled: boolean;
+    target: number | null;
+    lastDecision: { decision: string; reason: string } | null;
+  } | null;
 }
 
 function status(name: string): Status {
@@ -53,7 +57,10 @@ describe('adaptive scaling', () => {
         await sleep(500);
       }
     })();
-    const out = await daskClientInBackground(s0.schedulerAddress, 'print(sum(c.gather(c.map(lambda x: (time.sleep(1), x)[1], range(60)))))');
+    const out = await daskClientInBackground(
+      s0.schedulerAddress,
+      'print(sum(c.gather(c.map(lambda x: (time.sleep(1), x)[1], range(60)))))',
+    );
     sampling = false;
     await sampler;
     expect(Number(out.trim())).toBe(1770); // every one of the 60 results arrived
@@ -76,7 +83,9 @@ describe('adaptive scaling', () => {
     expect(log.code, log.stderr).toBe(0);
     expect(log.stdout).toMatch(/Register worker/);
     const errors = log.stdout.split('\n').filter((l) => /ERROR|Traceback/.test(l));
-    console.log(`e2e: scheduler log after adaptive ran ${Math.round((Date.now() - t0) / 1000)} s idle + the load: ${log.stdout.split('\n').length} lines, ${errors.length} ERROR/Traceback`);
+    console.log(
+      `e2e: scheduler log after adaptive ran ${Math.round((Date.now() - t0) / 1000)} s idle + the load: ${log.stdout.split('\n').length} lines, ${errors.length} ERROR/Traceback`,
+    );
     expect(errors).toEqual([]);
   });
 
@@ -99,18 +108,24 @@ describe('adaptive scaling', () => {
     // target_duration belongs to the running scheduler: the command says so.
     const td = runCli(['adapt', '--name', 'adapt', '--min', '1', '--max', '1', '--target-duration', '10s']);
     expect(td.code, td.stderr).toBe(0);
-    expect(td.stderr).toContain('warning: target_duration is read by the scheduler when it starts: the running scheduler keeps 5s, not 10s');
+    expect(td.stderr).toContain(
+      'warning: target_duration is read by the scheduler when it starts: the running scheduler keeps 5s, not 10s',
+    );
     expect(status('adapt').adaptive?.enabled).toBe(true);
     // --off with a bound or --dry-run: refused before the controller is asked (it turned adaptive off and dropped them).
     const offMin = runCli(['adapt', '--name', 'adapt', '--off', '--min', '2']);
     expect(offMin.code).toBe(2);
-    expect(offMin.stderr).toContain('sshcluster: adapt: --off turns adaptive scaling off, so it takes none of the flags that set how it scales (given: --min)');
+    expect(offMin.stderr).toContain(
+      'sshcluster: adapt: --off turns adaptive scaling off, so it takes none of the flags that set how it scales (given: --min)',
+    );
     const offDry = runCli(['adapt', '--name', 'adapt', '--off', '--dry-run']);
     expect(offDry.code).toBe(2);
     expect(status('adapt').adaptive?.enabled).toBe(true);
     const dryTd = runCli(['adapt', '--name', 'adapt', '--dry-run', '--target-duration', '10s']);
     expect(dryTd.code, dryTd.stderr).toBe(0);
-    expect(dryTd.stderr).toContain('warning: target_duration is read by the scheduler when it starts: the running scheduler keeps 5s, not 10s');
+    expect(dryTd.stderr).toContain(
+      'warning: target_duration is read by the scheduler when it starts: the running scheduler keeps 5s, not 10s',
+    );
     const scale = runCli(['scale', '1', '--name', 'adapt'], {}, 120_000);
     expect(scale.code).toBe(0);
     expect(scale.stderr).toContain('adapt: adaptive scaling is now off');
@@ -125,11 +140,15 @@ describe('adaptive scaling', () => {
     const intervalS = 1;
     const waitCount = 20;
     const gapS = (intervalS * waitCount) / 10;
-    const file = writeHostsYaml(tmp('burst.yaml'), { ...info, hosts: four }, {
-      env,
-      name: 'adapt',
-      adaptive: { minimum: 0, maximum: 3, interval: `${intervalS}s`, wait_count: waitCount },
-    });
+    const file = writeHostsYaml(
+      tmp('burst.yaml'),
+      { ...info, hosts: four },
+      {
+        env,
+        name: 'adapt',
+        adaptive: { minimum: 0, maximum: 3, interval: `${intervalS}s`, wait_count: waitCount },
+      },
+    );
     expect(runCli(['up', file, '--detach', '--adapt', '--min', '0', '--max', '3'], {}, 120_000).code).toBe(0);
     const started = new Set<string>();
     const downs = new Set<string>();
@@ -171,15 +190,18 @@ describe('adaptive scaling', () => {
     const stop = tmp('shrink-stop');
     fs.rmSync(stop, { force: true });
     let done = false;
-    const work = daskClientInBackground(status('adapt').schedulerAddress, [
-      `import os\nstop = ${JSON.stringify(stop)}\nbatches, ok = 0, True`,
-      // Once stopped, the rest of the batch returns at once (workers see the same /tmp).
-      'def task(x):\n    if not os.path.exists(stop):\n        time.sleep(1)\n    return x',
-      'while not os.path.exists(stop):',
-      '    ok = ok and sum(c.gather(c.map(task, range(60), pure=False))) == 1770',
-      '    batches += 1',
-      'print(batches, ok)',
-    ].join('\n')).finally(() => (done = true));
+    const work = daskClientInBackground(
+      status('adapt').schedulerAddress,
+      [
+        `import os\nstop = ${JSON.stringify(stop)}\nbatches, ok = 0, True`,
+        // Once stopped, the rest of the batch returns at once (workers see the same /tmp).
+        'def task(x):\n    if not os.path.exists(stop):\n        time.sleep(1)\n    return x',
+        'while not os.path.exists(stop):',
+        '    ok = ok and sum(c.gather(c.map(task, range(60), pure=False))) == 1770',
+        '    batches += 1',
+        'print(batches, ok)',
+      ].join('\n'),
+    ).finally(() => (done = true));
     try {
       const t0 = Date.now();
       while (runningCount(status('adapt')) < 3 && !done && Date.now() - t0 < 120_000) await sleep(300);

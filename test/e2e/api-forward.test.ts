@@ -30,7 +30,9 @@ function curl(args: string[], user?: string): { code: string; body: string; exit
   const out = tmp(`curl-body-${process.pid}`);
   fs.rmSync(out, { force: true });
   const argv = ['-s', '-m', '20', '-o', out, '-w', '%{http_code}', ...args];
-  const r = user ? spawnSync('runuser', ['-u', user, '--', 'curl', ...argv], { encoding: 'utf8' }) : spawnSync('curl', argv, { encoding: 'utf8' });
+  const r = user
+    ? spawnSync('runuser', ['-u', user, '--', 'curl', ...argv], { encoding: 'utf8' })
+    : spawnSync('curl', argv, { encoding: 'utf8' });
   const body = fs.existsSync(out) ? fs.readFileSync(out, 'utf8') : '';
   return { code: r.stdout.trim(), body, exit: r.status };
 }
@@ -56,7 +58,10 @@ function pipelined(port: number, victim: string) {
     '    got += d',
     'sys.stdout.write(got.decode("latin-1"))',
   ].join('\n');
-  return spawnSync('runuser', ['-u', OTHER_USER, '--', '/usr/bin/python3', '-c', script], { encoding: 'utf8', timeout: 60_000 });
+  return spawnSync('runuser', ['-u', OTHER_USER, '--', '/usr/bin/python3', '-c', script], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 }
 
 afterAll(() => {
@@ -78,7 +83,18 @@ describe('the forwarded scheduler HTTP server', () => {
     const victim = workers[0]!.address!;
 
     // The attack from the review: another local user retires our worker through the port.
-    const post = curl(['-X', 'POST', '-H', 'Content-Type: application/json', '-d', JSON.stringify({ workers: [victim] }), `${base}/api/v1/retire_workers`], OTHER_USER);
+    const post = curl(
+      [
+        '-X',
+        'POST',
+        '-H',
+        'Content-Type: application/json',
+        '-d',
+        JSON.stringify({ workers: [victim] }),
+        `${base}/api/v1/retire_workers`,
+      ],
+      OTHER_USER,
+    );
     expect(post.code, post.body).toBe('403');
     expect(curl([`${base}/api/v1/get_workers`], OTHER_USER).code).toBe('403');
     expect(curl([`${base}/api%2fv1/get_workers`], OTHER_USER).code).toBe('403');

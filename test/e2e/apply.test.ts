@@ -10,7 +10,12 @@ import { getTestHosts } from './harness/context.js';
 import { daskProcessesIn, writeHostsYaml } from './harness/netns-hosts.js';
 
 const info = getTestHosts();
-const [s0, h1, h2, h3] = info.hosts as [typeof info.hosts[0], typeof info.hosts[0], typeof info.hosts[0], typeof info.hosts[0]];
+const [s0, h1, h2, h3] = info.hosts as [
+  (typeof info.hosts)[0],
+  (typeof info.hosts)[0],
+  (typeof info.hosts)[0],
+  (typeof info.hosts)[0],
+];
 const tmp = (name: string) => path.join(info.dir, name);
 const env = { DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch') };
 const NAME = 'live';
@@ -31,8 +36,16 @@ function status(): Status {
 const running = (s: Status) => s.workers.filter((w) => w.state === 'running');
 
 /** A host file of the scheduler host s0 and these worker hosts (each 1 worker unless said). */
-function hostFile(file: string, workers: (string | Record<string, unknown>)[], workerOptions: Record<string, unknown> = { nthreads: 1 }): string {
-  return writeHostsYaml(tmp(file), { ...info, hosts: [s0] }, { env, name: NAME, worker_options: workerOptions, hosts: [s0.ip, ...workers] });
+function hostFile(
+  file: string,
+  workers: (string | Record<string, unknown>)[],
+  workerOptions: Record<string, unknown> = { nthreads: 1 },
+): string {
+  return writeHostsYaml(
+    tmp(file),
+    { ...info, hosts: [s0] },
+    { env, name: NAME, worker_options: workerOptions, hosts: [s0.ip, ...workers] },
+  );
 }
 
 interface StateJson {
@@ -48,7 +61,8 @@ const readOr = (file: string) => {
     return '';
   }
 };
-const stateFile = () => JSON.parse(fs.readFileSync(path.join(STATE_HOME, 'sshcluster', NAME, 'state.json'), 'utf8')) as StateJson;
+const stateFile = () =>
+  JSON.parse(fs.readFileSync(path.join(STATE_HOME, 'sshcluster', NAME, 'state.json'), 'utf8')) as StateJson;
 
 afterEach(() => {
   runCli(['down', '--name', NAME], {}, 120_000);
@@ -62,10 +76,16 @@ describe('changing a running cluster', () => {
     expect(runCli(['plan', a]).code).toBe(0);
     fs.writeFileSync(tmp('broken.yaml'), 'hosts: [a]\nworker_options: {nthreads: x}\n');
     const broken = runCli(['plan', tmp('broken.yaml'), '--name', NAME]);
-    expect([broken.code, broken.stderr]).toEqual([2, expect.stringContaining('broken.yaml:2:28 worker_options.nthreads')]);
+    expect([broken.code, broken.stderr]).toEqual([
+      2,
+      expect.stringContaining('broken.yaml:2:28 worker_options.nthreads'),
+    ]);
     const address = status().schedulerAddress;
     // Results stay on the workers until the end: retiring a worker must move them.
-    const work = daskClientInBackground(address, 'fs = c.map(lambda x: (time.sleep(1), x)[1], range(120))\nwait(fs)\nprint(sum(c.gather(fs)))');
+    const work = daskClientInBackground(
+      address,
+      'fs = c.map(lambda x: (time.sleep(1), x)[1], range(120))\nwait(fs)\nprint(sum(c.gather(fs)))',
+    );
 
     const b = hostFile('b.yaml', [h1.ip, h2.ip, h3.ip]);
     const planB = runCli(['plan', b]);
@@ -73,12 +93,20 @@ describe('changing a running cluster', () => {
     expect(planB.stdout).toContain(`+ host ${h3.ip}: 1 worker(s)`);
     const applyB = runCli(['apply', b], {}, 180_000);
     expect(applyB.code, applyB.stdout + applyB.stderr).toBe(0);
-    expect(running(status()).map((w) => w.host).sort()).toEqual([h1.ip, h2.ip, h3.ip].sort());
+    expect(
+      running(status())
+        .map((w) => w.host)
+        .sort(),
+    ).toEqual([h1.ip, h2.ip, h3.ip].sort());
 
     const c = hostFile('c.yaml', [h1.ip, h3.ip]);
     const planC = runCli(['plan', c, '--json']);
     expect(planC.code).toBe(3);
-    expect(JSON.parse(planC.stdout)).toMatchObject({ changes: true, hostsRemoved: [h2.ip], counts: [{ host: h2.ip, from: 1, to: 0 }] });
+    expect(JSON.parse(planC.stdout)).toMatchObject({
+      changes: true,
+      hostsRemoved: [h2.ip],
+      counts: [{ host: h2.ip, from: 1, to: 0 }],
+    });
     const applyC = runCli(['apply', c], {}, 180_000);
     expect(applyC.code, applyC.stdout + applyC.stderr).toBe(0);
     expect(applyC.stdout).toContain(`- host ${h2.ip}: drain 1 worker(s)`);
@@ -116,7 +144,11 @@ describe('changing a running cluster', () => {
     const bad = hostFile('bad-b.yaml', [{ host: h1.ip, remote_python: '/opt/no/python3' }, h2.ip]);
     const r = runCli(['apply', bad], {}, 180_000);
     expect(r.code, r.stdout + r.stderr).toBe(1);
-    expect(r.stderr).toMatch(new RegExp(`the rolling restart stopped at ${h1.ip.replace(/\./g, '\\.')}-0: .*exited after its restart: .*/opt/no/python3: No such file`));
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `the rolling restart stopped at ${h1.ip.replace(/\./g, '\\.')}-0: .*exited after its restart: .*/opt/no/python3: No such file`,
+      ),
+    );
     expect(r.stderr).toContain('0 worker(s) run the new spec; 1 keep the old one');
     // h1's worker is back on the spec it had; h2's was never touched.
     const after = await until('both workers running', () => {
@@ -126,7 +158,9 @@ describe('changing a running cluster', () => {
     expect(after.workers.find((w) => w.host === h2.ip)?.pid).toBe(before.workers.find((w) => w.host === h2.ip)?.pid);
     expect(daskClient(after.schedulerAddress, 'print(c.submit(sum, [1, 2, 3]).result())').trim()).toBe('6');
     // status says so too, not only the apply that asked.
-    expect(runCli(['status', '--name', NAME]).stdout).toMatch(/RECENT EVENTS[\s\S]*rolling restart stopped at .*-0: .*1 keep their old spec/);
+    expect(runCli(['status', '--name', NAME]).stdout).toMatch(
+      /RECENT EVENTS[\s\S]*rolling restart stopped at .*-0: .*1 keep their old spec/,
+    );
     expect(runCli(['plan', bad]).stdout).toContain(`~ host ${h1.ip}: rolling restart of 1 worker(s): remote_python`);
   });
 
@@ -139,7 +173,11 @@ describe('changing a running cluster', () => {
     expect(twice.stderr).toContain(`is already running`);
     expect(twice.stderr).toContain(`(it runs ${a} as it is: nothing to apply)`);
     expect(twice.stderr).not.toContain('sshcluster plan');
-    const b = writeHostsYaml(tmp('re-b.yaml'), { ...info, hosts: [s0] }, { env, name: NAME, worker_options: { nthreads: 1 }, scheduler_options: { port: 8800 }, hosts: [s0.ip, h1.ip] });
+    const b = writeHostsYaml(
+      tmp('re-b.yaml'),
+      { ...info, hosts: [s0] },
+      { env, name: NAME, worker_options: { nthreads: 1 }, scheduler_options: { port: 8800 }, hosts: [s0.ip, h1.ip] },
+    );
     // A changed file: refused, pointing at plan and apply for it.
     const changed = runCli(['up', b], {}, 60_000);
     expect(changed.code).toBe(1);
@@ -164,20 +202,31 @@ describe('changing a running cluster', () => {
     const both = hostFile('sched-both.yaml', [s0.ip, h1.ip]);
     const only = hostFile('sched-only.yaml', [h1.ip]);
     expect(runCli(['up', only, '--detach', '--name', NAME], {}, 120_000).code).toBe(0);
-    const schedulerPid = () => daskProcessesIn(s0).filter((p) => p.role === 'scheduler' && !p.cmdline.includes('sshcluster-launcher')).map((p) => p.pid);
+    const schedulerPid = () =>
+      daskProcessesIn(s0)
+        .filter((p) => p.role === 'scheduler' && !p.cmdline.includes('sshcluster-launcher'))
+        .map((p) => p.pid);
     const before = schedulerPid();
     expect(before).toHaveLength(1);
     const plan = runCli(['plan', both, '--name', NAME]);
     expect(plan.stdout).toContain(`  + host ${s0.ip} (runs the scheduler): 1 worker(s)`);
     const add = runCli(['apply', both, '--name', NAME], {}, 120_000);
     expect(add.code, add.stdout + add.stderr).toBe(0);
-    expect(running(status()).map((w) => w.host).sort()).toEqual([s0.ip, h1.ip].sort());
+    expect(
+      running(status())
+        .map((w) => w.host)
+        .sort(),
+    ).toEqual([s0.ip, h1.ip].sort());
     // Drained, it is "drained" once its worker is gone, though the scheduler runs on there.
     expect(runCli(['drain', s0.ip, '--name', NAME], {}, 120_000).code).toBe(0);
-    await until('the scheduler host to show drained', () => (status().hosts.find((h) => h.name === s0.ip)?.state === 'drained' ? true : undefined));
+    await until('the scheduler host to show drained', () =>
+      status().hosts.find((h) => h.name === s0.ip)?.state === 'drained' ? true : undefined,
+    );
     expect(runCli(['undrain', s0.ip, '--name', NAME]).code).toBe(0);
     const back = runCli(['plan', only, '--name', NAME]);
-    expect(back.stdout).toContain(`  - host ${s0.ip} (runs the scheduler): drain 1 worker(s) (retired through the scheduler, data moved); the host stays for the scheduler`);
+    expect(back.stdout).toContain(
+      `  - host ${s0.ip} (runs the scheduler): drain 1 worker(s) (retired through the scheduler, data moved); the host stays for the scheduler`,
+    );
     const drop = runCli(['apply', only, '--name', NAME], {}, 120_000);
     expect(drop.code, drop.stdout + drop.stderr).toBe(0);
     const st = status();
@@ -188,7 +237,10 @@ describe('changing a running cluster', () => {
   });
 
   it('drains a host (its worker moves) and undrains it; restart --rolling --hosts restarts only that host', async () => {
-    const a = hostFile('drain.yaml', [{ host: h1.ip, max_workers: 2 }, { host: h2.ip, max_workers: 2 }]);
+    const a = hostFile('drain.yaml', [
+      { host: h1.ip, max_workers: 2 },
+      { host: h2.ip, max_workers: 2 },
+    ]);
     expect(runCli(['up', a, '--detach'], {}, 120_000).code).toBe(0);
     const r = runCli(['drain', h1.ip], {}, 180_000);
     expect(r.code, r.stdout + r.stderr).toBe(0);
@@ -213,7 +265,9 @@ describe('changing a running cluster', () => {
     // h2 is full, h1 drained: fewer than asked is a failure (exit 1), said with what would make room.
     const short = runCli(['scale', '3', '--name', NAME], {}, 120_000);
     expect(short.code).toBe(1);
-    expect(short.stderr).toContain(`sshcluster: ${NAME}: 2 of 3 worker(s) running: asked for 3 workers, only 2 can be placed: 2 slots on healthy hosts`);
+    expect(short.stderr).toContain(
+      `sshcluster: ${NAME}: 2 of 3 worker(s) running: asked for 3 workers, only 2 can be placed: 2 slots on healthy hosts`,
+    );
     expect(short.stderr).toContain('hint: more room: ');
     expect(short.stderr).not.toContain('warning:');
     expect(runCli(['undrain', h1.ip]).code).toBe(0);
@@ -225,15 +279,28 @@ describe('changing a running cluster', () => {
     expect(r2.code, r2.stdout + r2.stderr).toBe(0);
     expect(r2.stdout).toContain('2 worker(s) restarted, 1 at a time');
     const after = running(status());
-    const pid = (list: Status['workers'], host: string) => list.filter((w) => w.host === host).map((w) => w.pid).sort();
+    const pid = (list: Status['workers'], host: string) =>
+      list
+        .filter((w) => w.host === host)
+        .map((w) => w.pid)
+        .sort();
     expect(pid(after, h1.ip)).toEqual(pid(before, h1.ip));
     for (const p of pid(after, h2.ip)) expect(pid(before, h2.ip)).not.toContain(p);
     expect(after.length).toBe(3);
     // More room (max_workers) through plan and apply, as scale's hint says; nothing restarts.
-    const roomier = hostFile('drain-room.yaml', [{ host: h1.ip, max_workers: 2 }, { host: h2.ip, max_workers: 3 }]);
-    expect(runCli(['plan', roomier]).stdout).toContain(`  ~ host ${h2.ip}: max_workers 2 → 3 (room for scale and adaptive; nothing restarts)`);
+    const roomier = hostFile('drain-room.yaml', [
+      { host: h1.ip, max_workers: 2 },
+      { host: h2.ip, max_workers: 3 },
+    ]);
+    expect(runCli(['plan', roomier]).stdout).toContain(
+      `  ~ host ${h2.ip}: max_workers 2 → 3 (room for scale and adaptive; nothing restarts)`,
+    );
     expect(runCli(['apply', roomier], {}, 120_000).code).toBe(0);
-    expect(running(status()).map((w) => w.pid).sort()).toEqual(after.map((w) => w.pid).sort());
+    expect(
+      running(status())
+        .map((w) => w.pid)
+        .sort(),
+    ).toEqual(after.map((w) => w.pid).sort());
     const more = runCli(['scale', '5', '--name', NAME], {}, 120_000);
     expect(more.code, more.stderr).toBe(0);
     expect(running(status()).filter((w) => w.host === h2.ip).length).toBe(3);
@@ -256,7 +323,9 @@ describe('changing a running cluster', () => {
     expect(first.code, first.stdout + first.stderr).toBe(0); // its results moved to h2's worker
     const last = runCli(['drain', h2.ip, '--name', NAME], {}, 180_000);
     expect(last.code, last.stdout + last.stderr).toBe(1);
-    expect(last.stderr).toContain(`${h2.ip}-0 keeps running: the scheduler could not move 20 result(s) only it holds (no other running worker to take them)`);
+    expect(last.stderr).toContain(
+      `${h2.ip}-0 keeps running: the scheduler could not move 20 result(s) only it holds (no other running worker to take them)`,
+    );
     expect(last.stderr).toContain(`${h2.ip} stays draining`);
     const st = status() as Status & { workers: { heldResults?: number }[] };
     expect(st.workers.find((w) => w.host === h2.ip)).toMatchObject({ state: 'held', heldResults: 20 });
@@ -279,17 +348,34 @@ describe('changing a running cluster', () => {
     expect(runCli(['scale', '--name', NAME, '1'], {}, 120_000).code).toBe(0);
     const idle = [h1.ip, h2.ip].find((ip) => !running(status()).some((w) => w.host === ip))!;
     const hosts = [h1.ip, h2.ip].map((ip) => (ip === idle ? { host: ip, worker_options: { nthreads: 2 } } : ip));
-    const b = writeHostsYaml(tmp('idle-b.yaml'), { ...info, hosts: [s0] }, { env, name: NAME, worker_options: { nthreads: 1 }, hosts: [s0.ip, ...hosts], adaptive: { minimum: 1, maximum: 2 } });
+    const b = writeHostsYaml(
+      tmp('idle-b.yaml'),
+      { ...info, hosts: [s0] },
+      {
+        env,
+        name: NAME,
+        worker_options: { nthreads: 1 },
+        hosts: [s0.ip, ...hosts],
+        adaptive: { minimum: 1, maximum: 2 },
+      },
+    );
     const plan = runCli(['plan', b]);
     expect(plan.code, plan.stdout + plan.stderr).toBe(3);
-    expect(plan.stdout).toContain(`~ host ${idle}: no worker runs there; the next ones start with worker_options.nthreads 1 → 2`);
+    expect(plan.stdout).toContain(
+      `~ host ${idle}: no worker runs there; the next ones start with worker_options.nthreads 1 → 2`,
+    );
     expect(plan.stdout).toContain("~ adaptive: on, with the file's settings (it is off now)");
     const apply = runCli(['apply', b], {}, 120_000);
     expect(apply.code, apply.stdout + apply.stderr).toBe(0);
-    const st = JSON.parse(runCli(['status', '--name', NAME, '--json']).stdout) as { adaptive: { enabled: boolean; minimum: number; maximum: number } | null };
+    const st = JSON.parse(runCli(['status', '--name', NAME, '--json']).stdout) as {
+      adaptive: { enabled: boolean; minimum: number; maximum: number } | null;
+    };
     expect(st.adaptive).toMatchObject({ enabled: true, minimum: 1, maximum: 2 });
     const again = runCli(['plan', b]);
-    expect([again.code, again.stdout]).toEqual([0, expect.stringContaining('matches the running cluster; nothing to apply')]);
+    expect([again.code, again.stdout]).toEqual([
+      0,
+      expect.stringContaining('matches the running cluster; nothing to apply'),
+    ]);
     // The next worker there starts with the file's settings.
     expect(runCli(['scale', '--name', NAME, '2'], {}, 120_000).code).toBe(0);
     expect(running(status()).find((w) => w.host === idle)?.nthreads).toBe(2);
@@ -311,7 +397,9 @@ describe('changing a running cluster', () => {
     // plan still answers, from the state file (the apply recorded b's spec), and says it is the record, not a live cluster.
     const recorded = runCli(['plan', b]);
     expect(recorded.code).toBe(0);
-    expect(recorded.stdout).toBe(`${NAME}: ${b} matches the cluster as last recorded; nothing to apply\n${NAME}'s controller is not running: sshcluster up ${b} --detach starts one that takes the cluster over as it runs\n`);
+    expect(recorded.stdout).toBe(
+      `${NAME}: ${b} matches the cluster as last recorded; nothing to apply\n${NAME}'s controller is not running: sshcluster up ${b} --detach starts one that takes the cluster over as it runs\n`,
+    );
     const again = runCli(['up', b, '--detach'], {}, 180_000);
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toMatch(/re-adopted \d+ process\(es\)/);
@@ -320,14 +408,20 @@ describe('changing a running cluster', () => {
     expect(stateFile().controller.startedAt > firstStart).toBe(true);
     // After its start-up (the detached parent has returned), in the controller's log.
     const log = path.join(STATE_HOME, 'sshcluster', NAME, 'controller.log');
-    await until('the roll to go on', () => (fs.readFileSync(log, 'utf8').includes('continuing the interrupted apply: restarting') ? true : undefined));
+    await until('the roll to go on', () =>
+      fs.readFileSync(log, 'utf8').includes('continuing the interrupted apply: restarting') ? true : undefined,
+    );
     const address = status().schedulerAddress;
-    const threads = () => JSON.parse(daskClient(address, 'print(json.dumps(sorted(w["nthreads"] for w in c.scheduler_info()["workers"].values())))')) as number[];
+    const threads = () =>
+      JSON.parse(
+        daskClient(address, 'print(json.dumps(sorted(w["nthreads"] for w in c.scheduler_info()["workers"].values())))'),
+      ) as number[];
     await until('the roll to end', () => (stateFile().pendingRoll === undefined ? true : undefined), 120_000);
     await until('4 workers registered', () => (threads().length === 4 ? true : undefined));
     expect(threads()).toEqual([2, 2, 2, 2]);
     // One `dask worker` per worker (its launcher names it too): no duplicates.
-    const workersOn = (h: typeof h1) => daskProcessesIn(h).filter((p) => !p.cmdline.includes('sshcluster-launcher')).length;
+    const workersOn = (h: typeof h1) =>
+      daskProcessesIn(h).filter((p) => !p.cmdline.includes('sshcluster-launcher')).length;
     expect([h1, h2].map(workersOn)).toEqual([2, 2]);
     expect(runCli(['plan', b]).code).toBe(0);
   });
@@ -340,11 +434,15 @@ describe('changing a running cluster', () => {
     expect(up.stdout + up.stderr).toContain(`failed hosts: ${nowhere}`);
     const { pid } = stateFile().controller;
     process.kill(pid, 'SIGKILL');
-    await until('the controller to be gone', () => (/^\d+ \(.*\) [^Z]/.test(readOr(`/proc/${pid}/stat`)) ? undefined : true));
+    await until('the controller to be gone', () =>
+      /^\d+ \(.*\) [^Z]/.test(readOr(`/proc/${pid}/stat`)) ? undefined : true,
+    );
     const down = runCli(['down', '--name', NAME], {}, 120_000);
     expect(down.code, down.stdout + down.stderr).toBe(0);
     expect(down.stdout).toContain(`  ${nowhere}: never reached by this cluster, so nothing of it is there`);
-    expect(down.stdout).toMatch(new RegExp(`  ${h1.ip.replace(/\./g, '\\.')}: stopped \\d+ process\\(es\\) of the cluster; clean`));
+    expect(down.stdout).toMatch(
+      new RegExp(`  ${h1.ip.replace(/\./g, '\\.')}: stopped \\d+ process\\(es\\) of the cluster; clean`),
+    );
     expect(daskProcessesIn(h1)).toEqual([]);
     expect(fs.existsSync(path.join(STATE_HOME, 'sshcluster', NAME, 'state.json'))).toBe(false);
   });
@@ -354,11 +452,17 @@ describe('changing a running cluster', () => {
     expect(runCli(['up', a, '--detach'], {}, 120_000).code).toBe(0);
     const { pid } = stateFile().controller;
     process.kill(pid, 'SIGKILL');
-    await until('the controller to be gone', () => (/^\d+ \(.*\) [^Z]/.test(readOr(`/proc/${pid}/stat`)) ? undefined : true));
+    await until('the controller to be gone', () =>
+      /^\d+ \(.*\) [^Z]/.test(readOr(`/proc/${pid}/stat`)) ? undefined : true,
+    );
     // The state file as an apply that removed h2 leaves it when its controller dies
     // while h2's worker still retires: h2 out of the spec, kept in formerHosts.
     const file = path.join(STATE_HOME, 'sshcluster', NAME, 'state.json');
-    const st = JSON.parse(fs.readFileSync(file, 'utf8')) as { spec: { workerHosts: { name: string }[] }; formerHosts?: unknown[]; desiredWorkers: number };
+    const st = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+      spec: { workerHosts: { name: string }[] };
+      formerHosts?: unknown[];
+      desiredWorkers: number;
+    };
     const removed = st.spec.workerHosts.find((h) => h.name === h2.ip)!;
     st.spec.workerHosts = st.spec.workerHosts.filter((h) => h !== removed);
     st.formerHosts = [removed];
@@ -375,17 +479,31 @@ describe('changing a running cluster', () => {
     // Retired through the scheduler (its data moved), not only killed. The adopted
     // scheduler's lines reach the log store through its keeper: wait for the line.
     const retired = new RegExp(`Retiring worker tcp://${h2.ip.replace(/\./g, '\\.')}:`);
-    await until('the scheduler to log the retirement', () => (retired.test(runCli(['logs', 'scheduler', '--name', NAME, '--tail', '1000']).stdout) ? true : undefined));
-    expect(status().workers.filter((w) => w.state === 'running').map((w) => w.host)).toEqual([h1.ip]);
+    await until('the scheduler to log the retirement', () =>
+      retired.test(runCli(['logs', 'scheduler', '--name', NAME, '--tail', '1000']).stdout) ? true : undefined,
+    );
+    expect(
+      status()
+        .workers.filter((w) => w.state === 'running')
+        .map((w) => w.host),
+    ).toEqual([h1.ip]);
     // Killed again, and taken over with a file that differs (h2 back): the processes keep
     // their spec, and the up says so (the warning reaches the detached parent).
     const second = stateFile().controller.pid;
     process.kill(second, 'SIGKILL');
-    await until('the controller to be gone', () => (/^\d+ \(.*\) [^Z]/.test(readOr(`/proc/${second}/stat`)) ? undefined : true));
+    await until('the controller to be gone', () =>
+      /^\d+ \(.*\) [^Z]/.test(readOr(`/proc/${second}/stat`)) ? undefined : true,
+    );
     const differs = runCli(['up', a, '--detach'], {}, 180_000);
     expect(differs.code, differs.stdout + differs.stderr).toBe(0);
-    expect(differs.stdout + differs.stderr).toContain(`the host file differs from the spec the running processes have; keeping theirs (sshcluster plan ${a} shows the difference, apply makes it)`);
-    expect(status().workers.filter((w) => w.state === 'running').map((w) => w.host)).toEqual([h1.ip]);
+    expect(differs.stdout + differs.stderr).toContain(
+      `the host file differs from the spec the running processes have; keeping theirs (sshcluster plan ${a} shows the difference, apply makes it)`,
+    );
+    expect(
+      status()
+        .workers.filter((w) => w.state === 'running')
+        .map((w) => w.host),
+    ).toEqual([h1.ip]);
   });
 
   it("after apply gave a host another TMPDIR and the controller was killed, a re-adopting up and down clear the cluster's files under both", async () => {
@@ -394,11 +512,14 @@ describe('changing a running cluster', () => {
     const withTmp = (dir: string) => ({ host: h1.ip, env: { TMPDIR: dir } });
     const a = hostFile('tmpdir-a.yaml', [withTmp(dirA)]);
     expect(runCli(['up', a, '--detach'], {}, 120_000).code).toBe(0);
-    const filesUnder = (dir: string, id = stateFile().clusterId) => fs.existsSync(path.join(dir, `sshcluster-${process.getuid!()}`, id, 'files'));
+    const filesUnder = (dir: string, id = stateFile().clusterId) =>
+      fs.existsSync(path.join(dir, `sshcluster-${process.getuid!()}`, id, 'files'));
     const killController = async () => {
       const { pid } = stateFile().controller;
       process.kill(pid, 'SIGKILL');
-      await until('the controller to be gone', () => (/^\d+ \(.*\) [^Z]/.test(readOr(`/proc/${pid}/stat`)) ? undefined : true));
+      await until('the controller to be gone', () =>
+        /^\d+ \(.*\) [^Z]/.test(readOr(`/proc/${pid}/stat`)) ? undefined : true,
+      );
     };
     expect([filesUnder(dirA), filesUnder(dirB)]).toEqual([true, false]);
     const b = hostFile('tmpdir-b.yaml', [withTmp(dirB)]);

@@ -24,7 +24,11 @@ export interface CliRun {
 
 /** `group`: in its own process group, as a terminal runs a foreground job (see interruptGroup). */
 export function startCli(args: string[], env: Record<string, string> = {}, o: { group?: boolean } = {}): CliRun {
-  const child = spawn(process.execPath, [BIN, ...args], { env: { ...baseEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: o.group === true });
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...baseEnv(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: o.group === true,
+  });
   let out = '';
   const waiters: (() => void)[] = [];
   const onData = (d: Buffer) => {
@@ -34,7 +38,9 @@ export function startCli(args: string[], env: Record<string, string> = {}, o: { 
   };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('close', (code, signal) => r({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.on('close', (code, signal) => r({ code, signal })),
+  );
   return {
     child,
     output: () => out,
@@ -48,9 +54,14 @@ export function startCli(args: string[], env: Record<string, string> = {}, o: { 
             resolve(m);
           }
         };
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${re}; output so far:\n${out.slice(-4000)}`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`timed out waiting for ${re}; output so far:\n${out.slice(-4000)}`)),
+          timeoutMs,
+        );
         waiters.push(check);
-        void exited.then(() => setTimeout(() => reject(new Error(`CLI exited before ${re}; output:\n${out.slice(-4000)}`)), 50));
+        void exited.then(() =>
+          setTimeout(() => reject(new Error(`CLI exited before ${re}; output:\n${out.slice(-4000)}`)), 50),
+        );
         check();
       });
     },

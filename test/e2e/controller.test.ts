@@ -21,7 +21,15 @@ interface Status {
   dashboardUrl: string;
   desiredWorkers: number;
   hosts: { name: string; state: string; lastError: string | null; workers: number }[];
-  workers: { name: string; host: string; pid: number | null; state: string; restarts: number; nannyRestarts?: number; address: string | null }[];
+  workers: {
+    name: string;
+    host: string;
+    pid: number | null;
+    state: string;
+    restarts: number;
+    nannyRestarts?: number;
+    address: string | null;
+  }[];
   events: { subject: string; text: string }[];
 }
 
@@ -46,15 +54,24 @@ interface StateFile {
   controller: { pid: number };
   processes: { name: string; host: string; role: string; pid: number }[];
 }
-const readStateFile = (name: string) => JSON.parse(fs.readFileSync(path.join(STATE_HOME, 'sshcluster', name, 'state.json'), 'utf8')) as StateFile;
+const readStateFile = (name: string) =>
+  JSON.parse(fs.readFileSync(path.join(STATE_HOME, 'sshcluster', name, 'state.json'), 'utf8')) as StateFile;
 const schedulerPid = (s: StateFile) => s.processes.find((p) => p.role === 'scheduler')?.pid;
 /** Per host, the PIDs of its dask processes: equal before and after means no duplicates. */
-const daskPerHost = (hosts: typeof info.hosts) => hosts.map((h) => daskProcessesIn(h).map((p) => p.pid).sort((a, b) => a - b));
+const daskPerHost = (hosts: typeof info.hosts) =>
+  hosts.map((h) =>
+    daskProcessesIn(h)
+      .map((p) => p.pid)
+      .sort((a, b) => a - b),
+  );
 
 afterEach(() => {
   // Stop whatever a failed test left, through the same command users have.
-  for (const name of fs.existsSync(path.join(STATE_HOME, 'sshcluster')) ? fs.readdirSync(path.join(STATE_HOME, 'sshcluster')) : []) {
-    if (fs.existsSync(path.join(STATE_HOME, 'sshcluster', name, 'state.json'))) runCli(['down', '--name', name], {}, 90_000);
+  for (const name of fs.existsSync(path.join(STATE_HOME, 'sshcluster'))
+    ? fs.readdirSync(path.join(STATE_HOME, 'sshcluster'))
+    : []) {
+    if (fs.existsSync(path.join(STATE_HOME, 'sshcluster', name, 'state.json')))
+      runCli(['down', '--name', name], {}, 90_000);
   }
 });
 
@@ -63,10 +80,23 @@ describe('controller', () => {
     upDetached('ctl', four);
     const s = status('ctl');
     expect(s.schedulerAddress).toBe(`tcp://${four[0]!.ip}:8786`);
-    expect(running(s).map((w) => w.name).sort()).toEqual(four.slice(1).map((h) => `${h.ip}-0`).sort());
+    expect(
+      running(s)
+        .map((w) => w.name)
+        .sort(),
+    ).toEqual(
+      four
+        .slice(1)
+        .map((h) => `${h.ip}-0`)
+        .sort(),
+    );
     // Addresses are the scheduler's own: a client sees the same set.
     const seen = JSON.parse(daskClient(s.schedulerAddress, 'print(json.dumps(sorted(c.scheduler_info()["workers"])))'));
-    expect(running(s).map((w) => w.address).sort()).toEqual(seen);
+    expect(
+      running(s)
+        .map((w) => w.address)
+        .sort(),
+    ).toEqual(seen);
     expect(s.hosts.map((h) => h.state)).toEqual(['up', 'up', 'up', 'up']);
     // The background controller runs with the V8 flags that keep its RSS down (detach.ts).
     const argv = fs.readFileSync(`/proc/${readStateFile('ctl').controller.pid}/cmdline`, 'utf8').split('\0');
@@ -111,12 +141,20 @@ describe('controller', () => {
     } finally {
       setLink(cut, 'up');
     }
-    const back = await until('the host and its worker to recover', () => {
-      const st = status('link');
-      const ok = st.hosts.find((h) => h.name === cut.ip)?.state === 'up' && running(st).length === 2;
-      return ok ? st : undefined;
-    }, 120_000);
-    expect(running(back).map((w) => w.host).sort()).toEqual([four[1]!.ip, cut.ip].sort());
+    const back = await until(
+      'the host and its worker to recover',
+      () => {
+        const st = status('link');
+        const ok = st.hosts.find((h) => h.name === cut.ip)?.state === 'up' && running(st).length === 2;
+        return ok ? st : undefined;
+      },
+      120_000,
+    );
+    expect(
+      running(back)
+        .map((w) => w.host)
+        .sort(),
+    ).toEqual([four[1]!.ip, cut.ip].sort());
     // Up again, it carries no error: the one it had is in the events (helper-27 saw it kept).
     expect(back.hosts.find((h) => h.name === cut.ip)?.lastError).toBeNull();
     expect(back.events.map((e) => `${e.subject}: ${e.text}`)).toContain(`${cut.ip}: reconnected`);
@@ -165,13 +203,18 @@ describe('controller', () => {
     const after = status('adopt');
     expect(after.schedulerAddress).toBe(before.schedulerAddress);
     expect(after.dashboardUrl).toBe(before.dashboardUrl);
-    const pids = (s: Status) => running(s).map((w) => `${w.name}=${w.pid}`).sort();
+    const pids = (s: Status) =>
+      running(s)
+        .map((w) => `${w.name}=${w.pid}`)
+        .sort();
     expect(pids(after)).toEqual(pids(before));
     const state = readStateFile('adopt');
     expect(state.controller.pid).not.toBe(old.controller.pid);
     expect(schedulerPid(state)).toBe(schedulerPid(old));
     expect(daskPerHost(three)).toEqual(daskBefore);
-    expect(daskClient(after.schedulerAddress, 'print(sum(c.gather(c.map(lambda x: x * x, range(100)))))').trim()).toBe('328350');
+    expect(daskClient(after.schedulerAddress, 'print(sum(c.gather(c.map(lambda x: x * x, range(100)))))').trim()).toBe(
+      '328350',
+    );
 
     const down = runCli(['down', '--name', 'adopt'], {}, 120_000);
     expect(down.code, down.stderr).toBe(0);
@@ -181,10 +224,16 @@ describe('controller', () => {
 
   it('re-adoption keeps the size the dead controller was keeping, not the host file size', async () => {
     const three = four.slice(0, 3);
-    const file = writeHostsYaml(tmp('resize.yaml'), { ...info, hosts: three }, { env, name: 'resize', hosts: three.map((h, i) => (i === 0 ? h.ip : { host: h.ip, max_workers: 2 })) });
+    const file = writeHostsYaml(
+      tmp('resize.yaml'),
+      { ...info, hosts: three },
+      { env, name: 'resize', hosts: three.map((h, i) => (i === 0 ? h.ip : { host: h.ip, max_workers: 2 })) },
+    );
     expect(runCli(['up', file, '--detach'], {}, 120_000).code).toBe(0);
     expect(runCli(['scale', '4', '--name', 'resize'], {}, 120_000).code).toBe(0);
-    const before = running(status('resize')).map((w) => `${w.name}=${w.pid}`).sort();
+    const before = running(status('resize'))
+      .map((w) => `${w.name}=${w.pid}`)
+      .sort();
     expect(before.length).toBe(4);
     process.kill(readStateFile('resize').controller.pid, 'SIGKILL');
     await sleep(1500);
@@ -192,7 +241,11 @@ describe('controller', () => {
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toContain('re-adopted 5 process(es) from the state file, started 0');
     await sleep(3000); // a few reconcile ticks: nothing may be retired
-    expect(running(status('resize')).map((w) => `${w.name}=${w.pid}`).sort()).toEqual(before);
+    expect(
+      running(status('resize'))
+        .map((w) => `${w.name}=${w.pid}`)
+        .sort(),
+    ).toEqual(before);
   });
 
   it('re-adopting after a worker died meanwhile starts only that worker; without the scheduler it starts afresh', async () => {
@@ -203,7 +256,10 @@ describe('controller', () => {
     const old = readStateFile('readopt');
     process.kill(old.controller.pid, 'SIGKILL');
     const dead = old.processes.find((p) => p.role === 'worker')!;
-    runIn(three.find((h) => h.ip === dead.host)!, ['kill', '-KILL', '--', `-${dead.pid}`]);
+    runIn(
+      three.find((h) => h.ip === dead.host)!,
+      ['kill', '-KILL', '--', `-${dead.pid}`],
+    );
     await sleep(1000);
     const again = upDetached('readopt', three);
     expect(again.stdout).toContain('re-adopted 2 process(es) from the state file, started 1');
@@ -219,7 +275,9 @@ describe('controller', () => {
     const fresh = upDetached('readopt', three);
     // Workers close by themselves once their scheduler's connection breaks (Dask removed
     // worker reconnection in 2022), so how many are left to stop depends on timing.
-    expect(fresh.stdout).toMatch(/the previous controller's scheduler is gone(; stopped \d+ process\(es\) it left)?: starting the cluster afresh/);
+    expect(fresh.stdout).toMatch(
+      /the previous controller's scheduler is gone(; stopped \d+ process\(es\) it left)?: starting the cluster afresh/,
+    );
     expect(running(status('readopt')).length).toBe(2);
     expect(daskPerHost(three).map((pids) => pids.length)).toEqual(counts);
     expect(runCli(['down', '--name', 'readopt'], {}, 120_000).code).toBe(0);
@@ -227,7 +285,7 @@ describe('controller', () => {
   });
 
   it('keeps two clusters with different names apart', async () => {
-    const [a0, a1, b0, b1] = four as [typeof four[0], typeof four[0], typeof four[0], typeof four[0]];
+    const [a0, a1, b0, b1] = four as [(typeof four)[0], (typeof four)[0], (typeof four)[0], (typeof four)[0]];
     upDetached('alpha', [a0, a1]);
     upDetached('beta', [b0, b1]);
     expect(runCli(['list']).stdout).toMatch(/alpha\s+running[\s\S]*beta\s+running/);
@@ -274,14 +332,18 @@ describe('controller', () => {
     const two = four.slice(0, 3);
     upDetached('killer', two);
     const address = status('killer').schedulerAddress;
-    const out = daskClient(address, [
-      'import os',
-      'from distributed import KilledWorker',
-      'try:',
-      '    c.submit(os._exit, 1, pure=False).result(timeout=120)',
-      'except KilledWorker:',
-      '    print("KilledWorker")',
-    ].join('\n'), 150_000);
+    const out = daskClient(
+      address,
+      [
+        'import os',
+        'from distributed import KilledWorker',
+        'try:',
+        '    c.submit(os._exit, 1, pure=False).result(timeout=120)',
+        'except KilledWorker:',
+        '    print("KilledWorker")',
+      ].join('\n'),
+      150_000,
+    );
     expect(out.trim()).toBe('KilledWorker');
     const st = await until('the restarts in status', () => {
       const s = status('killer');
@@ -292,11 +354,19 @@ describe('controller', () => {
   });
 
   it('places new workers away from a host whose worker keeps failing', async () => {
-    const [s0, bad, good] = four as [typeof four[0], typeof four[0], typeof four[0]];
-    const file = writeHostsYaml(tmp('place.yaml'), { ...info, hosts: [s0, bad, good] }, {
-      env,
-      hosts: [s0.ip, { host: bad.ip, remote_python: '/opt/no/python3', max_workers: 2 }, { host: good.ip, max_workers: 2 }],
-    });
+    const [s0, bad, good] = four as [(typeof four)[0], (typeof four)[0], (typeof four)[0]];
+    const file = writeHostsYaml(
+      tmp('place.yaml'),
+      { ...info, hosts: [s0, bad, good] },
+      {
+        env,
+        hosts: [
+          s0.ip,
+          { host: bad.ip, remote_python: '/opt/no/python3', max_workers: 2 },
+          { host: good.ip, max_workers: 2 },
+        ],
+      },
+    );
     const r = runCli(['up', file, '--detach'], {}, 120_000);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(new RegExp(`\\[${bad.ip.replace(/\./g, '\\.')}\\] failed: .*python not found`));

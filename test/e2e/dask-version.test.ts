@@ -15,23 +15,30 @@ import { clientPython, getTestHosts } from './harness/context.js';
 import { writeHostsYaml } from './harness/netns-hosts.js';
 
 const info = getTestHosts();
-const [h0, h1] = info.hosts as [typeof info.hosts[0], typeof info.hosts[0]];
+const [h0, h1] = info.hosts as [(typeof info.hosts)[0], (typeof info.hosts)[0]];
 const tmp = (name: string) => path.join(info.dir, name);
 const NTHREADS = 4;
 const TASKS = 16;
 // Tasks of unknown duration count this long, so the load's cpu term is capped by the
 // task count (16), not by occupancy: the raw target does not depend on timing.
-const env = { DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch'), DASK_DISTRIBUTED__SCHEDULER__UNKNOWN_TASK_DURATION: '60s' };
+const env = {
+  DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch'),
+  DASK_DISTRIBUTED__SCHEDULER__UNKNOWN_TASK_DURATION: '60s',
+};
 let address = '';
 
 beforeAll(() => {
-  const file = writeHostsYaml(tmp('version.yaml'), { ...info, hosts: [h0, h1] }, {
-    env,
-    name: 'version',
-    // On the bridge address, so this test can call the scheduler's HTTP API directly.
-    scheduler_options: { port: 8786, dashboard_address: ':8787' },
-    worker_options: { nthreads: NTHREADS },
-  });
+  const file = writeHostsYaml(
+    tmp('version.yaml'),
+    { ...info, hosts: [h0, h1] },
+    {
+      env,
+      name: 'version',
+      // On the bridge address, so this test can call the scheduler's HTTP API directly.
+      scheduler_options: { port: 8786, dashboard_address: ':8787' },
+      worker_options: { nthreads: NTHREADS },
+    },
+  );
   const up = runCli(['up', file, '--detach'], {}, 120_000);
   expect(up.code, up.stdout + up.stderr).toBe(0);
   address = `tcp://${h0.ip}:8786`;
@@ -57,7 +64,8 @@ function background<T>(code: string): { first: Promise<T>; done: Promise<string>
   });
   p.stderr.on('data', (d) => (err += d));
   const done = new Promise<string>((resolve, reject) =>
-    p.on('close', (c) => (c === 0 ? resolve(out) : reject(new Error(`client exited ${c}: ${err.slice(-2000)}`)))));
+    p.on('close', (c) => (c === 0 ? resolve(out) : reject(new Error(`client exited ${c}: ${err.slice(-2000)}`)))),
+  );
   const first = new Promise<T>((resolve, reject) => {
     onLine = (line) => resolve(JSON.parse(line) as T);
     done.then(() => reject(new Error(`client printed no line: ${out}`)), reject);
@@ -66,7 +74,8 @@ function background<T>(code: string): { first: Promise<T>; done: Promise<string>
 }
 
 /** 16 tasks that block until `stop` exists; first line: the scheduler's view once all are in. */
-const blockingLoad = (stop: string) => background<{ raw: number; processing: number; queued: number }>(`
+const blockingLoad = (stop: string) =>
+  background<{ raw: number; processing: number; queued: number }>(`
 stop = ${JSON.stringify(stop)}
 def block(i):
     while not os.path.exists(stop):
@@ -87,7 +96,8 @@ print(json.dumps({"raw": raw, "processing": processing, "queued": queued}), flus
 print(sum(c.gather(futures)), flush=True)`);
 
 /** Short tasks, batch after batch, until `stop` exists: every heartbeat reports finished tasks. */
-const churn = (stop: string) => background<{ batches: number }>(`
+const churn = (stop: string) =>
+  background<{ batches: number }>(`
 stop = ${JSON.stringify(stop)}
 batches = 0
 while not os.path.exists(stop) or batches == 0:
@@ -99,9 +109,14 @@ print(batches, flush=True)`);
 
 describe(`Dask ${info.dask} on the hosts`, () => {
   it('scheduler and worker run the distributed this project names (and it is printed)', () => {
-    const out = daskClient(address, 'print(json.dumps([c.run_on_scheduler(lambda: __import__("distributed").__version__), sorted(set(c.run(lambda: __import__("distributed").__version__).values()))]))');
+    const out = daskClient(
+      address,
+      'print(json.dumps([c.run_on_scheduler(lambda: __import__("distributed").__version__), sorted(set(c.run(lambda: __import__("distributed").__version__).values()))]))',
+    );
     const [scheduler, workers] = JSON.parse(out.trim()) as [string, string[]];
-    console.log(`e2e: Dask under test: scheduler distributed ${scheduler}, workers ${workers.join(', ')} (vitest project for Dask ${info.dask}, remote_python ${info.python})`);
+    console.log(
+      `e2e: Dask under test: scheduler distributed ${scheduler}, workers ${workers.join(', ')} (vitest project for Dask ${info.dask}, remote_python ${info.python})`,
+    );
     expect(scheduler).toBe(info.daskVersion);
     expect(scheduler.startsWith(`${info.dask}.`)).toBe(true);
     expect(workers).toEqual([info.daskVersion]);
@@ -127,7 +142,9 @@ describe(`Dask ${info.dask} on the hosts`, () => {
       expect(view.raw).toBe(info.dask === '2022.12' ? TASKS : TASKS / NTHREADS);
       const dry = runCli(['adapt', '--name', 'version', '--min', '0', '--max', '10', '--dry-run']);
       expect(dry.code, dry.stderr).toBe(0);
-      expect(dry.stdout).toMatch(new RegExp(`would scale up by ${TASKS / NTHREADS - 1} \\(target ${TASKS / NTHREADS}\\)`));
+      expect(dry.stdout).toMatch(
+        new RegExp(`would scale up by ${TASKS / NTHREADS - 1} \\(target ${TASKS / NTHREADS}\\)`),
+      );
       // The scheduler's figures in status (sshcluster's preload on this version): none of
       // the 16 done, all processing or queued (2024.12 queues past 1.1 × threads).
       const st = await until('the task figures in status --json', () => {
@@ -171,7 +188,9 @@ describe(`Dask ${info.dask} on the hosts`, () => {
       fs.writeFileSync(stop, '');
     }
     await load.done;
-    console.log(`e2e: distributed ${info.daskVersion}: /json/identity.json failed ${identityFailures}/20 times while tasks finished (the worker list stands in when it does)`);
+    console.log(
+      `e2e: distributed ${info.daskVersion}: /json/identity.json failed ${identityFailures}/20 times while tasks finished (the worker list stands in when it does)`,
+    );
     expect(seen).toEqual(Array.from({ length: 20 }, () => [`${h1.ip}-0`]));
   });
 
@@ -191,7 +210,10 @@ describe(`Dask ${info.dask} on the hosts`, () => {
     }
     // A worker holding data that no other worker can take is not retired: wait until the
     // earlier tests' keys are released.
-    daskClient(address, 'import time\nwhile c.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)):\n    time.sleep(0.1)');
+    daskClient(
+      address,
+      'import time\nwhile c.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks)):\n    time.sleep(0.1)',
+    );
     expect(identity?.workers.map((w) => [w.name, w.nthreads])).toEqual([[`${h1.ip}-0`, NTHREADS]]);
     expect(await api.retireN(1)).toEqual([workers[0]!.address]);
   });
@@ -209,7 +231,10 @@ describe(`Dask ${info.dask} on the hosts`, () => {
     expect(workers.map((w) => w.name)).toEqual([`${h1.ip}-0`]);
     // What `down` does: retire with keep. This route keeps it (closing gracefully), so it
     // never learns from a heartbeat that it was removed and closes itself mid-stop.
-    expect(await api.retireWorkers([workers[0]!.address], { keep: true })).toEqual({ retired: [workers[0]!.address], kept: [] });
+    expect(await api.retireWorkers([workers[0]!.address], { keep: true })).toEqual({
+      retired: [workers[0]!.address],
+      kept: [],
+    });
     expect(await api.workers()).toEqual(workers);
   });
 });

@@ -50,17 +50,21 @@ function startPoller() {
     async stop(): Promise<{ hits: string[]; rounds: number }> {
       p.stdin.end();
       await exited;
-      return { hits: out.split('\n').filter((l) => l.startsWith('HIT')), rounds: Number(/ROUNDS (\d+)/.exec(out)?.[1] ?? 0) };
+      return {
+        hits: out.split('\n').filter((l) => l.startsWith('HIT')),
+        rounds: Number(/ROUNDS (\d+)/.exec(out)?.[1] ?? 0),
+      };
     },
     kill: () => p.kill('SIGKILL'),
   };
 }
 
 /** SSH exec sessions sshd (LogLevel VERBOSE) has started, per host. */
-const sessions = () => three.map((h) => {
-  const log = path.join(info.dir, `sshd-${info.hosts.indexOf(h)}.log`);
-  return (fs.readFileSync(log, 'utf8').match(/Starting session: command/g) ?? []).length;
-});
+const sessions = () =>
+  three.map((h) => {
+    const log = path.join(info.dir, `sshd-${info.hosts.indexOf(h)}.log`);
+    return (fs.readFileSync(log, 'utf8').match(/Starting session: command/g) ?? []).length;
+  });
 
 let poller: ReturnType<typeof startPoller> | undefined;
 afterAll(() => {
@@ -70,12 +74,16 @@ afterAll(() => {
 
 describe('env secrets on the hosts', () => {
   it('appear on no command line during up, scale and exec, and reach the processes literally', async () => {
-    const file = writeHostsYaml(tmp('secrets.yaml'), { ...info, hosts: three }, {
-      name: 'secrets',
-      env: { AWS_SECRET_ACCESS_KEY: SECRET, DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch') },
-      setup: ['sleep 0.3'],
-      worker_options: { nworkers: 2 },
-    });
+    const file = writeHostsYaml(
+      tmp('secrets.yaml'),
+      { ...info, hosts: three },
+      {
+        name: 'secrets',
+        env: { AWS_SECRET_ACCESS_KEY: SECRET, DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch') },
+        setup: ['sleep 0.3'],
+        worker_options: { nworkers: 2 },
+      },
+    );
     poller = startPoller();
     await sleep(200);
     const before = sessions();
@@ -91,7 +99,12 @@ describe('env secrets on the hosts', () => {
       expect(scale.code, scale.stdout + scale.stderr).toBe(0);
     }
     const address = `tcp://${three[0]!.ip}:8786`;
-    const seen = JSON.parse(daskClient(address, 'print(json.dumps(sorted(set(c.run(lambda: __import__("os").environ["AWS_SECRET_ACCESS_KEY"]).values()))))'));
+    const seen = JSON.parse(
+      daskClient(
+        address,
+        'print(json.dumps(sorted(set(c.run(lambda: __import__("os").environ["AWS_SECRET_ACCESS_KEY"]).values()))))',
+      ),
+    );
     expect(seen).toEqual([SECRET]);
 
     const sha = createHash('sha256').update(SECRET).digest('hex');
@@ -102,7 +115,13 @@ describe('env secrets on the hosts', () => {
     // ps on a worker host: the launcher by name, the size of the files it wrote (the
     // workers' preload; optional without TLS) and the worker's argv, no program source.
     const ours = processesIn(three[1]!).filter((p) => p.cmdline.includes('sshcluster'));
-    expect(ours.some((p) => /\/sshcluster-launcher --optional-files=\d+ \S+-\d \/usr\/bin\/python3 -m distributed\.cli\.dask_worker tcp:/.test(p.cmdline))).toBe(true);
+    expect(
+      ours.some((p) =>
+        /\/sshcluster-launcher --optional-files=\d+ \S+-\d \/usr\/bin\/python3 -m distributed\.cli\.dask_worker tcp:/.test(
+          p.cmdline,
+        ),
+      ),
+    ).toBe(true);
     expect(ours.filter((p) => p.cmdline.length > 600).map((p) => p.cmdline.slice(0, 200))).toEqual([]);
 
     const down = runCli(['down', '--name', 'secrets'], {}, 90_000);

@@ -9,7 +9,7 @@ import { processesIn, writeHostsYaml } from './harness/netns-hosts.js';
 
 const info = getTestHosts();
 const tmp = (name: string) => path.join(info.dir, name);
-const [h0, h1, h2] = info.hosts as [typeof info.hosts[0], typeof info.hosts[0], typeof info.hosts[0]];
+const [h0, h1, h2] = info.hosts as [(typeof info.hosts)[0], (typeof info.hosts)[0], (typeof info.hosts)[0]];
 const file = writeHostsYaml(tmp('exec.yaml'), info);
 const n = info.hosts.length;
 const prefix = h0.ip.replace(/\d+$/, '');
@@ -22,15 +22,31 @@ describe('sshcluster exec', () => {
     expect(r.stdout).toBe(`== ${allHosts} (${n}) ==\nhello\noops\n${n} host(s): ${n} ok\n`);
   });
 
-  it('runs with the host file\'s env and exits with the worst code of the hosts', () => {
-    const r = runCli(['exec', file, '--', `case "$(hostname -I)" in *${h1.ip}*) echo odd; exit 3;; *${h2.ip}*) exit 1;; esac; echo "$GREETING"`], {});
+  it("runs with the host file's env and exits with the worst code of the hosts", () => {
+    const r = runCli(
+      [
+        'exec',
+        file,
+        '--',
+        `case "$(hostname -I)" in *${h1.ip}*) echo odd; exit 3;; *${h2.ip}*) exit 1;; esac; echo "$GREETING"`,
+      ],
+      {},
+    );
     expect(r.code).toBe(3);
     expect(r.stdout).toContain(`== ${h1.ip} (1): exit 3 ==\nodd\n`);
     expect(r.stdout).toContain(`== ${h2.ip} (1): exit 1 ==\n`);
-    expect(r.stdout).toMatch(new RegExp(`${n} host\\(s\\): ${n - 2} ok, 1 exit 3, 1 exit 1|${n} host\\(s\\): ${n - 2} ok, 1 exit 1, 1 exit 3`));
-    const withEnv = writeHostsYaml(tmp('exec-env.yaml'), { ...info, hosts: [h0, h1] }, { env: { GREETING: 'hi there' }, setup: ['FROM_SETUP=yes'] });
+    expect(r.stdout).toMatch(
+      new RegExp(`${n} host\\(s\\): ${n - 2} ok, 1 exit 3, 1 exit 1|${n} host\\(s\\): ${n - 2} ok, 1 exit 1, 1 exit 3`),
+    );
+    const withEnv = writeHostsYaml(
+      tmp('exec-env.yaml'),
+      { ...info, hosts: [h0, h1] },
+      { env: { GREETING: 'hi there' }, setup: ['FROM_SETUP=yes'] },
+    );
     // After the login user's ~/.bashrc (the harness's stand-in sets SSHC_E2E_LOGIN_RC), as ssh runs it.
-    expect(runCli(['exec', withEnv, '--', 'echo "$GREETING $FROM_SETUP $SSHC_E2E_LOGIN_RC"']).stdout).toContain('hi there yes 1\n');
+    expect(runCli(['exec', withEnv, '--', 'echo "$GREETING $FROM_SETUP $SSHC_E2E_LOGIN_RC"']).stdout).toContain(
+      'hi there yes 1\n',
+    );
   });
 
   it('selects hosts with --hosts and prefixes lines with --no-fold', () => {
@@ -98,8 +114,16 @@ describe('sshcluster exec', () => {
     expect(processesIn(h1).filter((p) => p.cmdline.includes('sleep 77'))).toEqual([]);
   });
 
-  it('on Ctrl-C stops every host\'s command by PID before it exits (130), as OpenSSH would not', async () => {
-    const run = startCli(['exec', file, '--hosts', `${h1.ip},${h2.ip}`, '--no-fold', '--', 'echo started; sleep 78; echo never']);
+  it("on Ctrl-C stops every host's command by PID before it exits (130), as OpenSSH would not", async () => {
+    const run = startCli([
+      'exec',
+      file,
+      '--hosts',
+      `${h1.ip},${h2.ip}`,
+      '--no-fold',
+      '--',
+      'echo started; sleep 78; echo never',
+    ]);
     const sleeping = () => [h1, h2].flatMap((h) => processesIn(h).filter((p) => p.cmdline === 'sleep 78'));
     await until('both sleeps to run', () => (sleeping().length === 2 ? true : undefined));
     run.child.kill('SIGINT');
@@ -110,7 +134,11 @@ describe('sshcluster exec', () => {
 
   it('reports an unreachable host with its hint (exit 255) while the others run', () => {
     const down = h0.ip.replace(/\.\d+$/, '.252');
-    const f = writeHostsYaml(tmp('exec-down.yaml'), { ...info, hosts: [h0, h1] }, { connect_options: { connect_timeout: '2s' }, hosts: [h0.ip, h1.ip, down] });
+    const f = writeHostsYaml(
+      tmp('exec-down.yaml'),
+      { ...info, hosts: [h0, h1] },
+      { connect_options: { connect_timeout: '2s' }, hosts: [h0.ip, h1.ip, down] },
+    );
     const r = runCli(['exec', f, '--json', '--', 'echo up']);
     expect(r.code).toBe(255);
     const doc = JSON.parse(r.stdout);
@@ -121,6 +149,8 @@ describe('sshcluster exec', () => {
     ]);
     expect(doc.hosts[2]).toMatchObject({ host: down, kind: 'failed', code: 255, hint: expect.stringMatching(/check/) });
     const plain = runCli(['exec', f, '--', 'true']);
-    expect(plain.stdout).toMatch(new RegExp(`== ${down.replace(/\./g, '\\.')} \\(1\\): (timeout|unreachable) ==\\n.*\\n  hint: `));
+    expect(plain.stdout).toMatch(
+      new RegExp(`== ${down.replace(/\./g, '\\.')} \\(1\\): (timeout|unreachable) ==\\n.*\\n  hint: `),
+    );
   });
 });

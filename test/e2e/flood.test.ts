@@ -114,16 +114,25 @@ afterAll(() => {
   if (!fs.existsSync(stateFile)) return;
   const pid = (JSON.parse(fs.readFileSync(stateFile, 'utf8')) as { controller?: { pid: number } }).controller?.pid;
   runCli(['down', '--name', name], {}, 90_000);
-  if (pid !== undefined && fs.existsSync(`/proc/${pid}`) && fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sshcluster')) process.kill(pid, 'SIGKILL');
+  if (
+    pid !== undefined &&
+    fs.existsSync(`/proc/${pid}`) &&
+    fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sshcluster')
+  )
+    process.kill(pid, 'SIGKILL');
 });
 
 describe('a worker flooding its output', () => {
   it('does not hold up the cluster, and nothing grows without bound', async () => {
-    const file = writeHostsYaml(tmp(`${name}.yaml`), { ...info, hosts: [h0, h1, h2] }, {
-      env,
-      name,
-      hosts: [h0.ip, { host: h1.ip, remote_python: floodingPython(), worker_options: { nworkers: 2 } }, h2.ip],
-    });
+    const file = writeHostsYaml(
+      tmp(`${name}.yaml`),
+      { ...info, hosts: [h0, h1, h2] },
+      {
+        env,
+        name,
+        hosts: [h0.ip, { host: h1.ip, remote_python: floodingPython(), worker_options: { nworkers: 2 } }, h2.ip],
+      },
+    );
     const up = startCli(['up', file, '--detach']);
     const ended = await Promise.race([up.exited, sleep(UP_TIMEOUT_MS).then(() => undefined)]);
     if (!ended) up.child.kill('SIGKILL');
@@ -131,9 +140,18 @@ describe('a worker flooding its output', () => {
     // It returned while the flood went on, not after it.
     expect(floodersIn().length, 'the flood is still running').toBeGreaterThan(0);
 
-    const state = JSON.parse(fs.readFileSync(path.join(clusterDir, 'state.json'), 'utf8')) as { controller: { pid: number; socket: string } };
-    const st = JSON.parse(runCli(['status', '--name', name, '--json']).stdout) as { workers: { name: string; state: string }[] };
-    expect(st.workers.filter((w) => w.state === 'running').map((w) => w.name).sort()).toEqual([`${h1.ip}-0`, `${h1.ip}-1`, `${h2.ip}-0`].sort());
+    const state = JSON.parse(fs.readFileSync(path.join(clusterDir, 'state.json'), 'utf8')) as {
+      controller: { pid: number; socket: string };
+    };
+    const st = JSON.parse(runCli(['status', '--name', name, '--json']).stdout) as {
+      workers: { name: string; state: string }[];
+    };
+    expect(
+      st.workers
+        .filter((w) => w.state === 'running')
+        .map((w) => w.name)
+        .sort(),
+    ).toEqual([`${h1.ip}-0`, `${h1.ip}-1`, `${h2.ip}-0`].sort());
 
     const idleRss = rssBytes(state.controller.pid);
     const cliStart = performance.now();
@@ -148,7 +166,10 @@ describe('a worker flooding its output', () => {
       maxStatusMs = Math.max(maxStatusMs, await statusAnswerMs(state.controller.socket));
       await sleep(1000);
     }
-    console.log(`flood: controller RSS ${(idleRss / MB).toFixed(1)} MB when up returned, max ${(maxRss / MB).toFixed(1)} MB; \`status\` command ${cliMs.toFixed(0)} ms;`, `state dir max ${(maxDir / MB).toFixed(1)} MB, status answered in ≤ ${maxStatusMs.toFixed(0)} ms`);
+    console.log(
+      `flood: controller RSS ${(idleRss / MB).toFixed(1)} MB when up returned, max ${(maxRss / MB).toFixed(1)} MB; \`status\` command ${cliMs.toFixed(0)} ms;`,
+      `state dir max ${(maxDir / MB).toFixed(1)} MB, status answered in ≤ ${maxStatusMs.toFixed(0)} ms`,
+    );
     expect(maxRss).toBeLessThan(RSS_MAX);
     expect(maxDir).toBeLessThan(STATE_DIR_MAX);
     expect(maxStatusMs).toBeLessThan(STATUS_MAX_MS);
@@ -163,7 +184,11 @@ describe('a worker flooding its output', () => {
     const controllerLog = () => fs.readFileSync(path.join(clusterDir, 'controller.log'), 'utf8');
     const said = new RegExp(`${flooder.replace(/\./g, '\\.')}: [\\d.]+( [kM])? lines of stdout dropped`);
     // The count is said every DROP_REPORT_MS (10 s) while lines are dropped.
-    await until('the drop count in the logs', () => said.test(controllerLog()) && /\[sshcluster\] [\d.]+( [kM])? lines of stdout dropped/.test(flooderLog()), 3 * DROP_REPORT_MS);
+    await until(
+      'the drop count in the logs',
+      () => said.test(controllerLog()) && /\[sshcluster\] [\d.]+( [kM])? lines of stdout dropped/.test(flooderLog()),
+      3 * DROP_REPORT_MS,
+    );
     expect(flooderLog()).toMatch(/flood \d{8}/);
     expect(controllerLog()).not.toMatch(/flood \d{8}/);
 

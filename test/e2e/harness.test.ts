@@ -12,16 +12,38 @@ import type { TestHost } from './harness/types.js';
 const info = getTestHosts();
 
 function ssh(host: TestHost, command: string) {
-  return spawnSync('ssh', [
-    '-F', '/dev/null', '-i', info.clientKeyPath, '-p', String(host.port),
-    '-o', `UserKnownHostsFile=${info.knownHostsPath}`, '-o', 'StrictHostKeyChecking=yes',
-    '-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes', '-o', 'ConnectTimeout=5',
-    `root@${host.ip}`, command,
-  ], { encoding: 'utf8', timeout: 20_000 });
+  return spawnSync(
+    'ssh',
+    [
+      '-F',
+      '/dev/null',
+      '-i',
+      info.clientKeyPath,
+      '-p',
+      String(host.port),
+      '-o',
+      `UserKnownHostsFile=${info.knownHostsPath}`,
+      '-o',
+      'StrictHostKeyChecking=yes',
+      '-o',
+      'BatchMode=yes',
+      '-o',
+      'IdentitiesOnly=yes',
+      '-o',
+      'ConnectTimeout=5',
+      `root@${host.ip}`,
+      command,
+    ],
+    { encoding: 'utf8', timeout: 20_000 },
+  );
 }
 
-const canReach = (from: TestHost, to: TestHost) => runIn(from, ['/usr/bin/python3', '-c',
-  `import socket; socket.create_connection(("${to.ip}", ${to.port}), 2).close(); print("connected")`]);
+const canReach = (from: TestHost, to: TestHost) =>
+  runIn(from, [
+    '/usr/bin/python3',
+    '-c',
+    `import socket; socket.create_connection(("${to.ip}", ${to.port}), 2).close(); print("connected")`,
+  ]);
 
 describe('e2e harness', () => {
   it('made the requested number of distinct hosts', () => {
@@ -30,21 +52,24 @@ describe('e2e harness', () => {
     expect(readFileSync(info.knownHostsPath, 'utf8').trim().split('\n')).toHaveLength(info.hosts.length);
   });
 
-  it.each(getTestHosts().hosts.map((h) => [h.name, h] as const))('%s: OpenSSH logs in with strict host keys and runs inside its namespace', (_, host) => {
-    const r = ssh(host, 'cat /proc/net/dev >/dev/null; echo ok; echo "$SSH_CONNECTION"; ip -4 -o addr show');
-    expect(r.stderr).not.toMatch(/warning|denied/i);
-    expect(r.status).toBe(0);
-    const [ok, connection] = r.stdout.split('\n');
-    expect(ok).toBe('ok');
-    // "client_ip client_port server_ip server_port": the sshd we meant answered.
-    expect(connection?.split(' ').slice(2)).toEqual([host.ip, String(host.port)]);
-    if (info.mode === 'netns') {
-      // Its own address and no other: the session runs in the host's namespace, not the root one.
-      expect(r.stdout).toContain(`inet ${host.ip}/`);
-      for (const other of info.hosts.filter((o) => o !== host)) expect(r.stdout).not.toContain(`inet ${other.ip}/`);
-      expect(r.stdout).not.toContain(`inet ${info.bridgeIp}/`);
-    }
-  });
+  it.each(getTestHosts().hosts.map((h) => [h.name, h] as const))(
+    '%s: OpenSSH logs in with strict host keys and runs inside its namespace',
+    (_, host) => {
+      const r = ssh(host, 'cat /proc/net/dev >/dev/null; echo ok; echo "$SSH_CONNECTION"; ip -4 -o addr show');
+      expect(r.stderr).not.toMatch(/warning|denied/i);
+      expect(r.status).toBe(0);
+      const [ok, connection] = r.stdout.split('\n');
+      expect(ok).toBe('ok');
+      // "client_ip client_port server_ip server_port": the sshd we meant answered.
+      expect(connection?.split(' ').slice(2)).toEqual([host.ip, String(host.port)]);
+      if (info.mode === 'netns') {
+        // Its own address and no other: the session runs in the host's namespace, not the root one.
+        expect(r.stdout).toContain(`inet ${host.ip}/`);
+        for (const other of info.hosts.filter((o) => o !== host)) expect(r.stdout).not.toContain(`inet ${other.ip}/`);
+        expect(r.stdout).not.toContain(`inet ${info.bridgeIp}/`);
+      }
+    },
+  );
 
   it('host 1 reaches host 0 sshd from inside its namespace', () => {
     const [h0, h1] = info.hosts as [TestHost, TestHost];
@@ -75,11 +100,17 @@ describe('e2e harness', () => {
   });
 
   it('writeHostsYaml writes a host file sshcluster can read', () => {
-    const path = writeHostsYaml(join(info.dir, 'hosts.yaml'), info, { name: 'e2e', connect_options: { connect_timeout: '3s' } });
+    const path = writeHostsYaml(join(info.dir, 'hosts.yaml'), info, {
+      name: 'e2e',
+      connect_options: { connect_timeout: '3s' },
+    });
     const doc = parse(readFileSync(path, 'utf8'));
     expect(doc.connect_options).toEqual({
-      username: 'root', identity_file: info.clientKeyPath, known_hosts: info.knownHostsPath,
-      strict_host_key_checking: 'yes', connect_timeout: '3s',
+      username: 'root',
+      identity_file: info.clientKeyPath,
+      known_hosts: info.knownHostsPath,
+      strict_host_key_checking: 'yes',
+      connect_timeout: '3s',
     });
     expect(doc.remote_python).toBe(info.python);
     expect(doc.hosts).toHaveLength(info.hosts.length);
@@ -88,8 +119,11 @@ describe('e2e harness', () => {
   it('the 2024.12 interpreter runs over SSH as a tagged process of the host, its mounts only in its own namespace', async () => {
     const h0 = info.hosts[0]!;
     const py = info.pythons['2024.12'];
-    const r = ssh(h0, `SSHCLUSTER_ID=harness-probe ${py} -c 'import time; time.sleep(120)' >/dev/null 2>&1 </dev/null & echo $!; ` +
-      `${py} -c 'import distributed, os; print(distributed.__version__, os.path.isdir("${info.dir}"), os.path.exists("/proc/self/environ"))'`);
+    const r = ssh(
+      h0,
+      `SSHCLUSTER_ID=harness-probe ${py} -c 'import time; time.sleep(120)' >/dev/null 2>&1 </dev/null & echo $!; ` +
+        `${py} -c 'import distributed, os; print(distributed.__version__, os.path.isdir("${info.dir}"), os.path.exists("/proc/self/environ"))'`,
+    );
     expect(r.status, r.stderr).toBe(0);
     const [pidLine, probe] = r.stdout.trim().split('\n');
     const pid = Number(pidLine);

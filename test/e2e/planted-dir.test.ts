@@ -29,10 +29,14 @@ describe('a planted directory in a shared TMPDIR', () => {
     const theirs = tmp('theirs');
     fs.mkdirSync(theirs, { mode: 0o777 });
     fs.symlinkSync(theirs, path.join(shared, `sshcluster-${os.userInfo().uid}`));
-    const file = writeHostsYaml(tmp('planted.yaml'), { ...info, hosts: two }, {
-      name: 'planted',
-      env: { TMPDIR: shared, DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch') },
-    });
+    const file = writeHostsYaml(
+      tmp('planted.yaml'),
+      { ...info, hosts: two },
+      {
+        name: 'planted',
+        env: { TMPDIR: shared, DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch') },
+      },
+    );
     const up = runCli(['up', file, '--detach'], {}, 120_000);
     expect(up.code, up.stdout + up.stderr).toBe(0);
     const state = JSON.parse(fs.readFileSync(path.join(STATE_HOME, 'sshcluster', 'planted', 'state.json'), 'utf8'));
@@ -47,13 +51,21 @@ describe('a planted directory in a shared TMPDIR', () => {
     expect(again.code, again.stdout + again.stderr).toBe(0);
     expect(again.stdout).toContain('re-adopted 2 process(es)');
     // The keepers say so as they start reading, which may be just after up returned.
-    const s = await until('both hosts degraded', () => {
-      const st = JSON.parse(runCli(['status', '--name', 'planted', '--json']).stdout) as { hosts: { state: string; lastError: string | null }[] };
-      return st.hosts.every((h) => h.state === 'degraded') ? st : undefined;
-    }, 30_000);
+    const s = await until(
+      'both hosts degraded',
+      () => {
+        const st = JSON.parse(runCli(['status', '--name', 'planted', '--json']).stdout) as {
+          hosts: { state: string; lastError: string | null }[];
+        };
+        return st.hosts.every((h) => h.state === 'degraded') ? st : undefined;
+      },
+      30_000,
+    );
     for (const h of s.hosts) {
       expect(h.state).toBe('degraded');
-      expect(h.lastError).toMatch(new RegExp(`: not our directory: ${shared}/sshcluster-\\d+ \\(a symlink or not a directory\\)`));
+      expect(h.lastError).toMatch(
+        new RegExp(`: not our directory: ${shared}/sshcluster-\\d+ \\(a symlink or not a directory\\)`),
+      );
     }
     const logs = runCli(['logs', worker, '--name', 'planted']);
     expect(logs.stdout).toContain('not our directory');
@@ -79,7 +91,7 @@ function owners(dir: string): { path: string; uid: number }[] {
 // scratch space in the cluster's own checked directory instead, removed at down, and
 // loads our preloads by module name (nothing copied).
 describe("Dask's scratch space made first by another user", () => {
-  it('is not used: the processes keep theirs under the cluster\'s own directory, removed at down', () => {
+  it("is not used: the processes keep theirs under the cluster's own directory, removed at down", () => {
     const shared = tmp('shared-scratch-tmp');
     fs.mkdirSync(shared);
     fs.chmodSync(shared, 0o1777);
@@ -91,19 +103,32 @@ describe("Dask's scratch space made first by another user", () => {
       fs.chmodSync(p, 0o777);
       fs.chownSync(p, nobody, nobody);
     }
-    const file = writeHostsYaml(tmp('plantscratch.yaml'), { ...info, hosts: two }, { name: 'plantscratch', env: { TMPDIR: shared } });
+    const file = writeHostsYaml(
+      tmp('plantscratch.yaml'),
+      { ...info, hosts: two },
+      { name: 'plantscratch', env: { TMPDIR: shared } },
+    );
     const up = runCli(['up', file, '--detach'], {}, 120_000);
     expect(up.code, up.stdout + up.stderr).toBe(0);
-    const state = JSON.parse(fs.readFileSync(path.join(STATE_HOME, 'sshcluster', 'plantscratch', 'state.json'), 'utf8'));
-    const status = JSON.parse(runCli(['status', '--name', 'plantscratch', '--json']).stdout) as { schedulerAddress: string };
+    const state = JSON.parse(
+      fs.readFileSync(path.join(STATE_HOME, 'sshcluster', 'plantscratch', 'state.json'), 'utf8'),
+    );
+    const status = JSON.parse(runCli(['status', '--name', 'plantscratch', '--json']).stdout) as {
+      schedulerAddress: string;
+    };
     const ours = path.join(shared, `sshcluster-${uid}`, state.clusterId, 'scratch');
-    const seen = JSON.parse(daskClient(status.schedulerAddress, [
-      'c.wait_for_workers(1, timeout=60)',
-      'dirs = c.run(lambda dask_worker: dask_worker.local_directory)',
-      'files = c.run(lambda dask_worker: sorted(__import__("os").listdir(dask_worker.local_directory)))',
-      'tmp = c.run_on_scheduler(lambda: __import__("dask").config.get("temporary-directory"))',
-      'print(json.dumps({"dirs": sorted(dirs.values()), "files": sorted(sum(files.values(), [])), "scheduler": tmp}))',
-    ].join('\n'))) as { dirs: string[]; files: string[]; scheduler: string };
+    const seen = JSON.parse(
+      daskClient(
+        status.schedulerAddress,
+        [
+          'c.wait_for_workers(1, timeout=60)',
+          'dirs = c.run(lambda dask_worker: dask_worker.local_directory)',
+          'files = c.run(lambda dask_worker: sorted(__import__("os").listdir(dask_worker.local_directory)))',
+          'tmp = c.run_on_scheduler(lambda: __import__("dask").config.get("temporary-directory"))',
+          'print(json.dumps({"dirs": sorted(dirs.values()), "files": sorted(sum(files.values(), [])), "scheduler": tmp}))',
+        ].join('\n'),
+      ),
+    ) as { dirs: string[]; files: string[]; scheduler: string };
     expect(seen.dirs.length).toBeGreaterThan(0);
     for (const d of seen.dirs) expect(d.startsWith(`${ours}/`), d).toBe(true);
     expect(seen.scheduler).toBe(ours);

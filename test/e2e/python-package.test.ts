@@ -19,26 +19,41 @@ const info = getTestHosts();
 const tmp = (name: string) => path.join(info.dir, name);
 
 afterEach(() => {
-  if (fs.existsSync(path.join(STATE_HOME, 'sshcluster', 'pyhandle', 'state.json'))) runCli(['down', '--name', 'pyhandle'], {}, 120_000);
+  if (fs.existsSync(path.join(STATE_HOME, 'sshcluster', 'pyhandle', 'state.json')))
+    runCli(['down', '--name', 'pyhandle'], {}, 120_000);
 });
 
 describe('python package', () => {
-  it.runIf(info.dask === '2022.12')(`python/tests pass (pytest) on ${SYSTEM_PYTHON}`, () => {
-    const r = spawnSync(SYSTEM_PYTHON, ['-W', 'ignore::DeprecationWarning', '-m', 'pytest', 'python/tests', '-q', '-p', 'no:cacheprovider'], {
-      cwd: REPO,
-      encoding: 'utf8',
-      timeout: 600_000,
-      env: { ...process.env, SSHCLUSTER_CLI: path.join(REPO, 'bin', 'sshcluster') },
-    });
-    const out = `${r.stdout}\n${r.stderr}`;
-    expect(r.status, out).toBe(0);
-    expect(out).toMatch(/\d+ passed/);
-  }, 600_000);
+  it.runIf(info.dask === '2022.12')(
+    `python/tests pass (pytest) on ${SYSTEM_PYTHON}`,
+    () => {
+      const r = spawnSync(
+        SYSTEM_PYTHON,
+        ['-W', 'ignore::DeprecationWarning', '-m', 'pytest', 'python/tests', '-q', '-p', 'no:cacheprovider'],
+        {
+          cwd: REPO,
+          encoding: 'utf8',
+          timeout: 600_000,
+          env: { ...process.env, SSHCLUSTER_CLI: path.join(REPO, 'bin', 'sshcluster') },
+        },
+      );
+      const out = `${r.stdout}\n${r.stderr}`;
+      expect(r.status, out).toBe(0);
+      expect(out).toMatch(/\d+ passed/);
+    },
+    600_000,
+  );
 
   it(`attaches to a TLS cluster of namespace hosts on Dask ${info.dask}`, () => {
-    const file = writeHostsYaml(tmp('pyhandle.yaml'), { ...info, hosts: info.hosts.slice(0, 3) }, {
-      name: 'pyhandle', security: undefined, env: { DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch-py') },
-    });
+    const file = writeHostsYaml(
+      tmp('pyhandle.yaml'),
+      { ...info, hosts: info.hosts.slice(0, 3) },
+      {
+        name: 'pyhandle',
+        security: undefined,
+        env: { DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch-py') },
+      },
+    );
     const up = runCli(['up', file, '--detach'], {}, 180_000);
     expect(up.code, up.stdout + up.stderr).toBe(0);
     // The trixie root sees only /tmp of this machine: the package goes there.

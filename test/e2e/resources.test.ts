@@ -13,7 +13,12 @@ import { clientPython, getTestHosts } from './harness/context.js';
 import { daskProcessesIn, writeHostsYaml } from './harness/netns-hosts.js';
 
 const info = getTestHosts();
-const [sched, cpu1, cpu2, gpu] = info.hosts as [typeof info.hosts[0], typeof info.hosts[0], typeof info.hosts[0], typeof info.hosts[0]];
+const [sched, cpu1, cpu2, gpu] = info.hosts as [
+  (typeof info.hosts)[0],
+  (typeof info.hosts)[0],
+  (typeof info.hosts)[0],
+  (typeof info.hosts)[0],
+];
 const tmp = (name: string) => path.join(info.dir, name);
 const env = { DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch-res') };
 const INTERVAL_S = 1;
@@ -57,19 +62,25 @@ function gpuClient(address: string, n: number, plain = 0): Promise<string> {
     let err = '';
     p.stdout.on('data', (d) => (out += d));
     p.stderr.on('data', (d) => (err += d));
-    p.on('close', (c) => (c === 0 ? resolve(out.trim().split('\n').at(-1) ?? '') : reject(new Error(`client exited ${c}: ${err.slice(-1500)}`))));
+    p.on('close', (c) =>
+      c === 0
+        ? resolve(out.trim().split('\n').at(-1) ?? '')
+        : reject(new Error(`client exited ${c}: ${err.slice(-1500)}`)),
+    );
   });
 }
 
 afterEach(() => {
   for (const p of clients.splice(0)) p.kill('SIGKILL');
   for (const name of ['res-gpu', 'res-mix', 'res-none']) {
-    if (fs.existsSync(path.join(STATE_HOME, 'sshcluster', name, 'state.json'))) runCli(['down', '--name', name], {}, 90_000);
+    if (fs.existsSync(path.join(STATE_HOME, 'sshcluster', name, 'state.json')))
+      runCli(['down', '--name', name], {}, 90_000);
   }
 });
 
 /** The hosts an adaptive decision placed workers on: its reason's "placed A +1, B +2" (adaptive-loop.ts). */
-const placedOn = (reason: string): string[] => (/placed ([^;]+)/.exec(reason)?.[1] ?? '').split(', ').flatMap((p) => /^(\S+) \+\d+$/.exec(p)?.[1] ?? []);
+const placedOn = (reason: string): string[] =>
+  (/placed ([^;]+)/.exec(reason)?.[1] ?? '').split(', ').flatMap((p) => /^(\S+) \+\d+$/.exec(p)?.[1] ?? []);
 
 describe('resource-aware adaptive', () => {
   it('starts the one worker GPU tasks need on the GPU host, runs them all, and goes back to 0', async () => {
@@ -81,7 +92,11 @@ describe('resource-aware adaptive', () => {
     const placed = status('res-gpu').adaptive!.log.filter((e) => placedOn(e.reason).includes(gpu.ip));
     expect(placed.length).toBeGreaterThan(0);
     // Idle: back to 0 after wait_count intervals (margin: 30 intervals under load).
-    await until('the GPU worker to be retired', () => (status('res-gpu').workers.every((w) => w.state === 'stopped') ? true : undefined), 30 * WAIT_COUNT * INTERVAL_S * 1000);
+    await until(
+      'the GPU worker to be retired',
+      () => (status('res-gpu').workers.every((w) => w.state === 'stopped') ? true : undefined),
+      30 * WAIT_COUNT * INTERVAL_S * 1000,
+    );
     await until('no dask worker on the GPU host', () => (daskProcessesIn(gpu).length === 0 ? true : undefined), 30_000);
   });
 
@@ -91,13 +106,20 @@ describe('resource-aware adaptive', () => {
     expect(done).toEqual({ plain: 60, gpu: [`${gpu.ip}-0`], gpuTasks: 10 });
     const log = status('res-mix').adaptive!.log;
     // The GPU host may be placed alone or in one decision with the CPU hosts ("placed A +1, B +1, GPU +1").
-    expect(log.some((e) => placedOn(e.reason).includes(gpu.ip)), JSON.stringify(log)).toBe(true);
+    expect(
+      log.some((e) => placedOn(e.reason).includes(gpu.ip)),
+      JSON.stringify(log),
+    ).toBe(true);
   });
 
   it('says unmet GPU demand in status --json and starts nothing when no host declares GPU, but a plain task beside it gets a worker', async () => {
     upAdaptive('res-none', [sched.ip, cpu1.ip, cpu2.ip]);
     void gpuClient(status('res-none').schedulerAddress, 4).catch(() => undefined);
-    const unmet = await until('unmet demand in status', () => status('res-none').adaptive?.unmet.find((u) => u.includes('GPU')), 30 * INTERVAL_S * 1000);
+    const unmet = await until(
+      'unmet demand in status',
+      () => status('res-none').adaptive?.unmet.find((u) => u.includes('GPU')),
+      30 * INTERVAL_S * 1000,
+    );
     expect(unmet).toBe('want 1 GPU worker, 0 placeable: no host declares GPU');
     // Several more intervals: still nothing started for work no host can run.
     await sleep(3 * INTERVAL_S * 1000);

@@ -12,10 +12,18 @@ const tmp = (name: string) => path.join(info.dir, name);
 const env = { DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch') };
 const NAME = 'outcomes';
 
-interface Prefix { prefix: string; done: number; erred: number; total: number; killedWorkers: number }
+interface Prefix {
+  prefix: string;
+  done: number;
+  erred: number;
+  total: number;
+  killedWorkers: number;
+}
 interface Status {
   schedulerAddress: string;
-  tasks?: { progress: { done: number; total: number; erred: number; killedWorkers?: number; prefixes?: Prefix[] } | null };
+  tasks?: {
+    progress: { done: number; total: number; erred: number; killedWorkers?: number; prefixes?: Prefix[] } | null;
+  };
   events: { subject: string; text: string }[];
 }
 
@@ -39,16 +47,19 @@ describe('task outcomes', () => {
     const address = status().schedulerAddress;
     // Dask's allowed-failures (3) applies: boom kills its worker (the nanny restarts it)
     // 4 times before the scheduler gives up with KilledWorker.
-    const out = await daskClientInBackground(address, [
-      'import os',
-      'def boom(x):\n    os._exit(1)',
-      'def ok(x):\n    return x',
-      // Each on a host of its own: a task running beside boom dies with its worker too.
-      `good = c.map(ok, range(3), workers=[${JSON.stringify(hosts[1]!.ip)}])`,
-      `bad = c.submit(boom, 1, workers=[${JSON.stringify(hosts[2]!.ip)}])`,
-      'wait(good + [bad])',
-      'print(bad.status, type(bad.exception()).__name__, sum(c.gather(good)))',
-    ].join('\n'));
+    const out = await daskClientInBackground(
+      address,
+      [
+        'import os',
+        'def boom(x):\n    os._exit(1)',
+        'def ok(x):\n    return x',
+        // Each on a host of its own: a task running beside boom dies with its worker too.
+        `good = c.map(ok, range(3), workers=[${JSON.stringify(hosts[1]!.ip)}])`,
+        `bad = c.submit(boom, 1, workers=[${JSON.stringify(hosts[2]!.ip)}])`,
+        'wait(good + [bad])',
+        'print(bad.status, type(bad.exception()).__name__, sum(c.gather(good)))',
+      ].join('\n'),
+    );
     expect(out.trim()).toBe('error KilledWorker 3');
     // The client has left: its tasks are forgotten by the scheduler.
     const s = await until('the progress without a client', () => {
@@ -64,11 +75,19 @@ describe('task outcomes', () => {
     expect([1, 4]).toContain(p.total);
     expect(p.prefixes?.find((x) => x.prefix === 'boom')).toMatchObject({ done: 0, erred: 1, total: 1 });
     expect(p.prefixes?.find((x) => x.prefix === 'boom')?.killedWorkers).toBe(4);
-    if (p.total === 4) expect(p.prefixes?.find((x) => x.prefix === 'ok')).toMatchObject({ done: 3, erred: 0, total: 3, killedWorkers: 0 });
+    if (p.total === 4)
+      expect(p.prefixes?.find((x) => x.prefix === 'ok')).toMatchObject({
+        done: 3,
+        erred: 0,
+        total: 3,
+        killedWorkers: 0,
+      });
     const text = runCli(['status', '--name', NAME]).stdout;
     expect(text).toMatch(/newest computation (3\/4 done \(75%\)|0\/1 done \(0%\)), 1 erred/);
     expect(text).toMatch(/ {4}boom: 0\/1 done, 1 erred, killed 4 workers\n/);
-    const event = await until('the killed-worker event', () => status().events.find((e) => /prefix boom killed the worker/.test(e.text)));
+    const event = await until('the killed-worker event', () =>
+      status().events.find((e) => /prefix boom killed the worker/.test(e.text)),
+    );
     expect(event.text).toMatch(/tasks of prefix boom killed the worker running them 4 times; 1 of its 1 task erred/);
   });
 });

@@ -18,7 +18,11 @@ afterAll(() => fs.rmSync(scratch, { recursive: true, force: true }));
 
 /** Python under the client's environment; exit code and the last line it printed. */
 function python(code: string, env: Record<string, string> = {}): { code: number | null; out: string } {
-  const r = spawnSync('/usr/bin/python3', ['-c', code], { env: { PATH: '/usr/bin:/bin', ...env }, encoding: 'utf8', timeout: 90_000 });
+  const r = spawnSync('/usr/bin/python3', ['-c', code], {
+    env: { PATH: '/usr/bin:/bin', ...env },
+    encoding: 'utf8',
+    timeout: 90_000,
+  });
   return { code: r.status, out: (r.stdout.trim().split('\n').at(-1) ?? '') + r.stderr.slice(-300) };
 }
 
@@ -36,7 +40,9 @@ describe('sshcluster up --security tls (local)', () => {
 
   beforeAll(async () => {
     // Certificates for 2 days (tests only): inside the 7 days status warns about.
-    run = startCli(['up', '--security', 'tls', '--name', NAME, '--python', '/usr/bin/python3', '--no-tui'], { SSHCLUSTER_TEST_CERT_DAYS: '2' });
+    run = startCli(['up', '--security', 'tls', '--name', NAME, '--python', '/usr/bin/python3', '--no-tui'], {
+      SSHCLUSTER_TEST_CERT_DAYS: '2',
+    });
     const m = await run.waitFor(/ {2}scheduler: (\S+)\n.*\n {2}eval "\$\(sshcluster env --name tlslocal\)"/);
     address = m[1]!;
   });
@@ -49,8 +55,12 @@ describe('sshcluster up --security tls (local)', () => {
   });
 
   it('says when its certificates end, warning within 7 days: up, status --json and status', () => {
-    expect(run.output()).toMatch(/the cluster's TLS certificates expire at \S+ \S+ UTC \(in 1 day\(s\)\): from then no new worker or client can connect/);
-    const st = JSON.parse(runCli(['status', '--name', NAME, '--json']).stdout) as { certificates: { notAfter: string; expiresInDays: number; warning: string | null } };
+    expect(run.output()).toMatch(
+      /the cluster's TLS certificates expire at \S+ \S+ UTC \(in 1 day\(s\)\): from then no new worker or client can connect/,
+    );
+    const st = JSON.parse(runCli(['status', '--name', NAME, '--json']).stdout) as {
+      certificates: { notAfter: string; expiresInDays: number; warning: string | null };
+    };
     const left = Date.parse(st.certificates.notAfter) - Date.now();
     expect(left).toBeGreaterThan(1.9 * 86_400_000);
     expect(left).toBeLessThanOrEqual(2 * 86_400_000);
@@ -66,13 +76,18 @@ describe('sshcluster up --security tls (local)', () => {
     expect(env.code).toBe(0);
     vars = JSON.parse(env.stdout).env as Record<string, string>;
     expect(vars.DASK_SCHEDULER_ADDRESS).toBe(address);
-    const ok = python('from distributed import Client\nc = Client(timeout=30)\nprint(c.submit(sum, [1, 2, 3]).result(), next(iter(c.scheduler_info()["workers"]))[:6])', vars);
+    const ok = python(
+      'from distributed import Client\nc = Client(timeout=30)\nprint(c.submit(sum, [1, 2, 3]).result(), next(iter(c.scheduler_info()["workers"]))[:6])',
+      vars,
+    );
     expect(ok.out).toMatch(/^6 tls:\/\//);
   });
 
   it("refuses a plain tcp:// client and a client holding another CA's certificate", async () => {
     const port = address.split(':').at(-1);
-    const plain = python(`from distributed import Client\ntry:\n    Client("tcp://127.0.0.1:${port}", timeout=5)\n    print("CONNECTED")\nexcept Exception as e:\n    print("refused", type(e).__name__)`);
+    const plain = python(
+      `from distributed import Client\ntry:\n    Client("tcp://127.0.0.1:${port}", timeout=5)\n    print("CONNECTED")\nexcept Exception as e:\n    print("refused", type(e).__name__)`,
+    );
     expect(plain.out).toMatch(/^refused/);
     const otherDir = path.join(scratch, 'other');
     await writeCerts(otherDir, await makeClusterCerts({ clusterName: 'other', clusterId: 'other', now: new Date() }));
@@ -81,7 +96,10 @@ describe('sshcluster up --security tls (local)', () => {
       DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT: path.join(otherDir, 'client.pem'),
       DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY: path.join(otherDir, 'client-key.pem'),
     };
-    const refused = python('from distributed import Client\ntry:\n    c = Client(timeout=5)\n    print("CONNECTED", c.submit(sum, [1]).result(timeout=5))\nexcept Exception as e:\n    print("refused", type(e).__name__)', stranger);
+    const refused = python(
+      'from distributed import Client\ntry:\n    c = Client(timeout=5)\n    print("CONNECTED", c.submit(sum, [1]).result(timeout=5))\nexcept Exception as e:\n    print("refused", type(e).__name__)',
+      stranger,
+    );
     expect(refused.out).toMatch(/^refused/);
   });
 
@@ -93,11 +111,16 @@ describe('sshcluster up --security tls (local)', () => {
     const state = fs.readFileSync(path.join(STATE_HOME, 'sshcluster', NAME, 'state.json'), 'utf8');
     const logsDir = path.join(STATE_HOME, 'sshcluster', NAME, 'logs');
     // Logs are kept per run (logs/<run id>/<process>.log): read every file below logs/.
-    const files = (fs.readdirSync(logsDir, { recursive: true }) as string[]).map((f) => path.join(logsDir, f)).filter((f) => fs.statSync(f).isFile());
+    const files = (fs.readdirSync(logsDir, { recursive: true }) as string[])
+      .map((f) => path.join(logsDir, f))
+      .filter((f) => fs.statSync(f).isFile());
     expect(files.length).toBeGreaterThan(0);
     const logs = files.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
     for (const [where, text] of Object.entries({ ps, status, state, logs, output: run.output() })) {
-      expect(secrets.filter((l) => text.includes(l)), where).toEqual([]);
+      expect(
+        secrets.filter((l) => text.includes(l)),
+        where,
+      ).toEqual([]);
     }
     expect(ps).toContain(`--tls-key ${TLS_DIR}/scheduler-key.pem`); // paths only
   });

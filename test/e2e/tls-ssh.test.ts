@@ -20,10 +20,11 @@ const four = info.hosts.slice(0, 4);
 const tmp = (name: string) => path.join(info.dir, name);
 const env = { DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch-tls') };
 const clusterDir = (name: string) => path.join(STATE_HOME, 'sshcluster', name);
-const state = (name: string) => JSON.parse(fs.readFileSync(path.join(clusterDir(name), 'state.json'), 'utf8')) as {
-  clusterId: string;
-  controller: { pid: number };
-};
+const state = (name: string) =>
+  JSON.parse(fs.readFileSync(path.join(clusterDir(name), 'state.json'), 'utf8')) as {
+    clusterId: string;
+    controller: { pid: number };
+  };
 
 function upDetached(name: string, hosts: typeof info.hosts): void {
   // No `security:` key: the default.
@@ -35,8 +36,14 @@ function upDetached(name: string, hosts: typeof info.hosts): void {
 /** A client in the hosts' Dask version with these variables; its last line of output, and on
  * failure its stderr's end (a traceback's cause can sit above asyncio's shutdown messages). */
 function client(code: string, vars: Record<string, string>): string {
-  const r = spawnSync(clientPython(), ['-c', `from distributed import Client\n${code}`], { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', ...vars }, encoding: 'utf8', timeout: 90_000 });
-  return (r.stdout.trim().split('\n').at(-1) ?? '') + (r.status === 0 ? '' : ` (exit ${r.status}: ${r.stderr.slice(-3000)})`);
+  const r = spawnSync(clientPython(), ['-c', `from distributed import Client\n${code}`], {
+    env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', ...vars },
+    encoding: 'utf8',
+    timeout: 90_000,
+  });
+  return (
+    (r.stdout.trim().split('\n').at(-1) ?? '') + (r.status === 0 ? '' : ` (exit ${r.status}: ${r.stderr.slice(-3000)})`)
+  );
 }
 
 function envVars(name: string): Record<string, string> {
@@ -65,11 +72,14 @@ const keyLines = (name: string) =>
 
 function everyFileBelow(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return (fs.readdirSync(dir, { recursive: true }) as string[]).map((f) => path.join(dir, f)).filter((f) => fs.statSync(f).isFile());
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .map((f) => path.join(dir, f))
+    .filter((f) => fs.statSync(f).isFile());
 }
 
 afterEach(() => {
-  for (const name of ['tls4', 'tls2', 'tlsint']) if (fs.existsSync(path.join(clusterDir(name), 'state.json'))) runCli(['down', '--name', name], {}, 90_000);
+  for (const name of ['tls4', 'tls2', 'tlsint'])
+    if (fs.existsSync(path.join(clusterDir(name), 'state.json'))) runCli(['down', '--name', name], {}, 90_000);
 });
 afterAll(() => fs.rmSync(tmp('other-ca'), { recursive: true, force: true }));
 
@@ -79,13 +89,35 @@ describe('TLS over SSH (the default)', () => {
     const vars = envVars('tls4');
     const address = `tls://${four[0]!.ip}:8786`;
     expect(vars.DASK_SCHEDULER_ADDRESS).toBe(address);
-    expect(client('c = Client(timeout=30)\nc.wait_for_workers(3, timeout=60)\nprint(sum(c.gather(c.map(lambda x: x * x, range(100)))), len(c.scheduler_info()["workers"]))', vars)).toBe('328350 3');
+    expect(
+      client(
+        'c = Client(timeout=30)\nc.wait_for_workers(3, timeout=60)\nprint(sum(c.gather(c.map(lambda x: x * x, range(100)))), len(c.scheduler_info()["workers"]))',
+        vars,
+      ),
+    ).toBe('328350 3');
 
     // Refused: plain TCP, another cluster's CA; a raw connection gets no Dask bytes.
-    expect(client(`try:\n    Client("tcp://${four[0]!.ip}:8786", timeout=5)\n    print("CONNECTED")\nexcept Exception as e:\n    print("refused", type(e).__name__)`, {})).toMatch(/^refused/);
-    await writeCerts(tmp('other-ca'), await makeClusterCerts({ clusterName: 'other', clusterId: 'other', now: new Date() }));
-    const stranger = { ...vars, DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT: tmp('other-ca/client.pem'), DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY: tmp('other-ca/client-key.pem') };
-    expect(client('try:\n    c = Client(timeout=5)\n    print("CONNECTED", c.submit(sum, [1]).result(timeout=5))\nexcept Exception as e:\n    print("refused", type(e).__name__)', stranger)).toMatch(/^refused/);
+    expect(
+      client(
+        `try:\n    Client("tcp://${four[0]!.ip}:8786", timeout=5)\n    print("CONNECTED")\nexcept Exception as e:\n    print("refused", type(e).__name__)`,
+        {},
+      ),
+    ).toMatch(/^refused/);
+    await writeCerts(
+      tmp('other-ca'),
+      await makeClusterCerts({ clusterName: 'other', clusterId: 'other', now: new Date() }),
+    );
+    const stranger = {
+      ...vars,
+      DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT: tmp('other-ca/client.pem'),
+      DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY: tmp('other-ca/client-key.pem'),
+    };
+    expect(
+      client(
+        'try:\n    c = Client(timeout=5)\n    print("CONNECTED", c.submit(sum, [1]).result(timeout=5))\nexcept Exception as e:\n    print("refused", type(e).__name__)',
+        stranger,
+      ),
+    ).toMatch(/^refused/);
     const raw = await rawAnswer(four[0]!.ip, 8786);
     expect(raw.length === 0 || raw[0] === 0x15, `raw answer: ${raw.toString('latin1').slice(0, 80)}`).toBe(true); // nothing, or a TLS alert
 
@@ -93,27 +125,54 @@ describe('TLS over SSH (the default)', () => {
     const { clusterId } = state('tls4');
     const dir = hostClusterFilesDir(clusterId);
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
-    expect(fs.readdirSync(dir).sort()).toEqual(['ca.pem', 'scheduler-key.pem', 'scheduler.pem', 'scheduler_demand.py', 'scheduler_wait.py', 'ssl_error_queue.py', 'worker-key.pem', 'worker.pem']);
+    expect(fs.readdirSync(dir).sort()).toEqual([
+      'ca.pem',
+      'scheduler-key.pem',
+      'scheduler.pem',
+      'scheduler_demand.py',
+      'scheduler_wait.py',
+      'ssl_error_queue.py',
+      'worker-key.pem',
+      'worker.pem',
+    ]);
     for (const f of fs.readdirSync(dir)) expect(fs.statSync(path.join(dir, f)).mode & 0o777).toBe(0o600);
 
     // No key material in ps (inside each namespace), status, state, logs, controller log.
     const secrets = keyLines('tls4');
     const where: Record<string, string> = {
       status: runCli(['status', '--name', 'tls4', '--json']).stdout,
-      ...Object.fromEntries(everyFileBelow(clusterDir('tls4')).filter((f) => !f.includes(`${path.sep}tls${path.sep}`)).map((f) => [f, fs.readFileSync(f, 'utf8')])),
+      ...Object.fromEntries(
+        everyFileBelow(clusterDir('tls4'))
+          .filter((f) => !f.includes(`${path.sep}tls${path.sep}`))
+          .map((f) => [f, fs.readFileSync(f, 'utf8')]),
+      ),
       ...Object.fromEntries(four.map((h) => [`ps in ${h.ip}`, runIn(h, ['ps', '-eo', 'args']).stdout])),
     };
     expect(Object.keys(where).some((k) => k.endsWith('state.json'))).toBe(true);
-    for (const [w, text] of Object.entries(where)) expect(secrets.filter((l) => text.includes(l)), w).toEqual([]);
+    for (const [w, text] of Object.entries(where))
+      expect(
+        secrets.filter((l) => text.includes(l)),
+        w,
+      ).toEqual([]);
     expect(where[`ps in ${four[0]!.ip}`]).toContain(`--tls-key ${dir}/scheduler-key.pem`); // paths only
 
     // The controller killed: a new `up` re-adopts with the same CA and keeps computing.
     const ca = fs.readFileSync(path.join(clusterDir('tls4'), 'tls', 'ca.pem'), 'utf8');
-    const before = four.map((h) => daskProcessesIn(h).map((p) => p.pid).sort());
+    const before = four.map((h) =>
+      daskProcessesIn(h)
+        .map((p) => p.pid)
+        .sort(),
+    );
     process.kill(state('tls4').controller.pid, 'SIGKILL');
     upDetached('tls4', four);
     expect(fs.readFileSync(path.join(clusterDir('tls4'), 'tls', 'ca.pem'), 'utf8')).toBe(ca);
-    expect(four.map((h) => daskProcessesIn(h).map((p) => p.pid).sort())).toEqual(before);
+    expect(
+      four.map((h) =>
+        daskProcessesIn(h)
+          .map((p) => p.pid)
+          .sort(),
+      ),
+    ).toEqual(before);
     expect(client('c = Client(timeout=30)\nprint(c.submit(sum, [1, 2, 3]).result())', envVars('tls4'))).toBe('6');
 
     // Killed again: `down` works from the state file and takes the hosts' files too.
@@ -138,7 +197,11 @@ describe('TLS over SSH (the default)', () => {
   });
 
   it('Ctrl-C on a foreground up removes the files from every host', async () => {
-    const file = writeHostsYaml(tmp('tlsint.yaml'), { ...info, hosts: four.slice(0, 2) }, { name: 'tlsint', env, security: undefined });
+    const file = writeHostsYaml(
+      tmp('tlsint.yaml'),
+      { ...info, hosts: four.slice(0, 2) },
+      { name: 'tlsint', env, security: undefined },
+    );
     const run = startCli(['up', file, '--no-tui']);
     await run.waitFor(/Cluster up: 1 worker\(s\)/);
     const dir = hostClusterFilesDir(state('tlsint').clusterId);

@@ -13,7 +13,10 @@ const env = { DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch') };
 describe('sshcluster up: refusals and limits', () => {
   it('refuses a bad host file with exit 2, file:line:col and a hint, before connecting anywhere', () => {
     const file = tmp('typo.yaml');
-    fs.writeFileSync(file, `hosts:\n  - ${info.hosts[0]!.ip}\n  - ${info.hosts[1]!.ip}\nworker_option:\n  nthreads: 2\n`);
+    fs.writeFileSync(
+      file,
+      `hosts:\n  - ${info.hosts[0]!.ip}\n  - ${info.hosts[1]!.ip}\nworker_option:\n  nthreads: 2\n`,
+    );
     const r = runCli(['up', file]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`${file}:4:1 worker_option:`);
@@ -27,33 +30,49 @@ describe('sshcluster up: refusals and limits', () => {
     fs.writeFileSync(file, `hosts: [a, b]\nscheduler_options:\n  port: eighty\n`);
     const r = runCli(['up', file]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(new RegExp(`${file.replace(/[.]/g, '\\.')}:3:9 scheduler_options\\.port: expected .*number`));
+    expect(r.stderr).toMatch(
+      new RegExp(`${file.replace(/[.]/g, '\\.')}:3:9 scheduler_options\\.port: expected .*number`),
+    );
   });
 
   it('reports a missing python on a host with the reason and keeps the others', async () => {
-    const [s, w1, w2] = info.hosts as [typeof info.hosts[0], typeof info.hosts[0], typeof info.hosts[0]];
-    const file = writeHostsYaml(tmp('nopython.yaml'), { ...info, hosts: [s, w1, w2] }, {
-      env,
-      hosts: [s.ip, w1.ip, { host: w2.ip, remote_python: '/opt/no/python3' }],
-    });
+    const [s, w1, w2] = info.hosts as [(typeof info.hosts)[0], (typeof info.hosts)[0], (typeof info.hosts)[0]];
+    const file = writeHostsYaml(
+      tmp('nopython.yaml'),
+      { ...info, hosts: [s, w1, w2] },
+      {
+        env,
+        hosts: [s.ip, w1.ip, { host: w2.ip, remote_python: '/opt/no/python3' }],
+      },
+    );
     const run = startCli(['up', file]);
     await run.waitFor(/ {2}eval "\$\(sshcluster env/);
-    expect(run.output()).toMatch(new RegExp(`\\[${w2.ip.replace(/\./g, '\\.')}\\] failed: .*python not found: remote_python "/opt/no/python3"`));
+    expect(run.output()).toMatch(
+      new RegExp(`\\[${w2.ip.replace(/\./g, '\\.')}\\] failed: .*python not found: remote_python "/opt/no/python3"`),
+    );
     expect(run.output()).toMatch(/Cluster up: 1 worker\(s\), failed hosts: /);
     // status says why that host has no worker, not only that it is connected.
-    const st = JSON.parse(runCli(['status', '--json']).stdout) as { hosts: { name: string; lastError: string | null }[] };
-    expect(st.hosts.find((h) => h.name === w2.ip)?.lastError).toMatch(/python not found: remote_python "\/opt\/no\/python3"/);
+    const st = JSON.parse(runCli(['status', '--json']).stdout) as {
+      hosts: { name: string; lastError: string | null }[];
+    };
+    expect(st.hosts.find((h) => h.name === w2.ip)?.lastError).toMatch(
+      /python not found: remote_python "\/opt\/no\/python3"/,
+    );
     run.child.kill('SIGINT');
     expect((await run.exited).code).toBe(0);
   });
 
   it('fails with exit 1 under --require-all when a host fails, leaving nothing running', async () => {
-    const [s, w1] = info.hosts as [typeof info.hosts[0], typeof info.hosts[0]];
-    const file = writeHostsYaml(tmp('requireall.yaml'), { ...info, hosts: [s, w1] }, {
-      env,
-      connect_options: { connect_timeout: '2s' },
-      hosts: [s.ip, w1.ip, w1.ip.replace(/\.\d+$/, '.251')],
-    });
+    const [s, w1] = info.hosts as [(typeof info.hosts)[0], (typeof info.hosts)[0]];
+    const file = writeHostsYaml(
+      tmp('requireall.yaml'),
+      { ...info, hosts: [s, w1] },
+      {
+        env,
+        connect_options: { connect_timeout: '2s' },
+        hosts: [s.ip, w1.ip, w1.ip.replace(/\.\d+$/, '.251')],
+      },
+    );
     const r = runCli(['up', file, '--require-all'], {}, 90_000);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('--require-all: 1 host(s) failed');
@@ -62,13 +81,17 @@ describe('sshcluster up: refusals and limits', () => {
   });
 
   it('where every worker host fails is a failed up (exit 1), foreground and --detach, leaving nothing running; adaptive from 0 is not', async () => {
-    const [s, w1, w2] = info.hosts as [typeof info.hosts[0], typeof info.hosts[0], typeof info.hosts[0]];
+    const [s, w1, w2] = info.hosts as [(typeof info.hosts)[0], (typeof info.hosts)[0], (typeof info.hosts)[0]];
     const bad = { remote_python: '/opt/no/python3' };
-    const file = writeHostsYaml(tmp('noworker.yaml'), { ...info, hosts: [s, w1, w2] }, {
-      env,
-      name: 'noworker',
-      hosts: [s.ip, { host: w1.ip, ...bad }, { host: w2.ip, ...bad }],
-    });
+    const file = writeHostsYaml(
+      tmp('noworker.yaml'),
+      { ...info, hosts: [s, w1, w2] },
+      {
+        env,
+        name: 'noworker',
+        hosts: [s.ip, { host: w1.ip, ...bad }, { host: w2.ip, ...bad }],
+      },
+    );
     for (const mode of [['--no-tui'], ['--detach']]) {
       const r = runCli(['up', ...mode, file], {}, 120_000);
       expect(r.code, `${mode}: ${r.stdout}${r.stderr}`).toBe(1);
@@ -89,7 +112,13 @@ describe('sshcluster up: refusals and limits', () => {
 
   it('whose only host is unreachable fails (exit 1) and leaves nothing: logs --name then says there is no such cluster (exit 2)', () => {
     const gone = info.hosts[0]!.ip.replace(/\.\d+$/, '.251');
-    const file = writeHostsYaml(tmp('unreachable.yaml'), info, { env, name: 'unreach', security: undefined, connect_options: { connect_timeout: '2s' }, hosts: [gone, gone] });
+    const file = writeHostsYaml(tmp('unreachable.yaml'), info, {
+      env,
+      name: 'unreach',
+      security: undefined,
+      connect_options: { connect_timeout: '2s' },
+      hosts: [gone, gone],
+    });
     const r = runCli(['up', '--no-tui', file], {}, 90_000);
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stderr).toContain(`scheduler host ${gone} failed`);
@@ -101,11 +130,15 @@ describe('sshcluster up: refusals and limits', () => {
   });
 
   it('runs 12 workers on one host, more channels than sshd MaxSessions (10) allows on one connection, and stops them without a listener warning', async () => {
-    const [s, w1] = info.hosts as [typeof info.hosts[0], typeof info.hosts[0]];
-    const file = writeHostsYaml(tmp('many.yaml'), { ...info, hosts: [s, w1] }, {
-      env,
-      worker_options: { nworkers: 12, nthreads: 1, nanny: false },
-    });
+    const [s, w1] = info.hosts as [(typeof info.hosts)[0], (typeof info.hosts)[0]];
+    const file = writeHostsYaml(
+      tmp('many.yaml'),
+      { ...info, hosts: [s, w1] },
+      {
+        env,
+        worker_options: { nworkers: 12, nthreads: 1, nanny: false },
+      },
+    );
     const run = startCli(['up', file]);
     const m = await run.waitFor(/ {2}scheduler: (\S+)\n.*\n {2}eval "\$\(sshcluster env/, 170_000);
     expect(run.output()).toMatch(/Cluster up: 12 worker\(s\)/);

@@ -22,7 +22,11 @@ function status(): Status {
   if (r.code !== 0) throw new Error(`status failed (${r.code}): ${r.stderr}`);
   return JSON.parse(r.stdout) as Status;
 }
-const running = (s: Status) => s.workers.filter((w) => w.state === 'running').map((w) => `${w.name}=${w.pid}`).sort();
+const running = (s: Status) =>
+  s.workers
+    .filter((w) => w.state === 'running')
+    .map((w) => `${w.name}=${w.pid}`)
+    .sort();
 
 let grouped: CliRun | undefined;
 afterEach(async () => {
@@ -56,7 +60,9 @@ describe('sshcluster up (local, no host file)', () => {
     expect(run.output()).toContain('verified: no process of this cluster is left on any host');
     expect(exit.code).toBe(0);
     // Dask's scratch space holds nothing of ours: the nannies import our preload by name.
-    const left = fs.readdirSync(scratch, { recursive: true, encoding: 'utf8' }).filter((f) => /\.py$|__pycache__/.test(f));
+    const left = fs
+      .readdirSync(scratch, { recursive: true, encoding: 'utf8' })
+      .filter((f) => /\.py$|__pycache__/.test(f));
     expect(left).toEqual([]);
   });
 
@@ -72,7 +78,10 @@ describe('sshcluster up (local, no host file)', () => {
     const out = grouped.output();
     // sshcluster's own lines: the processes' (`name │ line`) may hold Dask's own words, e.g.
     // a nanny stopped while it finishes its start logs "Nanny failed to start" (CI J).
-    const ours = out.split('\n').filter((l) => !l.includes(' │ ')).join('\n');
+    const ours = out
+      .split('\n')
+      .filter((l) => !l.includes(' │ '))
+      .join('\n');
     expect(ours).not.toMatch(/exited unexpectedly|failed|unreachable/);
     // Retired through the scheduler (their data moved), each worker once.
     expect(out.match(/scheduler │ .*Retired worker tcp:/g)?.length, out.slice(-3000)).toBe(workers);
@@ -110,7 +119,7 @@ describe('sshcluster up (local, no host file)', () => {
     expect(down.stdout).toContain('verified: no process of it is left on any host');
   });
 
-  it('--metrics serves the controller\'s figures to Prometheus; a taken port fails up before anything starts', async () => {
+  it("--metrics serves the controller's figures to Prometheus; a taken port fails up before anything starts", async () => {
     const port = await freePort();
     const first = runCli(['up', '--detach', '--metrics', `:${port}`, ...PY], {}, 120_000);
     expect(first.code, first.stdout + first.stderr).toBe(0);
@@ -140,7 +149,9 @@ describe('sshcluster up (local, no host file)', () => {
     const pid = (JSON.parse(fs.readFileSync(stateFile, 'utf8')) as { controller: { pid: number } }).controller.pid;
     const limits = fs.readFileSync(`/proc/${pid}/limits`, 'utf8');
     const [, cur, max] = /^Max open files\s+(\S+)\s+(\S+)/m.exec(limits) ?? [];
-    expect(max === 'unlimited' || Number(max) > soft, `hard limit ${max}: this test needs one above ${soft}`).toBe(true);
+    expect(max === 'unlimited' || Number(max) > soft, `hard limit ${max}: this test needs one above ${soft}`).toBe(
+      true,
+    );
     expect(cur).toBe(max);
     expect(runCli(['down'], {}, 120_000).code).toBe(0);
   });
@@ -185,7 +196,11 @@ describe('sshcluster up (local, no host file)', () => {
     // Dask imports (the check before start-up), but its scheduler and workers end at once:
     // with nothing of the cluster left to wait on, up must still report the failure.
     const wrapper = path.join(STATE_HOME, 'python-exits-0');
-    fs.writeFileSync(wrapper, '#!/bin/sh\ncase "$*" in *distributed.cli*) exit 0;; esac\nexec /usr/bin/python3 "$@"\n', { mode: 0o755 });
+    fs.writeFileSync(
+      wrapper,
+      '#!/bin/sh\ncase "$*" in *distributed.cli*) exit 0;; esac\nexec /usr/bin/python3 "$@"\n',
+      { mode: 0o755 },
+    );
     const r = runCli(['up', '--no-tui', '--name', 'exits0', '--python', wrapper], {}, 120_000);
     expect(r.code, r.stdout).toBe(1);
     expect(r.stderr).toContain('sshcluster: scheduler on localhost failed: exited with exit code 0');
@@ -206,7 +221,11 @@ describe('sshcluster up (local, no host file)', () => {
 
   it("a scheduler that fails with output: up exits 1 and logs --name shows that output (the failure's run is kept)", () => {
     const wrapper = path.join(STATE_HOME, 'python-scheduler-fails');
-    fs.writeFileSync(wrapper, '#!/bin/sh\ncase "$*" in *distributed.cli.dask_scheduler*) echo "planted: the scheduler cannot start" >&2; exit 3;; esac\nexec /usr/bin/python3 "$@"\n', { mode: 0o755 });
+    fs.writeFileSync(
+      wrapper,
+      '#!/bin/sh\ncase "$*" in *distributed.cli.dask_scheduler*) echo "planted: the scheduler cannot start" >&2; exit 3;; esac\nexec /usr/bin/python3 "$@"\n',
+      { mode: 0o755 },
+    );
     const r = runCli(['up', '--no-tui', '--name', 'schedfails', '--python', wrapper], {}, 120_000);
     expect(r.code, r.stdout + r.stderr).toBe(1);
     expect(r.stderr).toContain('scheduler on localhost failed');

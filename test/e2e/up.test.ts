@@ -70,8 +70,18 @@ print(sum(c.gather(c.map(lambda x: x * x, range(100)))))
 `,
     );
     const [hosts, names, total] = out.trim().split('\n');
-    expect(JSON.parse(hosts!)).toEqual(four.slice(1).map((h) => h.ip).sort());
-    expect(JSON.parse(names!)).toEqual(four.slice(1).map((h) => `${h.ip}-0`).sort());
+    expect(JSON.parse(hosts!)).toEqual(
+      four
+        .slice(1)
+        .map((h) => h.ip)
+        .sort(),
+    );
+    expect(JSON.parse(names!)).toEqual(
+      four
+        .slice(1)
+        .map((h) => `${h.ip}-0`)
+        .sort(),
+    );
     expect(Number(total)).toBe(328350);
     // Log lines of every process stream through, prefixed host/name.
     expect(run.output()).toContain(`${four[0]!.ip}/scheduler │`);
@@ -90,22 +100,43 @@ print(sum(c.gather(c.map(lambda x: x * x, range(100)))))
   });
 
   it('reports an unreachable host and one with a wrong host key by name, and starts the rest', async () => {
-    const [s, w1, w2, w3] = four as [typeof four[0], typeof four[0], typeof four[0], typeof four[0]];
+    const [s, w1, w2, w3] = four as [(typeof four)[0], (typeof four)[0], (typeof four)[0], (typeof four)[0]];
     const silent = await silentListener();
     // An address on the test bridge where no host lives.
     const unreachable = w1.ip.replace(/\.\d+$/, '.250');
     // known_hosts with another host's key filed under w3's address.
     const wrongKh = tmp('wrong_known_hosts');
     const lines = fs.readFileSync(info.knownHostsPath, 'utf8').split('\n').filter(Boolean);
-    const w1Key = lines.find((l) => l.startsWith(`${w1.ip} `))!.split(' ').slice(1).join(' ');
-    fs.writeFileSync(wrongKh, lines.filter((l) => !l.startsWith(`${w3.ip} `)).concat(`${w3.ip} ${w1Key}`).join('\n') + '\n');
-    const file = writeHostsYaml(tmp('broken.yaml'), { ...info, hosts: [s, w1, w2, w3] }, {
-      env,
-      connect_options: { known_hosts: wrongKh, connect_timeout: '3s' },
-      // A host that accepts TCP and never speaks SSH is waited for its whole connect
-      // timeout, 8 s: far longer than any start here (under 2 s on a loaded CI machine).
-      hosts: [s.ip, w1.ip, w2.ip, w3.ip, unreachable, { host: '127.0.0.1', connect_options: { port: silent.port, connect_timeout: '8s' } }],
-    });
+    const w1Key = lines
+      .find((l) => l.startsWith(`${w1.ip} `))!
+      .split(' ')
+      .slice(1)
+      .join(' ');
+    fs.writeFileSync(
+      wrongKh,
+      lines
+        .filter((l) => !l.startsWith(`${w3.ip} `))
+        .concat(`${w3.ip} ${w1Key}`)
+        .join('\n') + '\n',
+    );
+    const file = writeHostsYaml(
+      tmp('broken.yaml'),
+      { ...info, hosts: [s, w1, w2, w3] },
+      {
+        env,
+        connect_options: { known_hosts: wrongKh, connect_timeout: '3s' },
+        // A host that accepts TCP and never speaks SSH is waited for its whole connect
+        // timeout, 8 s: far longer than any start here (under 2 s on a loaded CI machine).
+        hosts: [
+          s.ip,
+          w1.ip,
+          w2.ip,
+          w3.ip,
+          unreachable,
+          { host: '127.0.0.1', connect_options: { port: silent.port, connect_timeout: '8s' } },
+        ],
+      },
+    );
     run = startCli(['up', file]);
     await run.waitFor(/ {2}eval "\$\(sshcluster env/);
     silent.close();
@@ -118,7 +149,12 @@ print(sum(c.gather(c.map(lambda x: x * x, range(100)))))
     expect(out.indexOf('scheduler started')).toBeLessThan(failedAt);
     expect(out.search(new RegExp(`${w1.ip.replace(/\./g, '\\.')}-0 started`))).toBeLessThan(failedAt);
     expect(out).toMatch(/Cluster up: 2 worker\(s\), failed hosts: /);
-    expect(out).toMatch(new RegExp(`\\[${unreachable.replace(/\./g, '\\.')}\\] failed: (unreachable|no SSH handshake|timed out|no route|cannot reach)`, 'i'));
+    expect(out).toMatch(
+      new RegExp(
+        `\\[${unreachable.replace(/\./g, '\\.')}\\] failed: (unreachable|no SSH handshake|timed out|no route|cannot reach)`,
+        'i',
+      ),
+    );
     expect(out).toMatch(new RegExp(`\\[${w3.ip.replace(/\./g, '\\.')}\\] failed: .*host key.*SHA256:.*SHA256:`, 'i'));
     run.child.kill('SIGINT');
     expect((await run.exited).code).toBe(0);
@@ -126,18 +162,31 @@ print(sum(c.gather(c.map(lambda x: x * x, range(100)))))
   });
 
   it("starts a worker whose host connects before the scheduler's host", async () => {
-    const [s, w1] = four as [typeof four[0], typeof four[0]];
+    const [s, w1] = four as [(typeof four)[0], (typeof four)[0]];
     // The scheduler's host is reached through a proxy that passes nothing on until the
     // worker has started: a worker that waited for the scheduler would wait forever.
     const gate = await gatedProxy(s.ip, 22);
     const kh = tmp('proxy_known_hosts');
-    const sKey = fs.readFileSync(info.knownHostsPath, 'utf8').split('\n').find((l) => l.startsWith(`${s.ip} `))!.split(' ').slice(1).join(' ');
+    const sKey = fs
+      .readFileSync(info.knownHostsPath, 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith(`${s.ip} `))!
+      .split(' ')
+      .slice(1)
+      .join(' ');
     fs.writeFileSync(kh, `[127.0.0.1]:${gate.port} ${sKey}\n`);
-    const file = writeHostsYaml(tmp('late-scheduler.yaml'), { ...info, hosts: [s, w1] }, {
-      env,
-      hosts: [{ host: '127.0.0.1', connect_options: { port: gate.port, known_hosts: kh, connect_timeout: '30s' } }, w1.ip],
-      scheduler_options: { host: s.ip },
-    });
+    const file = writeHostsYaml(
+      tmp('late-scheduler.yaml'),
+      { ...info, hosts: [s, w1] },
+      {
+        env,
+        hosts: [
+          { host: '127.0.0.1', connect_options: { port: gate.port, known_hosts: kh, connect_timeout: '30s' } },
+          w1.ip,
+        ],
+        scheduler_options: { host: s.ip },
+      },
+    );
     try {
       run = startCli(['up', file]);
       const workerStarted = new RegExp(`\\[${w1.ip.replace(/\./g, '\\.')}\\] ${w1.ip.replace(/\./g, '\\.')}-0 started`);
@@ -171,7 +220,11 @@ print(sum(c.gather(c.map(lambda x: x * x, range(100)))))
   });
 
   it('leaves no dask process behind when sshcluster itself is SIGKILLed', async () => {
-    const file = writeHostsYaml(tmp('kill.yaml'), { ...info, hosts: four }, { env, worker_options: { death_timeout: '20s' } });
+    const file = writeHostsYaml(
+      tmp('kill.yaml'),
+      { ...info, hosts: four },
+      { env, worker_options: { death_timeout: '20s' } },
+    );
     run = startCli(['up', file]);
     await run.waitFor(/ {2}eval "\$\(sshcluster env/);
     expect(daskLeft().length).toBe(4);
@@ -184,7 +237,9 @@ print(sum(c.gather(c.map(lambda x: x * x, range(100)))))
     // `down` from the state file, which a SIGKILLed controller leaves behind.
     const stateDir = path.join(STATE_HOME, 'sshcluster');
     const name = fs.readdirSync(stateDir).find((n) => fs.existsSync(path.join(stateDir, n, 'state.json')))!;
-    const { clusterId } = JSON.parse(fs.readFileSync(path.join(stateDir, name, 'state.json'), 'utf8')) as { clusterId: string };
+    const { clusterId } = JSON.parse(fs.readFileSync(path.join(stateDir, name, 'state.json'), 'utf8')) as {
+      clusterId: string;
+    };
     const kept = hostClusterFilesDir(clusterId);
     expect(fs.existsSync(kept)).toBe(true);
     const down = runCli(['down', '--name', name], {}, 120_000);

@@ -13,7 +13,11 @@ export interface ClusterCertificates {
 }
 
 /** undefined when no cluster of that name has a state file here, or it has no certificates. */
-export async function clusterCertificates(ctx: AppContext, name: string, now: number): Promise<ClusterCertificates | undefined> {
+export async function clusterCertificates(
+  ctx: AppContext,
+  name: string,
+  now: number,
+): Promise<ClusterCertificates | undefined> {
   const paths = clusterPaths(stateRoot(ctx.env, ctx.homedir), name);
   const state = await readState(paths.stateFile, { name }).catch(() => undefined);
   const certs = state && (await readCerts(tlsDir(paths.dir)).catch(() => undefined));
@@ -25,5 +29,8 @@ export function certificatesText(c: ClusterCertificates | undefined): string {
   if (!c) return '';
   const { notAfter, expiresInDays, warning } = c.certificates;
   const left = expiresInDays < 0 ? 'expired' : `${expiresInDays} day(s) left`;
-  return `\ncluster "${c.cluster}" of this file: its TLS certificates are valid until ${notAfter.slice(0, 16).replace('T', ' ')} UTC (${left})\n` + (warning ? `  warning: ${warning}\n` : '');
+  return (
+    `\ncluster "${c.cluster}" of this file: its TLS certificates are valid until ${notAfter.slice(0, 16).replace('T', ' ')} UTC (${left})\n` +
+    (warning ? `  warning: ${warning}\n` : '')
+  );
 }

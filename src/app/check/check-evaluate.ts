@@ -14,10 +14,14 @@ export type ConnectObservation =
 /** The scheduler host's listener: binding the ports is the test. undefined = free. */
 export type PortsObservation =
   | {
-    kind: 'tested'; port: number; dashboardPort: number; scheduler?: string; dashboard?: string;
-    /** Clusters of this machine whose scheduler (its dashboard) is at that host and port; `own`: the file's own cluster. */
-    heldBy?: { scheduler?: string; dashboard?: string; own?: boolean };
-  }
+      kind: 'tested';
+      port: number;
+      dashboardPort: number;
+      scheduler?: string;
+      dashboard?: string;
+      /** Clusters of this machine whose scheduler (its dashboard) is at that host and port; `own`: the file's own cluster. */
+      heldBy?: { scheduler?: string; dashboard?: string; own?: boolean };
+    }
   | { kind: 'untested'; why: string };
 
 export type ReachObservation =
@@ -93,13 +97,18 @@ export function openFilesProblem(hosts: number, limit: number): Problem | undefi
 
 function hostProblems(o: HostObservation, sched: ProbeResult | undefined, file: string): Problem[] {
   const out: Problem[] = [];
-  const add = (severity: Problem['severity'], message: string, hint: string): void => void out.push({ host: o.host, severity, message, hint });
+  const add = (severity: Problem['severity'], message: string, hint: string): void =>
+    void out.push({ host: o.host, severity, message, hint });
   if (!o.connect.ok) {
     add('error', o.connect.message, o.connect.hint ?? 'check the host name, port and credentials with `ssh -v`');
     return out;
   }
   if (o.probeError !== undefined || !o.probe) {
-    add('error', `probe failed: ${o.probeError ?? 'no output'}`, `run \`sshcluster exec ${file} -- true\` to see whether commands run on it`);
+    add(
+      'error',
+      `probe failed: ${o.probeError ?? 'no output'}`,
+      `run \`sshcluster exec ${file} -- true\` to see whether commands run on it`,
+    );
     return out;
   }
   pythonProblems(o, o.probe, sched, add, file);
@@ -107,27 +116,55 @@ function hostProblems(o: HostObservation, sched: ProbeResult | undefined, file: 
   resourceProblems(o.resources, o.probe, add);
   if (o.clockOffsetS !== undefined && Math.abs(o.clockOffsetS) > MAX_CLOCK_SKEW_S) {
     const how = o.clockOffsetS > 0 ? 'ahead of' : 'behind';
-    add('warning', `clock is ${Math.abs(o.clockOffsetS).toFixed(1)}s ${how} this machine`, 'run NTP on the hosts (chrony or systemd-timesyncd); Dask timeouts and logs assume close clocks');
+    add(
+      'warning',
+      `clock is ${Math.abs(o.clockOffsetS).toFixed(1)}s ${how} this machine`,
+      'run NTP on the hosts (chrony or systemd-timesyncd); Dask timeouts and logs assume close clocks',
+    );
   }
   return out;
 }
 
 type Add = (severity: Problem['severity'], message: string, hint: string) => void;
 
-function pythonProblems(o: HostObservation, p: ProbeResult, sched: ProbeResult | undefined, add: Add, file: string): void {
+function pythonProblems(
+  o: HostObservation,
+  p: ProbeResult,
+  sched: ProbeResult | undefined,
+  add: Add,
+  file: string,
+): void {
   const auto = o.remotePython === AUTO_PYTHON;
   const candidates = PYTHON_CANDIDATES.join(', ');
   if (p.setupFailed !== undefined) {
-    add('error', `the host's setup lines failed (${p.setupFailed}); nothing after them ran`, `fix its setup: in the host file (\`sshcluster exec ${file} -- true\` shows what they print)`);
+    add(
+      'error',
+      `the host's setup lines failed (${p.setupFailed}); nothing after them ran`,
+      `fix its setup: in the host file (\`sshcluster exec ${file} -- true\` shows what they print)`,
+    );
     return;
   }
   if (!p.pythonPath) {
-    if (auto) add('error', `python not found: none of ${candidates} is on that host`, "install Python 3 with distributed (apt-get install python3-distributed), or set remote_python to the interpreter's full path");
-    else add('error', `python not found: remote_python "${o.remotePython}"`, `set remote_python to the interpreter's full path on that host (\`sshcluster exec ${file} -- command -v python3\`)`);
+    if (auto)
+      add(
+        'error',
+        `python not found: none of ${candidates} is on that host`,
+        "install Python 3 with distributed (apt-get install python3-distributed), or set remote_python to the interpreter's full path",
+      );
+    else
+      add(
+        'error',
+        `python not found: remote_python "${o.remotePython}"`,
+        `set remote_python to the interpreter's full path on that host (\`sshcluster exec ${file} -- command -v python3\`)`,
+      );
     return;
   }
   if (p.pythonFailed !== undefined) {
-    add('error', `remote_python ${p.pythonPath} did not run (${p.pythonFailed})`, 'point remote_python at a working Python 3 interpreter');
+    add(
+      'error',
+      `remote_python ${p.pythonPath} did not run (${p.pythonFailed})`,
+      'point remote_python at a working Python 3 interpreter',
+    );
     return;
   }
   for (const mod of ['distributed', 'dask'] as const) {
@@ -140,39 +177,63 @@ function pythonProblems(o: HostObservation, p: ProbeResult, sched: ProbeResult |
         : `install it for that interpreter: ${p.pythonPath} -m pip install ${pin}; or remove remote_python to use the first of ${candidates} that has distributed`;
       add('error', `${mod} cannot be imported by ${p.pythonPath}: ${error}`, fix);
     } else if (want !== undefined && p[mod] !== undefined && p[mod] !== want) {
-      add('error', `${mod} ${p[mod]} differs from the scheduler host's ${want}`, `install the same version everywhere: ${p.pythonPath} -m pip install ${pin}`);
+      add(
+        'error',
+        `${mod} ${p[mod]} differs from the scheduler host's ${want}`,
+        `install the same version everywhere: ${p.pythonPath} -m pip install ${pin}`,
+      );
     }
   }
   if (o.tls) tlsProblems(p, add);
   const minor = (v: string | undefined): string | undefined => v?.split('.').slice(0, 2).join('.');
   if (sched?.pythonVersion && p.pythonVersion && minor(sched.pythonVersion) !== minor(p.pythonVersion)) {
-    add('warning', `python ${p.pythonVersion} differs from the scheduler host's ${sched.pythonVersion}`, 'use the same Python minor version on every host: functions are pickled between them');
+    add(
+      'warning',
+      `python ${p.pythonVersion} differs from the scheduler host's ${sched.pythonVersion}`,
+      'use the same Python minor version on every host: functions are pickled between them',
+    );
   }
 }
 
 function tlsProblems(p: ProbeResult, add: Add): void {
-  const hint = 'use a Python built with OpenSSL 1.1.1 or later (TLS 1.2+), or set security: none in the host file (plain TCP, no authentication)';
-  if (p.sslError !== undefined) add('error', `${p.pythonPath} has no usable ssl module (${p.sslError}): the cluster's TLS needs it`, hint);
-  else if (p.ssl && !p.ssl.tls12) add('error', `${p.pythonPath}'s ssl (${p.ssl.openssl}) cannot do TLS 1.2, which Dask requires at least`, hint);
+  const hint =
+    'use a Python built with OpenSSL 1.1.1 or later (TLS 1.2+), or set security: none in the host file (plain TCP, no authentication)';
+  if (p.sslError !== undefined)
+    add('error', `${p.pythonPath} has no usable ssl module (${p.sslError}): the cluster's TLS needs it`, hint);
+  else if (p.ssl && !p.ssl.tls12)
+    add('error', `${p.pythonPath}'s ssl (${p.ssl.openssl}) cannot do TLS 1.2, which Dask requires at least`, hint);
 }
 
 function portProblems(o: HostObservation, add: Add, file: string): void {
   const ports = o.ports;
   if (ports?.kind === 'tested') {
-    const stop = (port: number, holder: string | undefined, key: string): string => holder === undefined
-      ? `stop what listens there (\`ss -ltnp 'sport = :${port}'\` on the host) or set ${key}`
-      : ports.heldBy?.own
-        ? `it is this file's cluster "${holder}", running: check is for hosts before up (\`sshcluster status --name ${holder}\` shows it, \`sshcluster plan ${file}\` what a change would do)`
-        : `it is cluster "${holder}"'s (sshcluster list): stop it with \`sshcluster down --name ${holder}\`, or set ${key}`;
+    const stop = (port: number, holder: string | undefined, key: string): string =>
+      holder === undefined
+        ? `stop what listens there (\`ss -ltnp 'sport = :${port}'\` on the host) or set ${key}`
+        : ports.heldBy?.own
+          ? `it is this file's cluster "${holder}", running: check is for hosts before up (\`sshcluster status --name ${holder}\` shows it, \`sshcluster plan ${file}\` what a change would do)`
+          : `it is cluster "${holder}"'s (sshcluster list): stop it with \`sshcluster down --name ${holder}\`, or set ${key}`;
     if (ports.scheduler !== undefined) {
-      add('error', `scheduler port ${ports.port} ${busy(ports.scheduler)} (${ports.scheduler})`, stop(ports.port, ports.heldBy?.scheduler, 'scheduler_options.port'));
+      add(
+        'error',
+        `scheduler port ${ports.port} ${busy(ports.scheduler)} (${ports.scheduler})`,
+        stop(ports.port, ports.heldBy?.scheduler, 'scheduler_options.port'),
+      );
     }
     if (ports.dashboard !== undefined) {
-      add('error', `dashboard port ${ports.dashboardPort} ${busy(ports.dashboard)} (${ports.dashboard})`, stop(ports.dashboardPort, ports.heldBy?.dashboard, 'scheduler_options.dashboard_address'));
+      add(
+        'error',
+        `dashboard port ${ports.dashboardPort} ${busy(ports.dashboard)} (${ports.dashboard})`,
+        stop(ports.dashboardPort, ports.heldBy?.dashboard, 'scheduler_options.dashboard_address'),
+      );
     }
   }
   if (o.reach?.kind === 'failed') {
-    add('error', `cannot connect to the scheduler at ${o.reach.target} (${o.reach.error})`, 'open that port from the workers to the scheduler host (firewall), or set scheduler_options.host to an address they can reach');
+    add(
+      'error',
+      `cannot connect to the scheduler at ${o.reach.target} (${o.reach.error})`,
+      'open that port from the workers to the scheduler host (firewall), or set scheduler_options.host to an address they can reach',
+    );
   }
 }
 

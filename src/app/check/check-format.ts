@@ -7,12 +7,33 @@ import { compressHosts } from '../hosts/compress-hosts.js';
 import type { CheckReport, CheckRow, Problem } from './check-evaluate.js';
 import { resourcesCell } from './check-resources.js';
 
-const COLUMNS = ['HOST', 'ROLE', 'SSH', 'AUTH', 'HOST KEY', 'PYTHON', 'DASK', 'DISTRIBUTED', 'TLS', 'CORES', 'MEMORY', 'GPUS', 'RESOURCES', 'NETWORK', 'CLOCK'];
+const COLUMNS = [
+  'HOST',
+  'ROLE',
+  'SSH',
+  'AUTH',
+  'HOST KEY',
+  'PYTHON',
+  'DASK',
+  'DISTRIBUTED',
+  'TLS',
+  'CORES',
+  'MEMORY',
+  'GPUS',
+  'RESOURCES',
+  'NETWORK',
+  'CLOCK',
+];
 
 export function renderCheck(report: CheckReport): string {
   const cells = [COLUMNS, ...report.rows.map(rowCells)];
   const widths = COLUMNS.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? '').length)));
-  const table = cells.map((r) => r.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ').trimEnd());
+  const table = cells.map((r) =>
+    r
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd(),
+  );
   const out = [...table, ''];
   const folded = foldProblems(report.problems);
   if (folded.length) {
@@ -38,7 +59,9 @@ export function verdict(report: CheckReport): string {
 }
 
 /** The same problem on many hosts is listed once, with the hosts folded. */
-function foldProblems(problems: readonly Problem[]): { hosts: string; severity: Problem['severity']; message: string; hint: string }[] {
+function foldProblems(
+  problems: readonly Problem[],
+): { hosts: string; severity: Problem['severity']; message: string; hint: string }[] {
   const groups = new Map<string, { hosts: string[]; p: Problem }>();
   for (const p of problems) {
     const key = `${p.severity}\0${p.message}\0${p.hint}`;
@@ -46,14 +69,42 @@ function foldProblems(problems: readonly Problem[]): { hosts: string; severity: 
     if (g) g.hosts.push(p.host);
     else groups.set(key, { hosts: [p.host], p });
   }
-  return [...groups.values()].map(({ hosts, p }) => ({ hosts: compressHosts(hosts), severity: p.severity, message: p.message, hint: p.hint }));
+  return [...groups.values()].map(({ hosts, p }) => ({
+    hosts: compressHosts(hosts),
+    severity: p.severity,
+    message: p.message,
+    hint: p.hint,
+  }));
 }
 
 function rowCells(r: CheckRow): string[] {
   const c = r.connect;
   if (!c.ok) {
-    const key = c.reason === 'host-key' ? (/mismatch/.test(c.message) ? 'mismatch' : /revoked/.test(c.message) ? 'revoked' : 'unknown') : '-';
-    return [r.host, r.role, c.reason, '-', key, '-', '-', '-', '-', '-', '-', '-', resourcesCell(r.resources), '-', '-'];
+    const key =
+      c.reason === 'host-key'
+        ? /mismatch/.test(c.message)
+          ? 'mismatch'
+          : /revoked/.test(c.message)
+            ? 'revoked'
+            : 'unknown'
+        : '-';
+    return [
+      r.host,
+      r.role,
+      c.reason,
+      '-',
+      key,
+      '-',
+      '-',
+      '-',
+      '-',
+      '-',
+      '-',
+      '-',
+      resourcesCell(r.resources),
+      '-',
+      '-',
+    ];
   }
   const p = r.probe;
   const python = !p ? '?' : p.pythonPath ? `${p.pythonPath} ${p.pythonVersion ?? '(failed)'}` : 'not found';
@@ -94,7 +145,10 @@ function network(r: CheckRow): string {
   const parts: string[] = [];
   const ports = r.ports;
   if (ports?.kind === 'tested') {
-    parts.push(`:${ports.port} ${ports.scheduler === undefined ? 'free' : 'TAKEN'}`, `:${ports.dashboardPort} ${ports.dashboard === undefined ? 'free' : 'TAKEN'}`);
+    parts.push(
+      `:${ports.port} ${ports.scheduler === undefined ? 'free' : 'TAKEN'}`,
+      `:${ports.dashboardPort} ${ports.dashboard === undefined ? 'free' : 'TAKEN'}`,
+    );
   } else if (ports) parts.push(`ports not tested`);
   const reach = r.reach;
   if (reach?.kind === 'ok') parts.push(`→ ${reach.target} ok`);

@@ -2,7 +2,14 @@
 // arrives and, for workers, the scheduler address fed on stdin once the listener is up)
 // and the scheduler host's listener.
 import type { HostSpec } from '../../config/spec.js';
-import { listenerScript, parsePortsLine, parseProbe, probeScript, type ListenSpec, type ProbeResult } from './check-probe.js';
+import {
+  listenerScript,
+  parsePortsLine,
+  parseProbe,
+  probeScript,
+  type ListenSpec,
+  type ProbeResult,
+} from './check-probe.js';
 import type { PortsObservation } from './check-evaluate.js';
 import { startRemote } from '../remote/remote-script.js';
 import type { ShellPort } from '../../ssh/shell-port.js';
@@ -15,7 +22,12 @@ export interface ProbeOutcome {
 }
 
 /** `target` resolves to "host port" for the reachability test, or undefined to skip it. */
-export async function probeHost(h: HostSpec, shell: ShellPort, target: Promise<string | undefined>, timeoutMs: number): Promise<ProbeOutcome> {
+export async function probeHost(
+  h: HostSpec,
+  shell: ShellPort,
+  target: Promise<string | undefined>,
+  timeoutMs: number,
+): Promise<ProbeOutcome> {
   const handle = await startRemote(shell, probeScript(h));
   let arrived: number | undefined;
   let stdout = '';
@@ -39,7 +51,8 @@ export async function probeHost(h: HostSpec, shell: ShellPort, target: Promise<s
   }
   // Against the arrival time: the date is printed first, so only the one-way delay
   // separates the two (the channel's set-up before it does not count).
-  const clockOffsetS = probe.remoteTime !== undefined && arrived !== undefined ? probe.remoteTime - arrived / 1000 : undefined;
+  const clockOffsetS =
+    probe.remoteTime !== undefined && arrived !== undefined ? probe.remoteTime - arrived / 1000 : undefined;
   return { probe, ...(clockOffsetS !== undefined ? { clockOffsetS } : {}) };
 }
 
@@ -59,7 +72,12 @@ export interface Listener {
 }
 
 /** Binds the scheduler port (and tries the dashboard port) on the scheduler host. */
-export async function startListener(h: HostSpec, shell: ShellPort, l: ListenSpec, timeoutMs: number): Promise<Listener> {
+export async function startListener(
+  h: HostSpec,
+  shell: ShellPort,
+  l: ListenSpec,
+  timeoutMs: number,
+): Promise<Listener> {
   const handle = await startRemote(shell, listenerScript(h, l));
   let stdout = '';
   let stderr = '';
@@ -76,13 +94,18 @@ export async function startListener(h: HostSpec, shell: ShellPort, l: ListenSpec
   const r = first ? parsePortsLine(first) : undefined;
   const stop = async (): Promise<void> => {
     // By PID: closing the channel alone does not stop a remote process on OpenSSH.
-    if (r && r.scheduler === undefined) await shell.run(`kill ${r.pid} 2>/dev/null; true`, { timeoutMs: 10_000 }).catch(() => undefined);
+    if (r && r.scheduler === undefined)
+      await shell.run(`kill ${r.pid} 2>/dev/null; true`, { timeoutMs: 10_000 }).catch(() => undefined);
     handle.closeStdin();
     handle.close();
   };
   if (!r) {
     const last = stderr.trim().split('\n').slice(-1)[0];
-    return { ports: { kind: 'untested', why: `the port test did not run${last ? `: ${last}` : ''}` }, listening: false, stop };
+    return {
+      ports: { kind: 'untested', why: `the port test did not run${last ? `: ${last}` : ''}` },
+      listening: false,
+      stop,
+    };
   }
   const ports: PortsObservation = { kind: 'tested', port: l.port, dashboardPort: l.dashboardPort };
   if (r.scheduler !== undefined) ports.scheduler = r.scheduler;

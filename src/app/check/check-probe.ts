@@ -4,7 +4,15 @@
 // the port test and the target of the workers' reachability test. Output lines start
 // with "@sshc " so setup noise is ignored.
 import type { HostSpec } from '../../config/spec.js';
-import { AUTO_PYTHON, discoverPython, PYTHON_CANDIDATES, pythonWord, quotePath, quoteWord, type RemoteInvocation } from '../../dask/remote-command.js';
+import {
+  AUTO_PYTHON,
+  discoverPython,
+  PYTHON_CANDIDATES,
+  pythonWord,
+  quotePath,
+  quoteWord,
+  type RemoteInvocation,
+} from '../../dask/remote-command.js';
 import { programCommand, remoteProgram } from '../../dask/remote-programs.js';
 import { hostScript } from '../remote/remote-script.js';
 
@@ -47,7 +55,11 @@ export function listenerScript(h: HostSpec, l: ListenSpec): RemoteInvocation {
   const listener = remoteProgram('check-listener');
   const args = [l.host, String(l.port), l.dashboardHost, String(l.dashboardPort), String(l.lifetimeS)].map(quoteWord);
   const py = pythonWord(h.remotePython);
-  return hostScript(h, [...py.lines, `exec ${programCommand(py.word, listener, false, args)}`].join('\n'), listener.source);
+  return hostScript(
+    h,
+    [...py.lines, `exec ${programCommand(py.word, listener, false, args)}`].join('\n'),
+    listener.source,
+  );
 }
 
 export interface ProbeResult {
@@ -115,7 +127,8 @@ function pyFields(text: string): Partial<ProbeResult> {
   set('distributedError', str('distributed_error'));
   set('sslError', str('ssl_error'));
   const ssl = j.ssl as Record<string, unknown> | undefined;
-  if (ssl && typeof ssl === 'object') out.ssl = { openssl: String(ssl.openssl ?? '?'), tls12: ssl.tls12 === true, tls13: ssl.tls13 === true };
+  if (ssl && typeof ssl === 'object')
+    out.ssl = { openssl: String(ssl.openssl ?? '?'), tls12: ssl.tls12 === true, tls13: ssl.tls13 === true };
   return out;
 }
 

@@ -8,7 +8,9 @@ type Add = (severity: 'error' | 'warning', message: string, hint: string) => voi
 
 /** `GPU=2 MEMORY=1e11`, as `dask worker --resources` spells it; "-" for none. */
 export function resourcesCell(resources: Readonly<Record<string, number>> | undefined): string {
-  const parts = Object.entries(resources ?? {}).map(([k, v]) => `${k}=${v >= 1e6 ? v.toExponential().replace('e+', 'e') : v}`);
+  const parts = Object.entries(resources ?? {}).map(
+    ([k, v]) => `${k}=${v >= 1e6 ? v.toExponential().replace('e+', 'e') : v}`,
+  );
   return parts.length > 0 ? parts.join(' ') : '-';
 }
 
@@ -18,18 +20,31 @@ function declaredGpus(resources: Readonly<Record<string, number>>): { name: stri
   return e ? { name: e[0], amount: e[1] } : undefined;
 }
 
-export function resourceProblems(resources: Readonly<Record<string, number>> | undefined, probe: ProbeResult, add: Add): void {
+export function resourceProblems(
+  resources: Readonly<Record<string, number>> | undefined,
+  probe: ProbeResult,
+  add: Add,
+): void {
   if (resources === undefined) return; // runs no workers
   const declared = declaredGpus(resources);
   const found = probe.gpus.length;
   if (declared && found === 0) {
-    add('warning', `declares ${declared.name}=${declared.amount} but \`nvidia-smi -L\` lists no GPU`,
-      `check the GPU driver on the host (\`nvidia-smi -L\`), or drop ${declared.name} from its worker_options.resources: Dask sends ${declared.name} tasks there`);
+    add(
+      'warning',
+      `declares ${declared.name}=${declared.amount} but \`nvidia-smi -L\` lists no GPU`,
+      `check the GPU driver on the host (\`nvidia-smi -L\`), or drop ${declared.name} from its worker_options.resources: Dask sends ${declared.name} tasks there`,
+    );
   } else if (declared && declared.amount > found) {
-    add('warning', `declares ${declared.name}=${declared.amount} per worker but \`nvidia-smi -L\` lists ${found}`,
-      `set worker_options.resources.${declared.name} to at most ${found}: every worker there declares it`);
+    add(
+      'warning',
+      `declares ${declared.name}=${declared.amount} per worker but \`nvidia-smi -L\` lists ${found}`,
+      `set worker_options.resources.${declared.name} to at most ${found}: every worker there declares it`,
+    );
   } else if (!declared && found > 0) {
-    add('warning', `\`nvidia-smi -L\` lists ${found} GPU${found === 1 ? '' : 's'} but the host declares no GPU resource`,
-      `add worker_options: {resources: {GPU: ${found}}} to it so tasks submitted with resources={"GPU": 1} can run there`);
+    add(
+      'warning',
+      `\`nvidia-smi -L\` lists ${found} GPU${found === 1 ? '' : 's'} but the host declares no GPU resource`,
+      `add worker_options: {resources: {GPU: ${found}}} to it so tasks submitted with resources={"GPU": 1} can run there`,
+    );
   }
 }

@@ -6,7 +6,10 @@ import type { AppContext } from '../context.js';
 import type { AdaptParams } from '../controller/control-api.js';
 import { findCluster } from './find-cluster.js';
 
-export async function runAdapt(ctx: AppContext, o: { name?: string; params: AdaptParams; json: boolean }): Promise<number> {
+export async function runAdapt(
+  ctx: AppContext,
+  o: { name?: string; params: AdaptParams; json: boolean },
+): Promise<number> {
   const { client, name } = await findCluster(ctx, o.name, true);
   try {
     const r = await client!.call('adapt', o.params, { timeoutMs: 60_000 });
@@ -15,8 +18,7 @@ export async function runAdapt(ctx: AppContext, o: { name?: string; params: Adap
     else if (r.dryRun) {
       const what = r.dryRun.decision === 'none' ? 'would change nothing' : `would scale ${r.dryRun.decision}`;
       ctx.stdout.write(`${name}: ${what} (target ${r.dryRun.target}): ${r.dryRun.reason}\n`);
-    }
-    else if (!r.enabled) ctx.stdout.write(`${name}: adaptive scaling off; the worker count stays where it is\n`);
+    } else if (!r.enabled) ctx.stdout.write(`${name}: adaptive scaling off; the worker count stays where it is\n`);
     else ctx.stdout.write(`${name}: adaptive ${adaptiveSettingsText(r.spec!)}\n`);
     return 0;
   } finally {
@@ -38,7 +40,11 @@ export const DASK_ADAPTIVE_DEFAULTS: AdaptiveSpec = {
  * cannot reach a running scheduler, so the spec keeps the running one (what status
  * shows is what the scheduler uses) and the caller is told.
  */
-export function keepTargetDuration(session: { spec: { adaptive?: AdaptiveSpec } }, spec: AdaptiveSpec, asked: number | null | undefined): string[] {
+export function keepTargetDuration(
+  session: { spec: { adaptive?: AdaptiveSpec } },
+  spec: AdaptiveSpec,
+  asked: number | null | undefined,
+): string[] {
   const running = session.spec.adaptive?.targetDurationMs ?? DASK_ADAPTIVE_DEFAULTS.targetDurationMs;
   spec.targetDurationMs = running;
   if (asked === undefined || asked === null || asked === running) return [];
@@ -48,11 +54,15 @@ export function keepTargetDuration(session: { spec: { adaptive?: AdaptiveSpec } 
   ];
 }
 
-export function mergeAdaptive(base: AdaptiveSpec | undefined, over: Partial<Record<keyof AdaptiveSpec, number | null>>): AdaptiveSpec {
+export function mergeAdaptive(
+  base: AdaptiveSpec | undefined,
+  over: Partial<Record<keyof AdaptiveSpec, number | null>>,
+): AdaptiveSpec {
   const out: AdaptiveSpec = { ...DASK_ADAPTIVE_DEFAULTS, ...(base ?? {}) };
   for (const [k, v] of Object.entries(over) as [keyof AdaptiveSpec, number | null | undefined][]) {
     if (v === undefined) continue;
-    (out as unknown as Record<string, number | undefined>)[k] = v === null ? (k === 'maximum' ? Infinity : undefined) : v;
+    (out as unknown as Record<string, number | undefined>)[k] =
+      v === null ? (k === 'maximum' ? Infinity : undefined) : v;
   }
   return out;
 }

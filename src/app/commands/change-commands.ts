@@ -32,43 +32,74 @@ export async function runApply(ctx: AppContext, o: ApplyOptions): Promise<number
   const { found, next, diff } = await planFor(ctx, o);
   const client = found.client;
   try {
-    if (!o.json) ctx.stdout.write(planText(found.name, o.file, diff, { applying: true, scheduler: next.schedulerHost.name }));
+    if (!o.json)
+      ctx.stdout.write(planText(found.name, o.file, diff, { applying: true, scheduler: next.schedulerHost.name }));
     if (!hasChanges(diff)) return 0;
     if (diff.recreate.length) {
-      if (!o.recreate) throw new ExpectedError(`${found.name}: apply refuses: ${diff.recreate.join('; ')}`, { hint: `apply --recreate stops the cluster (tasks and results in memory are lost) and starts it anew from ${o.file}` });
+      if (!o.recreate)
+        throw new ExpectedError(`${found.name}: apply refuses: ${diff.recreate.join('; ')}`, {
+          hint: `apply --recreate stops the cluster (tasks and results in memory are lost) and starts it anew from ${o.file}`,
+        });
       client?.close();
       return await recreate(ctx, found.name, o, o.recreate.mainScript);
     }
-    if (!client) throw new ExpectedError(`${found.name}: no controller is running to apply the change`, { hint: `sshcluster up ${o.file} --name ${found.name} --detach adopts the cluster first` });
+    if (!client)
+      throw new ExpectedError(`${found.name}: no controller is running to apply the change`, {
+        hint: `sshcluster up ${o.file} --name ${found.name} --detach adopts the cluster first`,
+      });
     const maxUnavailable = await unavailableCount(client, o.maxUnavailable);
-    const r = await client.call('apply', { spec: next, maxUnavailable, timeoutMs: o.timeoutMs, ...(o.force ? { force: true } : {}) }, { timeoutMs: 0 });
+    const r = await client.call(
+      'apply',
+      { spec: next, maxUnavailable, timeoutMs: o.timeoutMs, ...(o.force ? { force: true } : {}) },
+      { timeoutMs: 0 },
+    );
     if (o.json) ctx.stdout.write(jsonText({ cluster: found.name, ...r }, 2) + '\n');
-    for (const f of r.failedHosts) ctx.stderr.write(safeLine(`warning: ${f.host} could not be added: ${f.reason}`) + '\n');
+    for (const f of r.failedHosts)
+      ctx.stderr.write(safeLine(`warning: ${f.host} could not be added: ${f.reason}`) + '\n');
     if (r.roll?.kind === 'stopped') {
       throw new ExpectedError(`${found.name}: the rolling restart stopped at ${r.roll.failed}: ${r.roll.reason}`, {
         hint: `${r.roll.restarted.length} worker(s) run the new spec; ${r.roll.notReached.length + 1} keep the old one (sshcluster plan ${o.file} shows what is left)`,
       });
     }
     const running = await waitSettled(client, found.name, undefined, o.timeoutMs);
-    if (!o.json) ctx.stdout.write(`${found.name}: applied; ${running} worker(s) running${r.roll ? `, ${r.roll.restarted.length} restarted` : ''}\n`);
+    if (!o.json)
+      ctx.stdout.write(
+        `${found.name}: applied; ${running} worker(s) running${r.roll ? `, ${r.roll.restarted.length} restarted` : ''}\n`,
+      );
     const dropped = [...(r.dropped ?? []), ...(r.roll?.dropped ?? [])];
     if (dropped.length) ctx.stderr.write(safeLine(droppedLine(found.name, dropped)) + '\n');
-    if (r.held?.length) throw heldError(found.name, r.held, r.diff.hostsRemoved.filter((h) => h !== next.schedulerHost.name), 'apply');
+    if (r.held?.length)
+      throw heldError(
+        found.name,
+        r.held,
+        r.diff.hostsRemoved.filter((h) => h !== next.schedulerHost.name),
+        'apply',
+      );
     return r.failedHosts.length ? 1 : 0;
   } finally {
     client?.close();
   }
 }
 
-export async function runDrain(ctx: AppContext, o: { hosts: string[]; name?: string; undrain: boolean; timeoutMs: number; force?: boolean }): Promise<number> {
+export async function runDrain(
+  ctx: AppContext,
+  o: { hosts: string[]; name?: string; undrain: boolean; timeoutMs: number; force?: boolean },
+): Promise<number> {
   const { client, name } = await findCluster(ctx, o.name, true);
   try {
-    const r = await client!.call('drain', { hosts: o.hosts, undrain: o.undrain, ...(o.force ? { force: true } : {}) }, { timeoutMs: 0 });
+    const r = await client!.call(
+      'drain',
+      { hosts: o.hosts, undrain: o.undrain, ...(o.force ? { force: true } : {}) },
+      { timeoutMs: 0 },
+    );
     const held = r.held ?? [];
     const dropped = r.dropped ?? [];
     for (const h of r.unknown) ctx.stderr.write(safeLine(`warning: ${h}: not a worker host of ${name}`) + '\n');
     const nothing = held.length || dropped.length || r.retired.length ? '' : ': nothing to do';
-    for (const h of r.unchanged) ctx.stdout.write(safeLine(`${name}: ${h} ${o.undrain ? 'is not drained' : 'was drained already'}${nothing}`) + '\n');
+    for (const h of r.unchanged)
+      ctx.stdout.write(
+        safeLine(`${name}: ${h} ${o.undrain ? 'is not drained' : 'was drained already'}${nothing}`) + '\n',
+      );
     const hosts = o.hosts.filter((h) => !r.unknown.includes(h) && !r.unchanged.includes(h)).join(', ');
     if (!hosts && !held.length && !dropped.length && !r.retired.length) return r.unknown.length ? 1 : 0; // each was said above
     if (o.undrain && !r.replaced.length) {
@@ -83,14 +114,23 @@ export async function runDrain(ctx: AppContext, o: { hosts: string[]; name?: str
       : `${name}: drained ${hosts || o.hosts.join(', ')}: ${retired} worker(s) retired, ${r.replaced.length} started elsewhere${short}; ${running} running`;
     ctx.stdout.write(safeLine(line) + '\n');
     if (dropped.length) ctx.stderr.write(safeLine(droppedLine(name, dropped)) + '\n');
-    if (held.length) throw heldError(name, held, o.hosts.filter((h) => !r.unknown.includes(h)), 'drain');
+    if (held.length)
+      throw heldError(
+        name,
+        held,
+        o.hosts.filter((h) => !r.unknown.includes(h)),
+        'drain',
+      );
     return 0;
   } finally {
     client!.close();
   }
 }
 
-export async function runRestart(ctx: AppContext, o: { name?: string; hosts?: string; maxUnavailable: Unavailable; timeoutMs: number; force?: boolean }): Promise<number> {
+export async function runRestart(
+  ctx: AppContext,
+  o: { name?: string; hosts?: string; maxUnavailable: Unavailable; timeoutMs: number; force?: boolean },
+): Promise<number> {
   const { client, name } = await findCluster(ctx, o.name, true);
   try {
     const st = await client!.call('status');
@@ -98,14 +138,26 @@ export async function runRestart(ctx: AppContext, o: { name?: string; hosts?: st
     const workers = st.workers.filter((w) => w.state !== 'stopped' && matches(w.host)).map((w) => w.name);
     if (!workers.length) {
       const hosts = [...new Set(st.workers.filter((w) => w.state !== 'stopped').map((w) => w.host))];
-      throw new UsageError(`restart: no worker${o.hosts ? ` on a host matching "${o.hosts}"` : ''} in ${name}`, hosts.length ? { hint: `its workers run on: ${hosts.join(', ')}` } : {});
+      throw new UsageError(
+        `restart: no worker${o.hosts ? ` on a host matching "${o.hosts}"` : ''} in ${name}`,
+        hosts.length ? { hint: `its workers run on: ${hosts.join(', ')}` } : {},
+      );
     }
     const maxUnavailable = await unavailableCount(client!, o.maxUnavailable);
-    const r = await client!.call('roll', { workers, maxUnavailable, timeoutMs: o.timeoutMs, ...(o.force ? { force: true } : {}) }, { timeoutMs: 0 });
+    const r = await client!.call(
+      'roll',
+      { workers, maxUnavailable, timeoutMs: o.timeoutMs, ...(o.force ? { force: true } : {}) },
+      { timeoutMs: 0 },
+    );
     if (r.dropped?.length) ctx.stderr.write(safeLine(droppedLine(name, r.dropped)) + '\n');
-    if (r.kind === 'stopped') throw new ExpectedError(`${name}: the rolling restart stopped at ${r.failed}: ${r.reason}`, { hint: `${r.restarted.length} of ${workers.length} restarted` });
+    if (r.kind === 'stopped')
+      throw new ExpectedError(`${name}: the rolling restart stopped at ${r.failed}: ${r.reason}`, {
+        hint: `${r.restarted.length} of ${workers.length} restarted`,
+      });
     const gone = r.gone?.length ? `; ${r.gone.join(', ')} retired meanwhile (not restarted)` : '';
-    ctx.stdout.write(`${name}: ${r.restarted.length} worker(s) restarted, ${Math.min(maxUnavailable, workers.length)} at a time${gone}\n`);
+    ctx.stdout.write(
+      `${name}: ${r.restarted.length} worker(s) restarted, ${Math.min(maxUnavailable, workers.length)} at a time${gone}\n`,
+    );
     return 0;
   } finally {
     client!.close();
@@ -131,7 +183,10 @@ async function recreate(ctx: AppContext, name: string, o: ApplyOptions, mainScri
   ctx.stdout.write(`${name}: recreating: stopping the running cluster (its tasks and results in memory are lost)\n`);
   const { runDown } = await import('./down.js');
   const down = await runDown(ctx, { name, json: false });
-  if (down !== 0) throw new ExpectedError(`${name}: down did not end cleanly (exit ${down}); not starting the new cluster`, { hint: `sshcluster down --name ${name} shows what is left` });
+  if (down !== 0)
+    throw new ExpectedError(`${name}: down did not end cleanly (exit ${down}); not starting the new cluster`, {
+      hint: `sshcluster down --name ${name} shows what is left`,
+    });
   const { runDetached } = await import('./detach.js');
   const childArgs = ['up', o.file, '--name', name, ...(o.security ? ['--security', o.security] : [])];
   return runDetached(ctx, { file: o.file, name, security: o.security, mainScript, childArgs });

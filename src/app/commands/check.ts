@@ -7,7 +7,14 @@ import { HostConnection } from '../../ssh/host-connection.js';
 import { knownKeyTypes } from '../../ssh/known-hosts.js';
 import { SshError } from '../../ssh/ssh-error.js';
 import { parseDashboardAddress } from '../controller/addresses.js';
-import { evaluateCheck, type HostKeyStatus, type HostObservation, type PortsObservation, type ReachObservation, type Role } from '../check/check-evaluate.js';
+import {
+  evaluateCheck,
+  type HostKeyStatus,
+  type HostObservation,
+  type PortsObservation,
+  type ReachObservation,
+  type Role,
+} from '../check/check-evaluate.js';
 import { checkJson, renderCheck } from '../check/check-format.js';
 import { probeHost, startListener, type Listener } from '../check/check-host.js';
 import { safeText } from '../../events/terminal-text.js';
@@ -41,7 +48,13 @@ export async function runCheck(ctx: AppContext, o: CheckOptions): Promise<number
 
   const checkHost = async (h: HostSpec): Promise<HostObservation> => {
     const role = roleOf(spec, h);
-    const base = { host: h.name, role, remotePython: h.remotePython, tls: spec.security?.kind === 'tls', ...(role === 'scheduler' ? {} : { resources: workerHostOf(spec, h.name)?.workerOptions.resources }) };
+    const base = {
+      host: h.name,
+      role,
+      remotePython: h.remotePython,
+      tls: spec.security?.kind === 'tls',
+      ...(role === 'scheduler' ? {} : { resources: workerHostOf(spec, h.name)?.workerOptions.resources }),
+    };
     const hostKey = hostKeyBefore(h.connect);
     let shell: ShellPort;
     try {
@@ -54,12 +67,20 @@ export async function runCheck(ctx: AppContext, o: CheckOptions): Promise<number
       const authMethod = shell instanceof HostConnection ? shell.authMethod : 'local';
       const obs: HostObservation = { ...base, connect: { ok: true, authMethod, hostKey } };
       if (role !== 'worker') {
-        listener = await startListener(h, shell, listenSpec(spec, o.timeoutMs), o.timeoutMs).catch((err: unknown) => failedListener(err));
+        listener = await startListener(h, shell, listenSpec(spec, o.timeoutMs), o.timeoutMs).catch((err: unknown) =>
+          failedListener(err),
+        );
         obs.ports = listener.ports;
-        setTarget(listener.listening ? { address: `${schedulerHostname(spec)} ${spec.schedulerOptions.port}` } : { why: whyUntested(listener) });
+        setTarget(
+          listener.listening
+            ? { address: `${schedulerHostname(spec)} ${spec.schedulerOptions.port}` }
+            : { why: whyUntested(listener) },
+        );
       }
       const reachTarget = role === 'worker' ? target.then((t) => t.address) : Promise.resolve(undefined);
-      const r = await probeHost(h, shell, reachTarget, o.timeoutMs).catch((err: unknown) => ({ error: errorText(err) }) as const);
+      const r = await probeHost(h, shell, reachTarget, o.timeoutMs).catch(
+        (err: unknown) => ({ error: errorText(err) }) as const,
+      );
       if ('probe' in r && r.probe) obs.probe = r.probe;
       if (r.error !== undefined) obs.probeError = r.error;
       if ('clockOffsetS' in r && r.clockOffsetS !== undefined) obs.clockOffsetS = r.clockOffsetS;
@@ -81,7 +102,8 @@ export async function runCheck(ctx: AppContext, o: CheckOptions): Promise<number
   const pending = hosts.map((h) => checkHost(h));
   void Promise.all(pending.filter((_, i) => hosts[i]!.name !== sched.name)).then(() => workersProbed());
   const observations = await Promise.all(pending);
-  for (const obs of observations) if (obs.ports?.kind === 'tested') obs.ports.heldBy = await portHolders(ctx, sched, obs.ports, spec.name);
+  for (const obs of observations)
+    if (obs.ports?.kind === 'tested') obs.ports.heldBy = await portHolders(ctx, sched, obs.ports, spec.name);
 
   const report = evaluateCheck(observations, quoteWord(o.file), openFileLimit());
   // The cluster this file runs: when its certificates end (they cannot be renewed in place).
@@ -95,19 +117,36 @@ export async function runCheck(ctx: AppContext, o: CheckOptions): Promise<number
  * dashboard at the taken ports of this host: the port's likely holder, named in the fix.
  * Nothing when no port is taken or the state cannot be read (the generic fix stands).
  */
-async function portHolders(ctx: AppContext, sched: HostSpec, ports: Extract<PortsObservation, { kind: 'tested' }>, own: string): Promise<{ scheduler?: string; dashboard?: string; own?: boolean } | undefined> {
+async function portHolders(
+  ctx: AppContext,
+  sched: HostSpec,
+  ports: Extract<PortsObservation, { kind: 'tested' }>,
+  own: string,
+): Promise<{ scheduler?: string; dashboard?: string; own?: boolean } | undefined> {
   if (ports.scheduler === undefined && ports.dashboard === undefined) return undefined;
   const here = await clustersOn(ctx, sched.connect.hostname);
-  const scheduler = ports.scheduler === undefined ? undefined : here.find((s) => s.spec.schedulerOptions.port === ports.port)?.name;
-  const dashboard = ports.dashboard === undefined ? undefined : here.find((s) => parseDashboardAddress(s.spec.schedulerOptions.dashboardAddress).port === ports.dashboardPort)?.name;
+  const scheduler =
+    ports.scheduler === undefined ? undefined : here.find((s) => s.spec.schedulerOptions.port === ports.port)?.name;
+  const dashboard =
+    ports.dashboard === undefined
+      ? undefined
+      : here.find((s) => parseDashboardAddress(s.spec.schedulerOptions.dashboardAddress).port === ports.dashboardPort)
+          ?.name;
   if (scheduler === undefined && dashboard === undefined) return undefined;
-  return { ...(scheduler ? { scheduler } : {}), ...(dashboard ? { dashboard } : {}), ...((scheduler ?? dashboard) === own ? { own: true } : {}) };
+  return {
+    ...(scheduler ? { scheduler } : {}),
+    ...(dashboard ? { dashboard } : {}),
+    ...((scheduler ?? dashboard) === own ? { own: true } : {}),
+  };
 }
 
 /** This process's limit on open files (Linux), or undefined where it cannot be read. */
 function openFileLimit(): number | undefined {
   try {
-    const line = fs.readFileSync('/proc/self/limits', 'utf8').split('\n').find((l) => l.startsWith('Max open files'));
+    const line = fs
+      .readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
     const soft = Number(line?.split(/\s{2,}/)[1]);
     return Number.isInteger(soft) && soft > 0 ? soft : undefined;
   } catch {
@@ -166,7 +205,8 @@ function hostKeyBefore(c: ConnectSpec): HostKeyStatus {
 function failure(h: HostSpec, err: unknown): HostObservation['connect'] {
   const text = errorText(err);
   const message = text.startsWith(`${h.name}: `) ? text.slice(h.name.length + 2) : text;
-  if (err instanceof SshError) return { ok: false, reason: err.reason, message, ...(err.hint ? { hint: err.hint } : {}) };
+  if (err instanceof SshError)
+    return { ok: false, reason: err.reason, message, ...(err.hint ? { hint: err.hint } : {}) };
   const hint = err instanceof Error && 'hint' in err && typeof err.hint === 'string' ? err.hint : undefined;
   return { ok: false, reason: 'error', message, ...(hint ? { hint } : {}) };
 }

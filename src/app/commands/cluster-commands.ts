@@ -25,7 +25,10 @@ export async function runList(ctx: AppContext, o: { json: boolean }): Promise<nu
   for (const c of withState) {
     let live = false;
     // Not connected to when its dir is not ours: the socket could be someone else's.
-    const unsafe = await checkClusterDirs(clusterPaths(root, c.name)).then(() => undefined, (err: Error) => err.message);
+    const unsafe = await checkClusterDirs(clusterPaths(root, c.name)).then(
+      () => undefined,
+      (err: Error) => err.message,
+    );
     if (unsafe) c.error = unsafe;
     else if (c.state?.controller) {
       try {
@@ -36,7 +39,14 @@ export async function runList(ctx: AppContext, o: { json: boolean }): Promise<nu
       }
     }
     const controller = unsafe ? 'refused' : live ? 'running' : c.state ? 'gone' : 'unreadable';
-    rows.push({ name: c.name, controller, pid: c.state?.controller?.pid ?? null, schedulerAddress: c.state?.schedulerAddress ?? null, source: c.state?.source ?? null, error: c.error ?? null });
+    rows.push({
+      name: c.name,
+      controller,
+      pid: c.state?.controller?.pid ?? null,
+      schedulerAddress: c.state?.schedulerAddress ?? null,
+      source: c.state?.source ?? null,
+      error: c.error ?? null,
+    });
   }
   // Those that ran here and stopped: `logs --name` reads them, and a mistyped --name lists them.
   for (const name of stoppedClusters(root, new Set(withState.map((c) => c.name)))) {
@@ -48,7 +58,12 @@ export async function runList(ctx: AppContext, o: { json: boolean }): Promise<nu
   else if (!rows.length) ctx.stdout.write('no clusters on this machine\n');
   else {
     ctx.stdout.write(`${'NAME'.padEnd(20)} ${'CONTROLLER'.padEnd(10)} SCHEDULER\n`);
-    for (const r of rows) ctx.stdout.write(safeLine(`${r.name.padEnd(20)} ${r.controller.padEnd(10)} ${r.schedulerAddress ?? '-'}${r.error ? `  (${r.error})` : ''}`) + '\n');
+    for (const r of rows)
+      ctx.stdout.write(
+        safeLine(
+          `${r.name.padEnd(20)} ${r.controller.padEnd(10)} ${r.schedulerAddress ?? '-'}${r.error ? `  (${r.error})` : ''}`,
+        ) + '\n',
+      );
   }
   return 0;
 }
@@ -64,11 +79,17 @@ export async function runStatus(ctx: AppContext, o: { name?: string; json: boole
   }
 }
 
-export async function runScale(ctx: AppContext, o: { name?: string; n: number; timeoutMs: number; force?: boolean }): Promise<number> {
+export async function runScale(
+  ctx: AppContext,
+  o: { name?: string; n: number; timeoutMs: number; force?: boolean },
+): Promise<number> {
   const { client, name, state } = await findCluster(ctx, o.name, true);
   try {
     const r = await client!.call('scale', { n: o.n, ...(o.force ? { force: true } : {}) }, { timeoutMs: 0 });
-    if (r.adaptiveOff) ctx.stderr.write(`${name}: adaptive scaling is now off (scale sets a fixed size; sshcluster adapt turns it back on)\n`);
+    if (r.adaptiveOff)
+      ctx.stderr.write(
+        `${name}: adaptive scaling is now off (scale sets a fixed size; sshcluster adapt turns it back on)\n`,
+      );
     const running = await waitSettled(client!, name, r.desired, o.timeoutMs);
     if (r.dropped?.length) ctx.stderr.write(safeLine(droppedLine(name, r.dropped)) + '\n');
     if (r.held?.length) throw heldError(name, r.held, [], 'scale');
@@ -92,7 +113,12 @@ export async function runScale(ctx: AppContext, o: { name?: string; n: number; t
  * controller reconnects, then starts them): not waited for, they fail the wait at once,
  * named with their host's error.
  */
-export async function waitSettled(client: ControlApiClient, name: string, desired: number | undefined, timeoutMs: number): Promise<number> {
+export async function waitSettled(
+  client: ControlApiClient,
+  name: string,
+  desired: number | undefined,
+  timeoutMs: number,
+): Promise<number> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const st = await client.call('status');
@@ -101,15 +127,23 @@ export async function waitSettled(client: ControlApiClient, name: string, desire
     const unreachable = new Set(st.hosts.filter((h) => h.state === 'unreachable').map((h) => h.name));
     const blocked = st.workers.filter((w) => w.state !== 'running' && unreachable.has(w.host));
     // A held worker (the scheduler could not move its results) is not waited for: it stays until they can move.
-    const settled = st.workers.every((w) => w.state === 'running' || w.state === 'stopped' || w.state === 'held' || unreachable.has(w.host));
+    const settled = st.workers.every(
+      (w) => w.state === 'running' || w.state === 'stopped' || w.state === 'held' || unreachable.has(w.host),
+    );
     if (settled && running + blocked.length === want) {
       if (!blocked.length) return running;
-      throw new ExpectedError(`${name}: ${running} of ${want} worker(s) running; ${blocked.length} wait for a host that does not answer${notRunning(st)}`, {
-        hint: 'they start when their host answers again (the controller keeps reconnecting); sshcluster status shows it',
-      });
+      throw new ExpectedError(
+        `${name}: ${running} of ${want} worker(s) running; ${blocked.length} wait for a host that does not answer${notRunning(st)}`,
+        {
+          hint: 'they start when their host answers again (the controller keeps reconnecting); sshcluster status shows it',
+        },
+      );
     }
     if (Date.now() > deadline) {
-      throw new ExpectedError(`${name}: ${running} of ${want} worker(s) running after ${timeoutMs / 1000}s${notRunning(st)}`, { hint: 'sshcluster status shows which workers are not running and why' });
+      throw new ExpectedError(
+        `${name}: ${running} of ${want} worker(s) running after ${timeoutMs / 1000}s${notRunning(st)}`,
+        { hint: 'sshcluster status shows which workers are not running and why' },
+      );
     }
     await new Promise((res) => setTimeout(res, 500));
   }
@@ -132,28 +166,38 @@ function notRunning(st: StatusJson): string {
   return parts.length ? `; not running: ${safeLine(parts.join(', '))}` : '';
 }
 
-export async function runLogs(ctx: AppContext, o: { name?: string; target?: string; follow: boolean; tail: number; previous?: boolean }): Promise<number> {
-  if (o.previous && o.follow) throw new UsageError('logs: --previous shows a run that has ended; it cannot be followed (-f)');
+export async function runLogs(
+  ctx: AppContext,
+  o: { name?: string; target?: string; follow: boolean; tail: number; previous?: boolean },
+): Promise<number> {
+  if (o.previous && o.follow)
+    throw new UsageError('logs: --previous shows a run that has ended; it cannot be followed (-f)');
   const found = await clusterForLogs(ctx, o.name, o.follow);
   const hostOf = new Map((found.state?.processes ?? []).map((p) => [p.name, p.host]));
   const runs = listRuns(found.paths.logsDir);
   const run = pickRun(runs, found.state?.runId, o.previous === true);
   if (o.previous && !run) {
     found.client?.close();
-    throw new ExpectedError(`no earlier run of cluster ${found.name} is recorded`, { hint: `the logs of the last ${KEEP_RUNS} runs are kept` });
+    throw new ExpectedError(`no earlier run of cluster ${found.name} is recorded`, {
+      hint: `the logs of the last ${KEEP_RUNS} runs are kept`,
+    });
   }
   const store = run ? new LogStore(runDir(found.paths.logsDir, run)) : undefined;
   const recorded = store?.names() ?? [];
-  const match = (n: string) => !o.target || n === o.target || hostOf.get(n) === o.target || n.startsWith(`${o.target}-`);
+  const match = (n: string) =>
+    !o.target || n === o.target || hostOf.get(n) === o.target || n.startsWith(`${o.target}-`);
   const names = recorded.filter(match);
   const which = o.previous ? `the run before the current one of cluster ${found.name}` : `cluster ${found.name}`;
   if (!names.length && !o.follow) {
     found.client?.close();
     // A name that matches none of the recorded ones is a typo (exit 2), as exec's --hosts.
     const Err = o.target && recorded.length ? UsageError : ExpectedError;
-    throw new Err(`no recorded logs${o.target ? ` for "${o.target}"` : ''} in ${which}`, { hint: `recorded: ${recorded.join(', ') || 'none'}` });
+    throw new Err(`no recorded logs${o.target ? ` for "${o.target}"` : ''} in ${which}`, {
+      hint: `recorded: ${recorded.join(', ') || 'none'}`,
+    });
   }
-  for (const n of names) for (const line of await store!.tail(n, o.tail)) ctx.stdout.write(`${safeLine(n)} │ ${safeLine(line)}\n`);
+  for (const n of names)
+    for (const line of await store!.tail(n, o.tail)) ctx.stdout.write(`${safeLine(n)} │ ${safeLine(line)}\n`);
   if (!o.follow) {
     found.client?.close();
     return 0;
@@ -168,7 +212,11 @@ export async function runLogs(ctx: AppContext, o: { name?: string; target?: stri
  * The cluster whose logs to read: as other commands find it, or, for recorded logs,
  * also one that has no state any more (after `down`) but whose runs' logs are kept.
  */
-async function clusterForLogs(ctx: AppContext, name: string | undefined, follow: boolean): Promise<Omit<FoundCluster, 'state'> & { state?: ClusterState }> {
+async function clusterForLogs(
+  ctx: AppContext,
+  name: string | undefined,
+  follow: boolean,
+): Promise<Omit<FoundCluster, 'state'> & { state?: ClusterState }> {
   try {
     return await findCluster(ctx, name, follow);
   } catch (err) {
@@ -178,7 +226,11 @@ async function clusterForLogs(ctx: AppContext, name: string | undefined, follow:
     const withRuns = names.filter((n) => listRuns(clusterPaths(root, n).logsDir).length > 0);
     // None running and several recorded: which one is the user's to say (exit 2, as for
     // several running clusters).
-    if (withRuns.length > 1) throw new UsageError(`logs: no cluster is running, and ${withRuns.length} have recorded logs: ${withRuns.sort().join(', ')}`, { hint: 'name one: sshcluster logs --name NAME' });
+    if (withRuns.length > 1)
+      throw new UsageError(
+        `logs: no cluster is running, and ${withRuns.length} have recorded logs: ${withRuns.sort().join(', ')}`,
+        { hint: 'name one: sshcluster logs --name NAME' },
+      );
     if (withRuns.length !== 1) throw err;
     return { name: withRuns[0]!, paths: clusterPaths(root, withRuns[0]!) };
   }
@@ -186,7 +238,10 @@ async function clusterForLogs(ctx: AppContext, name: string | undefined, follow:
 
 function clusterDirs(root: string): string[] {
   try {
-    return fs.readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    return fs
+      .readdirSync(root, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
   } catch {
     return [];
   }
@@ -195,12 +250,15 @@ function clusterDirs(root: string): string[] {
 export async function runAttach(ctx: AppContext, o: { name?: string; tui?: boolean }): Promise<number> {
   const { client, name } = await findCluster(ctx, o.name, true);
   // The controller hands over its newest lines with the subscription: neither view starts empty.
-  if (dashboardWanted(ctx, o)) return (await import('../dashboard/attach-dashboard.js')).attachDashboard(ctx, client!, name);
+  if (dashboardWanted(ctx, o))
+    return (await import('../dashboard/attach-dashboard.js')).attachDashboard(ctx, client!, name);
   const sink = plainSink((t) => ctx.stdout.write(t));
   ctx.stderr.write(`Attached to ${name}; Ctrl-C detaches (the cluster keeps running).\n`);
   const off = ctx.onSignal(() => client!.close());
   try {
-    await client!.subscribe(sink, { onSubscribed: (r) => (ctx.stdout.write(statusText(r.status)), r.recentLines.forEach(sink)) }).catch(() => undefined);
+    await client!
+      .subscribe(sink, { onSubscribed: (r) => (ctx.stdout.write(statusText(r.status)), r.recentLines.forEach(sink)) })
+      .catch(() => undefined);
   } finally {
     off();
   }

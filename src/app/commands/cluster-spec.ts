@@ -11,17 +11,28 @@ import type { AppContext } from '../context.js';
 import { readHostFileBytes } from '../read-host-file.js';
 import { findLocalPython } from './local-python.js';
 
-export function loadSpec(ctx: AppContext, file: string | undefined, python?: string, security?: 'tls' | 'none'): ClusterSpec {
+export function loadSpec(
+  ctx: AppContext,
+  file: string | undefined,
+  python?: string,
+  security?: 'tls' | 'none',
+): ClusterSpec {
   const spec = loadSpecFile(ctx, file, python);
   return security ? { ...spec, security: { kind: security } } : spec;
 }
 
 function loadSpecFile(ctx: AppContext, file: string | undefined, python?: string): ClusterSpec {
   if (!file) {
-    return localClusterSpec({ cores: ctx.cores, memoryBytes: ctx.memoryBytes, python: findLocalPython(ctx.env, python) });
+    return localClusterSpec({
+      cores: ctx.cores,
+      memoryBytes: ctx.memoryBytes,
+      python: findLocalPython(ctx.env, python),
+    });
   }
   if (python !== undefined) {
-    throw new UsageError(`--python is for the local cluster (up without a host file); ${file} is a host file`, { hint: 'set remote_python in the host file (for all hosts, or per host) instead' });
+    throw new UsageError(`--python is for the local cluster (up without a host file); ${file} is a host file`, {
+      hint: 'set remote_python in the host file (for all hosts, or per host) instead',
+    });
   }
   const hostFile = path.resolve(ctx.cwd, file);
   return loadHostFile(hostFile, {

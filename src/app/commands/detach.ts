@@ -24,7 +24,18 @@ import { loadSpec } from './cluster-spec.js';
  */
 export const CONTROLLER_V8_FLAGS = ['--no-opt', '--no-sparkplug'];
 
-export async function runDetached(ctx: AppContext, o: { file?: string; name?: string; python?: string; json?: boolean; security?: 'tls' | 'none'; mainScript: string; childArgs: string[] }): Promise<number> {
+export async function runDetached(
+  ctx: AppContext,
+  o: {
+    file?: string;
+    name?: string;
+    python?: string;
+    json?: boolean;
+    security?: 'tls' | 'none';
+    mainScript: string;
+    childArgs: string[];
+  },
+): Promise<number> {
   // Config errors and a clash with a running cluster show here, before anything starts;
   // a dead controller's cluster is adopted by the child.
   const spec = loadSpec(ctx, o.file, o.python, o.security);
@@ -52,7 +63,12 @@ export async function runDetached(ctx: AppContext, o: { file?: string; name?: st
       if (e.kind === 'process-line') return;
       show(e);
       if (e.kind === 'cluster-up') {
-        if (o.json) show({ kind: 'notice', level: 'info', message: `controller running in the background (pid ${child.pid}); log: ${paths.controllerLog}` });
+        if (o.json)
+          show({
+            kind: 'notice',
+            level: 'info',
+            message: `controller running in the background (pid ${child.pid}); log: ${paths.controllerLog}`,
+          });
         else {
           ctx.stdout.write(`Controller running in the background (pid ${child.pid}); log: ${paths.controllerLog}\n`);
           ctx.stdout.write(`  sshcluster status --name ${name}    sshcluster down --name ${name}\n`);
@@ -63,8 +79,15 @@ export async function runDetached(ctx: AppContext, o: { file?: string; name?: st
       }
     });
     child.on('exit', (code) => {
-      const tail = fs.existsSync(paths.controllerLog) ? whyItEnded(fs.readFileSync(paths.controllerLog, 'utf8').trim().split('\n')) : [];
-      ctx.stderr.write(new ExpectedError(`the background controller exited (code ${code}) before the cluster was up`).message + '\n' + safeText(tail.map((l) => `  ${l}`).join('\n')) + '\n');
+      const tail = fs.existsSync(paths.controllerLog)
+        ? whyItEnded(fs.readFileSync(paths.controllerLog, 'utf8').trim().split('\n'))
+        : [];
+      ctx.stderr.write(
+        new ExpectedError(`the background controller exited (code ${code}) before the cluster was up`).message +
+          '\n' +
+          safeText(tail.map((l) => `  ${l}`).join('\n')) +
+          '\n',
+      );
       const done = () => resolve(code === 2 ? 2 : 1);
       void (freshLog ? leaveNothing(paths) : Promise.resolve()).then(done, done);
     });
@@ -89,6 +112,7 @@ async function leaveNothing(paths: ClusterPaths): Promise<void> {
  * without one, the last 8 lines.
  */
 export function whyItEnded(lines: readonly string[]): string[] {
-  for (let at = lines.length - 1; at >= 0; at--) if (lines[at]!.startsWith('sshcluster: ')) return lines.slice(at, at + 24);
+  for (let at = lines.length - 1; at >= 0; at--)
+    if (lines[at]!.startsWith('sshcluster: ')) return lines.slice(at, at + 24);
   return lines.slice(-8);
 }

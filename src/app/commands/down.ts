@@ -53,9 +53,13 @@ export async function runDown(ctx: AppContext, o: { name?: string; json: boolean
   if (o.json) ctx.stdout.write(jsonText({ name: found.name, ...result }) + '\n');
   else {
     if (result.forced.length) ctx.stdout.write(`  killed by force: ${result.forced.join(', ')}\n`);
-    if (result.droppedResults) ctx.stdout.write(`  ${result.droppedResults} result(s) held only in worker memory were dropped with the workers\n`);
+    if (result.droppedResults)
+      ctx.stdout.write(
+        `  ${result.droppedResults} result(s) held only in worker memory were dropped with the workers\n`,
+      );
     for (const l of result.leftover) ctx.stdout.write(leftoverLine(l) + '\n');
-    if (!result.leftover.length) ctx.stdout.write(`Cluster ${found.name} stopped; verified: no process of it is left on any host.\n`);
+    if (!result.leftover.length)
+      ctx.stdout.write(`Cluster ${found.name} stopped; verified: no process of it is left on any host.\n`);
   }
   return result.leftover.length ? 1 : 0;
 }
@@ -78,13 +82,21 @@ async function downFromState(ctx: AppContext, state: ClusterState, progress: Out
       } catch (err) {
         const why = safeLine(err instanceof ExpectedError ? err.message : String(err));
         // Never reached by any of its controllers: nothing of the cluster can be there.
-        if (unreached.has(h.name)) return progress.write(`  ${h.name}: never reached by this cluster, so nothing of it is there (cannot connect now: ${why})\n`);
+        if (unreached.has(h.name))
+          return progress.write(
+            `  ${h.name}: never reached by this cluster, so nothing of it is there (cannot connect now: ${why})\n`,
+          );
         ctx.stderr.write(`  ${h.name}: cannot connect to check it: ${why}\n`);
         leftover.push({ host: h.name, pids: [] });
         return;
       }
       const tmpdirs = tmpdirsOn(state.spec, former, h.name);
-      const r = await clearHost(shell, h, { clusterId: state.clusterId, keepsFiles: keepsFilesOn(state.spec), tmpdirs, graceMs: GRACE_MS });
+      const r = await clearHost(shell, h, {
+        clusterId: state.clusterId,
+        keepsFiles: keepsFilesOn(state.spec),
+        tmpdirs,
+        graceMs: GRACE_MS,
+      });
       if (r.forced.length) forced.push(`${h.name}: ${r.forced.length} process(es)`);
       const pids = r.left;
       if (pids.length) leftover.push({ host: h.name, pids });

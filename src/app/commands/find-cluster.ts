@@ -33,7 +33,11 @@ async function tryConnect(state: ClusterState): Promise<ControlApiClient | undef
  * Refuses when a controller of `name` answers. Returns the state file a dead one left
  * (its processes may still be running, waiting to be adopted), else undefined.
  */
-export async function refuseIfRunning(paths: ClusterPaths, name: string, file?: { path: string; spec: ClusterSpec }): Promise<ClusterState | undefined> {
+export async function refuseIfRunning(
+  paths: ClusterPaths,
+  name: string,
+  file?: { path: string; spec: ClusterSpec },
+): Promise<ClusterState | undefined> {
   await checkClusterDirs(paths);
   const state = await readState(paths.stateFile, { name });
   if (!state) return undefined;
@@ -45,9 +49,11 @@ export async function refuseIfRunning(paths: ClusterPaths, name: string, file?: 
     } finally {
       client.close();
     }
-    const change = !file ? '' : changes
-      ? `; to change it to ${file.path}, sshcluster plan ${quoteWord(file.path)} shows what would change and apply makes it live`
-      : ` (it runs ${file.path} as it is: nothing to apply)`;
+    const change = !file
+      ? ''
+      : changes
+        ? `; to change it to ${file.path}, sshcluster plan ${quoteWord(file.path)} shows what would change and apply makes it live`
+        : ` (it runs ${file.path} as it is: nothing to apply)`;
     throw new ExpectedError(`a cluster named "${name}" is already running (controller pid ${state.controller?.pid})`, {
       hint: `use sshcluster status/scale/down --name ${name}${change}; or start this one under another name with --name`,
     });
@@ -56,9 +62,12 @@ export async function refuseIfRunning(paths: ClusterPaths, name: string, file?: 
   // them under two controllers.
   const pid = state.controller?.pid;
   if (pid !== undefined && isSshclusterProcess(pid)) {
-    throw new ExpectedError(`the controller of "${name}" (pid ${pid}) is running but does not answer on its control socket`, {
-      hint: `try again, or stop it (kill ${pid}) to let this up adopt its processes`,
-    });
+    throw new ExpectedError(
+      `the controller of "${name}" (pid ${pid}) is running but does not answer on its control socket`,
+      {
+        hint: `try again, or stop it (kill ${pid}) to let this up adopt its processes`,
+      },
+    );
   }
   return state;
 }
@@ -69,7 +78,11 @@ export async function refuseIfRunning(paths: ClusterPaths, name: string, file?: 
  * most `ms`. What runs next (apply --recreate's up) then never finds the old state
  * file and takes the old cluster's spec from it.
  */
-export async function controllerGone(found: Pick<FoundCluster, 'paths' | 'state'>, ms: number, pollMs = 20): Promise<void> {
+export async function controllerGone(
+  found: Pick<FoundCluster, 'paths' | 'state'>,
+  ms: number,
+  pollMs = 20,
+): Promise<void> {
   const pid = found.state.controller?.pid;
   const end = Date.now() + ms;
   while (pid !== undefined && isSshclusterProcess(pid) && fs.existsSync(found.paths.stateFile) && Date.now() < end) {
@@ -97,7 +110,11 @@ export async function clustersOn(ctx: AppContext, hostname: string): Promise<Clu
   return clusters.flatMap((c) => (c.state?.spec.schedulerHost.connect.hostname === hostname ? [c.state] : []));
 }
 
-export async function findCluster(ctx: AppContext, name: string | undefined, requireController: boolean): Promise<FoundCluster> {
+export async function findCluster(
+  ctx: AppContext,
+  name: string | undefined,
+  requireController: boolean,
+): Promise<FoundCluster> {
   const root = stateRoot(ctx.env, ctx.homedir);
   if (name !== undefined) {
     const paths = clusterPaths(root, name);
@@ -112,14 +129,23 @@ export async function findCluster(ctx: AppContext, name: string | undefined, req
   await checkStateRoot(root);
   const listed = (await listClusters(root)).filter((c) => c.state);
   for (const c of listed) await checkClusterDirs(clusterPaths(root, c.name));
-  if (requireController && listed.length && !(await Promise.all(listed.map((c) => tryConnect(c.state!).then((cl) => (cl?.close(), cl !== undefined))))).some(Boolean)) {
+  if (
+    requireController &&
+    listed.length &&
+    !(await Promise.all(listed.map((c) => tryConnect(c.state!).then((cl) => (cl?.close(), cl !== undefined))))).some(
+      Boolean,
+    )
+  ) {
     const names = listed.map((c) => c.name).join(', ');
-    throw new ExpectedError(`no controller is running (state left by: ${names})`, { hint: leftHint(listed[0]!.state!) });
+    throw new ExpectedError(`no controller is running (state left by: ${names})`, {
+      hint: leftHint(listed[0]!.state!),
+    });
   }
   const found: FoundCluster[] = [];
   for (const c of listed) {
     const client = await tryConnect(c.state!);
-    if (client || !requireController) found.push({ name: c.name, paths: clusterPaths(root, c.name), state: c.state!, client });
+    if (client || !requireController)
+      found.push({ name: c.name, paths: clusterPaths(root, c.name), state: c.state!, client });
   }
   const live = found.filter((f) => f.client);
   const pick = live.length === 1 ? live : found;
@@ -128,7 +154,10 @@ export async function findCluster(ctx: AppContext, name: string | undefined, req
     return pick[0]!;
   }
   for (const f of found) f.client?.close();
-  if (pick.length === 0) throw new NoClusterError('no cluster is running on this machine', { hint: 'start one with sshcluster up [HOSTS.yaml]' });
+  if (pick.length === 0)
+    throw new NoClusterError('no cluster is running on this machine', {
+      hint: 'start one with sshcluster up [HOSTS.yaml]',
+    });
   throw new UsageError(`${pick.length} clusters: ${pick.map((f) => f.name).join(', ')}; say which with --name`);
 }
 

@@ -14,8 +14,13 @@ export function findLocalPython(env: Record<string, string | undefined>, preferr
   }
   const install = "install it: apt-get install python3-distributed, or pip install 'distributed'";
   // An interpreter the user named that cannot run Dask is bad input (exit 2).
-  if (preferred) throw new UsageError(`Dask is not installed for --python ${tried[0]}`, { hint: `${install}; or name another interpreter, or leave --python out to find one` });
-  throw new ExpectedError(`Dask is not installed for any local Python (tried ${tried.join('; ')})`, { hint: `${install}; or name an interpreter with --python` });
+  if (preferred)
+    throw new UsageError(`Dask is not installed for --python ${tried[0]}`, {
+      hint: `${install}; or name another interpreter, or leave --python out to find one`,
+    });
+  throw new ExpectedError(`Dask is not installed for any local Python (tried ${tried.join('; ')})`, {
+    hint: `${install}; or name an interpreter with --python`,
+  });
 }
 
 function whyNot(r: SpawnSyncReturns<string>): string {

@@ -6,10 +6,18 @@ import type { ClusterSpec } from '../../config/spec.js';
 import { adaptiveFromJson, type ClusterState } from '../../control/state-file.js';
 import type { ControlApiClient } from '../controller/control-api.js';
 
-export async function diffWithCluster(state: ClusterState, file: ClusterSpec, client: ControlApiClient | undefined): Promise<{ next: ClusterSpec; diff: SpecDiff }> {
+export async function diffWithCluster(
+  state: ClusterState,
+  file: ClusterSpec,
+  client: ControlApiClient | undefined,
+): Promise<{ next: ClusterSpec; diff: SpecDiff }> {
   // Adaptive settings in force came from up, the file or `adapt`; a file without an
   // `adaptive:` section leaves them as they are.
-  const inForce = state.adaptive ? adaptiveFromJson(state.adaptive) : state.adaptive === null ? undefined : state.spec.adaptive;
+  const inForce = state.adaptive
+    ? adaptiveFromJson(state.adaptive)
+    : state.adaptive === null
+      ? undefined
+      : state.spec.adaptive;
   const old: ClusterSpec = { ...state.spec, adaptive: inForce };
   const next: ClusterSpec = { ...file, name: state.name, adaptive: file.adaptive ?? inForce };
   const status = await client?.call('status').catch(() => undefined);

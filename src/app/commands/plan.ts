@@ -34,6 +34,10 @@ export async function planFor(ctx: AppContext, o: Omit<PlanOptions, 'json'>): Pr
 export async function runPlan(ctx: AppContext, o: PlanOptions): Promise<number> {
   const { found, next, diff } = await planFor(ctx, o);
   found.client?.close();
-  ctx.stdout.write(o.json ? jsonText({ cluster: found.name, changes: hasChanges(diff), ...diff }, 2) + '\n' : planText(found.name, o.file, diff, { recorded: !found.client, scheduler: next.schedulerHost.name }));
+  ctx.stdout.write(
+    o.json
+      ? jsonText({ cluster: found.name, changes: hasChanges(diff), ...diff }, 2) + '\n'
+      : planText(found.name, o.file, diff, { recorded: !found.client, scheduler: next.schedulerHost.name }),
+  );
   return hasChanges(diff) ? PLAN_CHANGES_EXIT : 0;
 }

@@ -1,9 +1,23 @@
 // `sshcluster status` without --json: the status document as text for a terminal.
-import { allRestarts, shownHostState, type AdaptiveStatus, type CertificatesStatus, type StatusJson, type TaskFigures, type WorkerStatus } from '../../control/status-document.js';
+import {
+  allRestarts,
+  shownHostState,
+  type AdaptiveStatus,
+  type CertificatesStatus,
+  type StatusJson,
+  type TaskFigures,
+  type WorkerStatus,
+} from '../../control/status-document.js';
 import { safeDeep } from '../../events/terminal-text.js';
 import { adaptiveStateText, lastChangeText } from '../../control/adaptive-text.js';
 import { bytes, duration } from '../../events/units.js';
-import { clientsAndScheduler, prefixLines, progressText, taskStates, workerTasks } from '../../control/task-figures-text.js';
+import {
+  clientsAndScheduler,
+  prefixLines,
+  progressText,
+  taskStates,
+  workerTasks,
+} from '../../control/task-figures-text.js';
 
 /** For a terminal: names, errors and addresses can hold what a host said, so escaped. */
 export function statusText(raw: StatusJson): string {
@@ -17,14 +31,27 @@ export function statusText(raw: StatusJson): string {
     ...(st.tasks ? tasksLines(st.tasks) : []),
     '',
     'HOST'.padEnd(24) + 'STATE'.padEnd(13) + 'WORKERS  LAST ERROR',
-    ...st.hosts.map((h) => h.name.padEnd(24) + shownHostState(h.state, h.lastError).padEnd(13) + String(h.workers).padEnd(9) + (h.lastError ?? '')),
+    ...st.hosts.map(
+      (h) =>
+        h.name.padEnd(24) +
+        shownHostState(h.state, h.lastError).padEnd(13) +
+        String(h.workers).padEnd(9) +
+        (h.lastError ?? ''),
+    ),
     '',
     'WORKER'.padEnd(24) + 'STATE'.padEnd(12) + 'PID'.padEnd(9) + 'RESTARTS  CPU    MEMORY      TASKS  IDLE   ADDRESS',
-    ...st.workers.map((w) =>
-      w.name.padEnd(24) + w.state.padEnd(12) + String(w.pid ?? '-').padEnd(9) + String(allRestarts(w)).padEnd(10) +
-      figures(w) + (w.address ?? '-'),
+    ...st.workers.map(
+      (w) =>
+        w.name.padEnd(24) +
+        w.state.padEnd(12) +
+        String(w.pid ?? '-').padEnd(9) +
+        String(allRestarts(w)).padEnd(10) +
+        figures(w) +
+        (w.address ?? '-'),
     ),
-    ...(st.events?.length ? ['', 'RECENT EVENTS', ...st.events.slice(-10).map((e) => `${e.time.slice(11, 19)}  ${e.subject}: ${e.text}`)] : []),
+    ...(st.events?.length
+      ? ['', 'RECENT EVENTS', ...st.events.slice(-10).map((e) => `${e.time.slice(11, 19)}  ${e.subject}: ${e.text}`)]
+      : []),
   ];
   return lines.join('\n') + '\n';
 }
@@ -32,7 +59,10 @@ export function statusText(raw: StatusJson): string {
 /** The scheduler's figures for a worker (status --json's optional fields), '-' where absent. */
 function figures(w: WorkerStatus): string {
   const cpu = w.cpu === undefined ? '-' : `${Math.round(w.cpu)}%`;
-  const mem = w.memoryBytes === undefined ? '-' : bytes(w.memoryBytes) + (w.memoryLimitBytes ? `/${bytes(w.memoryLimitBytes)}` : '');
+  const mem =
+    w.memoryBytes === undefined
+      ? '-'
+      : bytes(w.memoryBytes) + (w.memoryLimitBytes ? `/${bytes(w.memoryLimitBytes)}` : '');
   const idle = w.idleS === undefined ? '-' : `${Math.floor(w.idleS)}s`;
   return cpu.padEnd(7) + mem.padEnd(12) + String(workerTasks(w) ?? '-').padEnd(7) + idle.padEnd(7);
 }
@@ -48,8 +78,12 @@ function tasksLines(t: TaskFigures): string[] {
 
 function adaptiveLine(a: AdaptiveStatus): string {
   const more = [
-    a.minimumCores !== undefined || a.maximumCores !== undefined ? `, cores ${a.minimumCores ?? 0}..${a.maximumCores ?? '∞'}` : '',
-    a.minimumMemory !== undefined || a.maximumMemory !== undefined ? `, memory ${bytes(a.minimumMemory ?? 0)}..${a.maximumMemory === undefined ? '∞' : bytes(a.maximumMemory)}` : '',
+    a.minimumCores !== undefined || a.maximumCores !== undefined
+      ? `, cores ${a.minimumCores ?? 0}..${a.maximumCores ?? '∞'}`
+      : '',
+    a.minimumMemory !== undefined || a.maximumMemory !== undefined
+      ? `, memory ${bytes(a.minimumMemory ?? 0)}..${a.maximumMemory === undefined ? '∞' : bytes(a.maximumMemory)}`
+      : '',
   ].join('');
   const unmet = a.unmet.map((u) => `\n  unmet: ${u}`).join('');
   return `  adaptive: ${adaptiveStateText(a, more)}${lastChangeText(a)}${unmet}`;

@@ -48,13 +48,16 @@ export async function missingCluster(root: string, name: string): Promise<Expect
   const known = await knownClusters(root);
   if (!known.length) {
     return new UnknownClusterError(`no cluster named "${name}" on this machine, and no other cluster either`, {
-      hint: 'start one with sshcluster up [HOSTS.yaml] (named by the host file\'s name: or --name)',
+      hint: "start one with sshcluster up [HOSTS.yaml] (named by the host file's name: or --name)",
     });
   }
   const names = known.map((c) => (c.stopped ? `${c.name} (stopped)` : c.name)).join(', ');
-  return new UnknownClusterError(`no cluster named "${name}" on this machine; there ${known.length === 1 ? 'is' : 'are'}: ${names}`, {
-    hint: `name one of those with --name (sshcluster list shows them)`,
-  });
+  return new UnknownClusterError(
+    `no cluster named "${name}" on this machine; there ${known.length === 1 ? 'is' : 'are'}: ${names}`,
+    {
+      hint: `name one of those with --name (sshcluster list shows them)`,
+    },
+  );
 }
 
 function hasRuns(root: string, name: string): boolean {
@@ -63,7 +66,11 @@ function hasRuns(root: string, name: string): boolean {
 
 function clusterDirs(root: string): string[] {
   try {
-    return fs.readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    return fs
+      .readdirSync(root, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
   } catch {
     return [];
   }

@@ -20,7 +20,12 @@ export interface UpOutput {
 
 const KEEP = 20;
 
-export function upOutput(ctx: AppContext, bus: EventBus, name: string, o: { json: boolean; tui?: boolean; detachedChild: boolean }): UpOutput {
+export function upOutput(
+  ctx: AppContext,
+  bus: EventBus,
+  name: string,
+  o: { json: boolean; tui?: boolean; detachedChild: boolean },
+): UpOutput {
   if (o.detachedChild || !dashboardWanted(ctx, o)) {
     const sink = o.json ? ndjsonSink((t) => ctx.stdout.write(t)) : plainSink((t) => ctx.stdout.write(t));
     // A background controller writes controller.log: process output has its own files.

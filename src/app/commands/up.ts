@@ -64,11 +64,19 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   const name = opts.name ?? given.name;
   const paths = pathsFor(ctx, name);
   // A dead controller's processes keep its cluster id: adopting them needs it.
-  const previous = await refuseIfRunning(paths, name, opts.file === undefined ? undefined : { path: opts.file, spec: given });
+  const previous = await refuseIfRunning(
+    paths,
+    name,
+    opts.file === undefined ? undefined : { path: opts.file, spec: given },
+  );
   const bus = new EventBus();
   // A local cluster re-adopts on the ports it had (its scheduler may still hold them).
   const kept = given.local ? undefined : runningSpec(given, previous);
-  const local = given.local ? (previous ? withLocalPortsOf(given, previous.spec) : await withFreeLocalPorts(given)) : (kept ?? given);
+  const local = given.local
+    ? previous
+      ? withLocalPortsOf(given, previous.spec)
+      : await withFreeLocalPorts(given)
+    : (kept ?? given);
   const spec = withAdaptive(carryAdaptive({ ...local, name }, previous), opts.adapt);
   const clusterId = previous?.clusterId ?? randomBytes(8).toString('hex');
   // A password or passphrase prompt needs the terminal the dashboard would take.
@@ -84,14 +92,28 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   if (opts.report) bus.on((e) => (e.kind === 'cluster-up' ? (upEvent = e) : opts.report!(e)));
   if (spec.local) {
     const { adaptive } = spec;
-    const workers = adaptive ? `adaptive, ${adaptive.minimum} to ${Number.isFinite(adaptive.maximum) ? adaptive.maximum : 'any number of'}` : (previous?.desiredWorkers ?? spec.workerHosts[0]?.workerOptions.nworkers ?? 0); // re-adopted: the size it was kept at
-    bus.emit({ kind: 'notice', level: 'info', message: `Local cluster on this machine (${workers} workers, python ${spec.schedulerHost.remotePython})` });
+    const workers = adaptive
+      ? `adaptive, ${adaptive.minimum} to ${Number.isFinite(adaptive.maximum) ? adaptive.maximum : 'any number of'}`
+      : (previous?.desiredWorkers ?? spec.workerHosts[0]?.workerOptions.nworkers ?? 0); // re-adopted: the size it was kept at
+    bus.emit({
+      kind: 'notice',
+      level: 'info',
+      message: `Local cluster on this machine (${workers} workers, python ${spec.schedulerHost.remotePython})`,
+    });
   }
   // Bound before anything is written: a taken port fails `up` with nothing started.
   let statusNow: (() => StatusJson) | undefined;
   const metrics = opts.metrics ? await serveMetrics(opts.metrics, () => statusNow?.()) : undefined;
   // Its dirs are made here; refused certificates leave none of them behind.
-  const tls = await setUpTls({ spec, paths, clusterId, bus, now: new Date(), adopting: previous !== undefined, validDays: testCertDays(ctx.env) }).catch(async (err: unknown) => {
+  const tls = await setUpTls({
+    spec,
+    paths,
+    clusterId,
+    bus,
+    now: new Date(),
+    adopting: previous !== undefined,
+    validDays: testCertDays(ctx.env),
+  }).catch(async (err: unknown) => {
     await removeClusterDirIfEmpty(paths).catch(() => undefined);
     throw err;
   });
@@ -124,14 +146,31 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     return session.teardown({ reason: stopReason(reason), force: false });
   };
   const runId = previous?.runId ?? newRunId(new Date());
-  const controller = new ControlEndpoint(paths, { session, clusterId, pid: ctx.pid, requestStop, runId, orphanGraceS: opts.orphanGraceS ?? 0 });
+  const controller = new ControlEndpoint(paths, {
+    session,
+    clusterId,
+    pid: ctx.pid,
+    requestStop,
+    runId,
+    orphanGraceS: opts.orphanGraceS ?? 0,
+  });
   // The state file exists before any process does, so `down` can always find them: the
   // hosts connect while it is written, and start() launches nothing until it is (nor
   // before the log store that records the processes' lines is open). A dead
   // controller's file stays as it is until its processes are adopted.
-  if (previous) bus.emit({ kind: 'notice', level: 'info', message: `the controller of "${spec.name}" (pid ${previous.controller?.pid ?? '?'}) is gone; adopting what it left running` });
+  if (previous)
+    bus.emit({
+      kind: 'notice',
+      level: 'info',
+      message: `the controller of "${spec.name}" (pid ${previous.controller?.pid ?? '?'}) is gone; adopting what it left running`,
+    });
   // Said once the output (and a detached parent) listens.
-  if (kept) bus.emit({ kind: 'notice', level: 'warning', message: `the host file differs from the spec the running processes have; keeping theirs (sshcluster plan ${opts.file ?? 'FILE'} shows the difference, apply makes it)` });
+  if (kept)
+    bus.emit({
+      kind: 'notice',
+      level: 'warning',
+      message: `the host file differs from the spec the running processes have; keeping theirs (sshcluster plan ${opts.file ?? 'FILE'} shows the difference, apply makes it)`,
+    });
   const written = (previous ? Promise.resolve() : controller.save()).then(() => controller.recordLogs());
   const onStopSignal = (sig: 'SIGINT' | 'SIGTERM') => {
     if (!stop.signal.aborted) {
@@ -143,7 +182,14 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     }
   };
   const off = ctx.onSignal(onStopSignal);
-  out.open(sessionActions(session, { clusterId, pid: ctx.pid, teardown: () => requestStop('q in the dashboard'), interrupt: () => onStopSignal('SIGINT') }));
+  out.open(
+    sessionActions(session, {
+      clusterId,
+      pid: ctx.pid,
+      teardown: () => requestStop('q in the dashboard'),
+      interrupt: () => onStopSignal('SIGINT'),
+    }),
+  );
 
   let result: TeardownResult | undefined;
   try {
@@ -165,11 +211,18 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     const offTerminate = bus.on((e) => {
       if (e.kind === 'process-line' && e.name === 'scheduler' && isClientTerminate(e.line)) clientTerminated = true;
     });
-    const schedulerDied = session.schedulerExit().then(() => 'scheduler-died' as const).finally(offTerminate);
+    const schedulerDied = session
+      .schedulerExit()
+      .then(() => 'scheduler-died' as const)
+      .finally(offTerminate);
     const why = await Promise.race([stopRequested.then(() => 'stop' as const), schedulerDied]);
     if (why === 'scheduler-died' && clientTerminated) {
       // Client.shutdown() from a notebook or script: a down that was asked for.
-      bus.emit({ kind: 'notice', level: 'info', message: 'a client shut the scheduler down (Client.shutdown()); stopping the cluster' });
+      bus.emit({
+        kind: 'notice',
+        level: 'info',
+        message: 'a client shut the scheduler down (Client.shutdown()); stopping the cluster',
+      });
       result = await session.teardown({ reason: 'sshcluster down', force: false });
       return result.leftover.length ? 1 : 0;
     }
@@ -201,9 +254,14 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
  */
 async function withPortHolder(ctx: AppContext, spec: ClusterSpec, err: unknown): Promise<unknown> {
   if (!(err instanceof ExpectedError) || !/port already in use/.test(err.message)) return err;
-  const holder = (await clustersOn(ctx, spec.schedulerHost.connect.hostname)).find((s) => s.name !== spec.name && s.spec.schedulerOptions.port === spec.schedulerOptions.port)?.name;
+  const holder = (await clustersOn(ctx, spec.schedulerHost.connect.hostname)).find(
+    (s) => s.name !== spec.name && s.spec.schedulerOptions.port === spec.schedulerOptions.port,
+  )?.name;
   if (holder === undefined) return err;
-  return new ExpectedError(err.message, { exitCode: err.exitCode, hint: `cluster "${holder}" of this machine runs its scheduler there (sshcluster status --name ${holder}): stop it with sshcluster down --name ${holder}, or set scheduler_options.port` });
+  return new ExpectedError(err.message, {
+    exitCode: err.exitCode,
+    hint: `cluster "${holder}" of this machine runs its scheduler there (sshcluster status --name ${holder}): stop it with sshcluster down --name ${holder}, or set scheduler_options.port`,
+  });
 }
 
 /**
@@ -212,7 +270,13 @@ async function withPortHolder(ctx: AppContext, spec: ClusterSpec, err: unknown):
  * spec. That spec when the file differs, else undefined (the file's is used).
  */
 function runningSpec(given: ClusterSpec, previous: ClusterState | undefined): ClusterSpec | undefined {
-  if (!previous || !hasChanges(diffSpecs(previous.spec, { ...given, name: previous.spec.name, adaptive: previous.spec.adaptive }, [], false))) return undefined;
+  if (
+    !previous ||
+    !hasChanges(
+      diffSpecs(previous.spec, { ...given, name: previous.spec.name, adaptive: previous.spec.adaptive }, [], false),
+    )
+  )
+    return undefined;
   return { ...previous.spec, adaptive: given.adaptive ?? previous.spec.adaptive };
 }
 
@@ -226,9 +290,17 @@ function owedRoll(session: ClusterSession, previous: ClusterState | undefined): 
 /** Restarts them now, one at a time. */
 function continueRoll(session: ClusterSession, names: readonly string[], timeoutMs: number): void {
   if (!names.length) return;
-  session.bus.emit({ kind: 'notice', level: 'info', message: `continuing the interrupted apply: restarting ${names.length} worker(s) onto the spec in force` });
+  session.bus.emit({
+    kind: 'notice',
+    level: 'info',
+    message: `continuing the interrupted apply: restarting ${names.length} worker(s) onto the spec in force`,
+  });
   // A roll that stops says so itself (cluster-changes.ts).
-  void session.changes.resume(names, { maxUnavailable: 1, timeoutMs }).catch((err: unknown) => session.bus.emit({ kind: 'notice', level: 'error', message: `rolling restart failed: ${String(err)}` }));
+  void session.changes
+    .resume(names, { maxUnavailable: 1, timeoutMs })
+    .catch((err: unknown) =>
+      session.bus.emit({ kind: 'notice', level: 'error', message: `rolling restart failed: ${String(err)}` }),
+    );
 }
 
 /**
@@ -245,13 +317,16 @@ function carryAdaptive(spec: ClusterSpec, previous: ClusterState | undefined): C
 function withAdaptive(spec: ClusterSpec, flags: UpOptions['adapt']): ClusterSpec {
   if (!flags && !spec.adaptive) return spec;
   const adaptive = mergeAdaptive(spec.adaptive, flags ?? {});
-  if (adaptive.minimum > adaptive.maximum) throw new UsageError(`--min ${adaptive.minimum} is above --max ${adaptive.maximum}`);
+  if (adaptive.minimum > adaptive.maximum)
+    throw new UsageError(`--min ${adaptive.minimum} is above --max ${adaptive.maximum}`);
   return { ...spec, adaptive };
 }
 
 function needsPrompt(spec: ClusterSpec): boolean {
   const hosts = [spec.schedulerHost, ...spec.workerHosts];
-  return hosts.some((h) => [h.connect, ...h.connect.proxyJump].some((c) => c.password?.kind === 'prompt' || c.passphrase?.kind === 'prompt'));
+  return hosts.some((h) =>
+    [h.connect, ...h.connect.proxyJump].some((c) => c.password?.kind === 'prompt' || c.passphrase?.kind === 'prompt'),
+  );
 }
 
 /** Tests only: certificates that end sooner (days, fractions allowed), to see the expiry warnings. */

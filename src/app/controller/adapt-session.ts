@@ -18,7 +18,9 @@ export async function adapt(session: ClusterSession, p: AdaptParams): Promise<Ad
   const spec = mergeAdaptive(session.adaptive?.spec ?? session.spec.adaptive, p.spec);
   if (spec.minimum > spec.maximum) {
     // A bound left out keeps the one in force, which may be the one in the way.
-    throw new UsageError(`adapt: --min ${spec.minimum} is above --max ${spec.maximum}`, { hint: 'give a --min at most --max (a bound you leave out keeps the value in force: sshcluster status shows it)' });
+    throw new UsageError(`adapt: --min ${spec.minimum} is above --max ${spec.maximum}`, {
+      hint: 'give a --min at most --max (a bound you leave out keeps the value in force: sshcluster status shows it)',
+    });
   }
   // A dry run steps with the scheduler's running target_duration too, and says so.
   const warnings = keepTargetDuration(session, spec, p.spec.targetDurationMs);
@@ -26,14 +28,26 @@ export async function adapt(session: ClusterSession, p: AdaptParams): Promise<Ad
   if (slots) warnings.push(slots);
   const loop = session.adaptiveLoop(spec);
   // With memory_limit auto, a worker's limit is what the registered ones report.
-  const registered = spec.maximumMemory === undefined ? [] : ((await session.client?.identityOrWorkers().catch(() => undefined))?.workers ?? []);
+  const registered =
+    spec.maximumMemory === undefined
+      ? []
+      : ((await session.client?.identityOrWorkers().catch(() => undefined))?.workers ?? []);
   const refusal = adaptiveRefusal(spec, newWorkerSize(session.spec.workerHosts[0]?.workerOptions, registered));
   if (refusal) throw new UsageError(refusal.message, { hint: refusal.hint });
   if (p.dryRun) {
     const r = await loop.stepOnce(true);
     const d = r.decision;
-    const detail = d.status === 'up' ? `up by ${d.n - r.current}` : d.status === 'down' ? `down: retire ${d.workers.join(', ')}` : 'none';
-    return { enabled: session.adaptive?.enabled ?? false, dryRun: { target: r.target, decision: detail, reason: r.reason }, ...(warnings.length ? { warnings } : {}) };
+    const detail =
+      d.status === 'up'
+        ? `up by ${d.n - r.current}`
+        : d.status === 'down'
+          ? `down: retire ${d.workers.join(', ')}`
+          : 'none';
+    return {
+      enabled: session.adaptive?.enabled ?? false,
+      dryRun: { target: r.target, decision: detail, reason: r.reason },
+      ...(warnings.length ? { warnings } : {}),
+    };
   }
   for (const message of warnings) session.bus.emit({ kind: 'notice', level: 'warning', message });
   session.startAdaptive(spec);

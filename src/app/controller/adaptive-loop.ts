@@ -79,23 +79,35 @@ export class AdaptiveLoop {
   private tick(): Promise<void> {
     this.running ??= this.stepOnce(false)
       .then(() => undefined)
-      .catch((err) => this.p.emit({ kind: 'notice', level: 'warning', message: `adaptive step failed: ${String(err)}` }))
+      .catch((err) =>
+        this.p.emit({ kind: 'notice', level: 'warning', message: `adaptive step failed: ${String(err)}` }),
+      )
       .finally(() => (this.running = undefined));
     return this.running;
   }
 
   /** One step; with dryRun nothing is applied and the state is not kept. */
-  async stepOnce(dryRun: boolean): Promise<{ target: number; current: number; decision: AdaptiveDecision; reason: string }> {
+  async stepOnce(
+    dryRun: boolean,
+  ): Promise<{ target: number; current: number; decision: AdaptiveDecision; reason: string }> {
     const client = this.p.scheduler();
     if (!client) throw new Error('the scheduler is not reachable yet');
-    const [rawTarget, daskVersion, demand] = await Promise.all([client.adaptiveTarget(), this.p.daskVersion(), client.demand()]);
+    const [rawTarget, daskVersion, demand] = await Promise.all([
+      client.adaptiveTarget(),
+      this.p.daskVersion(),
+      client.demand(),
+    ]);
     // The preload's workers when it answers: identity.json is then never asked (on
     // distributed 2024.x it logs a traceback into the scheduler's log while tasks run).
     const identity = demand?.registered ? { workers: demand.registered } : await client.identityOrWorkers();
     const { state } = this.p;
     const plan = state.desiredWorkers.map((w) => {
       const t = state.processes.get(w.name);
-      return { name: w.name, launched: t !== undefined && !t.exit, nthreads: state.workerHostSpec(w.host)?.workerOptions.nthreads ?? 1 };
+      return {
+        name: w.name,
+        launched: t !== undefined && !t.exit,
+        nthreads: state.workerHostSpec(w.host)?.workerOptions.nthreads ?? 1,
+      };
     });
     const input = {
       now: this.p.clock.now(),
@@ -112,7 +124,8 @@ export class AdaptiveLoop {
     if (dryRun) return out;
     // Stopped (scale N, adapt --off, new bounds) while this step waited on the scheduler:
     // its decision belongs to a loop that no longer runs.
-    if (!this.enabled) return { ...out, decision: { status: 'same', reason: 'adaptive stopped' }, reason: 'adaptive stopped' };
+    if (!this.enabled)
+      return { ...out, decision: { status: 'same', reason: 'adaptive stopped' }, reason: 'adaptive stopped' };
     this.state = r.state;
     this.lastTarget = r.log.target;
     // Placed by resource, the step did what placement did: an "up" with nothing placeable
@@ -120,7 +133,9 @@ export class AdaptiveLoop {
     const decision = placed ? (placed.add.length ? 'up' : placed.retire.length ? 'down' : 'none') : r.log.decision;
     this.log.push({ ...r.log, decision, reason });
     if (decision !== 'none') {
-      const after = placed ? r.log.current + placed.add.reduce((n, a) => n + a.count, 0) - placed.retire.length : planAfter(r.decision, r.log.current);
+      const after = placed
+        ? r.log.current + placed.add.reduce((n, a) => n + a.count, 0) - placed.retire.length
+        : planAfter(r.decision, r.log.current);
       this.p.emit({ kind: 'adaptive-decision', decision, target: r.log.target, current: r.log.current, after, reason });
     }
     if (!demand) this.sayBlind();
@@ -132,7 +147,11 @@ export class AdaptiveLoop {
   }
 
   /** The decision placed by resource over the hosts as they are now. */
-  private place(decision: AdaptiveDecision, demand: { groups: PendingGroup[]; plainPending: number }, countsUnrunnable: boolean): ResourceStep {
+  private place(
+    decision: AdaptiveDecision,
+    demand: { groups: PendingGroup[]; plainPending: number },
+    countsUnrunnable: boolean,
+  ): ResourceStep {
     const { state } = this.p;
     const workers = state.desiredWorkers.map((w) => ({ name: w.name, host: w.host }));
     const on = new Map<string, number>();
@@ -146,10 +165,22 @@ export class AdaptiveLoop {
       workers: on.get(h.name) ?? 0,
       ...(unavailable.has(h.name) ? { unavailable: unavailable.get(h.name) } : {}),
     }));
-    const bounds = this.spec.groups?.map((g) => ({ name: g.name, hosts: g.hosts, minimum: g.minimum, maximum: g.maximum }));
+    const bounds = this.spec.groups?.map((g) => ({
+      name: g.name,
+      hosts: g.hosts,
+      minimum: g.minimum,
+      maximum: g.maximum,
+    }));
     return resourceStep({
-      decision, workers, hosts, groups: demand.groups, plainPending: demand.plainPending, countsUnrunnable,
-      targetDurationS: this.spec.targetDurationMs / 1000, maximum: this.spec.maximum, bounds,
+      decision,
+      workers,
+      hosts,
+      groups: demand.groups,
+      plainPending: demand.plainPending,
+      countsUnrunnable,
+      targetDurationS: this.spec.targetDurationMs / 1000,
+      maximum: this.spec.maximum,
+      bounds,
     });
   }
 
@@ -162,14 +193,20 @@ export class AdaptiveLoop {
     const n = unmetNotices(this.unmet, p.unmet, this.spec.waitCount);
     this.unmet = n.current;
     for (const message of n.said) this.p.emit({ kind: 'notice', level: 'warning', message: `adaptive: ${message}` });
-    for (const what of n.cleared) this.p.emit({ kind: 'notice', level: 'info', message: `adaptive: ${what} demand is met` });
+    for (const what of n.cleared)
+      this.p.emit({ kind: 'notice', level: 'info', message: `adaptive: ${what} demand is met` });
   }
 
   /** A scheduler without the demand route (started without the preload): said once. */
   private sayBlind(): void {
     if (this.blindSaid) return;
     this.blindSaid = true;
-    this.p.emit({ kind: 'notice', level: 'warning', message: 'adaptive: the scheduler does not report pending work by resource (no demand route); scaling ignores worker resources' });
+    this.p.emit({
+      kind: 'notice',
+      level: 'warning',
+      message:
+        'adaptive: the scheduler does not report pending work by resource (no demand route); scaling ignores worker resources',
+    });
   }
 
   /** Dask's shape: an absolute worker count up, names down. */
@@ -191,7 +228,10 @@ export class AdaptiveLoop {
     const entries = this.log.recent(20);
     // The last change (up or down), not the last step: a step that changed nothing is in
     // the log, and "last: none (waiting …)" read as if something were about to happen.
-    const last = this.log.recent().filter((e) => e.decision !== 'none').pop();
+    const last = this.log
+      .recent()
+      .filter((e) => e.decision !== 'none')
+      .pop();
     return {
       enabled: this.enabled,
       minimum: this.spec.minimum,
@@ -203,7 +243,14 @@ export class AdaptiveLoop {
       target: this.lastTarget,
       unmet: [...this.unmet.values()].map((u) => u.line),
       lastDecision: last ? { decision: last.decision, reason: last.reason, time: iso(last.time) } : null,
-      log: entries.map((e) => ({ time: iso(e.time), target: e.target, current: e.current, decision: e.decision, reason: e.reason, count: e.count })),
+      log: entries.map((e) => ({
+        time: iso(e.time),
+        target: e.target,
+        current: e.current,
+        decision: e.decision,
+        reason: e.reason,
+        count: e.count,
+      })),
     };
   }
 }

@@ -63,9 +63,16 @@ export class ClusterChanges {
       const old = state.spec;
       // Against the adaptive settings in force (none while it is off), as plan diffs them:
       // a file with an adaptive: section turns it on with them, as up of that file does.
-      const diff = diffSpecs({ ...old, adaptive: this.d.adaptive() }, { ...next, name: old.name }, state.desiredWorkers, next.adaptive !== undefined);
+      const diff = diffSpecs(
+        { ...old, adaptive: this.d.adaptive() },
+        { ...next, name: old.name },
+        state.desiredWorkers,
+        next.adaptive !== undefined,
+      );
       if (diff.recreate.length) {
-        throw new ExpectedError(`apply: a running cluster cannot take this: ${diff.recreate.join('; ')}`, { hint: 'sshcluster down, then up with the new file' });
+        throw new ExpectedError(`apply: a running cluster cannot take this: ${diff.recreate.join('; ')}`, {
+          hint: 'sshcluster down, then up with the new file',
+        });
       }
       if (!hasChanges(diff)) return { diff, failedHosts: [] };
       const before = state.desiredWorkers.map((w) => w.name);
@@ -82,11 +89,15 @@ export class ClusterChanges {
       });
       if (diff.adaptive?.to) this.d.startAdaptive(diff.adaptive.to);
       await this.d.tick();
-      const names = diff.restart.flatMap((r) => r.workers).filter((n) => state.desiredWorkers.some((w) => w.name === n));
+      const names = diff.restart
+        .flatMap((r) => r.workers)
+        .filter((n) => state.desiredWorkers.some((w) => w.name === n));
       const roll = names.length ? await this.pendingRoll(names, o) : undefined;
       if (roll?.kind === 'stopped') {
         // The hosts not fully reached go back to the spec their workers still run.
-        const back = new Set([roll.failed, ...roll.notReached].map((n) => state.desiredWorkers.find((w) => w.name === n)?.host));
+        const back = new Set(
+          [roll.failed, ...roll.notReached].map((n) => state.desiredWorkers.find((w) => w.name === n)?.host),
+        );
         for (const host of back) if (host) restoreHost(state, old, host);
         // One held back still runs its old process: nothing to put back.
         if (!roll.held) await this.d.restartWorker(roll.failed).catch(() => undefined);
@@ -98,7 +109,13 @@ export class ClusterChanges {
       const removed = diff.hostsRemoved.filter((h) => h !== state.spec.schedulerHost.name);
       for (const h of removed.filter((x) => holding.has(x))) void this.leaveWhenEmpty(h, Infinity);
       await Promise.all(removed.filter((h) => !holding.has(h)).map((h) => this.leaveWhenEmpty(h)));
-      return { diff, failedHosts, ...(roll ? { roll } : {}), ...(kept.held.length ? { held: kept.held } : {}), ...(kept.dropped.length ? { dropped: kept.dropped } : {}) };
+      return {
+        diff,
+        failedHosts,
+        ...(roll ? { roll } : {}),
+        ...(kept.held.length ? { held: kept.held } : {}),
+        ...(kept.dropped.length ? { dropped: kept.dropped } : {}),
+      };
     });
   }
 
@@ -108,13 +125,21 @@ export class ClusterChanges {
       // A name that matches no worker host is a typo (exit 2, as exec's --hosts), said with the names there are.
       const typos = (r: DrainResult): void => {
         if (r.unknown.length !== hosts.length) return;
-        const scheduler = r.unknown.includes(state.spec.schedulerHost.name) ? ` (${state.spec.schedulerHost.name} runs the scheduler and no workers)` : '';
-        throw new UsageError(`${undrain ? 'undrain' : 'drain'}: no worker host named ${r.unknown.join(', ')} in this cluster${scheduler}`, { hint: `its worker hosts: ${state.spec.workerHosts.map((h) => h.name).join(', ')}` });
+        const scheduler = r.unknown.includes(state.spec.schedulerHost.name)
+          ? ` (${state.spec.schedulerHost.name} runs the scheduler and no workers)`
+          : '';
+        throw new UsageError(
+          `${undrain ? 'undrain' : 'drain'}: no worker host named ${r.unknown.join(', ')} in this cluster${scheduler}`,
+          { hint: `its worker hosts: ${state.spec.workerHosts.map((h) => h.name).join(', ')}` },
+        );
       };
       if (undrain) {
         const { back, ...r } = undrainHosts(state, hosts);
         typos(r);
-        if (back.length) this.say(`undrain: ${back.join(', ')}${r.replaced.length ? `: starting ${r.replaced.length} worker(s) the drain had no room for` : ''}`);
+        if (back.length)
+          this.say(
+            `undrain: ${back.join(', ')}${r.replaced.length ? `: starting ${r.replaced.length} worker(s) the drain had no room for` : ''}`,
+          );
         if (r.replaced.length) await this.d.tick();
         return r;
       }
@@ -125,11 +150,18 @@ export class ClusterChanges {
       retryHeld(state, [...r.retired, ...earlier], force);
       const asked = hosts.filter((h) => !r.unknown.includes(h) && !r.unchanged.includes(h));
       if (!asked.length && !earlier.length) return r; // drained already
-      if (asked.length) this.say(`drain: ${asked.join(', ')}: retiring ${r.retired.length} worker(s)${r.replaced.length ? `, ${r.replaced.length} started elsewhere` : ''}${r.short ? `; ${r.short} to start again at undrain (no room elsewhere)` : ''}`);
+      if (asked.length)
+        this.say(
+          `drain: ${asked.join(', ')}: retiring ${r.retired.length} worker(s)${r.replaced.length ? `, ${r.replaced.length} started elsewhere` : ''}${r.short ? `; ${r.short} to start again at undrain (no room elsewhere)` : ''}`,
+        );
       await this.d.tick();
       const outcomes = await this.d.outcomes([...r.retired, ...earlier]);
       // The earlier ones retired now count as this drain's.
-      return { ...r, retired: [...r.retired, ...earlier.filter((n) => outcomes.get(n)?.kind === 'stopped')], ...keptAndDropped(outcomes) };
+      return {
+        ...r,
+        retired: [...r.retired, ...earlier.filter((n) => outcomes.get(n)?.kind === 'stopped')],
+        ...keptAndDropped(outcomes),
+      };
     });
   }
 
@@ -161,11 +193,18 @@ export class ClusterChanges {
       this.changed();
     };
     const restart = (n: string) => this.d.restartWorker(n, { force: o.force === true });
-    const r = await rollingRestart({ state, clock, signal, restart, tick: () => this.d.tick(), progress }, names, { ...o, pollMs: POLL_MS });
+    const r = await rollingRestart({ state, clock, signal, restart, tick: () => this.d.tick(), progress }, names, {
+      ...o,
+      pollMs: POLL_MS,
+    });
     this.changed();
     // Said where status and the dashboard show it, not only to the command that asked.
     if (r.kind === 'stopped') {
-      this.d.emit({ kind: 'notice', level: 'error', message: `rolling restart stopped at ${r.failed}: ${r.reason}; ${r.restarted.length} worker(s) restarted, ${r.notReached.length + 1} keep their old spec` });
+      this.d.emit({
+        kind: 'notice',
+        level: 'error',
+        message: `rolling restart stopped at ${r.failed}: ${r.reason}; ${r.restarted.length} worker(s) restarted, ${r.notReached.length + 1} keep their old spec`,
+      });
     }
     return r;
   }
@@ -177,7 +216,11 @@ export class ClusterChanges {
   /** A removed host is left once its workers have retired and stopped (or after a bound). */
   private async leaveWhenEmpty(host: string, timeoutMs = LEAVE_TIMEOUT_MS): Promise<void> {
     const deadline = this.d.clock.now() + timeoutMs;
-    while (this.d.state.alive().some((t) => t.desired.host === host) && this.d.clock.now() < deadline && !this.d.signal.aborted) {
+    while (
+      this.d.state.alive().some((t) => t.desired.host === host) &&
+      this.d.clock.now() < deadline &&
+      !this.d.signal.aborted
+    ) {
       await delay(this.d.clock, POLL_MS, this.d.signal);
       if (this.d.state.hostSpec(host)) return; // back in the spec meanwhile (a later apply)
     }
@@ -207,6 +250,10 @@ export class ClusterChanges {
 function applyLine(diff: Pick<SpecDiff, 'hostsAdded' | 'hostsRemoved' | 'restart'>, scheduler: string): string {
   const added = diff.hostsAdded.filter((h) => h !== scheduler).length;
   const removed = diff.hostsRemoved.filter((h) => h !== scheduler).length;
-  const own = diff.hostsAdded.includes(scheduler) ? ", the scheduler's host runs workers too" : diff.hostsRemoved.includes(scheduler) ? ", the scheduler's host runs no workers now" : '';
+  const own = diff.hostsAdded.includes(scheduler)
+    ? ", the scheduler's host runs workers too"
+    : diff.hostsRemoved.includes(scheduler)
+      ? ", the scheduler's host runs no workers now"
+      : '';
   return `apply: ${added} host(s) added, ${removed} removed${own}, ${diff.restart.length} with a changed launch`;
 }

@@ -97,7 +97,8 @@ export class ClusterSession {
     this.state.formerHosts = [...(o.previous?.formerHosts ?? [])];
     this.state.drainShort = o.previous?.drainShort ?? 0;
     // A cluster taken over keeps the hosts no controller has reached yet; a new one starts with all.
-    for (const h of o.previous ? (o.previous.unreached ?? []) : clusterHosts(o.spec).map((x) => x.name)) this.state.unreached.add(h);
+    for (const h of o.previous ? (o.previous.unreached ?? []) : clusterHosts(o.spec).map((x) => x.name))
+      this.state.unreached.add(h);
     this.events = new EventLog(() => this.clock.now());
     o.bus.on((e) => this.events.take(e));
     o.signal?.addEventListener('abort', () => this.life.abort(), { once: true });
@@ -156,7 +157,18 @@ export class ClusterSession {
     const files = launchFiles(this.spec, this.o.tls, h);
     const tmpdirs = () => this.state.tmpdirsOf(h.name);
     const keepsFiles = keepsFilesOn(this.spec);
-    return new ShellHostRunner({ host: h.name, clusterId, setup: h.setup, shell, orphanGraceS, python: h.remotePython, env: h.env, files, keepsFiles, tmpdirs });
+    return new ShellHostRunner({
+      host: h.name,
+      clusterId,
+      setup: h.setup,
+      shell,
+      orphanGraceS,
+      python: h.remotePython,
+      env: h.env,
+      files,
+      keepsFiles,
+      tmpdirs,
+    });
   }
 
   /**
@@ -167,20 +179,36 @@ export class ClusterSession {
    */
   private async clearFormerOnly(): Promise<TeardownResult['leftover']> {
     const { state } = this;
-    const gone = hostsToClear(state.spec, state.formerHosts).filter((h) => !state.hostSpec(h.name) && !state.runners.has(h.name));
+    const gone = hostsToClear(state.spec, state.formerHosts).filter(
+      (h) => !state.hostSpec(h.name) && !state.runners.has(h.name),
+    );
     const left: TeardownResult['leftover'] = [];
     await Promise.all(
       gone.map(async (h) => {
         try {
           await this.retireOn(h.name);
-          const opts = { clusterId: this.o.clusterId, keepsFiles: keepsFilesOn(this.spec), tmpdirs: state.tmpdirsOf(h.name), graceMs: STRAY_GRACE_MS };
+          const opts = {
+            clusterId: this.o.clusterId,
+            keepsFiles: keepsFilesOn(this.spec),
+            tmpdirs: state.tmpdirsOf(h.name),
+            graceMs: STRAY_GRACE_MS,
+          };
           const r = await clearHost(await this.o.openShell(h), h, opts);
-          if (r.left.length || r.filesError) throw new Error(r.filesError ?? `pid(s) ${r.left.join(', ')} still running`);
+          if (r.left.length || r.filesError)
+            throw new Error(r.filesError ?? `pid(s) ${r.left.join(', ')} still running`);
           state.forgetFormer(h.name);
-          this.bus.emit({ kind: 'notice', level: 'info', message: `${h.name} left the cluster (an interrupted apply had removed it)` });
+          this.bus.emit({
+            kind: 'notice',
+            level: 'info',
+            message: `${h.name} left the cluster (an interrupted apply had removed it)`,
+          });
         } catch (err) {
           left.push({ host: h.name, pids: [] });
-          this.bus.emit({ kind: 'notice', level: 'warning', message: `${h.name}: could not clear what an interrupted apply left there (${errorText(err)}); \`sshcluster down\` tries again` });
+          this.bus.emit({
+            kind: 'notice',
+            level: 'warning',
+            message: `${h.name}: could not clear what an interrupted apply left there (${errorText(err)}); \`sshcluster down\` tries again`,
+          });
         }
       }),
     );
@@ -193,14 +221,19 @@ export class ClusterSession {
    * gets that far within the grace.
    */
   private async retireOn(host: string): Promise<void> {
-    const names = (this.o.previous?.processes ?? []).filter((p) => p.host === host && p.role === 'worker').map((p) => p.name);
+    const names = (this.o.previous?.processes ?? [])
+      .filter((p) => p.host === host && p.role === 'worker')
+      .map((p) => p.name);
     const addresses = names.flatMap((n) => this.state.registered.get(n) ?? []);
     if (!addresses.length || !this.client) return;
     await this.client.retireWorkers(addresses, { keep: true }).catch((err: unknown) => {
-      this.bus.emit({ kind: 'notice', level: 'warning', message: `${host}: retiring its workers through the scheduler failed (${errorText(err)}); stopping them directly` });
+      this.bus.emit({
+        kind: 'notice',
+        level: 'warning',
+        message: `${host}: retiring its workers through the scheduler failed (${errorText(err)}); stopping them directly`,
+      });
     });
   }
-
 
   /**
    * Resolves once the scheduler confirms readiness; throws (after cleaning up) if it cannot.
@@ -218,7 +251,8 @@ export class ClusterSession {
       await Promise.all(state.hosts().map((h) => connect(h.name)));
       await launchAfter;
       await this.failIfSchedulerHostFailed(scheduler);
-      const adopt = (p: Parameters<typeof reconciler.lifecycle.adopt>[0], pid: number) => reconciler.lifecycle.adopt(p, pid);
+      const adopt = (p: Parameters<typeof reconciler.lifecycle.adopt>[0], pid: number) =>
+        reconciler.lifecycle.adopt(p, pid);
       adopted = await readopt({ state, address: this.address, emit: (e) => this.bus.emit(e), adopt }, this.o.previous);
       const before = Date.parse(this.o.previous.startedAt ?? '');
       if (adopted > 0 && before <= this.startedAt) this.startedAt = before;
@@ -228,13 +262,23 @@ export class ClusterSession {
       // for it (its scheduler address is known beforehand, and a worker started first
       // retries until the scheduler listens: Dask starts in ~0.5 s, a worker in ~1 s).
       const launch = () => (state.failedHosts.has(scheduler) ? undefined : this.tick());
-      await Promise.all(state.hosts().map((h) => connect(h.name).then(() => launchAfter).then(launch)));
+      await Promise.all(
+        state.hosts().map((h) =>
+          connect(h.name)
+            .then(() => launchAfter)
+            .then(launch),
+        ),
+      );
     }
     await this.failIfSchedulerHostFailed(scheduler);
     await this.tick();
     if (adopted) {
       const started = state.all().length - adopted;
-      this.bus.emit({ kind: 'notice', level: 'info', message: `re-adopted ${adopted} process(es) from the state file, started ${started}` });
+      this.bus.emit({
+        kind: 'notice',
+        level: 'info',
+        message: `re-adopted ${adopted} process(es) from the state file, started ${started}`,
+      });
     }
     await confirmReady({
       state,
@@ -247,7 +291,9 @@ export class ClusterSession {
       useClient: (client) => (this.client = client),
     });
     if (this.o.requireAll && state.failedHosts.size) {
-      throw await this.fatal(`--require-all: ${state.failedHosts.size} host(s) failed: ${[...state.failedHosts.keys()].join(', ')}`);
+      throw await this.fatal(
+        `--require-all: ${state.failedHosts.size} host(s) failed: ${[...state.failedHosts.keys()].join(', ')}`,
+      );
     }
     await this.failIfNoWorker();
     // Once the scheduler answers: it retires what a removed host still runs.
@@ -274,10 +320,15 @@ export class ClusterSession {
   private async failIfNoWorker(): Promise<void> {
     const { state } = this;
     if (!state.desiredWorkers.length || state.registered.size) return;
-    const why = [...state.failedHosts].filter(([h]) => h !== this.spec.schedulerHost.name).map(([h, reason]) => `  ${h}: ${reason}`);
+    const why = [...state.failedHosts]
+      .filter(([h]) => h !== this.spec.schedulerHost.name)
+      .map(([h, reason]) => `  ${h}: ${reason}`);
     await this.teardown({ reason: 'start-up failed', force: false });
     const message = `no worker started (${state.desiredWorkers.length} wanted)${why.length ? `; failed hosts:\n${why.join('\n')}` : ''}`;
-    throw new ExpectedError(message, { exitCode: 1, hint: `sshcluster check ${this.spec.source ?? 'FILE'} says what each host lacks; fix them and run up again` });
+    throw new ExpectedError(message, {
+      exitCode: 1,
+      hint: `sshcluster check ${this.spec.source ?? 'FILE'} says what each host lacks; fix them and run up again`,
+    });
   }
 
   /** Without its scheduler host there is no cluster: what started elsewhere is stopped. */
@@ -299,7 +350,12 @@ export class ClusterSession {
     // A re-adopting controller keeps the port the dead one forwarded (a browser tab on it
     // goes on working) when it is free; else the scheduler's own port, as a first up.
     const ports = [recordedDashboardPort(this.o.previous?.dashboardUrl), port].filter((p) => p !== undefined);
-    this.httpForwards = await startHttpForwards({ connect, ports, apiSocket: this.o.apiSocket, say: (e) => this.bus.emit(e) });
+    this.httpForwards = await startHttpForwards({
+      connect,
+      ports,
+      apiSocket: this.o.apiSocket,
+      say: (e) => this.bus.emit(e),
+    });
     if (this.httpForwards.url) this.dashboard = this.httpForwards.url;
   }
 
@@ -327,10 +383,18 @@ export class ClusterSession {
     const left = new Set(this.state.desiredWorkers.map((w) => w.name));
     const outcomes = await this.reconciler.outcomes([...before.filter((w) => !left.has(w)), ...held]);
     const kept = keptAndDropped(outcomes);
-    const r = { ...sized, ...(kept.held.length ? { held: kept.held } : {}), ...(kept.dropped.length ? { dropped: kept.dropped } : {}) };
+    const r = {
+      ...sized,
+      ...(kept.held.length ? { held: kept.held } : {}),
+      ...(kept.dropped.length ? { dropped: kept.dropped } : {}),
+    };
     // For the events view and `status --json` events, beside adaptive's own steps.
     const short = r.desired === n ? '' : ` (${n} asked${r.message ? `: ${r.message}` : ''})`;
-    this.bus.emit({ kind: 'notice', level: 'info', message: `scale: ${was} → ${r.desired} worker(s)${short}${wasAdaptive ? '; adaptive is off (a fixed size)' : ''}` });
+    this.bus.emit({
+      kind: 'notice',
+      level: 'info',
+      message: `scale: ${was} → ${r.desired} worker(s)${short}${wasAdaptive ? '; adaptive is off (a fixed size)' : ''}`,
+    });
     return wasAdaptive ? { ...r, adaptiveOff: true } : r;
   }
 
@@ -377,7 +441,12 @@ export class ClusterSession {
 
   async fatal(message: string, detail: string[] = []): Promise<ExpectedError> {
     await this.teardown({ reason: 'start-up failed', force: false });
-    const tail = detail.length ? `\n  last output:\n${detail.slice(-10).map((l) => `    ${l}`).join('\n')}` : '';
+    const tail = detail.length
+      ? `\n  last output:\n${detail
+          .slice(-10)
+          .map((l) => `    ${l}`)
+          .join('\n')}`
+      : '';
     return new ExpectedError(message + tail, { exitCode: 1 });
   }
 
@@ -386,7 +455,14 @@ export class ClusterSession {
     this.life.abort();
     this.httpForwards?.close();
     const links = this.reconciler.links;
-    const deps = { state: this.state, clock: this.clock, emit: this.bus.emit.bind(this.bus), scheduler: () => this.client, closeAll: () => links.closeAll(), clearFormer: () => this.clearFormerOnly() };
+    const deps = {
+      state: this.state,
+      clock: this.clock,
+      emit: this.bus.emit.bind(this.bus),
+      scheduler: () => this.client,
+      closeAll: () => links.closeAll(),
+      clearFormer: () => this.clearFormerOnly(),
+    };
     this.stopping ??= teardown(deps, { ...opts, forceSignal: this.forced.signal });
     return this.stopping;
   }

@@ -14,7 +14,8 @@ import type { StatusJson } from './status.js';
 import type { ProcessLine } from './recent-lines.js';
 
 /** What the flags say; unset keys keep the host file's `adaptive:` or Dask's defaults. */
-export type AdaptParams = { off: true } | { off?: false; dryRun: boolean; spec: Partial<Record<keyof AdaptiveSpec, number | null>> };
+export type AdaptParams =
+  { off: true } | { off?: false; dryRun: boolean; spec: Partial<Record<keyof AdaptiveSpec, number | null>> };
 
 export interface AdaptReply {
   enabled: boolean;
@@ -73,7 +74,8 @@ export type ControlApiClient = ControlClient<ControlApi>;
 
 function parseScale(raw: unknown, name = 'scale'): { n: number; force?: boolean } {
   const { n, force } = paramsObject(raw, name);
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0) throw new UsageError(`${name}: expected a whole number ≥ 0, got ${JSON.stringify(n)}`);
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0)
+    throw new UsageError(`${name}: expected a whole number ≥ 0, got ${JSON.stringify(n)}`);
   return { n, ...(force === true ? { force: true } : {}) };
 }
 
@@ -81,28 +83,39 @@ function parseScale(raw: unknown, name = 'scale'): { n: number; force?: boolean 
 function parseLease(raw: unknown): { graceMs: number } {
   const { graceMs } = paramsObject(raw, 'lease');
   if (typeof graceMs !== 'number' || !Number.isFinite(graceMs) || graceMs < 0 || graceMs > 86_400_000) {
-    throw new UsageError(`lease: graceMs must be a number of milliseconds from 0 to 86400000, got ${JSON.stringify(graceMs)}`);
+    throw new UsageError(
+      `lease: graceMs must be a number of milliseconds from 0 to 86400000, got ${JSON.stringify(graceMs)}`,
+    );
   }
   return { graceMs };
 }
 
 function parseRestart(raw: unknown): { name: string } {
   const { name } = paramsObject(raw, 'restart');
-  if (typeof name !== 'string' || !name) throw new UsageError(`restart: expected a worker name, got ${JSON.stringify(name)}`);
+  if (typeof name !== 'string' || !name)
+    throw new UsageError(`restart: expected a worker name, got ${JSON.stringify(name)}`);
   return { name };
 }
 
 /** The adaptive settings `adapt` may change: numbers, or null for "back to the default". */
 const ADAPT_KEYS = new Set([
-  'minimum', 'maximum', 'intervalMs', 'waitCount', 'targetDurationMs',
-  'minimumCores', 'maximumCores', 'minimumMemory', 'maximumMemory',
+  'minimum',
+  'maximum',
+  'intervalMs',
+  'waitCount',
+  'targetDurationMs',
+  'minimumCores',
+  'maximumCores',
+  'minimumMemory',
+  'maximumMemory',
 ]);
 
 function parseAdapt(raw: unknown): AdaptParams {
   const p = paramsObject(raw, 'adapt');
   if (p.off === true) {
     // Dropping them would do less (or, for a dry run, more) than was asked.
-    if (p.dryRun === true || (p.spec !== undefined && Object.keys(paramsObject(p.spec, 'adapt spec')).length)) throw new UsageError('adapt: off takes no spec and no dryRun');
+    if (p.dryRun === true || (p.spec !== undefined && Object.keys(paramsObject(p.spec, 'adapt spec')).length))
+      throw new UsageError('adapt: off takes no spec and no dryRun');
     return { off: true };
   }
   const spec = paramsObject(p.spec ?? {}, 'adapt spec');
@@ -120,12 +133,14 @@ function rollParams(p: Record<string, unknown>, name: string): RollParams {
   if (typeof maxUnavailable !== 'number' || !Number.isInteger(maxUnavailable) || maxUnavailable < 1) {
     throw new UsageError(`${name}: maxUnavailable must be a whole number ≥ 1, got ${JSON.stringify(maxUnavailable)}`);
   }
-  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0)) throw new UsageError(`${name}: timeoutMs must be a number > 0, got ${JSON.stringify(timeoutMs)}`);
+  if (typeof timeoutMs !== 'number' || !(timeoutMs > 0))
+    throw new UsageError(`${name}: timeoutMs must be a number > 0, got ${JSON.stringify(timeoutMs)}`);
   return { maxUnavailable, timeoutMs, ...(p.force === true ? { force: true } : {}) };
 }
 
 function names(v: unknown, what: string): string[] {
-  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' && x.length > 0)) throw new UsageError(`${what}: expected a list of names, got ${JSON.stringify(v)}`);
+  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string' && x.length > 0))
+    throw new UsageError(`${what}: expected a list of names, got ${JSON.stringify(v)}`);
   return v as string[];
 }
 
@@ -133,7 +148,12 @@ function names(v: unknown, what: string): string[] {
 function parseApply(raw: unknown): { spec: ClusterSpec } & RollParams {
   const p = paramsObject(raw, 'apply');
   const spec = paramsObject(p.spec, 'apply spec');
-  if (typeof spec.name !== 'string' || !Array.isArray(spec.workerHosts) || typeof spec.schedulerHost !== 'object' || typeof spec.schedulerOptions !== 'object') {
+  if (
+    typeof spec.name !== 'string' ||
+    !Array.isArray(spec.workerHosts) ||
+    typeof spec.schedulerHost !== 'object' ||
+    typeof spec.schedulerOptions !== 'object'
+  ) {
     throw new UsageError('apply: the spec lacks name, schedulerHost, schedulerOptions or workerHosts');
   }
   return { spec: spec as unknown as ClusterSpec, ...rollParams(p, 'apply') };
@@ -141,10 +161,17 @@ function parseApply(raw: unknown): { spec: ClusterSpec } & RollParams {
 
 function parseDrain(raw: unknown): { hosts: string[]; undrain: boolean; force?: boolean } {
   const p = paramsObject(raw, 'drain');
-  return { hosts: names(p.hosts, 'drain hosts'), undrain: p.undrain === true, ...(p.force === true ? { force: true } : {}) };
+  return {
+    hosts: names(p.hosts, 'drain hosts'),
+    undrain: p.undrain === true,
+    ...(p.force === true ? { force: true } : {}),
+  };
 }
 
 function parseRoll(raw: unknown): { workers?: string[] } & RollParams {
   const p = paramsObject(raw, 'roll');
-  return { ...(p.workers === undefined ? {} : { workers: names(p.workers, 'roll workers') }), ...rollParams(p, 'roll') };
+  return {
+    ...(p.workers === undefined ? {} : { workers: names(p.workers, 'roll workers') }),
+    ...rollParams(p, 'roll'),
+  };
 }

@@ -2,7 +2,14 @@
 // talk to: the control socket (status, scale, adapt, restart, down, subscribe), the
 // state file `down` falls back on, and the per-process log files `logs` reads.
 import fs from 'node:fs/promises';
-import { clusterPaths, ensureClusterDir, removeClusterDirIfEmpty, socketPathFor, stateRoot, type ClusterPaths } from '../../control/paths.js';
+import {
+  clusterPaths,
+  ensureClusterDir,
+  removeClusterDirIfEmpty,
+  socketPathFor,
+  stateRoot,
+  type ClusterPaths,
+} from '../../control/paths.js';
 import { LogStore } from '../../control/log-store.js';
 import { endRun, startRun } from '../../control/log-runs.js';
 import { startControlServer, type ControlServer } from '../../control/server.js';
@@ -49,7 +56,11 @@ export class ControlEndpoint {
   ) {
     this.socket = socketPathFor(paths);
     this.lease = new OwnerLease(o.session.clock, (reason) => {
-      o.session.bus.emit({ kind: 'notice', level: 'warning', message: `owner lease expired: ${reason}; taking the cluster down` });
+      o.session.bus.emit({
+        kind: 'notice',
+        level: 'warning',
+        message: `owner lease expired: ${reason}; taking the cluster down`,
+      });
       void o.requestStop('owner lease expired');
     });
   }
@@ -73,8 +84,10 @@ export class ControlEndpoint {
       },
       down: async () => this.o.requestStop('sshcluster down'),
       apply: async ({ spec, ...roll }) => this.saved(await session.changes.apply(spec, roll)),
-      drain: async ({ hosts, undrain, force }) => this.saved(await session.changes.drain(hosts, undrain, force === true)),
-      roll: async ({ workers, ...roll }) => session.changes.restart(workers ?? session.state.desiredWorkers.map((w) => w.name), roll),
+      drain: async ({ hosts, undrain, force }) =>
+        this.saved(await session.changes.drain(hosts, undrain, force === true)),
+      roll: async ({ workers, ...roll }) =>
+        session.changes.restart(workers ?? session.state.desiredWorkers.map((w) => w.name), roll),
       // The recent lines and the status (statusWithMetrics takes it before its first
       // await) are taken where the subscription starts; the scheduler's figures (CPU,
       // memory, tasks) are added after, as for status. Events sent meanwhile wait for the
@@ -107,7 +120,11 @@ export class ControlEndpoint {
       await this.ensureDir();
       this.logs = new LogStore(await startRun(this.paths.logsDir, this.o.runId));
     } catch (err) {
-      this.o.session.bus.emit({ kind: 'notice', level: 'warning', message: `logs will not be recorded: ${String(err)}` });
+      this.o.session.bus.emit({
+        kind: 'notice',
+        level: 'warning',
+        message: `logs will not be recorded: ${String(err)}`,
+      });
       return;
     }
     this.o.session.bus.on((e) => {
@@ -128,12 +145,20 @@ export class ControlEndpoint {
       clusterId: this.o.clusterId,
       source: s.spec.source,
       spec: s.spec,
-      controller: { pid: this.o.pid, socket: this.socket, startedAt: new Date(s.controllerStartedAt).toISOString(), orphanGraceS: this.o.orphanGraceS },
+      controller: {
+        pid: this.o.pid,
+        socket: this.socket,
+        startedAt: new Date(s.controllerStartedAt).toISOString(),
+        orphanGraceS: this.o.orphanGraceS,
+      },
       schedulerAddress: s.address,
       dashboardUrl: s.dashboard,
-      processes: s.state
-        .alive()
-        .map((t) => ({ name: t.desired.name, host: t.desired.host, role: t.desired.role, ...(t.pid ? { pid: t.pid } : {}) })),
+      processes: s.state.alive().map((t) => ({
+        name: t.desired.name,
+        host: t.desired.host,
+        role: t.desired.role,
+        ...(t.pid ? { pid: t.pid } : {}),
+      })),
       desiredWorkers: s.state.desiredWorkers.length,
       runId: this.o.runId,
       adaptive: adaptiveOf(s),
@@ -182,7 +207,11 @@ export class ControlEndpoint {
         await this.ensureDir();
         await writeState(this.paths.stateFile, this.state());
       } catch (err) {
-        this.o.session.bus.emit({ kind: 'notice', level: 'warning', message: `could not write the state file: ${String(err)}` });
+        this.o.session.bus.emit({
+          kind: 'notice',
+          level: 'warning',
+          message: `could not write the state file: ${String(err)}`,
+        });
       }
     });
     return this.saving;

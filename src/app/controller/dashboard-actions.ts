@@ -27,7 +27,8 @@ export function controlActions(client: ControlApiClient, detach: () => void): Da
     mode: 'attached',
     status: () => client.call('status'),
     scale: (n) => client.call('scale', { n }, { timeoutMs: 0 }),
-    setAdaptive: async (on) => void (await client.call('adapt', on ? { dryRun: false, spec: {} } : { off: true }, { timeoutMs: 60_000 })),
+    setAdaptive: async (on) =>
+      void (await client.call('adapt', on ? { dryRun: false, spec: {} } : { off: true }, { timeoutMs: 60_000 })),
     restartWorker: async (name) => void (await client.call('restart', { name }, { timeoutMs: 0 })),
     teardown: async () => void (await client.call('down', undefined, { timeoutMs: 0 })),
     detach,

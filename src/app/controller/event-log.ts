@@ -38,8 +38,10 @@ export class EventLog {
           this.down.add(e.host);
           return { level: 'error', subject: e.host, text: `unreachable: ${e.reason ?? 'connection lost'}` };
         }
-        if (e.state === 'failed') return { level: 'error', subject: e.host, text: `failed: ${e.reason ?? ''}`.trimEnd() };
-        if (e.state === 'running' && this.down.delete(e.host)) return { level: 'info', subject: e.host, text: 'reconnected' };
+        if (e.state === 'failed')
+          return { level: 'error', subject: e.host, text: `failed: ${e.reason ?? ''}`.trimEnd() };
+        if (e.state === 'running' && this.down.delete(e.host))
+          return { level: 'info', subject: e.host, text: 'reconnected' };
         return undefined;
       case 'process-exit':
         return { level: e.expected ? 'info' : 'warning', subject: e.name, text: exitText(e) };
@@ -54,7 +56,11 @@ export class EventLog {
         this.nannyRestarts.set(e.name, n);
         const why = this.lastDeath.get(e.name) ?? 'its worker process died';
         this.lastDeath.delete(e.name);
-        return { level: 'warning', subject: e.name, text: `${why}; its nanny restarted it (${n} time(s) so far; tasks that keep killing workers end in KilledWorker)` };
+        return {
+          level: 'warning',
+          subject: e.name,
+          text: `${why}; its nanny restarted it (${n} time(s) so far; tasks that keep killing workers end in KilledWorker)`,
+        };
       }
       case 'notice':
         return { level: e.level, subject: 'sshcluster', text: e.message };

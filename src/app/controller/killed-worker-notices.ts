@@ -14,7 +14,9 @@ export class KilledWorkerNotices {
       if (p.killedWorkers <= (this.said.get(p.prefix) ?? 0)) continue;
       this.said.set(p.prefix, p.killedWorkers);
       const times = p.killedWorkers === 1 ? 'once' : `${p.killedWorkers} times`;
-      const erred = p.erred ? `; ${p.erred} of its ${p.total} task${p.total === 1 ? '' : 's'} erred (KilledWorker after Dask's allowed failures)` : '';
+      const erred = p.erred
+        ? `; ${p.erred} of its ${p.total} task${p.total === 1 ? '' : 's'} erred (KilledWorker after Dask's allowed failures)`
+        : '';
       out.push(`tasks of prefix ${p.prefix} killed the worker running them ${times}${erred}`);
     }
     return out;

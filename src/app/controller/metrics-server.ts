@@ -21,7 +21,11 @@ export interface MetricsServer {
 }
 
 /** `status`: undefined until the cluster exists (then 503). */
-export async function serveMetrics(at: MetricsAddress, status: () => StatusJson | undefined, limits: ListenerLimits = DEFAULT_LIMITS): Promise<MetricsServer> {
+export async function serveMetrics(
+  at: MetricsAddress,
+  status: () => StatusJson | undefined,
+  limits: ListenerLimits = DEFAULT_LIMITS,
+): Promise<MetricsServer> {
   const server = http.createServer((req, res) => {
     if (req.method !== 'GET' || (req.url ?? '').split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('sshcluster serves GET /metrics only\n');
@@ -38,7 +42,13 @@ export async function serveMetrics(at: MetricsAddress, status: () => StatusJson 
   capConnections(server, limits);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err: NodeJS.ErrnoException) =>
-      reject(new ExpectedError(`--metrics ${at.host}:${at.port}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`, { hint: `choose another port, e.g. --metrics :${at.port === 9464 ? 9465 : 9464}` })));
+      reject(
+        new ExpectedError(
+          `--metrics ${at.host}:${at.port}: ${err.code === 'EADDRINUSE' ? 'the port is in use' : err.message}`,
+          { hint: `choose another port, e.g. --metrics :${at.port === 9464 ? 9465 : 9464}` },
+        ),
+      ),
+    );
     server.listen(at.port, at.host, () => resolve());
   });
   // Never what keeps the process alive: the cluster is, and when `up` fails early it ends.

@@ -43,7 +43,9 @@ export class OwnerLease {
   }
 
   state(): LeaseState {
-    return this.expiresAt === undefined ? { held: this.holders.size } : { held: this.holders.size, expiresAt: this.expiresAt };
+    return this.expiresAt === undefined
+      ? { held: this.holders.size }
+      : { held: this.holders.size, expiresAt: this.expiresAt };
   }
 
   private dropped(conn: LeaseHolder): void {
@@ -58,7 +60,9 @@ export class OwnerLease {
       this.expiresAt = undefined;
       if (this.holders.size || this.expired) return;
       this.expired = true;
-      this.onExpire(`the owner's connection closed ${Math.round(lease.graceMs / 1000)}s ago without releasing its lease`);
+      this.onExpire(
+        `the owner's connection closed ${Math.round(lease.graceMs / 1000)}s ago without releasing its lease`,
+      );
     });
   }
 

@@ -21,14 +21,24 @@ export function processSpecs(
   return (d) => {
     const spec = specNow();
     // A worker on the scheduler's host runs with its own listing's options, not the scheduler's.
-    const h = d.role === 'scheduler' ? (d.host === spec.schedulerHost.name ? spec.schedulerHost : undefined) : workerHostOf(spec, d.host);
+    const h =
+      d.role === 'scheduler'
+        ? d.host === spec.schedulerHost.name
+          ? spec.schedulerHost
+          : undefined
+        : workerHostOf(spec, d.host);
     if (!h) return undefined;
     const tlsDir = tlsFiles?.dirFor(d.host);
     const tls = tlsDir === undefined ? undefined : tlsPathsIn(tlsDir, d.role);
-    const sslArgv = tls && tlsFiles ? sslPreloadArgv(tlsFiles.preloadFor(d.host), d.role === 'worker' && h.workerOptions.nanny) : [];
+    const sslArgv =
+      tls && tlsFiles ? sslPreloadArgv(tlsFiles.preloadFor(d.host), d.role === 'worker' && h.workerOptions.nanny) : [];
     const argv =
       d.role === 'scheduler'
-        ? [...schedulerArgv(h.remotePython, spec.schedulerOptions, tls), ...schedulerPreloadArgv(schedulerPreloadPath(spec)), ...sslArgv]
+        ? [
+            ...schedulerArgv(h.remotePython, spec.schedulerOptions, tls),
+            ...schedulerPreloadArgv(schedulerPreloadPath(spec)),
+            ...sslArgv,
+          ]
         : [
             ...workerArgv(h.remotePython, schedulerAddress, d.name, h.workerOptions, tls),
             ...sslArgv,

@@ -84,8 +84,13 @@ export async function waitForScheduler(o: ReadyWaitOptions): Promise<ReadyResult
   }
   if (o.signal?.aborted) return { kind: 'stopped' };
   if (gone !== undefined) return { kind: 'scheduler-failed', reason: gone };
-  if (!healthy) return { kind: 'scheduler-failed', reason: `scheduler did not answer /health within ${o.timeoutMs / 1000}s` };
-  if (whose === 'foreign') return { kind: 'scheduler-failed', reason: `for ${o.timeoutMs / 1000}s another scheduler answered on its port, not the one started` };
+  if (!healthy)
+    return { kind: 'scheduler-failed', reason: `scheduler did not answer /health within ${o.timeoutMs / 1000}s` };
+  if (whose === 'foreign')
+    return {
+      kind: 'scheduler-failed',
+      reason: `for ${o.timeoutMs / 1000}s another scheduler answered on its port, not the one started`,
+    };
   const names = new Set(workers.map((w) => w.name));
   return { kind: 'partial', workers, missing: [...o.expected()].filter((n) => !names.has(n)) };
 }

@@ -39,8 +39,17 @@ export async function confirmReady(d: StartupDeps): Promise<void> {
     const p = parseSchedulerLine(line);
     if (p?.kind === 'dashboard' && p.port !== fwd.port) {
       fwd.port = p.port;
-      d.dashboardMoved(dashboardUrl({ ...spec, schedulerOptions: { ...spec.schedulerOptions, dashboardAddress: `${p.host ?? ''}:${p.port}` } }));
-      emit({ kind: 'notice', level: 'warning', message: `the dashboard port was taken; the scheduler serves it on ${p.port}` });
+      d.dashboardMoved(
+        dashboardUrl({
+          ...spec,
+          schedulerOptions: { ...spec.schedulerOptions, dashboardAddress: `${p.host ?? ''}:${p.port}` },
+        }),
+      );
+      emit({
+        kind: 'notice',
+        level: 'warning',
+        message: `the dashboard port was taken; the scheduler serves it on ${p.port}`,
+      });
     }
   };
   sched.tail.forEach(dashboardSeen);
@@ -48,12 +57,15 @@ export async function confirmReady(d: StartupDeps): Promise<void> {
   const client = new SchedulerClient(() => runner.forwardOut(fwd.host, fwd.port), { timeoutMs: 5_000 });
   d.useClient(client);
   const expected = () => new Set(state.alive('worker').map((t) => t.desired.name));
-  const schedulerGone = sched.proc.exited.then((e) => describeExit(e, sched.tail, spec.schedulerHost.remotePython, sched.firstError));
+  const schedulerGone = sched.proc.exited.then((e) =>
+    describeExit(e, sched.tail, spec.schedulerHost.remotePython, sched.firstError),
+  );
   // A worker's "Registered to" line is news worth asking the scheduler about at once;
   // the listeners go once start-up is over.
   const unlisten: (() => void)[] = [];
   const onNews = (poke: () => void) => {
-    for (const t of state.alive('worker')) unlisten.push(t.proc.onLine((_stream, line) => parseWorkerLine(line)?.kind === 'registered' && poke()));
+    for (const t of state.alive('worker'))
+      unlisten.push(t.proc.onLine((_stream, line) => parseWorkerLine(line)?.kind === 'registered' && poke()));
   };
   // The demand route (our preload) says which process answers, and its ancestors (a
   // remote_python wrapper may stand between ours and the scheduler); without it, unknown.
@@ -64,10 +76,24 @@ export async function confirmReady(d: StartupDeps): Promise<void> {
     return answer.pids.includes(sched.pid) ? 'ours' : 'foreign';
   };
   const onForeign = () =>
-    emit({ kind: 'notice', level: 'warning', message: `another scheduler answers at ${spec.schedulerHost.name}:${fwd.port}, not the one started (pid ${sched.pid}); waiting for it` });
-  const r = await waitForScheduler({ client, expected, schedulerGone, timeoutMs: d.readyTimeoutMs, signal: d.signal, onNews, whose, onForeign }).finally(() => unlisten.forEach((f) => f()));
+    emit({
+      kind: 'notice',
+      level: 'warning',
+      message: `another scheduler answers at ${spec.schedulerHost.name}:${fwd.port}, not the one started (pid ${sched.pid}); waiting for it`,
+    });
+  const r = await waitForScheduler({
+    client,
+    expected,
+    schedulerGone,
+    timeoutMs: d.readyTimeoutMs,
+    signal: d.signal,
+    onNews,
+    whose,
+    onForeign,
+  }).finally(() => unlisten.forEach((f) => f()));
   if (r.kind === 'stopped') throw new ExpectedError('start-up was stopped');
-  if (r.kind === 'scheduler-failed') throw await d.fatal(`scheduler on ${spec.schedulerHost.name} failed: ${r.reason}`, [...sched.tail]);
+  if (r.kind === 'scheduler-failed')
+    throw await d.fatal(`scheduler on ${spec.schedulerHost.name} failed: ${r.reason}`, [...sched.tail]);
   state.registered = new Map(r.workers.map((w) => [w.name, w.address]));
   emit({ kind: 'host-state', host: spec.schedulerHost.name, state: 'running' });
   reportWorkerHosts(d, r.kind === 'partial' ? new Set(r.missing) : new Set());
@@ -76,7 +102,8 @@ export async function confirmReady(d: StartupDeps): Promise<void> {
 function reportWorkerHosts(d: StartupDeps, missing: Set<string>): void {
   const { state } = d;
   // The scheduler's host was reported running already (a local cluster's only host).
-  const running = (host: string, reason?: string) => host !== state.spec.schedulerHost.name && d.emit({ kind: 'host-state', host, state: 'running', reason });
+  const running = (host: string, reason?: string) =>
+    host !== state.spec.schedulerHost.name && d.emit({ kind: 'host-state', host, state: 'running', reason });
   for (const h of state.spec.workerHosts) {
     if (state.failedHosts.has(h.name)) continue;
     const mine = state.all().filter((t) => t.desired.host === h.name && t.desired.role === 'worker');

@@ -56,7 +56,17 @@ function fromDemand(d: SchedulerDemand): Additions {
         ...(w.idleS !== undefined ? { idleS: w.idleS } : {}),
       };
     },
-    ...(f ? { tasks: { byState: f.tasks, progress: f.progress, clients: f.clients, schedulerCpu: f.scheduler.cpu, schedulerMemoryBytes: f.scheduler.memoryBytes } } : {}),
+    ...(f
+      ? {
+          tasks: {
+            byState: f.tasks,
+            progress: f.progress,
+            clients: f.clients,
+            schedulerCpu: f.scheduler.cpu,
+            schedulerMemoryBytes: f.scheduler.memoryBytes,
+          },
+        }
+      : {}),
   };
 }
 

@@ -8,7 +8,15 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
   const now = s.now();
   const c = s.state;
   const desiredHost = new Map(c.desiredWorkers.map((w) => [w.name, w.host]));
-  const names = [...new Set([...desiredHost.keys(), ...c.all().filter((t) => t.desired.role === 'worker').map((t) => t.desired.name)])];
+  const names = [
+    ...new Set([
+      ...desiredHost.keys(),
+      ...c
+        .all()
+        .filter((t) => t.desired.role === 'worker')
+        .map((t) => t.desired.name),
+    ]),
+  ];
   const workers = names.map((name) => {
     const t = c.processes.get(name);
     const host = t?.desired.host ?? desiredHost.get(name) ?? '';
@@ -21,8 +29,8 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
         : c.held.has(name)
           ? 'held'
           : c.registered.has(name)
-          ? 'running'
-          : 'starting'
+            ? 'running'
+            : 'starting'
       : sup.state === 'crash-looping'
         ? 'crashed'
         : sup.state === 'restarting'
@@ -43,7 +51,13 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
   });
   // A host removed by apply is listed while its processes retire.
   const alive = c.alive();
-  const hostNames = [...new Set([s.spec.schedulerHost.name, ...s.spec.workerHosts.map((h) => h.name), ...alive.map((t) => t.desired.host)])];
+  const hostNames = [
+    ...new Set([
+      s.spec.schedulerHost.name,
+      ...s.spec.workerHosts.map((h) => h.name),
+      ...alive.map((t) => t.desired.host),
+    ]),
+  ];
   const workerHosts = new Set(s.spec.workerHosts.map((h) => h.name));
   const retiringOn = new Set(alive.filter((t) => t.desired.role === 'worker').map((t) => t.desired.host));
   const shownOn = new Map<string, number>();

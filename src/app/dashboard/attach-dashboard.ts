@@ -31,7 +31,13 @@ export async function attachDashboard(ctx: AppContext, client: ControlApiClient,
     off();
     dash.close();
   }
-  if (detached) ctx.stdout.write(`Detached from ${name}; it keeps running (sshcluster attach to come back, sshcluster down to stop it).\n`);
-  else ctx.stdout.write(`The controller of ${safeLine(name)} closed the connection${ended ? `: ${safeLine(ended)}` : ''}.\n`);
+  if (detached)
+    ctx.stdout.write(
+      `Detached from ${name}; it keeps running (sshcluster attach to come back, sshcluster down to stop it).\n`,
+    );
+  else
+    ctx.stdout.write(
+      `The controller of ${safeLine(name)} closed the connection${ended ? `: ${safeLine(ended)}` : ''}.\n`,
+    );
   return 0;
 }

@@ -27,13 +27,16 @@ export function openDashboard(ctx: AppContext, store: DashboardStore, actions: D
   void loadUi().then(({ renderDashboard }) => {
     if (closed) return;
     tty.stdout.write(ALT_SCREEN_ON);
-    ink = renderDashboard({ store, actions, color: !('NO_COLOR' in ctx.env) || ctx.env.NO_COLOR === '' }, {
-      stdout: tty.stdout,
-      stdin: tty.stdin,
-      exitOnCtrlC: false,
-      patchConsole: false,
-      maxFps: 20,
-    });
+    ink = renderDashboard(
+      { store, actions, color: !('NO_COLOR' in ctx.env) || ctx.env.NO_COLOR === '' },
+      {
+        stdout: tty.stdout,
+        stdin: tty.stdin,
+        exitOnCtrlC: false,
+        patchConsole: false,
+        maxFps: 20,
+      },
+    );
   });
   return {
     close() {

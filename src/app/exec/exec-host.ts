@@ -57,7 +57,10 @@ export async function execOnHost(h: HostSpec, shell: ShellPort, o: ExecHostOptio
   if (outcome === 'timeout' || outcome === 'aborted') {
     if (pid) await stopGroup(shell, pid);
     handle.close();
-    status = outcome === 'timeout' ? { kind: 'timeout', afterS: o.timeoutMs / 1000, code: 124 } : { kind: 'signal', signal: 'SIGTERM', code: 128 + constants.signals.SIGTERM };
+    status =
+      outcome === 'timeout'
+        ? { kind: 'timeout', afterS: o.timeoutMs / 1000, code: 124 }
+        : { kind: 'signal', signal: 'SIGTERM', code: 128 + constants.signals.SIGTERM };
   } else {
     status = exitStatus(outcome.code, outcome.signal);
   }
@@ -80,7 +83,12 @@ export function exitStatus(code: number | null, signal: string | null): HostStat
     return { kind: 'signal', signal: name, code: n !== undefined ? 128 + n : 255 };
   }
   // The channel closed without an exit status: the connection dropped.
-  return { kind: 'failed', reason: 'dropped', message: 'the connection closed before the command reported an exit status', code: 255 };
+  return {
+    kind: 'failed',
+    reason: 'dropped',
+    message: 'the connection closed before the command reported an exit status',
+    code: 255,
+  };
 }
 
 function ended(stream: NodeJS.ReadableStream): Promise<void> {

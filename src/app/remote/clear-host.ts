@@ -18,7 +18,16 @@ export interface ClearHostOptions {
 /** Over `shell`, a connection to `h`, which it closes. */
 export async function clearHost(shell: ShellPort, h: HostSpec, o: ClearHostOptions): Promise<ClearUpResult> {
   const { clusterId, keepsFiles, tmpdirs } = o;
-  const runner = new ShellHostRunner({ host: h.name, clusterId, setup: h.setup, shell, python: h.remotePython, env: h.env, keepsFiles, tmpdirs: () => tmpdirs });
+  const runner = new ShellHostRunner({
+    host: h.name,
+    clusterId,
+    setup: h.setup,
+    shell,
+    python: h.remotePython,
+    env: h.env,
+    keepsFiles,
+    tmpdirs: () => tmpdirs,
+  });
   try {
     return await runner.clearUp({ graceMs: o.graceMs });
   } finally {

@@ -4,9 +4,24 @@
 // we only ever touch ours. A process a dead controller left is adopted through the
 // keeper, which speaks the same protocol.
 import type { Duplex } from 'node:stream';
-import type { ClearUpResult, HostRunner, ProcessSpec, RunningProcess, RunResult, StopOptions, StopResult, TaggedProcess } from '../../cluster/ports.js';
+import type {
+  ClearUpResult,
+  HostRunner,
+  ProcessSpec,
+  RunningProcess,
+  RunResult,
+  StopOptions,
+  StopResult,
+  TaggedProcess,
+} from '../../cluster/ports.js';
 import {
-  buildClusterFilesCommand, buildKeeperCommand, buildRemoteCommand, buildSweepCommand, CLUSTER_ID_ENV, PROCESS_NAME_ENV, quoteWord,
+  buildClusterFilesCommand,
+  buildKeeperCommand,
+  buildRemoteCommand,
+  buildSweepCommand,
+  CLUSTER_ID_ENV,
+  PROCESS_NAME_ENV,
+  quoteWord,
   type ClusterFiles,
 } from '../../dask/remote-command.js';
 import { runRemote, startRemote } from './remote-script.js';
@@ -51,7 +66,15 @@ export class ShellHostRunner implements HostRunner {
   async start(spec: ProcessSpec): Promise<RunningProcess> {
     const env = { ...spec.env, [HOST_TAG]: this.host, [PROCESS_NAME_ENV]: spec.name };
     const { clusterId, orphanGraceS, files } = this.o;
-    const command = buildRemoteCommand({ setup: spec.setup ?? this.o.setup, env, name: spec.name, argv: spec.argv, clusterId, orphanGraceS, files });
+    const command = buildRemoteCommand({
+      setup: spec.setup ?? this.o.setup,
+      env,
+      name: spec.name,
+      argv: spec.argv,
+      clusterId,
+      orphanGraceS,
+      files,
+    });
     const handle = await startRemote(this.o.shell, command);
     return new ShellProcess(spec, handle, this.o.shell);
   }
@@ -60,7 +83,14 @@ export class ShellHostRunner implements HostRunner {
   async adopt(spec: ProcessSpec, pid: number): Promise<RunningProcess> {
     const python = spec.argv[0];
     if (python === undefined) throw new Error('adopt: empty argv');
-    const command = buildKeeperCommand({ setup: spec.setup ?? this.o.setup, env: spec.env, python, clusterId: this.o.clusterId, name: spec.name, pid });
+    const command = buildKeeperCommand({
+      setup: spec.setup ?? this.o.setup,
+      env: spec.env,
+      python,
+      clusterId: this.o.clusterId,
+      name: spec.name,
+      pid,
+    });
     const handle = await startRemote(this.o.shell, command);
     return new ShellProcess(spec, handle, this.o.shell);
   }
@@ -108,7 +138,9 @@ export class ShellHostRunner implements HostRunner {
 
   private async signalPids(signal: 'TERM' | 'KILL', pids: number[]): Promise<void> {
     if (!pids.length) return;
-    await this.o.shell.run(`kill -${signal} ${pids.join(' ')} 2>/dev/null; true`, { timeoutMs: CONTROL_COMMAND_TIMEOUT_MS });
+    await this.o.shell.run(`kill -${signal} ${pids.join(' ')} 2>/dev/null; true`, {
+      timeoutMs: CONTROL_COMMAND_TIMEOUT_MS,
+    });
   }
 
   /** A short command on the host (version probes); bounded in time. */
@@ -123,11 +155,18 @@ export class ShellHostRunner implements HostRunner {
    */
   async clearUp(o: StopOptions): Promise<ClearUpResult> {
     if (!this.keepsFiles) return this.stopTagged('all', o);
-    const swept = await runRemote(this.o.shell, buildSweepCommand(this.filesCommand(), this.scanCommand()), CONTROL_COMMAND_TIMEOUT_MS);
-    if (!parseTagged(swept.stdout).length) return { stopped: [], forced: [], left: [], ...(await this.removeElsewhere(removal(swept))) };
+    const swept = await runRemote(
+      this.o.shell,
+      buildSweepCommand(this.filesCommand(), this.scanCommand()),
+      CONTROL_COMMAND_TIMEOUT_MS,
+    );
+    if (!parseTagged(swept.stdout).length)
+      return { stopped: [], forced: [], left: [], ...(await this.removeElsewhere(removal(swept))) };
     const stopped = await this.stopTagged('all', o);
     if (stopped.left.length) return stopped;
-    const removed = removal(await runRemote(this.o.shell, buildClusterFilesCommand(this.filesCommand()), CONTROL_COMMAND_TIMEOUT_MS));
+    const removed = removal(
+      await runRemote(this.o.shell, buildClusterFilesCommand(this.filesCommand()), CONTROL_COMMAND_TIMEOUT_MS),
+    );
     return { ...stopped, ...(await this.removeElsewhere(removed)) };
   }
 
@@ -139,7 +178,13 @@ export class ShellHostRunner implements HostRunner {
     for (const tmpdir of others) {
       const { TMPDIR: _, ...rest } = this.o.env;
       const env = tmpdir === undefined ? rest : { ...rest, TMPDIR: tmpdir };
-      const r = removal(await runRemote(this.o.shell, buildClusterFilesCommand({ ...this.filesCommand(), env }), CONTROL_COMMAND_TIMEOUT_MS));
+      const r = removal(
+        await runRemote(
+          this.o.shell,
+          buildClusterFilesCommand({ ...this.filesCommand(), env }),
+          CONTROL_COMMAND_TIMEOUT_MS,
+        ),
+      );
       result = result.filesError ? result : r;
     }
     return result;
@@ -166,7 +211,10 @@ export class ShellHostRunner implements HostRunner {
 export function parseStat(line: string): TaggedProcess | undefined {
   const close = line.lastIndexOf(')');
   const pid = Number(line.slice(0, line.indexOf(' ')));
-  const [, ppid, pgid] = line.slice(close + 2).split(' ').map(Number);
+  const [, ppid, pgid] = line
+    .slice(close + 2)
+    .split(' ')
+    .map(Number);
   if (close < 0 || !Number.isInteger(pid) || !Number.isInteger(ppid) || !Number.isInteger(pgid)) return undefined;
   return { pid, ppid: ppid!, pgid: pgid! };
 }
@@ -181,7 +229,9 @@ function parseTagged(stdout: string): TaggedProcess[] {
 /** How cluster-files.py remove went: nothing to say, or why the files are still there. */
 /** 127: the host's remote_python is not there, so no launcher ran under it to write files. */
 function removal(r: RunResult): { filesError?: string } {
-  return r.code === 0 || r.code === 127 ? {} : { filesError: `could not remove the cluster's files: ${lastLine(r.stderr) || `exit ${r.code}`}` };
+  return r.code === 0 || r.code === 127
+    ? {}
+    : { filesError: `could not remove the cluster's files: ${lastLine(r.stderr) || `exit ${r.code}`}` };
 }
 
 function lastLine(text: string): string {

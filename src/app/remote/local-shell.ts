@@ -35,7 +35,9 @@ export class LocalShell implements ShellPort {
     let stderr = '';
     h.stdout.setEncoding('utf8').on('data', (d: string) => (stdout = (stdout + d).slice(-1_000_000)));
     h.stderr.setEncoding('utf8').on('data', (d: string) => (stderr = (stderr + d).slice(-1_000_000)));
-    const timer = new Promise<ExitInfo>((r) => setTimeout(() => r({ code: null, signal: 'TIMEOUT' }), opts.timeoutMs).unref());
+    const timer = new Promise<ExitInfo>((r) =>
+      setTimeout(() => r({ code: null, signal: 'TIMEOUT' }), opts.timeoutMs).unref(),
+    );
     const exit = await Promise.race([h.exit, timer]);
     return { code: exit.code, stdout, stderr };
   }

@@ -15,7 +15,7 @@ export async function startRemote(shell: ShellPort, inv: RemoteInvocation): Prom
   const handle = await shell.exec(inv.command);
   if (!handle.stdin) {
     handle.close();
-    throw new Error('this transport cannot write to a command\'s stdin, where its environment goes');
+    throw new Error("this transport cannot write to a command's stdin, where its environment goes");
   }
   handle.stdin.write(inv.input);
   return handle;
@@ -27,7 +27,11 @@ const MAX_SCRIPT_OUTPUT = 64 * 1024;
  * Runs the command with its input, closes its stdin and waits for it to end, keeping
  * at most 64 KiB of each stream; past `timeoutMs` the channel is closed and it fails.
  */
-export async function runRemote(shell: ShellPort, inv: RemoteInvocation, timeoutMs: number): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runRemote(
+  shell: ShellPort,
+  inv: RemoteInvocation,
+  timeoutMs: number,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const handle = await startRemote(shell, inv);
   handle.closeStdin();
   const keep = (stream: NodeJS.ReadableStream) => {

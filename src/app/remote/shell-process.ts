@@ -48,23 +48,29 @@ export class ShellProcess implements RunningProcess {
     this.pid = new Promise<number>((res, rej) => ((gotPid = res), (noPid = rej)));
     this.pid.catch(() => {}); // a process that never starts is reported through `exited`
     let pidSeen = false;
-    const admit = (stream: LineStream): Admit => (buf, start, end) => {
-      if (stream === 'stdout' && !pidSeen && isPidLine(buf, start, end)) return true;
-      if (this.budgets[stream].admit(end - start)) return true;
-      this.reportTimer ??= setTimeout(() => this.reportDropped(), this.o.reportMs ?? DROP_REPORT_MS).unref();
-      return false;
-    };
-    splitLines(handle.stdout, (line) => {
-      if (!pidSeen) {
-        const pid = parseLauncherPid(line);
-        if (pid !== undefined) {
-          pidSeen = true;
-          gotPid(pid);
-          return;
+    const admit =
+      (stream: LineStream): Admit =>
+      (buf, start, end) => {
+        if (stream === 'stdout' && !pidSeen && isPidLine(buf, start, end)) return true;
+        if (this.budgets[stream].admit(end - start)) return true;
+        this.reportTimer ??= setTimeout(() => this.reportDropped(), this.o.reportMs ?? DROP_REPORT_MS).unref();
+        return false;
+      };
+    splitLines(
+      handle.stdout,
+      (line) => {
+        if (!pidSeen) {
+          const pid = parseLauncherPid(line);
+          if (pid !== undefined) {
+            pidSeen = true;
+            gotPid(pid);
+            return;
+          }
         }
-      }
-      this.emit('stdout', line);
-    }, admit('stdout'));
+        this.emit('stdout', line);
+      },
+      admit('stdout'),
+    );
     splitLines(handle.stderr, (line) => this.emit('stderr', line), admit('stderr'));
     this.exited = handle.exit.then((e) => {
       this.done = true;
@@ -127,7 +133,9 @@ export class ShellProcess implements RunningProcess {
     if (this.tell(sig) && sig === 'TERM') return;
     // The group first (nanny + worker), then the PID itself in case the group is gone.
     await this.shell
-      .run(`kill -${sig} -- -${pid} 2>/dev/null || kill -${sig} ${pid} 2>/dev/null; true`, { timeoutMs: CONTROL_COMMAND_TIMEOUT_MS })
+      .run(`kill -${sig} -- -${pid} 2>/dev/null || kill -${sig} ${pid} 2>/dev/null; true`, {
+        timeoutMs: CONTROL_COMMAND_TIMEOUT_MS,
+      })
       .catch(() => undefined);
   }
 
@@ -141,5 +149,8 @@ export class ShellProcess implements RunningProcess {
 }
 
 function isPidLine(buf: Buffer, start: number, end: number): boolean {
-  return end - start >= PID_PREFIX.length && buf.compare(PID_PREFIX, 0, PID_PREFIX.length, start, start + PID_PREFIX.length) === 0;
+  return (
+    end - start >= PID_PREFIX.length &&
+    buf.compare(PID_PREFIX, 0, PID_PREFIX.length, start, start + PID_PREFIX.length) === 0
+  );
 }

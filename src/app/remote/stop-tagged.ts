@@ -59,5 +59,13 @@ async function waitGone(t: StopTarget, pids: number[], ms: number, o: Escalation
 /** true when `gone` settled first; false after `ms` or once `force` is aborted. */
 function sleepUnless(ms: number, gone: Promise<unknown> | undefined, force: AbortSignal | undefined): Promise<boolean> {
   const slept = delay(systemClock, ms, force).then(() => false);
-  return gone ? Promise.race([slept, gone.then(() => true, () => true)]) : slept;
+  return gone
+    ? Promise.race([
+        slept,
+        gone.then(
+          () => true,
+          () => true,
+        ),
+      ])
+    : slept;
 }

@@ -43,18 +43,32 @@ export interface ResourceStep {
 export function resourceStep(i: ResourceStepInput): ResourceStep {
   const wanted = workersWanted(i.groups, i.hosts, i.targetDurationS);
   if (i.decision.status === 'down') {
-    const r = protectResources({ candidates: i.decision.workers, workers: i.workers, hosts: i.hosts, wanted, groups: i.bounds });
+    const r = protectResources({
+      candidates: i.decision.workers,
+      workers: i.workers,
+      hosts: i.hosts,
+      wanted,
+      groups: i.bounds,
+    });
     return { add: [], retire: r.retire, kept: r.kept, unmet: [] };
   }
   const target = i.decision.status === 'up' ? i.decision.n : i.workers.length;
-  const place = (t: number) => placeByResource({ target: t, wanted, hosts: i.hosts, maximum: i.maximum, groups: i.bounds });
+  const place = (t: number) =>
+    placeByResource({ target: t, wanted, hosts: i.hosts, maximum: i.maximum, groups: i.bounds });
   const first = place(target);
   const restrictedUnmet = first.unmet.filter((u) => u.what !== 'plain');
-  const unplaceable = restrictedUnmet.filter((u) => !u.what.startsWith('group ')).reduce((n, u) => n + (u.want - u.placeable), 0);
+  const unplaceable = restrictedUnmet
+    .filter((u) => !u.what.startsWith('group '))
+    .reduce((n, u) => n + (u.want - u.placeable), 0);
   if (unplaceable === 0) return { add: first.add, retire: [], kept: [], unmet: first.unmet };
   const plain = Math.min(target, i.plainPending > 0 ? 1 : 0);
   const p = place(Math.max(i.workers.length, plain, target - unplaceableInTarget(i, restrictedUnmet)));
-  return { add: p.add, retire: [], kept: [], unmet: [...restrictedUnmet, ...p.unmet.filter((u) => u.what === 'plain')] };
+  return {
+    add: p.add,
+    retire: [],
+    kept: [],
+    unmet: [...restrictedUnmet, ...p.unmet.filter((u) => u.what === 'plain')],
+  };
 }
 
 /**

@@ -36,7 +36,11 @@ export interface WantedGroup {
  * slots become workers at the best slots-per-worker any host offers (1 when none
  * declares the set: the demand is then unplaceable and said so, not sized).
  */
-export function workersWanted(groups: readonly PendingGroup[], shapes: readonly WorkerShape[], targetDurationS: number): WantedGroup[] {
+export function workersWanted(
+  groups: readonly PendingGroup[],
+  shapes: readonly WorkerShape[],
+  targetDurationS: number,
+): WantedGroup[] {
   const out: WantedGroup[] = [];
   for (const g of groups) {
     const pending = g.unrunnable + g.waiting;
@@ -44,7 +48,12 @@ export function workersWanted(groups: readonly PendingGroup[], shapes: readonly 
     if (tasks <= 0) continue;
     const byTime = targetDurationS > 0 ? Math.ceil(g.durationS / targetDurationS) : pending;
     const concurrency = g.running + Math.min(pending, Math.max(pending > 0 ? 1 : 0, byTime));
-    const perWorker = Math.max(1, ...shapes.filter((s) => satisfies(s.resources, g.resources)).map((s) => slotsFor(s.resources, s.nthreads, g.resources)));
+    const perWorker = Math.max(
+      1,
+      ...shapes
+        .filter((s) => satisfies(s.resources, g.resources))
+        .map((s) => slotsFor(s.resources, s.nthreads, g.resources)),
+    );
     out.push({ resources: g.resources, workers: Math.ceil(concurrency / perWorker), tasks });
   }
   return out;

@@ -3,7 +3,10 @@
 import { workerName } from '../plan.js';
 import type { PlacedWorker } from '../placement.js';
 
-export function nameAdds(adds: readonly { host: string; count: number }[], current: readonly { name: string }[]): PlacedWorker[] {
+export function nameAdds(
+  adds: readonly { host: string; count: number }[],
+  current: readonly { name: string }[],
+): PlacedWorker[] {
   const taken = new Set(current.map((w) => w.name));
   const out: PlacedWorker[] = [];
   for (const { host, count } of adds) {

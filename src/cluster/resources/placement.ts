@@ -68,7 +68,11 @@ export interface ResourcePlacement {
 export function placeByResource(input: ResourcePlacementInput): ResourcePlacement {
   const s = new Fill(input);
   const unmet: UnmetDemand[] = [];
-  const able = input.wanted.map((g, i) => ({ g, i, hosts: input.hosts.filter((h) => satisfies(h.resources, g.resources)) }));
+  const able = input.wanted.map((g, i) => ({
+    g,
+    i,
+    hosts: input.hosts.filter((h) => satisfies(h.resources, g.resources)),
+  }));
   for (const { g, hosts } of able.sort((a, b) => a.hosts.length - b.hosts.length || a.i - b.i)) {
     const have = s.fillTo(hosts, g.workers, () => 0);
     if (have < g.workers) {
@@ -80,7 +84,8 @@ export function placeByResource(input: ResourcePlacementInput): ResourcePlacemen
   for (const b of input.groups ?? []) {
     const members = input.hosts.filter((h) => b.hosts.includes(h.name));
     const have = s.fillTo(members, b.minimum, () => 0);
-    if (have < b.minimum) unmet.push(restrictedUnmet(`group ${b.name} minimum`, b.minimum, have, s.reasons(members), false));
+    if (have < b.minimum)
+      unmet.push(restrictedUnmet(`group ${b.name} minimum`, b.minimum, have, s.reasons(members), false));
   }
   const needed = able.filter((a) => a.g.tasks > 0).flatMap((a) => a.hosts.map((h) => h.name));
   const tier = (h: ResourceHost): number => (isPlain(h.resources) ? 0 : needed.includes(h.name) ? 2 : 1);
@@ -89,13 +94,31 @@ export function placeByResource(input: ResourcePlacementInput): ResourcePlacemen
   return { add: s.adds(), total: s.total(), unmet };
 }
 
-function restrictedUnmet(label: string, want: number, placeable: number, reasons: string[], workers = true): UnmetDemand {
+function restrictedUnmet(
+  label: string,
+  want: number,
+  placeable: number,
+  reasons: string[],
+  workers = true,
+): UnmetDemand {
   const what = workers ? `${plural(want, `${label} worker`)}` : `${label} ${want}`;
-  return { what: label, want, placeable, reasons, line: `want ${what}, ${placeable} placeable: ${joinReasons(reasons)}` };
+  return {
+    what: label,
+    want,
+    placeable,
+    reasons,
+    line: `want ${what}, ${placeable} placeable: ${joinReasons(reasons)}`,
+  };
 }
 
 function plainUnmet(target: number, placeable: number, reasons: string[]): UnmetDemand {
-  return { what: 'plain', want: target, placeable, reasons, line: `target ${target}, ${placeable} placeable (${joinReasons(reasons)})` };
+  return {
+    what: 'plain',
+    want: target,
+    placeable,
+    reasons,
+    line: `target ${target}, ${placeable} placeable (${joinReasons(reasons)})`,
+  };
 }
 
 /** "no host declares GPU", or "no host has GPU=4 (gpu1: GPU=2)" when some declare less. */
@@ -103,7 +126,9 @@ function noHostReason(need: Resources, hosts: readonly ResourceHost[]): string {
   const names = Object.keys(need).filter((k) => (need[k] ?? 0) > 0);
   const some = hosts.filter((h) => names.some((n) => (h.resources[n] ?? 0) > 0));
   if (some.length === 0) return `no host declares ${names.join(' or ')}`;
-  const shown = some.slice(0, 3).map((h) => `${h.name}: ${resourceLabel(Object.fromEntries(names.map((n) => [n, h.resources[n] ?? 0])))}`);
+  const shown = some
+    .slice(0, 3)
+    .map((h) => `${h.name}: ${resourceLabel(Object.fromEntries(names.map((n) => [n, h.resources[n] ?? 0])))}`);
   return `no host has ${resourceLabel(need)} (${shown.join(', ')}${some.length > 3 ? ', …' : ''})`;
 }
 

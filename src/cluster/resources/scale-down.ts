@@ -38,11 +38,18 @@ interface Guard {
 export function protectResources(input: ScaleDownInput): ScaleDownResult {
   const declared = new Map(input.hosts.map((h) => [h.name, h.resources]));
   const guards: Guard[] = [
-    ...input.wanted.filter((g) => g.tasks > 0).map((g): Guard => {
-      const covers = (w: PlanWorker): boolean => satisfies(declared.get(w.host) ?? {}, g.resources);
-      const tasks = `${g.tasks} task${g.tasks === 1 ? '' : 's'}`;
-      return { covers, left: 0, floor: 1, reason: `last worker able to run ${resourceLabel(g.resources)} (${tasks} pending)` };
-    }),
+    ...input.wanted
+      .filter((g) => g.tasks > 0)
+      .map((g): Guard => {
+        const covers = (w: PlanWorker): boolean => satisfies(declared.get(w.host) ?? {}, g.resources);
+        const tasks = `${g.tasks} task${g.tasks === 1 ? '' : 's'}`;
+        return {
+          covers,
+          left: 0,
+          floor: 1,
+          reason: `last worker able to run ${resourceLabel(g.resources)} (${tasks} pending)`,
+        };
+      }),
     ...(input.groups ?? []).map((b): Guard => ({
       covers: (w) => b.hosts.includes(w.host),
       left: 0,

@@ -25,8 +25,14 @@ export interface UnmetNotices {
   current: ReadonlyMap<string, Unmet>;
 }
 
-export function unmetNotices(last: ReadonlyMap<string, Unmet>, unmet: readonly UnmetDemand[], clearAfter = 1): UnmetNotices {
-  const current = new Map(unmet.map((u) => [u.what, { line: u.line, placing: `${u.placeable}: ${u.reasons.join('; ')}`, misses: 0 }]));
+export function unmetNotices(
+  last: ReadonlyMap<string, Unmet>,
+  unmet: readonly UnmetDemand[],
+  clearAfter = 1,
+): UnmetNotices {
+  const current = new Map(
+    unmet.map((u) => [u.what, { line: u.line, placing: `${u.placeable}: ${u.reasons.join('; ')}`, misses: 0 }]),
+  );
   const said = [...current].filter(([what, u]) => last.get(what)?.placing !== u.placing).map(([, u]) => u.line);
   const cleared: string[] = [];
   for (const [what, u] of last) {

@@ -4,7 +4,10 @@
 // file's connect_options, which it inherits as defaults (not its password or port).
 import { isAbsolute, join, resolve } from 'node:path';
 import {
-  DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_IDENTITY_FILES, DEFAULT_KNOWN_HOSTS, DEFAULT_SSH_PORT,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_IDENTITY_FILES,
+  DEFAULT_KNOWN_HOSTS,
+  DEFAULT_SSH_PORT,
 } from '../defaults.js';
 import { parseJumpList } from './host-address.js';
 import type { HostAddress, RawConnectOptions } from '../schema.js';
@@ -23,7 +26,10 @@ export interface ConnectContext {
 }
 
 export function buildConnect(
-  address: HostAddress, opts: RawConnectOptions, ctx: ConnectContext, where: Where,
+  address: HostAddress,
+  opts: RawConnectOptions,
+  ctx: ConnectContext,
+  where: Where,
 ): ConnectSpec {
   const ssh = lookup(address.host, ctx, where);
   const hops = opts.proxy_jump ?? configJumps(ssh, address.host, where);
@@ -43,17 +49,25 @@ export function buildConnect(
 
 /** `chain` is set for the first hop only: later hops are reached through it, so their own ProxyJump does not apply (as with `ssh -J a,b`). */
 function buildHop(
-  hop: HostAddress, inherited: RawConnectOptions, ctx: ConnectContext, where: Where, chain?: string[],
+  hop: HostAddress,
+  inherited: RawConnectOptions,
+  ctx: ConnectContext,
+  where: Where,
+  chain?: string[],
 ): ConnectSpec {
   if (chain?.includes(hop.host)) {
-    throw configError(where, `ProxyJump loop: ${[...chain, hop.host].join(' -> ')}`,
-      'add "ProxyJump none" for the jump host in ~/.ssh/config, or set proxy_jump explicitly');
+    throw configError(
+      where,
+      `ProxyJump loop: ${[...chain, hop.host].join(' -> ')}`,
+      'add "ProxyJump none" for the jump host in ~/.ssh/config, or set proxy_jump explicitly',
+    );
   }
   const ssh = lookup(hop.host, ctx, where);
   const own = chain && ssh.proxyJump ? configJumps(ssh, hop.host, where) : [];
-  const identityFiles = ssh.identityFiles.length > 0 || !inherited.identity_file
-    ? configIdentities(ssh, ctx)
-    : inherited.identity_file.map((f) => expandPath(f.path, ctx.fileDir, ctx.homedir));
+  const identityFiles =
+    ssh.identityFiles.length > 0 || !inherited.identity_file
+      ? configIdentities(ssh, ctx)
+      : inherited.identity_file.map((f) => expandPath(f.path, ctx.fileDir, ctx.homedir));
   return {
     alias: hop.host,
     hostname: ssh.hostname,
@@ -61,7 +75,9 @@ function buildHop(
     username: hop.user ?? ssh.user ?? inherited.username ?? ctx.username,
     identityFiles,
     ...shared(inherited, ctx),
-    proxyJump: own.map((h, i) => buildHop(h, inherited, ctx, where, i === 0 ? [...(chain ?? []), hop.host] : undefined)),
+    proxyJump: own.map((h, i) =>
+      buildHop(h, inherited, ctx, where, i === 0 ? [...(chain ?? []), hop.host] : undefined),
+    ),
   };
 }
 
@@ -76,7 +92,10 @@ function shared(opts: RawConnectOptions, ctx: ConnectContext) {
   } as const;
 }
 
-export function agentSocket(opts: RawConnectOptions, ctx: Pick<ConnectContext, 'env' | 'fileDir' | 'homedir'>): string | undefined {
+export function agentSocket(
+  opts: RawConnectOptions,
+  ctx: Pick<ConnectContext, 'env' | 'fileDir' | 'homedir'>,
+): string | undefined {
   if (opts.agent === false) return undefined;
   if (typeof opts.agent === 'string') return expandPath(opts.agent, ctx.fileDir, ctx.homedir);
   return ctx.env.SSH_AUTH_SOCK || undefined;

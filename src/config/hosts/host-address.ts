@@ -5,7 +5,8 @@ import type { HostAddress } from '../schema.js';
 
 export function parseHostAddress(input: string): HostAddress {
   const text = input.trim().replace(/^ssh:\/\//, '');
-  if (text === '' || /\s/.test(text)) throw new Error(`expected a host like "node1" or "user@node1:22", got "${input}"`);
+  if (text === '' || /\s/.test(text))
+    throw new Error(`expected a host like "node1" or "user@node1:22", got "${input}"`);
   const at = text.lastIndexOf('@');
   const user = at === -1 ? undefined : text.slice(0, at);
   if (user === '') throw new Error(`empty user name in "${input}"`);

@@ -5,7 +5,9 @@ import { expandHostPattern } from './host-ranges.js';
 
 /** Ranges expand first (as in the host list), then each name may be a glob. */
 export function hostMatcher(pattern: string): (name: string) => boolean {
-  const items = splitOutsideBrackets(pattern).map((s) => s.trim()).filter(Boolean);
+  const items = splitOutsideBrackets(pattern)
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (items.length === 0) throw new Error('empty host pattern');
   const tests = items.map(compile);
   return (name) => tests.some((t) => t(name));

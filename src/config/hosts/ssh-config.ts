@@ -91,7 +91,10 @@ export function matchesPatternList(patterns: string[], host: string): boolean {
 }
 
 function globMatch(pattern: string, text: string): boolean {
-  const re = pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const re = pattern
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${re}$`, 'i').test(text);
 }
 

@@ -5,12 +5,26 @@ import { parseHostAddress } from '../hosts/host-address.js';
 import { MIN_ADAPTIVE_INTERVAL_MS } from '../defaults.js';
 import { CLUSTER_NAME } from '../names.js';
 import {
-  ADAPTIVE_KEYS, HOST_KEYS, SECTIONS, TOP_KEYS,
-  type RawAdaptive, type RawHostEntry, type RawHostFile, type RawHostSettings,
+  ADAPTIVE_KEYS,
+  HOST_KEYS,
+  SECTIONS,
+  TOP_KEYS,
+  type RawAdaptive,
+  type RawHostEntry,
+  type RawHostFile,
+  type RawHostSettings,
 } from '../schema.js';
 import {
-  bytes, dropUndefined, durationMs, ENV_NAME, opt, readConnectOptions, readSchedulerOptions,
-  readWorkerOptions, section, stringList,
+  bytes,
+  dropUndefined,
+  durationMs,
+  ENV_NAME,
+  opt,
+  readConnectOptions,
+  readSchedulerOptions,
+  readWorkerOptions,
+  section,
+  stringList,
 } from './read-options.js';
 import { readSecurity } from './read-security.js';
 import { configError, Cursor, type Source } from './yaml-cursor.js';
@@ -27,7 +41,10 @@ export function readHostFile(src: Source): RawHostFile {
     const where = hosts?.where() ?? { ...root.where(), keyPath: 'hosts' };
     throw configError(where, 'no hosts: expected a non-empty "hosts" list', NO_HOSTS_HINT);
   }
-  const schedulerHost = opt(f, 'scheduler_host', (c) => ({ address: c.parse(() => parseHostAddress(c.string())), where: c.where() }));
+  const schedulerHost = opt(f, 'scheduler_host', (c) => ({
+    address: c.parse(() => parseHostAddress(c.string())),
+    where: c.where(),
+  }));
   return dropUndefined({
     ...readSettings(f),
     name: opt(f, 'name', clusterName),
@@ -87,7 +104,9 @@ function readHostEntry(c: Cursor): RawHostEntry {
 }
 
 function hostNames(c: Cursor): Pick<RawHostEntry, 'names' | 'user' | 'port'> {
-  const address = c.parse(() => parseHostAddress(c.text('expected a host name, "user@host:port" or a range like node[01-04]')));
+  const address = c.parse(() =>
+    parseHostAddress(c.text('expected a host name, "user@host:port" or a range like node[01-04]')),
+  );
   // An IPv6 literal has ":"; it is never a range.
   const names = address.host.includes(':') ? [address.host] : c.parse(() => expandHostPattern(address.host));
   return dropUndefined({ names, user: address.user, port: address.port });
@@ -110,7 +129,11 @@ function readAdaptive(c: Cursor): RawAdaptive {
     groups: opt(f, 'groups', readAdaptiveGroups),
   });
   if (out.minimum !== undefined) out.minimumWhere = f.get('minimum')?.where();
-  for (const [lo, hi] of [['minimum', 'maximum'], ['minimum_cores', 'maximum_cores'], ['minimum_memory', 'maximum_memory']] as const) {
+  for (const [lo, hi] of [
+    ['minimum', 'maximum'],
+    ['minimum_cores', 'maximum_cores'],
+    ['minimum_memory', 'maximum_memory'],
+  ] as const) {
     const [a, b] = [out[lo], out[hi]];
     if (a !== undefined && b !== undefined && a > b) f.get(hi)?.fail(`expected a value >= ${lo} (${a})`);
   }
@@ -119,7 +142,10 @@ function readAdaptive(c: Cursor): RawAdaptive {
 
 function adaptiveInterval(c: Cursor): number {
   const ms = durationMs(c);
-  if (ms < MIN_ADAPTIVE_INTERVAL_MS) c.fail(`expected at least ${MIN_ADAPTIVE_INTERVAL_MS}ms (Dask's default is 1s): a shorter interval makes the adaptive loop spin`);
+  if (ms < MIN_ADAPTIVE_INTERVAL_MS)
+    c.fail(
+      `expected at least ${MIN_ADAPTIVE_INTERVAL_MS}ms (Dask's default is 1s): a shorter interval makes the adaptive loop spin`,
+    );
   return ms;
 }
 

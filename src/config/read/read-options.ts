@@ -3,8 +3,15 @@ import { BYTES_EXPECTED, DURATION_TOO_LONG, MAX_DURATION_MS, parseBytes, parseDu
 import { parseJumpList } from '../hosts/host-address.js';
 import { RESOURCE_NAME } from '../names.js';
 import {
-  CONNECT_KEYS, SCHEDULER_KEYS, SECTIONS, WORKER_KEYS,
-  type HostAddress, type RawConnectOptions, type RawPath, type RawSchedulerOptions, type RawWorkerOptions,
+  CONNECT_KEYS,
+  SCHEDULER_KEYS,
+  SECTIONS,
+  WORKER_KEYS,
+  type HostAddress,
+  type RawConnectOptions,
+  type RawPath,
+  type RawSchedulerOptions,
+  type RawWorkerOptions,
 } from '../schema.js';
 import type { HostKeyPolicy, SecretSource } from '../spec.js';
 import type { Cursor } from './yaml-cursor.js';
@@ -125,7 +132,10 @@ function secret(c: Cursor, what: 'password' | 'passphrase'): SecretSource {
   return { kind: 'env', variable: envName(env) };
 }
 
-export const ENV_NAME = { re: /^[A-Za-z_][A-Za-z0-9_]*$/, expected: 'expected an environment variable name (letters, digits, _)' };
+export const ENV_NAME = {
+  re: /^[A-Za-z_][A-Za-z0-9_]*$/,
+  expected: 'expected an environment variable name (letters, digits, _)',
+};
 
 function envName(c: Cursor): string {
   const name = c.text(ENV_NAME.expected);

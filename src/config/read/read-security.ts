@@ -7,7 +7,8 @@ import { SECURITY_KEYS, TLS_PAIR_KEYS, type RawPath, type RawSecurity, type RawT
 import type { SecuritySpec } from '../spec.js';
 import { configError, type Cursor } from './yaml-cursor.js';
 
-const EXPECTED = 'expected "tls", "none", or {ca_file, scheduler: {cert, key}, worker: {cert, key}, client: {cert, key}}';
+const EXPECTED =
+  'expected "tls", "none", or {ca_file, scheduler: {cert, key}, worker: {cert, key}, client: {cert, key}}';
 const HINT = 'see "security:" in config.example.yaml';
 
 export function readSecurity(c: Cursor): RawSecurity {
@@ -21,7 +22,8 @@ export function readSecurity(c: Cursor): RawSecurity {
   const f = c.entries(SECURITY_KEYS);
   const need = (key: string): Cursor => {
     const v = f.get(key);
-    if (!v?.present) return c.fail(`missing "${key}": ${EXPECTED}`, 'every role needs its certificate and key, signed by ca_file');
+    if (!v?.present)
+      return c.fail(`missing "${key}": ${EXPECTED}`, 'every role needs its certificate and key, signed by ca_file');
     return v;
   };
   return {
@@ -67,7 +69,12 @@ export function buildSecurity(raw: RawSecurity | undefined, ctx: LocalFileContex
   const both = (p: RawTlsPair) => ({ cert: file(p.cert, 'certificate'), key: file(p.key, 'key') });
   return {
     kind: 'tls',
-    files: { caFile: file(raw.ca_file, 'certificate'), scheduler: both(raw.scheduler), worker: both(raw.worker), client: both(raw.client) },
+    files: {
+      caFile: file(raw.ca_file, 'certificate'),
+      scheduler: both(raw.scheduler),
+      worker: both(raw.worker),
+      client: both(raw.client),
+    },
   };
 }
 
@@ -80,8 +87,16 @@ function checkedFile(p: RawPath, what: 'certificate' | 'key', ctx: LocalFileCont
   } catch (err) {
     throw configError(p.where, `cannot read ${abs}: ${(err as Error).message}`);
   }
-  const ok = what === 'certificate' ? text.includes('-----BEGIN CERTIFICATE-----') : /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text);
+  const ok =
+    what === 'certificate'
+      ? text.includes('-----BEGIN CERTIFICATE-----')
+      : /-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(text);
   // Never quote the file: it may be a key.
-  if (!ok) throw configError(p.where, `${abs} is not a PEM ${what === 'certificate' ? 'certificate' : 'private key'}`, 'expected PEM text ("-----BEGIN …")');
+  if (!ok)
+    throw configError(
+      p.where,
+      `${abs} is not a PEM ${what === 'certificate' ? 'certificate' : 'private key'}`,
+      'expected PEM text ("-----BEGIN …")',
+    );
   return abs;
 }

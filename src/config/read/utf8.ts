@@ -17,7 +17,7 @@ export function decodeUtf8(bytes: Uint8Array, file: string): string {
 
 /** Offset of the first byte that does not start a valid UTF-8 sequence, else -1. */
 export function invalidUtf8At(b: Uint8Array): number {
-  for (let i = 0; i < b.length; ) {
+  for (let i = 0; i < b.length;) {
     const c = b[i]!;
     if (c < 0x80) {
       i++;

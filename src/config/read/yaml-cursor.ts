@@ -91,9 +91,10 @@ export class Cursor {
   }
 
   int(min: number, max = Number.MAX_SAFE_INTEGER): number {
-    const expected = max === Number.MAX_SAFE_INTEGER
-      ? `expected a whole number >= ${min}`
-      : `expected a whole number from ${min} to ${max}`;
+    const expected =
+      max === Number.MAX_SAFE_INTEGER
+        ? `expected a whole number >= ${min}`
+        : `expected a whole number from ${min} to ${max}`;
     const v = this.number(expected);
     if (!Number.isInteger(v) || v < min || v > max) this.wrong(expected);
     return v;
@@ -152,7 +153,7 @@ export class Cursor {
   }
 
   private child(node: Node | null, path: string, offset = this.offset): Cursor {
-    const resolved = isAlias(node) ? (node.resolve(this.src.doc) as Node | undefined) : node ?? undefined;
+    const resolved = isAlias(node) ? (node.resolve(this.src.doc) as Node | undefined) : (node ?? undefined);
     return new Cursor(this.src, resolved, path, offset);
   }
 }

@@ -13,7 +13,14 @@ export function ConfirmPrompt({ ask, desired }: { ask: Confirm; desired: number 
     <Box flexDirection="column" borderStyle="round" borderColor={c('yellow')} paddingX={1}>
       <Text wrap="wrap">{question}</Text>
       <Text wrap="truncate">
-        <Text bold>y</Text> yes{'    '}<Text bold>n</Text> / esc no{ask.kind === 'scale' ? <Text>{'    '}<Text bold>-</Text> one fewer</Text> : null}
+        <Text bold>y</Text> yes{'    '}
+        <Text bold>n</Text> / esc no
+        {ask.kind === 'scale' ? (
+          <Text>
+            {'    '}
+            <Text bold>-</Text> one fewer
+          </Text>
+        ) : null}
       </Text>
     </Box>
   );

@@ -15,7 +15,10 @@ function lines(name: string): { text: string; code: boolean }[] {
     { text: 'Connect a Dask client from this machine (c or esc closes):', code: false },
     { text: connectLine(name), code: true },
     { text: 'then, in Python: from distributed import Client; client = Client()', code: true },
-    { text: `It exports the scheduler's address and, with TLS, the certificates Dask needs. For a Python script instead: sshcluster env --name ${name} --python`, code: false },
+    {
+      text: `It exports the scheduler's address and, with TLS, the certificates Dask needs. For a Python script instead: sshcluster env --name ${name} --python`,
+      code: false,
+    },
   ];
 }
 
@@ -32,7 +35,9 @@ export function ConnectBox({ name, width }: { name: string; width: number }) {
     <Box flexDirection="column" borderStyle="round" borderColor={c('cyan')} paddingX={1}>
       {lines(name).flatMap((l, i) =>
         wrapWords(l.text, inner).map((row, j) => (
-          <Text key={`${i}-${j}`} wrap="truncate" bold={l.code} dimColor={!l.code && i > 0}>{row}</Text>
+          <Text key={`${i}-${j}`} wrap="truncate" bold={l.code} dimColor={!l.code && i > 0}>
+            {row}
+          </Text>
         )),
       )}
     </Box>

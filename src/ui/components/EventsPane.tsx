@@ -12,12 +12,22 @@ const TIME = 9; // "12:00:01 "
 export function EventsPane({ m, height, width }: { m: ViewModel; height: number; width: number }) {
   const c = useColor();
   const rows = Math.max(1, height - 1);
-  const shown = m.events.slice(-rows).flatMap((e, i) =>
-    wrapWords(`${e.subject}: ${e.text}`, width - TIME).map((text, j) => ({ key: `${e.time}-${i}-${j}`, time: j === 0 ? `${e.time.slice(11, 19)} ` : ' '.repeat(TIME), text, level: e.level })),
-  ).slice(-rows);
+  const shown = m.events
+    .slice(-rows)
+    .flatMap((e, i) =>
+      wrapWords(`${e.subject}: ${e.text}`, width - TIME).map((text, j) => ({
+        key: `${e.time}-${i}-${j}`,
+        time: j === 0 ? `${e.time.slice(11, 19)} ` : ' '.repeat(TIME),
+        text,
+        level: e.level,
+      })),
+    )
+    .slice(-rows);
   return (
     <Box flexDirection="column" height={height}>
-      <Text bold wrap="truncate">{fit(`Events (last ${m.events.length}; e: back to the logs)`, width)}</Text>
+      <Text bold wrap="truncate">
+        {fit(`Events (last ${m.events.length}; e: back to the logs)`, width)}
+      </Text>
       {shown.map((r) => (
         <Text key={r.key} wrap="truncate">
           <Text dimColor>{r.time}</Text>

@@ -27,7 +27,11 @@ export function Footer({ m, width }: { m: ViewModel; width: number }) {
   const c = useColor();
   const rows = replyRows(m, width);
   if (!m.message || rows.length === 0) {
-    return <Text wrap="truncate"><Text inverse>{footer(width)}</Text></Text>;
+    return (
+      <Text wrap="truncate">
+        <Text inverse>{footer(width)}</Text>
+      </Text>
+    );
   }
   const color = m.message.level === 'error' ? 'red' : m.message.level === 'warning' ? 'yellow' : undefined;
   const last = rows.at(-1)!;
@@ -37,7 +41,12 @@ export function Footer({ m, width }: { m: ViewModel; width: number }) {
       {rows.map((r, i) => (
         <Text key={i} wrap="truncate">
           <Text color={color ? c(color) : undefined}>{r}</Text>
-          {i === rows.length - 1 && keys ? <Text> <Text inverse>{keys}</Text></Text> : null}
+          {i === rows.length - 1 && keys ? (
+            <Text>
+              {' '}
+              <Text inverse>{keys}</Text>
+            </Text>
+          ) : null}
         </Text>
       ))}
     </Box>

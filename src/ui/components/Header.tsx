@@ -26,14 +26,22 @@ export function Header({ m, now }: { m: ViewModel; now: number }) {
   return (
     <Box flexDirection="column">
       <Text wrap="truncate">
-        <Text bold color={c('cyan')}>sshcluster</Text> <Text bold>{m.name || '…'}</Text>
-        {'  up '}{m.startedAt === null ? '-' : duration(now - m.startedAt)}
-        {'  workers '}<Text bold>{running}</Text>/{m.desiredWorkers ?? '-'}
+        <Text bold color={c('cyan')}>
+          sshcluster
+        </Text>{' '}
+        <Text bold>{m.name || '…'}</Text>
+        {'  up '}
+        {m.startedAt === null ? '-' : duration(now - m.startedAt)}
+        {'  workers '}
+        <Text bold>{running}</Text>/{m.desiredWorkers ?? '-'}
         {phase ? <Text color={c('yellow')}>{'  ' + phase}</Text> : null}
         {certs ? <Text color={c(certs.expired ? 'red' : 'yellow')}>{'  ' + certs.text}</Text> : null}
       </Text>
       <Text wrap="truncate">
-        {'scheduler '}{m.schedulerAddress || '-'}{'  dashboard '}{m.dashboardUrl || (m.phase === 'starting' ? 'once up' : '-')}
+        {'scheduler '}
+        {m.schedulerAddress || '-'}
+        {'  dashboard '}
+        {m.dashboardUrl || (m.phase === 'starting' ? 'once up' : '-')}
       </Text>
       {m.tasks ? (
         <Text wrap="truncate">
@@ -44,9 +52,15 @@ export function Header({ m, now }: { m: ViewModel; now: number }) {
         </Text>
       ) : null}
       {m.tasks ? <PrefixProgress tasks={m.tasks} /> : null}
-      <Text wrap="truncate">{'adaptive '}{adaptive}</Text>
+      <Text wrap="truncate">
+        {'adaptive '}
+        {adaptive}
+      </Text>
       {(a?.unmet ?? []).map((u) => (
-        <Text key={u} wrap="truncate" color={c('yellow')}>{'unmet '}{u}</Text>
+        <Text key={u} wrap="truncate" color={c('yellow')}>
+          {'unmet '}
+          {u}
+        </Text>
       ))}
     </Box>
   );
@@ -58,6 +72,11 @@ function certsShort(m: ViewModel, now: number): { text: string; expired: boolean
   if (!c?.warning) return null;
   const left = Date.parse(c.notAfter) - now;
   if (left <= 0) return { text: 'certs EXPIRED', expired: true };
-  const [n, unit] = left >= 86_400_000 ? [left / 86_400_000, 'd'] : left >= 3_600_000 ? [left / 3_600_000, 'h'] : [Math.max(1, left / 60_000), 'm'];
+  const [n, unit] =
+    left >= 86_400_000
+      ? [left / 86_400_000, 'd']
+      : left >= 3_600_000
+        ? [left / 3_600_000, 'h']
+        : [Math.max(1, left / 60_000), 'm'];
   return { text: `certs expire in ${Math.floor(n)}${unit}`, expired: false };
 }

@@ -19,12 +19,23 @@ interface HostRow {
 }
 
 function hostColumns(names: string[]): Column<HostRow>[] {
-  const col = (title: string, width: number, drop: number | undefined, text: (r: HostRow) => string): Column<HostRow> => ({ title, width, drop, cell: (r) => pad(text(r), width) });
+  const col = (
+    title: string,
+    width: number,
+    drop: number | undefined,
+    text: (r: HostRow) => string,
+  ): Column<HostRow> => ({ title, width, drop, cell: (r) => pad(text(r), width) });
   return [
     col('HOST', nameWidth('HOST', names, 24), undefined, (r) => r.h.name),
-    col('WORKERS', 9, undefined, (r) => (r.h.roles.includes('worker') || r.live.length ? `${r.running.length}/${r.live.length}` : '-')),
+    col('WORKERS', 9, undefined, (r) =>
+      r.h.roles.includes('worker') || r.live.length ? `${r.running.length}/${r.live.length}` : '-',
+    ),
     col('THREADS', 9, 1, (r) => (r.running.length ? String(sum(r.running.map((w) => w.nthreads)) ?? 0) : '-')),
-    col('MEMORY', 14, 4, (r) => (r.running.length ? `${bytes(sum(r.running.map((w) => w.memoryBytes)))}/${bytes(sum(r.running.map((w) => w.memoryLimitBytes)))}` : '-')),
+    col('MEMORY', 14, 4, (r) =>
+      r.running.length
+        ? `${bytes(sum(r.running.map((w) => w.memoryBytes)))}/${bytes(sum(r.running.map((w) => w.memoryLimitBytes)))}`
+        : '-',
+    ),
     col('CPU', 7, 3, (r) => {
       const cpu = sum(r.running.map((w) => w.cpu));
       return cpu === undefined ? '-' : `${Math.round(cpu)}%`;
@@ -45,7 +56,17 @@ function shownState(h: HostView): string {
   return h.step === 'failed' && h.state === 'connecting' ? 'failed' : shownHostState(h.state, h.reason);
 }
 
-export function HostsTable({ m, height, width, focused }: { m: ViewModel; height: number; width: number; focused: boolean }) {
+export function HostsTable({
+  m,
+  height,
+  width,
+  focused,
+}: {
+  m: ViewModel;
+  height: number;
+  width: number;
+  focused: boolean;
+}) {
   const c = useColor();
   const rows = Math.max(1, height - 1);
   const hosts = sortedHosts(m);
@@ -56,7 +77,9 @@ export function HostsTable({ m, height, width, focused }: { m: ViewModel; height
   const cells = cols.slice(0, -1);
   return (
     <Box flexDirection="column">
-      <Text bold wrap="truncate" color={focused ? c('cyan') : undefined}>{headerOf(cols)}</Text>
+      <Text bold wrap="truncate" color={focused ? c('cyan') : undefined}>
+        {headerOf(cols)}
+      </Text>
       {shown.map((h, i) => {
         const sel = first + i === m.selectedHost;
         const all = m.workers.filter((w) => w.host === h.name);
@@ -69,7 +92,13 @@ export function HostsTable({ m, height, width, focused }: { m: ViewModel; height
             {cells.map((col) => col.cell(row)).join('')}
             <Text color={c(stateColor(state))}>{state}</Text>
             {/* An up host's reason is its last error, from before it recovered: not a failure now. */}
-            {h.reason ? state === 'up' ? <Text dimColor>{` (earlier: ${h.reason})`}</Text> : <Text color={c('red')}>{`: ${h.reason}`}</Text> : null}
+            {h.reason ? (
+              state === 'up' ? (
+                <Text dimColor>{` (earlier: ${h.reason})`}</Text>
+              ) : (
+                <Text color={c('red')}>{`: ${h.reason}`}</Text>
+              )
+            ) : null}
           </Text>
         );
       })}

@@ -9,7 +9,17 @@ import { sourceColor, useColor } from '../hooks/use-color.js';
 
 export { compact } from './log-rows.js';
 
-export function LogPane({ m, height, width, focused }: { m: ViewModel; height: number; width: number; focused: boolean }) {
+export function LogPane({
+  m,
+  height,
+  width,
+  focused,
+}: {
+  m: ViewModel;
+  height: number;
+  width: number;
+  focused: boolean;
+}) {
   const c = useColor();
   const rows = Math.max(1, height - 1);
   const match = logMatcher(m);
@@ -25,17 +35,27 @@ export function LogPane({ m, height, width, focused }: { m: ViewModel; height: n
     `  (${m.logs.size} kept)`;
   return (
     <Box flexDirection="column" height={height}>
-      <Text bold wrap="truncate" color={focused ? c('cyan') : undefined}>{fit(title, width)}</Text>
-      {lines.flatMap((l) => logRows(l, width)).slice(-rows).map((r) => {
-        const color = r.level === 'error' ? 'red' : r.level === 'warning' ? 'yellow' : undefined;
-        return (
-          <Text key={r.key} wrap="truncate">
-            {r.first ? <Text color={c(sourceColor(r.source))}>{r.lead}</Text> : r.lead}
-            {r.first || r.lead ? ' │ ' : '  '}
-            <Highlighted text={r.text} word={m.filter} color={color ? c(color) : undefined} bold={r.level === 'error'} />
-          </Text>
-        );
-      })}
+      <Text bold wrap="truncate" color={focused ? c('cyan') : undefined}>
+        {fit(title, width)}
+      </Text>
+      {lines
+        .flatMap((l) => logRows(l, width))
+        .slice(-rows)
+        .map((r) => {
+          const color = r.level === 'error' ? 'red' : r.level === 'warning' ? 'yellow' : undefined;
+          return (
+            <Text key={r.key} wrap="truncate">
+              {r.first ? <Text color={c(sourceColor(r.source))}>{r.lead}</Text> : r.lead}
+              {r.first || r.lead ? ' │ ' : '  '}
+              <Highlighted
+                text={r.text}
+                word={m.filter}
+                color={color ? c(color) : undefined}
+                bold={r.level === 'error'}
+              />
+            </Text>
+          );
+        })}
     </Box>
   );
 }
@@ -57,7 +77,17 @@ export function highlightParts(text: string, word: string): { s: string; hit: bo
 }
 
 /** The message with the filter's word shown inverse. */
-function Highlighted({ text, word, color, bold }: { text: string; word: string; color: string | undefined; bold: boolean }) {
+function Highlighted({
+  text,
+  word,
+  color,
+  bold,
+}: {
+  text: string;
+  word: string;
+  color: string | undefined;
+  bold: boolean;
+}) {
   return (
     <>
       {highlightParts(text, word).map((p, i) => (

@@ -17,7 +17,10 @@ export function PrefixProgress({ tasks }: { tasks: TaskFigures }) {
   return (
     <>
       {prefixLines(tasks, SHOWN).map((line, i) => (
-        <Text key={i} wrap="truncate" color={/ erred/.test(line) ? c('red') : undefined}>{'  '}{line}</Text>
+        <Text key={i} wrap="truncate" color={/ erred/.test(line) ? c('red') : undefined}>
+          {'  '}
+          {line}
+        </Text>
       ))}
     </>
   );

@@ -6,7 +6,8 @@ import { wrapWords } from './wrap.js';
 
 const TITLE = "Quit: this terminal is the cluster's controller.";
 const CHOICES = ['t', ' tear the cluster down and quit    ', 'c', ' / esc cancel, keep watching'] as const;
-const NOTE = 'To leave a cluster running without a terminal: sshcluster up --detach, then sshcluster attach (q there detaches).';
+const NOTE =
+  'To leave a cluster running without a terminal: sshcluster up --detach, then sshcluster attach (q there detaches).';
 
 /** Rows the prompt takes at `width` columns (its border and padding included). */
 export function quitPromptRows(width: number): number {
@@ -19,12 +20,19 @@ export function QuitPrompt({ width }: { width: number }) {
   const inner = Math.max(10, width - 4);
   return (
     <Box flexDirection="column" borderStyle="round" borderColor={c('yellow')} paddingX={1}>
-      <Text bold wrap="wrap">{TITLE}</Text>
+      <Text bold wrap="wrap">
+        {TITLE}
+      </Text>
       <Text wrap="wrap">
-        <Text bold>{CHOICES[0]}</Text>{CHOICES[1]}<Text bold>{CHOICES[2]}</Text>{CHOICES[3]}
+        <Text bold>{CHOICES[0]}</Text>
+        {CHOICES[1]}
+        <Text bold>{CHOICES[2]}</Text>
+        {CHOICES[3]}
       </Text>
       {wrapWords(NOTE, inner).map((l, i) => (
-        <Text key={i} dimColor wrap="truncate">{l}</Text>
+        <Text key={i} dimColor wrap="truncate">
+          {l}
+        </Text>
       ))}
     </Box>
   );

@@ -14,7 +14,12 @@ export function WorkerDetail({ m, height }: { m: ViewModel; height: number }) {
     ['threads', String(w.nthreads)],
     ['memory', `${bytes(w.memoryBytes)} of ${bytes(w.memoryLimitBytes)}`],
     ['cpu', w.cpu === undefined ? '-' : `${Math.round(w.cpu)}%`],
-    ['tasks', w.processing === undefined ? String(w.executing ?? '-') : `${w.processing} processing, ${w.inMemory ?? 0} results in memory${w.idleS === undefined ? '' : `; idle ${duration(w.idleS * 1000)}`}`],
+    [
+      'tasks',
+      w.processing === undefined
+        ? String(w.executing ?? '-')
+        : `${w.processing} processing, ${w.inMemory ?? 0} results in memory${w.idleS === undefined ? '' : `; idle ${duration(w.idleS * 1000)}`}`,
+    ],
     ['restarts', `${w.restarts} by sshcluster, ${w.nannyRestarts ?? 0} by its nanny`],
   ];
   const room = Math.max(0, height - facts.length - 4);
@@ -29,7 +34,9 @@ export function WorkerDetail({ m, height }: { m: ViewModel; height: number }) {
         </Text>
       ))}
       {lines.map((l) => (
-        <Text key={l.seq} dimColor wrap="truncate">{compact(l.text)}</Text>
+        <Text key={l.seq} dimColor wrap="truncate">
+          {compact(l.text)}
+        </Text>
       ))}
     </Box>
   );

@@ -10,7 +10,12 @@ import { stateColor } from './HostsTable.js';
 import { useColor } from '../hooks/use-color.js';
 
 function workerColumns(names: string[]): Column<WorkerStatus>[] {
-  const col = (title: string, width: number, drop: number | undefined, text: (w: WorkerStatus) => string): Column<WorkerStatus> => ({ title, width, drop, cell: (w) => pad(text(w), width) });
+  const col = (
+    title: string,
+    width: number,
+    drop: number | undefined,
+    text: (w: WorkerStatus) => string,
+  ): Column<WorkerStatus> => ({ title, width, drop, cell: (w) => pad(text(w), width) });
   return [
     col('WORKER', nameWidth('WORKER', names, 24), undefined, (w) => w.name),
     col('STATE', 11, undefined, (w) => w.state),
@@ -25,7 +30,17 @@ function workerColumns(names: string[]): Column<WorkerStatus>[] {
   ];
 }
 
-export function WorkersTable({ m, host, height, width }: { m: ViewModel; host: HostView; height: number; width: number }) {
+export function WorkersTable({
+  m,
+  host,
+  height,
+  width,
+}: {
+  m: ViewModel;
+  host: HostView;
+  height: number;
+  width: number;
+}) {
   const c = useColor();
   const ws = workersOf(m, host.name);
   const rows = Math.max(1, height - 2);
@@ -33,18 +48,31 @@ export function WorkersTable({ m, host, height, width }: { m: ViewModel; host: H
   const cols = fitColumns(workerColumns(ws.map((w) => w.name)), width);
   return (
     <Box flexDirection="column">
-      <Text bold wrap="truncate">{`${host.name}: ${ws.length} worker(s)  (esc: back, r: restart the selected worker)`}</Text>
-      <Text bold wrap="truncate">{headerOf(cols)}</Text>
+      <Text
+        bold
+        wrap="truncate"
+      >{`${host.name}: ${ws.length} worker(s)  (esc: back, r: restart the selected worker)`}</Text>
+      <Text bold wrap="truncate">
+        {headerOf(cols)}
+      </Text>
       {ws.slice(first, first + rows).map((w, i) => {
         const sel = first + i === m.selectedWorker;
         return (
           <Text key={w.name} wrap="truncate" inverse={sel}>
             {sel ? '▸ ' : '  '}
-            {cols.map((col) => (col.title === 'STATE' ? <Text key={col.title} color={c(stateColor(w.state))}>{col.cell(w)}</Text> : col.cell(w)))}
+            {cols.map((col) =>
+              col.title === 'STATE' ? (
+                <Text key={col.title} color={c(stateColor(w.state))}>
+                  {col.cell(w)}
+                </Text>
+              ) : (
+                col.cell(w)
+              ),
+            )}
           </Text>
         );
       })}
-      {ws.length === 0 ? <Text dimColor>  no workers on this host</Text> : null}
+      {ws.length === 0 ? <Text dimColor> no workers on this host</Text> : null}
     </Box>
   );
 }

@@ -15,7 +15,8 @@ export interface Column<R> {
 /** The columns that fit in `width` (after a 2-character selection marker). */
 export function fitColumns<R>(cols: readonly Column<R>[], width: number): Column<R>[] {
   let kept = [...cols];
-  const need = (cs: Column<R>[]) => 2 + cs.slice(0, -1).reduce((s, c) => s + c.width, 0) + (cs.at(-1)?.min ?? cs.at(-1)?.width ?? 0);
+  const need = (cs: Column<R>[]) =>
+    2 + cs.slice(0, -1).reduce((s, c) => s + c.width, 0) + (cs.at(-1)?.min ?? cs.at(-1)?.width ?? 0);
   while (need(kept) > width) {
     const droppable = kept.filter((c) => c.drop !== undefined).sort((a, b) => a.drop! - b.drop!)[0];
     if (!droppable) break;

@@ -42,6 +42,13 @@ export function logRows(l: LogLine, width: number): LogRow[] {
   const head = wrapWords(text, Math.max(10, room))[0] ?? '';
   const rest = text.slice(head.length).trimStart();
   const more = rest ? wrapWords(rest, hang ? room : width - 2) : [];
-  const row = (i: number, lead: string, t: string): LogRow => ({ key: `${l.seq}-${i}`, lead, first: i === 0, source: l.source, text: t, level: l.level });
+  const row = (i: number, lead: string, t: string): LogRow => ({
+    key: `${l.seq}-${i}`,
+    lead,
+    first: i === 0,
+    source: l.source,
+    text: t,
+    level: l.level,
+  });
   return [row(0, src, head), ...more.map((t, i) => row(i + 1, hang ? ' '.repeat(src.length) : '', t))];
 }

@@ -28,7 +28,10 @@ export interface KeyBinding {
   act(c: KeyContext): void;
 }
 
-const is = (...chars: string[]) => (input: string) => chars.includes(input);
+const is =
+  (...chars: string[]) =>
+  (input: string) =>
+    chars.includes(input);
 
 /** Cluster actions need a running cluster. */
 function live(c: KeyContext): boolean {
@@ -43,17 +46,37 @@ function scaleBy(c: KeyContext, delta: number): number {
 }
 
 export const KEY_TABLE: readonly KeyBinding[] = [
-  { keys: '?', footer: 'help', help: 'this help (esc closes)', match: is('?'), act: (c) => c.store.dispatch({ kind: 'help' }) },
-  { keys: 'c', footer: 'connect', help: 'how to connect a Dask client: the eval line for this cluster', match: is('c'), act: (c) => c.store.dispatch({ kind: 'connect' }) },
   {
-    keys: 'q', footer: 'quit', help: 'quit (attach: detach, the cluster keeps running; up: asks first)', match: is('q'),
+    keys: '?',
+    footer: 'help',
+    help: 'this help (esc closes)',
+    match: is('?'),
+    act: (c) => c.store.dispatch({ kind: 'help' }),
+  },
+  {
+    keys: 'c',
+    footer: 'connect',
+    help: 'how to connect a Dask client: the eval line for this cluster',
+    match: is('c'),
+    act: (c) => c.store.dispatch({ kind: 'connect' }),
+  },
+  {
+    keys: 'q',
+    footer: 'quit',
+    help: 'quit (attach: detach, the cluster keeps running; up: asks first)',
+    match: is('q'),
     act: (c) => {
       if (c.actions.mode === 'attached') return c.actions.detach();
-      return c.m.phase === 'up' ? c.store.dispatch({ kind: 'quit-prompt', open: true }) : c.say('the cluster is stopping; Ctrl-C forces');
+      return c.m.phase === 'up'
+        ? c.store.dispatch({ kind: 'quit-prompt', open: true })
+        : c.say('the cluster is stopping; Ctrl-C forces');
     },
   },
   {
-    keys: '+', footer: 'scale', help: 'one worker more (presses add up; turns adaptive off)', match: is('+'),
+    keys: '+',
+    footer: 'scale',
+    help: 'one worker more (presses add up; turns adaptive off)',
+    match: is('+'),
     act: (c) => {
       if (!live(c)) return;
       const n = scaleBy(c, 1);
@@ -62,34 +85,116 @@ export const KEY_TABLE: readonly KeyBinding[] = [
     },
   },
   {
-    keys: '-', help: 'one worker fewer: asks first (y/n); - again lowers it further', match: is('-'),
+    keys: '-',
+    help: 'one worker fewer: asks first (y/n); - again lowers it further',
+    match: is('-'),
     act: (c) => live(c) && c.store.dispatch({ kind: 'confirm', ask: { kind: 'scale', n: scaleBy(c, -1) } }),
   },
   {
-    keys: 'a', footer: 'adaptive', help: 'adaptive on / off', match: is('a'),
-    act: (c) => live(c) && c.run(`adaptive ${c.m.adaptive?.enabled ? 'off' : 'on'}`, c.actions.setAdaptive(!c.m.adaptive?.enabled)),
+    keys: 'a',
+    footer: 'adaptive',
+    help: 'adaptive on / off',
+    match: is('a'),
+    act: (c) =>
+      live(c) &&
+      c.run(`adaptive ${c.m.adaptive?.enabled ? 'off' : 'on'}`, c.actions.setAdaptive(!c.m.adaptive?.enabled)),
   },
   {
-    keys: 'r', footer: 'restart', help: "restart the selected worker (in a host's view): asks first (y/n)", match: is('r'),
+    keys: 'r',
+    footer: 'restart',
+    help: "restart the selected worker (in a host's view): asks first (y/n)",
+    match: is('r'),
     act: (c) => {
       if (!live(c)) return;
       const w = selectedWorker(c.m);
-      return w ? c.store.dispatch({ kind: 'confirm', ask: { kind: 'restart', name: w.name } }) : c.say('select a worker first: enter on a host, then ↑ ↓');
+      return w
+        ? c.store.dispatch({ kind: 'confirm', ask: { kind: 'restart', name: w.name } })
+        : c.say('select a worker first: enter on a host, then ↑ ↓');
     },
   },
-  { keys: 'tab', footer: 'focus', help: 'focus hosts ↔ logs', match: (_i, k) => k.tab, act: (c) => c.store.dispatch({ kind: 'focus-next' }) },
-  { keys: '↑ ↓', help: 'select a host or worker (hosts) or scroll (logs)', match: (_i, k) => k.upArrow || k.downArrow, act: (c) => c.store.dispatch({ kind: 'move', delta: c.key.upArrow ? -1 : 1 }) },
-  { keys: 'PgUp PgDn', help: 'a page at a time', match: (_i, k) => k.pageUp || k.pageDown, act: (c) => c.store.dispatch({ kind: 'move', delta: c.key.pageUp ? -c.page : c.page }) },
-  { keys: 'enter', footer: 'host', help: "a host's workers and only its logs; esc goes back", match: (_i, k) => k.return, act: (c) => c.store.dispatch({ kind: 'enter' }) },
-  { keys: 'esc', help: 'back (closes help, full-screen logs, a host view)', match: (_i, k) => k.escape, act: (c) => c.store.dispatch({ kind: 'back' }) },
-  { keys: 'l', footer: 'logs', help: 'logs full screen', match: is('l'), act: (c) => c.store.dispatch({ kind: 'logs-full' }) },
-  { keys: 's', help: 'sort: host-file order, then by CPU, memory, tasks, restarts', match: is('s'), act: (c) => c.store.dispatch({ kind: 'sort' }) },
-  { keys: 'x', help: "a selected worker's pid, address, figures and last log lines", match: is('x'), act: (c) => c.store.dispatch({ kind: 'worker-detail' }) },
-  { keys: 'e', footer: 'events', help: 'events instead of logs: hosts lost, workers restarted, warnings', match: is('e'), act: (c) => c.store.dispatch({ kind: 'events' }) },
-  { keys: 'f / End', help: 'follow the logs on / off (End: on)', match: (i, k) => i === 'f' || k.end, act: (c) => (c.key.end && c.m.follow ? undefined : c.store.dispatch({ kind: 'follow' })) },
-  { keys: 'w', help: 'log levels shown: all → WARNING and worse → ERROR only → all', match: is('w'), act: (c) => c.store.dispatch({ kind: 'level' }) },
-  { keys: '/', footer: 'filter', help: 'filter logs by host, worker or word; enter keeps it, esc clears', match: is('/'), act: (c) => c.store.dispatch({ kind: 'filter-start' }) },
-  { keys: 'Ctrl-C', help: 'like Ctrl-C without the dashboard (in any prompt too)', match: (i, k) => k.ctrl && i === 'c', act: (c) => c.actions.interrupt() },
+  {
+    keys: 'tab',
+    footer: 'focus',
+    help: 'focus hosts ↔ logs',
+    match: (_i, k) => k.tab,
+    act: (c) => c.store.dispatch({ kind: 'focus-next' }),
+  },
+  {
+    keys: '↑ ↓',
+    help: 'select a host or worker (hosts) or scroll (logs)',
+    match: (_i, k) => k.upArrow || k.downArrow,
+    act: (c) => c.store.dispatch({ kind: 'move', delta: c.key.upArrow ? -1 : 1 }),
+  },
+  {
+    keys: 'PgUp PgDn',
+    help: 'a page at a time',
+    match: (_i, k) => k.pageUp || k.pageDown,
+    act: (c) => c.store.dispatch({ kind: 'move', delta: c.key.pageUp ? -c.page : c.page }),
+  },
+  {
+    keys: 'enter',
+    footer: 'host',
+    help: "a host's workers and only its logs; esc goes back",
+    match: (_i, k) => k.return,
+    act: (c) => c.store.dispatch({ kind: 'enter' }),
+  },
+  {
+    keys: 'esc',
+    help: 'back (closes help, full-screen logs, a host view)',
+    match: (_i, k) => k.escape,
+    act: (c) => c.store.dispatch({ kind: 'back' }),
+  },
+  {
+    keys: 'l',
+    footer: 'logs',
+    help: 'logs full screen',
+    match: is('l'),
+    act: (c) => c.store.dispatch({ kind: 'logs-full' }),
+  },
+  {
+    keys: 's',
+    help: 'sort: host-file order, then by CPU, memory, tasks, restarts',
+    match: is('s'),
+    act: (c) => c.store.dispatch({ kind: 'sort' }),
+  },
+  {
+    keys: 'x',
+    help: "a selected worker's pid, address, figures and last log lines",
+    match: is('x'),
+    act: (c) => c.store.dispatch({ kind: 'worker-detail' }),
+  },
+  {
+    keys: 'e',
+    footer: 'events',
+    help: 'events instead of logs: hosts lost, workers restarted, warnings',
+    match: is('e'),
+    act: (c) => c.store.dispatch({ kind: 'events' }),
+  },
+  {
+    keys: 'f / End',
+    help: 'follow the logs on / off (End: on)',
+    match: (i, k) => i === 'f' || k.end,
+    act: (c) => (c.key.end && c.m.follow ? undefined : c.store.dispatch({ kind: 'follow' })),
+  },
+  {
+    keys: 'w',
+    help: 'log levels shown: all → WARNING and worse → ERROR only → all',
+    match: is('w'),
+    act: (c) => c.store.dispatch({ kind: 'level' }),
+  },
+  {
+    keys: '/',
+    footer: 'filter',
+    help: 'filter logs by host, worker or word; enter keeps it, esc clears',
+    match: is('/'),
+    act: (c) => c.store.dispatch({ kind: 'filter-start' }),
+  },
+  {
+    keys: 'Ctrl-C',
+    help: 'like Ctrl-C without the dashboard (in any prompt too)',
+    match: (i, k) => k.ctrl && i === 'c',
+    act: (c) => c.actions.interrupt(),
+  },
 ];
 
 /** The footer line: the keys the table gives a word, as many as `width` has room for. */

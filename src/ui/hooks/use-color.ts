@@ -4,7 +4,16 @@ import { createContext, useContext } from 'react';
 
 export const ColorContext = createContext(true);
 
-const PALETTE = ['cyan', 'magenta', 'blue', 'green', 'yellowBright', 'cyanBright', 'magentaBright', 'blueBright'] as const;
+const PALETTE = [
+  'cyan',
+  'magenta',
+  'blue',
+  'green',
+  'yellowBright',
+  'cyanBright',
+  'magentaBright',
+  'blueBright',
+] as const;
 
 export function useColor(): (c: string) => string | undefined {
   const on = useContext(ColorContext);

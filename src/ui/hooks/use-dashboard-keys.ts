@@ -5,8 +5,14 @@ import type { DashboardActions } from '../actions.js';
 import type { DashboardStore } from '../store.js';
 import { KEY_TABLE, type KeyContext } from './key-table.js';
 
-export function useDashboardKeys(store: DashboardStore, actions: DashboardActions, page: number, refresh: () => void): void {
-  const say = (text: string, level: 'info' | 'warning' | 'error' = 'info') => store.dispatch({ kind: 'message', text, level });
+export function useDashboardKeys(
+  store: DashboardStore,
+  actions: DashboardActions,
+  page: number,
+  refresh: () => void,
+): void {
+  const say = (text: string, level: 'info' | 'warning' | 'error' = 'info') =>
+    store.dispatch({ kind: 'message', text, level });
   const run = (label: string, p: Promise<unknown>) => {
     say(`${label} …`);
     p.then((r) => {
@@ -21,7 +27,8 @@ export function useDashboardKeys(store: DashboardStore, actions: DashboardAction
     // send-keys) come as one chunk: taken one by one, or `/abc⏎` would be no key at all.
     if (input.length > 1 && !key.ctrl && !key.meta && !key.escape) {
       const plain = Object.fromEntries(Object.keys(key).map((k) => [k, false])) as unknown as Key;
-      for (const ch of input) handle(ch === '\r' || ch === '\n' ? '' : ch, ch === '\r' || ch === '\n' ? { ...plain, return: true } : plain);
+      for (const ch of input)
+        handle(ch === '\r' || ch === '\n' ? '' : ch, ch === '\r' || ch === '\n' ? { ...plain, return: true } : plain);
       return;
     }
     handle(input, key);
@@ -48,7 +55,8 @@ export function useDashboardKeys(store: DashboardStore, actions: DashboardAction
     }
     if (m.overlay === 'confirm' && m.confirm) {
       const ask = m.confirm;
-      if (input === '-' && ask.kind === 'scale') return store.dispatch({ kind: 'confirm', ask: { kind: 'scale', n: Math.max(0, ask.n - 1) } });
+      if (input === '-' && ask.kind === 'scale')
+        return store.dispatch({ kind: 'confirm', ask: { kind: 'scale', n: Math.max(0, ask.n - 1) } });
       if (input === 'y') {
         store.dispatch({ kind: 'confirm', ask: null });
         if (ask.kind === 'restart') return run(`restart ${ask.name}`, actions.restartWorker(ask.name));

@@ -1,7 +1,13 @@
 // The dashboard's view model: everything a frame shows, derived from ClusterEvents and
 // status snapshots (reduce-event.ts) and from keys (reduce-ui.ts).
 import { LogRing, type LogLevel } from './log-ring.js';
-import type { AdaptiveStatus, CertificatesStatus, ClusterStatusEvent, TaskFigures, WorkerStatus } from '../../control/status-document.js';
+import type {
+  AdaptiveStatus,
+  CertificatesStatus,
+  ClusterStatusEvent,
+  TaskFigures,
+  WorkerStatus,
+} from '../../control/status-document.js';
 import { workerTasks } from '../../control/task-figures-text.js';
 
 export type Phase = 'starting' | 'up' | 'stopping' | 'stopped';
@@ -70,18 +76,44 @@ export interface ViewModel {
 
 export function initialModel(name = '', logs = new LogRing()): ViewModel {
   return {
-    name, schedulerAddress: '', dashboardUrl: '', startedAt: null, desiredWorkers: null,
-    phase: 'starting', phaseReason: null, hosts: [], workers: [], adaptive: null, tasks: null, certificates: null, events: [], showEvents: false, sortBy: 'host file',
-    logs, logVersion: 0, filter: '', editingFilter: false, minLevel: 'info', follow: true, anchor: null,
-    focus: 'hosts', selectedHost: 0, detail: false, selectedWorker: 0, logsFull: false,
-    overlay: 'none', confirm: null, message: null,
+    name,
+    schedulerAddress: '',
+    dashboardUrl: '',
+    startedAt: null,
+    desiredWorkers: null,
+    phase: 'starting',
+    phaseReason: null,
+    hosts: [],
+    workers: [],
+    adaptive: null,
+    tasks: null,
+    certificates: null,
+    events: [],
+    showEvents: false,
+    sortBy: 'host file',
+    logs,
+    logVersion: 0,
+    filter: '',
+    editingFilter: false,
+    minLevel: 'info',
+    follow: true,
+    anchor: null,
+    focus: 'hosts',
+    selectedHost: 0,
+    detail: false,
+    selectedWorker: 0,
+    logsFull: false,
+    overlay: 'none',
+    confirm: null,
+    message: null,
   };
 }
 
 /** The hosts in the order shown (and selected in): `sortBy`'s figure, largest first; ties keep host-file order. */
 export function sortedHosts(m: ViewModel): HostView[] {
   if (m.sortBy === 'host file') return m.hosts;
-  const total = (h: HostView) => m.workers.filter((w) => w.host === h.name && w.state !== 'stopped').reduce((s, w) => s + figure(w, m.sortBy), 0);
+  const total = (h: HostView) =>
+    m.workers.filter((w) => w.host === h.name && w.state !== 'stopped').reduce((s, w) => s + figure(w, m.sortBy), 0);
   return [...m.hosts].sort((a, b) => total(b) - total(a));
 }
 
@@ -116,7 +148,9 @@ export function selectedWorker(m: ViewModel): WorkerStatus | undefined {
 }
 
 /** The log lines shown: the filter (host, process or message text), and in a host's detail view only that host's. */
-export function logMatcher(m: ViewModel): (l: { host: string; source: string; text: string; level: LogLevel }) => boolean {
+export function logMatcher(
+  m: ViewModel,
+): (l: { host: string; source: string; text: string; level: LogLevel }) => boolean {
   const host = m.detail ? selectedHost(m)?.name : undefined;
   const f = m.filter.toLowerCase();
   const least = LEVEL_RANK[m.minLevel];

@@ -9,8 +9,21 @@ export function reduceEvent(m: ViewModel, e: ClusterEvent, now: number): ViewMod
   switch (e.kind) {
     case 'host-state': {
       const step: StepState | undefined =
-        e.state === 'connecting' ? 'connecting' : e.state === 'starting' ? 'starting' : e.state === 'running' ? 'registered' : e.state === 'failed' || e.state === 'unreachable' ? 'failed' : undefined;
-      return withHost(m, e.host, now, (h) => ({ ...h, state: e.state, reason: e.reason ?? null, ...(step && step !== h.step ? { step, stepSince: now } : {}) }));
+        e.state === 'connecting'
+          ? 'connecting'
+          : e.state === 'starting'
+            ? 'starting'
+            : e.state === 'running'
+              ? 'registered'
+              : e.state === 'failed' || e.state === 'unreachable'
+                ? 'failed'
+                : undefined;
+      return withHost(m, e.host, now, (h) => ({
+        ...h,
+        state: e.state,
+        reason: e.reason ?? null,
+        ...(step && step !== h.step ? { step, stepSince: now } : {}),
+      }));
     }
     case 'process-line':
       m.logs.push(e.host, e.name, e.line);
@@ -21,22 +34,47 @@ export function reduceEvent(m: ViewModel, e: ClusterEvent, now: number): ViewMod
       return log(m, e.host, e.name, exitText(e), e.expected ? 'info' : 'error');
     }
     case 'cluster-up': {
-      const hosts = m.hosts.map((h) => (h.roles.includes('scheduler') && h.step !== 'registered' ? { ...h, step: 'registered' as const, stepSince: now } : h));
-      const up = { ...m, hosts, phase: 'up' as const, schedulerAddress: e.schedulerAddress, dashboardUrl: e.dashboardUrl };
-      return log(up, '', 'sshcluster', `cluster up: ${e.workers.length} worker(s)${e.failedHosts.length ? `, failed hosts: ${e.failedHosts.join(', ')}` : ''}`);
+      const hosts = m.hosts.map((h) =>
+        h.roles.includes('scheduler') && h.step !== 'registered'
+          ? { ...h, step: 'registered' as const, stepSince: now }
+          : h,
+      );
+      const up = {
+        ...m,
+        hosts,
+        phase: 'up' as const,
+        schedulerAddress: e.schedulerAddress,
+        dashboardUrl: e.dashboardUrl,
+      };
+      return log(
+        up,
+        '',
+        'sshcluster',
+        `cluster up: ${e.workers.length} worker(s)${e.failedHosts.length ? `, failed hosts: ${e.failedHosts.join(', ')}` : ''}`,
+      );
     }
     case 'teardown-started':
-      return log({ ...m, phase: 'stopping', phaseReason: e.reason }, '', 'sshcluster', `stopping cluster (${e.reason})`);
+      return log(
+        { ...m, phase: 'stopping', phaseReason: e.reason },
+        '',
+        'sshcluster',
+        `stopping cluster (${e.reason})`,
+      );
     case 'teardown-done': {
       const clean = e.leftover.length === 0;
-      const text = clean ? 'cluster stopped; no process left on any host' : `cluster stopped; STILL RUNNING: ${e.leftover.map((l) => `${l.host} ${l.pids.join(' ')}`).join(', ')}`;
+      const text = clean
+        ? 'cluster stopped; no process left on any host'
+        : `cluster stopped; STILL RUNNING: ${e.leftover.map((l) => `${l.host} ${l.pids.join(' ')}`).join(', ')}`;
       return log({ ...m, phase: 'stopped' }, '', 'sshcluster', text, clean ? 'info' : 'error');
     }
     case 'adaptive-decision':
       return log(m, '', 'sshcluster', `adaptive: ${decisionText(e)}`);
     case 'notice': {
       const level = e.level;
-      return { ...log(m, '', 'sshcluster', e.message, level), message: level === 'info' ? m.message : { text: e.message, level } };
+      return {
+        ...log(m, '', 'sshcluster', e.message, level),
+        message: level === 'info' ? m.message : { text: e.message, level },
+      };
     }
   }
 }
@@ -45,9 +83,19 @@ export function reduceStatus(m: ViewModel, st: StatusJson, now: number): ViewMod
   const byName = new Map(m.hosts.map((h) => [h.name, h]));
   const hosts = st.hosts.map((sh): HostView => {
     const old = byName.get(sh.name);
-    const registered = st.workers.some((w) => w.host === sh.name && w.address !== null) || (sh.roles.includes('scheduler') && m.phase !== 'starting');
-    const step: StepState = old?.step === 'failed' && sh.state !== 'up' ? 'failed' : registered ? 'registered' : (old?.step ?? 'connecting');
-    return { name: sh.name, roles: sh.roles, state: sh.state, reason: sh.lastError, step, stepSince: old && old.step === step ? old.stepSince : now };
+    const registered =
+      st.workers.some((w) => w.host === sh.name && w.address !== null) ||
+      (sh.roles.includes('scheduler') && m.phase !== 'starting');
+    const step: StepState =
+      old?.step === 'failed' && sh.state !== 'up' ? 'failed' : registered ? 'registered' : (old?.step ?? 'connecting');
+    return {
+      name: sh.name,
+      roles: sh.roles,
+      state: sh.state,
+      reason: sh.lastError,
+      step,
+      stepSince: old && old.step === step ? old.stepSince : now,
+    };
   });
   // Hosts only events have named so far keep their place after the status document's.
   for (const h of m.hosts) if (!st.hosts.some((s) => s.name === h.name)) hosts.push(h);
@@ -72,12 +120,25 @@ export function reduceStatus(m: ViewModel, st: StatusJson, now: number): ViewMod
 
 function withHost(m: ViewModel, host: string, now: number, f: (h: HostView) => HostView): ViewModel {
   const i = m.hosts.findIndex((h) => h.name === host);
-  const base: HostView = m.hosts[i] ?? { name: host, roles: [], state: 'connecting', reason: null, step: 'connecting', stepSince: now };
+  const base: HostView = m.hosts[i] ?? {
+    name: host,
+    roles: [],
+    state: 'connecting',
+    reason: null,
+    step: 'connecting',
+    stepSince: now,
+  };
   const hosts = i < 0 ? [...m.hosts, f(base)] : m.hosts.map((h, j) => (j === i ? f(h) : h));
   return { ...m, hosts };
 }
 
-function log(m: ViewModel, host: string, source: string, text: string, level?: 'info' | 'warning' | 'error'): ViewModel {
+function log(
+  m: ViewModel,
+  host: string,
+  source: string,
+  text: string,
+  level?: 'info' | 'warning' | 'error',
+): ViewModel {
   m.logs.push(host, source, text, level);
   return { ...m, logVersion: m.logVersion + 1 };
 }

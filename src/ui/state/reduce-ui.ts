@@ -1,6 +1,16 @@
 // Keys → view-model changes that need no cluster action (focus, selection, scrolling,
 // filter, overlays). Pure.
-import { logMatcher, NEXT_LEVEL, selectedHost, selectedWorker, SORT_KEYS, sortedHosts, workersOf, type Confirm, type ViewModel } from './model.js';
+import {
+  logMatcher,
+  NEXT_LEVEL,
+  selectedHost,
+  selectedWorker,
+  SORT_KEYS,
+  sortedHosts,
+  workersOf,
+  type Confirm,
+  type ViewModel,
+} from './model.js';
 
 export type UiCommand =
   | { kind: 'move'; delta: number }
@@ -49,12 +59,28 @@ export function reduceUi(m: ViewModel, c: UiCommand): ViewModel {
       // The selection stays on the same host.
       const keep = selectedHost(m)?.name;
       const next = { ...m, sortBy: SORT_KEYS[(SORT_KEYS.indexOf(m.sortBy) + 1) % SORT_KEYS.length]! };
-      const i = keep === undefined ? 0 : Math.max(0, sortedHosts(next).findIndex((h) => h.name === keep));
-      return { ...next, selectedHost: i, selectedWorker: 0, message: { text: `sorted by ${next.sortBy}${next.sortBy === 'host file' ? ' order' : ', largest first'}`, level: 'info' } };
+      const i =
+        keep === undefined
+          ? 0
+          : Math.max(
+              0,
+              sortedHosts(next).findIndex((h) => h.name === keep),
+            );
+      return {
+        ...next,
+        selectedHost: i,
+        selectedWorker: 0,
+        message: {
+          text: `sorted by ${next.sortBy}${next.sortBy === 'host file' ? ' order' : ', largest first'}`,
+          level: 'info',
+        },
+      };
     }
     case 'worker-detail':
       if (m.overlay === 'worker') return { ...m, overlay: 'none' };
-      return selectedWorker(m) ? { ...m, overlay: 'worker' } : { ...m, message: { text: 'select a worker first: enter on a host, then ↑ ↓', level: 'info' } };
+      return selectedWorker(m)
+        ? { ...m, overlay: 'worker' }
+        : { ...m, message: { text: 'select a worker first: enter on a host, then ↑ ↓', level: 'info' } };
     case 'help':
       return { ...m, overlay: m.overlay === 'help' ? 'none' : 'help' };
     case 'connect':
@@ -94,7 +120,7 @@ function select(m: ViewModel, delta: number): ViewModel {
 /** Up stops following and pins the view; scrolling back to the newest line follows again. */
 function scroll(m: ViewModel, delta: number): ViewModel {
   const match = logMatcher(m);
-  const from = m.follow || m.anchor === null ? m.logs.window(1, match, null)[0]?.seq ?? m.logs.newest : m.anchor;
+  const from = m.follow || m.anchor === null ? (m.logs.window(1, match, null)[0]?.seq ?? m.logs.newest) : m.anchor;
   const to = m.logs.step(from, delta, match);
   const newest = m.logs.window(1, match, null)[0]?.seq ?? m.logs.newest;
   if (delta > 0 && to >= newest) return { ...m, follow: true, anchor: null };

@@ -8,7 +8,11 @@ const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 function runAll(): void {
   for (const fn of [...pending]) {
-    try { fn(); } catch { /* each cleanup reports its own errors */ }
+    try {
+      fn();
+    } catch {
+      /* each cleanup reports its own errors */
+    }
   }
 }
 

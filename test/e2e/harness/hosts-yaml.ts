@@ -4,7 +4,8 @@ import type { TestHostsInfo } from './types.js';
 
 type Doc = Record<string, unknown>;
 
-type HostsPart = Pick<TestHostsInfo, 'hosts' | 'clientKeyPath' | 'knownHostsPath'> & Partial<Pick<TestHostsInfo, 'python'>>;
+type HostsPart = Pick<TestHostsInfo, 'hosts' | 'clientKeyPath' | 'knownHostsPath'> &
+  Partial<Pick<TestHostsInfo, 'python'>>;
 
 /**
  * Writes an sshcluster host file for the test hosts. Pass `{...info, hosts: subset}` to
@@ -30,7 +31,8 @@ export function writeHostsYaml(path: string, info: HostsPart, extra: Doc = {}): 
     security: 'none',
     ...rest,
     // Namespace hosts all listen on 22; loopback fallback hosts need their own port.
-    hosts: rest.hosts ?? info.hosts.map((h) => (h.port === 22 ? h.ip : { host: h.ip, connect_options: { port: h.port } })),
+    hosts:
+      rest.hosts ?? info.hosts.map((h) => (h.port === 22 ? h.ip : { host: h.ip, connect_options: { port: h.port } })),
   };
   // A key given as undefined (`security`, `remote_python`) asks for the product's default.
   for (const k of Object.keys(doc)) if (doc[k] === undefined) delete doc[k];

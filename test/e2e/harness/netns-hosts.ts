@@ -16,7 +16,8 @@ export { writeHostsYaml } from './hosts-yaml.js';
  * Where a cluster keeps its files on a namespace host (cluster-files.py): the hosts
  * share this machine's /tmp and run as its user, with no TMPDIR of their own.
  */
-export const hostClusterFilesDir = (clusterId: string): string => join('/tmp', `sshcluster-${process.getuid!()}`, clusterId, 'files');
+export const hostClusterFilesDir = (clusterId: string): string =>
+  join('/tmp', `sshcluster-${process.getuid!()}`, clusterId, 'files');
 
 export interface TestHosts extends TestHostsNet {
   teardown(): Promise<void>;
@@ -34,9 +35,18 @@ export interface CreateOptions {
 
 const say = (line: string) => writeSync(2, `${line}\n`); // sync: also used from 'exit'
 
-interface Placement { ns: string; ip: string; port: number; link: string; gateway: string }
+interface Placement {
+  ns: string;
+  ip: string;
+  port: number;
+  link: string;
+  gateway: string;
+}
 
-async function place(o: CreateOptions, net: NetState): Promise<{ mode: TestHostsNet['mode']; bridgeIp: string; at: Placement[] }> {
+async function place(
+  o: CreateOptions,
+  net: NetState,
+): Promise<{ mode: TestHostsNet['mode']; bridgeIp: string; at: Placement[] }> {
   try {
     if (o.forceLoopback) throw new Error('forced by SSHC_E2E_FORCE_LOOPBACK');
     const { id, subnet } = pickRunId();
@@ -50,7 +60,13 @@ async function place(o: CreateOptions, net: NetState): Promise<{ mode: TestHosts
     const at: Placement[] = [];
     for (let i = 0; i < o.count; i++) {
       const ip = `127.0.0.${10 + i}`;
-      at.push({ ns: '', ip, port: o.sshdPort !== undefined ? o.sshdPort + i : await freePort(ip), link: 'lo', gateway: '127.0.0.1' });
+      at.push({
+        ns: '',
+        ip,
+        port: o.sshdPort !== undefined ? o.sshdPort + i : await freePort(ip),
+        link: 'lo',
+        gateway: '127.0.0.1',
+      });
     }
     return { mode: 'loopback', bridgeIp: '127.0.0.1', at };
   }
@@ -73,12 +89,22 @@ export async function createTestHosts(o: CreateOptions): Promise<TestHosts> {
     // Loopback mode has no namespace to sweep: take what still hangs below each sshd.
     if (net.namespaces.length === 0) for (const pid of [...pids]) descendantsOf(pid).forEach((d) => pids.add(d));
     for (const ns of net.namespaces) {
-      try { nsPids(ns).forEach((p) => pids.add(p)); } catch (err) { errors.push(String(err)); }
+      try {
+        nsPids(ns).forEach((p) => pids.add(p));
+      } catch (err) {
+        errors.push(String(err));
+      }
     }
     errors.push(...killAll([...pids]), ...destroyNetwork(net));
-    try { rmSync(dir, { recursive: true, force: true }); } catch (err) { errors.push(String(err)); }
-    say(`e2e: teardown killed ${pids.size} processes, removed network and ${dir} in ${Date.now() - tStart}ms` +
-      (errors.length ? `; ERRORS:\n  ${errors.join('\n  ')}` : ''));
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch (err) {
+      errors.push(String(err));
+    }
+    say(
+      `e2e: teardown killed ${pids.size} processes, removed network and ${dir} in ${Date.now() - tStart}ms` +
+        (errors.length ? `; ERRORS:\n  ${errors.join('\n  ')}` : ''),
+    );
     return errors;
   };
   const unhook = onExitCleanup(teardownSync);
@@ -99,17 +125,28 @@ export async function createTestHosts(o: CreateOptions): Promise<TestHosts> {
     await Promise.all(started.map(({ host, handle }) => waitForSshd(handle, host.ip, host.port)));
     const hosts = started.map((s) => s.host);
     const knownHostsPath = join(dir, 'known_hosts');
-    writeFileSync(knownHostsPath, hosts.map((h) => {
-      const [type, key] = readFileSync(h.hostKeyPubPath, 'utf8').trim().split(/\s+/);
-      return `${h.port === 22 ? h.ip : `[${h.ip}]:${h.port}`} ${type} ${key}\n`;
-    }).join(''));
+    writeFileSync(
+      knownHostsPath,
+      hosts
+        .map((h) => {
+          const [type, key] = readFileSync(h.hostKeyPubPath, 'utf8').trim().split(/\s+/);
+          return `${h.port === 22 ? h.ip : `[${h.ip}]:${h.port}`} ${type} ${key}\n`;
+        })
+        .join(''),
+    );
     if (mode === 'netns') {
-      say(`e2e: ${hosts.length} sshd hosts in netns ${hosts.map((h) => `${h.ns}=${h.ip}`).join(' ')} ` +
-        `via bridge ${bridgeIp} in ${Date.now() - t0}ms (${bridgeNetfilterNote()})`);
+      say(
+        `e2e: ${hosts.length} sshd hosts in netns ${hosts.map((h) => `${h.ns}=${h.ip}`).join(' ')} ` +
+          `via bridge ${bridgeIp} in ${Date.now() - t0}ms (${bridgeNetfilterNote()})`,
+      );
     }
     const teardown = async () => {
       const errors = teardownSync();
-      if (errors.length) throw new AggregateError(errors.map((e) => new Error(e)), 'e2e teardown incomplete');
+      if (errors.length)
+        throw new AggregateError(
+          errors.map((e) => new Error(e)),
+          'e2e teardown incomplete',
+        );
     };
     return { mode, hosts, dir, clientKeyPath, knownHostsPath, bridgeIp, teardown };
   } catch (err) {

@@ -32,7 +32,9 @@ export function parentPid(pid: number): number | undefined {
 
 export function cmdlineOf(pid: number): string[] {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter((a) => a !== '');
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .filter((a) => a !== '');
   } catch {
     return [];
   }

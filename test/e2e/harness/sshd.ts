@@ -11,7 +11,13 @@ export function makeKey(path: string, comment: string): string {
   return path;
 }
 
-export function sshdConfig(o: { ip: string; port: number; hostKey: string; authorizedKeys: string; pidFile: string }): string {
+export function sshdConfig(o: {
+  ip: string;
+  port: number;
+  hostKey: string;
+  authorizedKeys: string;
+  pidFile: string;
+}): string {
   return [
     `ListenAddress ${o.ip}`,
     `Port ${o.port}`,
@@ -59,8 +65,10 @@ export function startSshd(dir: string, i: number, ns: string, cfg: string, bashr
     argv = ['sh', '-c', 'mount --bind "$0" "$1" && shift && exec "$@"', bashrc, target, ...argv];
   }
   // `ip netns exec` execs sshd in place (and `sh -c … exec` does too), so the child PID is sshd's own.
-  const child = ns === '' ? spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', log, log] })
-    : spawn('ip', ['netns', 'exec', ns, ...argv], { stdio: ['ignore', log, log] });
+  const child =
+    ns === ''
+      ? spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', log, log] })
+      : spawn('ip', ['netns', 'exec', ns, ...argv], { stdio: ['ignore', log, log] });
   closeSync(log);
   let done = false;
   child.on('exit', () => (done = true));
@@ -73,7 +81,10 @@ export function startSshd(dir: string, i: number, ns: string, cfg: string, bashr
 function tryConnect(host: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const sock = connect({ host, port, timeout: 500 });
-    const finish = (ok: boolean) => { sock.destroy(); resolve(ok); };
+    const finish = (ok: boolean) => {
+      sock.destroy();
+      resolve(ok);
+    };
     sock.once('connect', () => finish(true));
     sock.once('error', () => finish(false));
     sock.once('timeout', () => finish(false));

@@ -9,7 +9,9 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
 const BIN = path.resolve(import.meta.dirname, '../../../bin/sshcluster');
-const VERSION = (JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../package.json'), 'utf8')) as { version: string }).version;
+const VERSION = (
+  JSON.parse(fs.readFileSync(path.resolve(import.meta.dirname, '../../../package.json'), 'utf8')) as { version: string }
+).version;
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-cache-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
@@ -25,10 +27,12 @@ function run(cacheHome: string, ...args: string[]): string {
 /** The cache's files, each with what changes when it is written again. */
 function files(cacheHome: string): Map<string, string> {
   const dir = path.join(cacheHome, 'sshcluster', 'v8');
-  return new Map(fs.readdirSync(dir).map((n) => {
-    const st = fs.statSync(path.join(dir, n), { bigint: true });
-    return [n, `${st.ino} ${st.mtimeNs} ${st.size}`];
-  }));
+  return new Map(
+    fs.readdirSync(dir).map((n) => {
+      const st = fs.statSync(path.join(dir, n), { bigint: true });
+      return [n, `${st.ino} ${st.mtimeNs} ${st.size}`];
+    }),
+  );
 }
 
 describe('the code cache', () => {
@@ -49,7 +53,9 @@ describe('the code cache', () => {
 
     // Another command has its own.
     run(home, 'list');
-    expect([...files(home).keys()].sort()).toEqual([name, expect.stringMatching(/^list-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}\.bin$/)].sort());
+    expect([...files(home).keys()].sort()).toEqual(
+      [name, expect.stringMatching(/^list-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}\.bin$/)].sort(),
+    );
   });
 
   it('a damaged file is refused by V8 and written again; the command runs as without it', () => {

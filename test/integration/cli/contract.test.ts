@@ -27,14 +27,32 @@ async function run(...args: string[]): Promise<CommanderError | undefined> {
 
 describe('usage errors', () => {
   it.each([
-    [['scale', 'x'], 'sshcluster: command-argument value \'x\' is invalid for argument \'n\'. expected a whole number ≥ 0, got "x"'],
+    [
+      ['scale', 'x'],
+      "sshcluster: command-argument value 'x' is invalid for argument 'n'. expected a whole number ≥ 0, got \"x\"",
+    ],
     [['up', '--bogus'], "sshcluster: unknown option '--bogus'"],
     [['frobnicate'], "sshcluster: unknown command 'frobnicate'"],
-    [['status', '--name', 'a;b'], 'sshcluster: option \'--name <name>\' argument \'a;b\' is invalid. expected a name of letters'],
-    [['env', '--name', '../x'], 'sshcluster: option \'--name <name>\' argument \'../x\' is invalid. expected a name of letters'],
-    [['restart', '--max-unavailable', '0', 'h.yaml'], 'sshcluster: option \'--max-unavailable <n>\' argument \'0\' is invalid. expected a count of workers (1, 2, …) or a percentage of them from 1% to 100%, got "0"'],
-    [['up', '--ready-timeout', '0s'], 'sshcluster: option \'--ready-timeout <duration>\' argument \'0s\' is invalid. expected a time limit above 0'],
-    [['restart', '--max-unavailable', '101%', 'h.yaml'], 'sshcluster: option \'--max-unavailable <n>\' argument \'101%\' is invalid. expected a count of workers'],
+    [
+      ['status', '--name', 'a;b'],
+      "sshcluster: option '--name <name>' argument 'a;b' is invalid. expected a name of letters",
+    ],
+    [
+      ['env', '--name', '../x'],
+      "sshcluster: option '--name <name>' argument '../x' is invalid. expected a name of letters",
+    ],
+    [
+      ['restart', '--max-unavailable', '0', 'h.yaml'],
+      "sshcluster: option '--max-unavailable <n>' argument '0' is invalid. expected a count of workers (1, 2, …) or a percentage of them from 1% to 100%, got \"0\"",
+    ],
+    [
+      ['up', '--ready-timeout', '0s'],
+      "sshcluster: option '--ready-timeout <duration>' argument '0s' is invalid. expected a time limit above 0",
+    ],
+    [
+      ['restart', '--max-unavailable', '101%', 'h.yaml'],
+      "sshcluster: option '--max-unavailable <n>' argument '101%' is invalid. expected a count of workers",
+    ],
   ])('%j: "sshcluster:" like the tool\'s own errors, with the usage hint', async (args, first) => {
     ctx = testContext();
     const err = await run(...args);
@@ -47,7 +65,10 @@ describe('usage errors', () => {
 
   it('exit with code 2 from the real binary (built by npm run build)', () => {
     const bin = path.resolve(import.meta.dirname, '../../../bin/sshcluster');
-    const r = spawnSync(process.execPath, [bin, 'exec', 'h.yaml', '--fanout', '0', '--', 'true'], { encoding: 'utf8', timeout: 30_000 });
+    const r = spawnSync(process.execPath, [bin, 'exec', 'h.yaml', '--fanout', '0', '--', 'true'], {
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/^sshcluster: option '--fanout <n>' argument '0' is invalid/);
   });
@@ -55,7 +76,8 @@ describe('usage errors', () => {
   // helper-26's trial: no command at all printed the usage on stderr and exited 0.
   it('no command at all is bad usage (2), help asked for is not (0)', () => {
     const bin = path.resolve(import.meta.dirname, '../../../bin/sshcluster');
-    const code = (...args: string[]) => spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 30_000 }).status;
+    const code = (...args: string[]) =>
+      spawnSync(process.execPath, [bin, ...args], { encoding: 'utf8', timeout: 30_000 }).status;
     expect([code(), code('help'), code('--help'), code('help', 'up')]).toEqual([2, 0, 0, 0]);
   });
 });
@@ -75,10 +97,17 @@ describe('--help', () => {
 });
 
 describe('up --min/--max without --adapt', () => {
-  it('is refused before a background controller starts, with a hint (it was the controller\'s exit, unexplained)', async () => {
-    for (const args of [['up', '--detach', '--min', '2'], ['up', '--max', '3']]) {
+  it("is refused before a background controller starts, with a hint (it was the controller's exit, unexplained)", async () => {
+    for (const args of [
+      ['up', '--detach', '--min', '2'],
+      ['up', '--max', '3'],
+    ]) {
       ctx = testContext();
-      await expect(run(...args)).rejects.toMatchObject({ exitCode: 2, message: '--min and --max go with --adapt', hint: 'add --adapt to start adaptive between them, or leave them out for a fixed size' });
+      await expect(run(...args)).rejects.toMatchObject({
+        exitCode: 2,
+        message: '--min and --max go with --adapt',
+        hint: 'add --adapt to start adaptive between them, or leave them out for a fixed size',
+      });
       expect(ctx.out()).toBe('');
       ctx.cleanup();
     }
@@ -105,8 +134,16 @@ describe('sshcluster list', () => {
     const p = clusterPaths(stateRoot(ctx.env, ctx.homedir), 'lab');
     await ensureClusterDir(p);
     await writeState(p.stateFile, {
-      version: 1, name: 'lab', clusterId: 'x', spec: { ...testSpec({ workers: ['n1'] }), name: 'lab' }, controller: null,
-      schedulerAddress: 'tcp://n0:8786', dashboardUrl: '', processes: [], desiredWorkers: 1, updatedAt: '',
+      version: 1,
+      name: 'lab',
+      clusterId: 'x',
+      spec: { ...testSpec({ workers: ['n1'] }), name: 'lab' },
+      controller: null,
+      schedulerAddress: 'tcp://n0:8786',
+      dashboardUrl: '',
+      processes: [],
+      desiredWorkers: 1,
+      updatedAt: '',
     });
     await run('list');
     expect(ctx.out().split('\n')).toEqual([

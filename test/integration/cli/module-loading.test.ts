@@ -20,7 +20,8 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 const DIST = path.resolve(import.meta.dirname, '../../../dist');
 const MAIN = path.join(DIST, 'main.cjs');
-if (!fs.existsSync(path.join(DIST, 'inputs.json'))) throw new Error('dist/inputs.json is missing: run `npm run build` first (this test runs the built CLI)');
+if (!fs.existsSync(path.join(DIST, 'inputs.json')))
+  throw new Error('dist/inputs.json is missing: run `npm run build` first (this test runs the built CLI)');
 const inputs: Record<string, string[]> = JSON.parse(fs.readFileSync(path.join(DIST, 'inputs.json'), 'utf8'));
 
 /** The bundle's sources that run at its start: those without an init function of their own. */
@@ -34,7 +35,10 @@ function bundleTopLevel(): string[] {
   return [...sections].filter((s) => !wrapped.has(s));
 }
 
-interface ScriptCoverage { url: string; functions: { functionName: string; ranges: { count: number }[] }[] }
+interface ScriptCoverage {
+  url: string;
+  functions: { functionName: string; ranges: { count: number }[] }[];
+}
 
 /** Packages (node_modules) and our own modules (src/, without the extension) the command loaded. */
 function loaded(args: string[]): { packages: string[]; own: string[] } {
@@ -46,10 +50,18 @@ function loaded(args: string[]): { packages: string[]; own: string[] } {
   // `status` with no cluster running says so and exits 1: what it loaded is still its own.
   expect([0, 1], r.stderr).toContain(r.status);
   expect(r.stderr).not.toContain('unexpected error');
-  const scripts = fs.readdirSync(dir).flatMap((f) => (JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as { result: ScriptCoverage[] }).result);
+  const scripts = fs
+    .readdirSync(dir)
+    .flatMap((f) => (JSON.parse(fs.readFileSync(path.join(dir, f), 'utf8')) as { result: ScriptCoverage[] }).result);
   const sources = scripts.flatMap((s) => {
     const file = s.url.startsWith('file:') ? fileURLToPath(s.url) : '';
-    if (file === MAIN) return [...bundleTopLevel(), ...s.functions.filter((f) => /^(src|node_modules)\//.test(f.functionName) && f.ranges[0]!.count > 0).map((f) => f.functionName)];
+    if (file === MAIN)
+      return [
+        ...bundleTopLevel(),
+        ...s.functions
+          .filter((f) => /^(src|node_modules)\//.test(f.functionName) && f.ranges[0]!.count > 0)
+          .map((f) => f.functionName),
+      ];
     if (!file.startsWith(`${DIST}/`)) return [file];
     const held = inputs[path.relative(DIST, file)];
     expect(held, `${file} is not in dist/inputs.json: rebuild`).toBeDefined();
@@ -71,14 +83,27 @@ describe('modules each command loads', () => {
     const { packages, own } = loaded(['--help']);
     expect(packages).toEqual(['commander']);
     // The option parsers' own checks (names, durations, adaptive limits) and nothing else.
-    expect(own.filter((m) => !/^(main|terminal|errors|cli\/.+|config\/(names|durations|defaults)|adaptive\/limits|events\/terminal-text)$/.test(m))).toEqual([]);
+    expect(
+      own.filter(
+        (m) =>
+          !/^(main|terminal|errors|cli\/.+|config\/(names|durations|defaults)|adaptive\/limits|events\/terminal-text)$/.test(
+            m,
+          ),
+      ),
+    ).toEqual([]);
   });
 
   it('list and status load no SSH, YAML, X.509 or dashboard code', () => {
     for (const cmd of ['list', 'status']) {
       const { packages, own } = loaded([cmd]);
-      expect(packages.filter((p) => HEAVY.test(p)), cmd).toEqual([]);
-      expect(own.filter((m) => DRAG.test(m)), cmd).toEqual([]);
+      expect(
+        packages.filter((p) => HEAVY.test(p)),
+        cmd,
+      ).toEqual([]);
+      expect(
+        own.filter((m) => DRAG.test(m)),
+        cmd,
+      ).toEqual([]);
     }
   });
 });

@@ -17,7 +17,12 @@ import { makeKey, startTestServer } from '../ssh/test-server.js';
 const BIN = path.resolve(import.meta.dirname, '../../../bin/sshcluster');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-reader-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
-const env: NodeJS.ProcessEnv = { ...process.env, HOME: tmp, XDG_STATE_HOME: path.join(tmp, 'state'), XDG_CACHE_HOME: path.join(tmp, 'cache') };
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  HOME: tmp,
+  XDG_STATE_HOME: path.join(tmp, 'state'),
+  XDG_CACHE_HOME: path.join(tmp, 'cache'),
+};
 
 /** Whose reader goes, and when: before anything is written, or after a first chunk (`| head -1`). */
 type Gone = 'stdout' | 'stderr' | 'stdout after a chunk';
@@ -62,14 +67,24 @@ describe('a stdout reader that goes away', () => {
       const key = path.join(tmp, 'id_ed25519');
       fs.writeFileSync(key, user.private, { mode: 0o600 });
       const hosts = path.join(tmp, 'hosts.yaml');
-      fs.writeFileSync(hosts, [
-        'name: reader',
-        `connect_options: {username: tester, port: ${server.port}, identity_file: ${key}, known_hosts: ${path.join(tmp, 'known_hosts')}, strict_host_key_checking: "no", agent: false}`,
-        'hosts: [127.0.0.1, 127.0.0.1]', // twice: the scheduler's host runs no workers else
-      ].join('\n'));
+      fs.writeFileSync(
+        hosts,
+        [
+          'name: reader',
+          `connect_options: {username: tester, port: ${server.port}, identity_file: ${key}, known_hosts: ${path.join(tmp, 'known_hosts')}, strict_host_key_checking: "no", agent: false}`,
+          'hosts: [127.0.0.1, 127.0.0.1]', // twice: the scheduler's host runs no workers else
+        ].join('\n'),
+      );
       const pidFile = path.join(tmp, 'remote.pid');
       // Endless unless its channel's end stops it.
-      const r = await runReaderGone('stdout after a chunk', 'exec', hosts, '--no-fold', '--', `sh -c 'echo $$ > ${pidFile}; exec yes'`);
+      const r = await runReaderGone(
+        'stdout after a chunk',
+        'exec',
+        hosts,
+        '--no-fold',
+        '--',
+        `sh -c 'echo $$ > ${pidFile}; exec yes'`,
+      );
       expect(r.stderr).toBe('');
       expect(r.code).toBe(141);
       await vi.waitFor(() => expect(server.open).toBe(0), { timeout: 5_000 });
@@ -85,8 +100,16 @@ describe('a stdout reader that goes away', () => {
     const p = clusterPaths(stateRoot(env, tmp), 'loc');
     await ensureClusterDir(p);
     await writeState(p.stateFile, {
-      version: 1, name: 'loc', clusterId: `no-such-id-${process.pid}`, spec, controller: null,
-      schedulerAddress: 'tcp://127.0.0.1:8786', dashboardUrl: '', processes: [], desiredWorkers: 0, updatedAt: '',
+      version: 1,
+      name: 'loc',
+      clusterId: `no-such-id-${process.pid}`,
+      spec,
+      controller: null,
+      schedulerAddress: 'tcp://127.0.0.1:8786',
+      dashboardUrl: '',
+      processes: [],
+      desiredWorkers: 0,
+      updatedAt: '',
     });
     expect(await runReaderGone('stdout', 'down', '--name', 'loc')).toEqual({ code: 0, stderr: '' });
     expect(fs.existsSync(p.stateFile)).toBe(false);
@@ -108,7 +131,11 @@ describe('a stdout that cannot be written (a full disk)', () => {
       let stderr = '';
       child.stderr!.setEncoding('utf8').on('data', (t: string) => (stderr += t));
       const [code] = (await once(child, 'close')) as [number | null];
-      expect({ args, code, stderr }).toEqual({ args, code: 1, stderr: 'sshcluster: cannot write output: ENOSPC: no space left on device, write\n' });
+      expect({ args, code, stderr }).toEqual({
+        args,
+        code: 1,
+        stderr: 'sshcluster: cannot write output: ENOSPC: no space left on device, write\n',
+      });
     }
   });
 });

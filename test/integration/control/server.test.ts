@@ -6,7 +6,12 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { NoControllerError, connectControl } from '../../../src/control/client.js';
 import { method } from '../../../src/control/methods.js';
-import { type ControlConnection, type ControlServer, type ControlServerOptions, startControlServer } from '../../../src/control/server.js';
+import {
+  type ControlConnection,
+  type ControlServer,
+  type ControlServerOptions,
+  startControlServer,
+} from '../../../src/control/server.js';
 import { ExpectedError } from '../../../src/errors.js';
 import type { ClusterEvent } from '../../../src/events/types.js';
 
@@ -36,7 +41,10 @@ async function start(handlers: AnyHandlers, opts?: ControlServerOptions) {
 const notice = (i: number): ClusterEvent => ({ kind: 'notice', level: 'info', message: `n${i}` });
 
 async function rejection(p: Promise<unknown>): Promise<ExpectedError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ExpectedError);
   return err as ExpectedError;
 }
@@ -77,7 +85,8 @@ describe('control server and client', () => {
     const table = {
       double: method<{ n: number }, number>((raw) => {
         const n = (raw as { n?: unknown } | undefined)?.n;
-        if (typeof n !== 'number') throw new ExpectedError(`double: expected a number, got ${JSON.stringify(n)}`, { exitCode: 2 });
+        if (typeof n !== 'number')
+          throw new ExpectedError(`double: expected a number, got ${JSON.stringify(n)}`, { exitCode: 2 });
         return { n };
       }),
     };
@@ -141,7 +150,11 @@ describe('control server and client', () => {
     });
     const c = await connectControl(sock, { timeoutMs: 2000 });
     const seen: string[] = [];
-    void c.subscribe((e) => seen.push(e.kind === 'notice' ? e.message : e.kind), { onSubscribed: () => seen.push('snapshot') }).catch(() => {});
+    void c
+      .subscribe((e) => seen.push(e.kind === 'notice' ? e.message : e.kind), {
+        onSubscribed: () => seen.push('snapshot'),
+      })
+      .catch(() => {});
     await vi.waitFor(() => expect(seen).toEqual(['snapshot', 'n0']));
     c.close();
   });
@@ -154,18 +167,26 @@ describe('control server and client', () => {
     await vi.waitFor(() => expect(s.subscribers).toBe(1));
     raw.pause();
     const pad = 'x'.repeat(200);
-    for (let i = 0; i < 50_000 && s.subscribers; i++) s.broadcast({ kind: 'notice', level: 'info', message: `${i} ${pad}` });
+    for (let i = 0; i < 50_000 && s.subscribers; i++)
+      s.broadcast({ kind: 'notice', level: 'info', message: `${i} ${pad}` });
     expect(s.subscribers).toBe(0);
     let text = '';
     raw.setEncoding('utf8').on('data', (d: string) => (text += d));
     raw.resume();
     await new Promise((r) => raw.once('close', r));
-    const lines = text.trim().split('\n').map((l) => JSON.parse(l));
+    const lines = text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines[0]).toEqual({ id: 1, ok: true, result: null });
     const events = lines.slice(1, -1).map((l) => Number(l.event.message.split(' ')[0]));
     expect(events).toEqual(events.map((_, i) => i)); // in order, none skipped before the drop
     expect(events.length).toBeLessThan(50_000);
-    expect(lines.at(-1)).toMatchObject({ id: 0, ok: false, error: { message: expect.stringMatching(/fell more than 100 messages behind/) } });
+    expect(lines.at(-1)).toMatchObject({
+      id: 0,
+      ok: false,
+      error: { message: expect.stringMatching(/fell more than 100 messages behind/) },
+    });
   });
 
   it('rejects the subscription of a client the controller dropped', async () => {
@@ -195,7 +216,11 @@ describe('control server and client', () => {
     raw.setEncoding('utf8').on('data', (d: string) => (text += d));
     raw.write('{"id":1,"method":"echo","params":"' + 'x'.repeat(2000));
     await new Promise((r) => raw.once('close', r));
-    expect(JSON.parse(text)).toMatchObject({ id: 0, ok: false, error: { message: expect.stringMatching(/exceeds the 1000-byte limit/) } });
+    expect(JSON.parse(text)).toMatchObject({
+      id: 0,
+      ok: false,
+      error: { message: expect.stringMatching(/exceeds the 1000-byte limit/) },
+    });
     const c = await connectControl(sock, { timeoutMs: 2000 });
     expect(await c.call('echo', 'ok')).toBe('ok');
     c.close();
@@ -211,7 +236,10 @@ describe('control server and client', () => {
   });
 
   it('replaces the socket file a killed controller left behind', async () => {
-    const child = spawn(process.execPath, ['-e', `require('net').createServer().listen(${JSON.stringify(sock)}, () => console.log('up'))`]);
+    const child = spawn(process.execPath, [
+      '-e',
+      `require('net').createServer().listen(${JSON.stringify(sock)}, () => console.log('up'))`,
+    ]);
     await new Promise((r) => child.stdout.once('data', r));
     child.kill('SIGKILL');
     await new Promise((r) => child.once('exit', r));

@@ -31,22 +31,55 @@ describe('argv', () => {
   it('builds the scheduler command', () => {
     const opts: SchedulerOptions = { port: 8786, dashboardAddress: ':8787' };
     expect(schedulerArgv('python3', opts)).toEqual([
-      'python3', '-m', 'distributed.cli.dask_scheduler', '--port', '8786', '--dashboard-address', ':8787',
+      'python3',
+      '-m',
+      'distributed.cli.dask_scheduler',
+      '--port',
+      '8786',
+      '--dashboard-address',
+      ':8787',
     ]);
     expect(schedulerArgv('py', { ...opts, host: '10.0.0.1', interface: 'ib0' }).slice(-4)).toEqual([
-      '--host', '10.0.0.1', '--interface', 'ib0',
+      '--host',
+      '10.0.0.1',
+      '--interface',
+      'ib0',
     ]);
   });
 
   it('builds a one-process worker command whatever nworkers says', () => {
     expect(workerArgv('python3', 'tcp://10.0.0.1:8786', 'node1-0', worker)).toEqual([
-      'python3', '-m', 'distributed.cli.dask_worker', 'tcp://10.0.0.1:8786',
-      '--name', 'node1-0', '--nworkers', '1', '--nthreads', '2', '--memory-limit', '4GiB',
-      '--resources', 'GPU=2 FOO=1', '--nanny', '--death-timeout', '60', '--local-directory', '@sshcluster-scratch@',
+      'python3',
+      '-m',
+      'distributed.cli.dask_worker',
+      'tcp://10.0.0.1:8786',
+      '--name',
+      'node1-0',
+      '--nworkers',
+      '1',
+      '--nthreads',
+      '2',
+      '--memory-limit',
+      '4GiB',
+      '--resources',
+      'GPU=2 FOO=1',
+      '--nanny',
+      '--death-timeout',
+      '60',
+      '--local-directory',
+      '@sshcluster-scratch@',
     ]);
     const bare = workerArgv('py', 'tcp://h:1', 'w', { ...worker, resources: {}, nanny: false, interface: 'eth0' });
     expect(bare).not.toContain('--resources');
-    expect(bare.slice(-7)).toEqual(['--no-nanny', '--death-timeout', '60', '--local-directory', '@sshcluster-scratch@', '--interface', 'eth0']);
+    expect(bare.slice(-7)).toEqual([
+      '--no-nanny',
+      '--death-timeout',
+      '60',
+      '--local-directory',
+      '@sshcluster-scratch@',
+      '--interface',
+      'eth0',
+    ]);
     expect(formatResources({})).toBe('');
   });
 
@@ -112,6 +145,8 @@ describe('shell quoting and the remote command', () => {
     const home = buildRemoteCommand({ setup: [], env: {}, name: 'w', argv: ['~/py', 'x'], clusterId: 'c' });
     expect(home.command).toContain(`exec "$HOME"/py -S -c`);
     expect(home.command).toMatch(/ sshcluster-launcher \d+ [0-9a-f]{16} w "\$HOME"\/py x$/);
-    expect(() => buildRemoteCommand({ setup: [], env: { 'A-B': '1' }, name: 'w', argv: ['py'], clusterId: 'c' })).toThrow(/A-B/);
+    expect(() =>
+      buildRemoteCommand({ setup: [], env: { 'A-B': '1' }, name: 'w', argv: ['py'], clusterId: 'c' }),
+    ).toThrow(/A-B/);
   });
 });

@@ -20,15 +20,20 @@ let proc: ChildProcessWithoutNullStreams;
 let stderr = '';
 let ports: { http: number; text: number; bare: number };
 
-const client = (port: number): SchedulerClient => new SchedulerClient(tcpConnector('127.0.0.1', port), { timeoutMs: 15_000 });
+const client = (port: number): SchedulerClient =>
+  new SchedulerClient(tcpConnector('127.0.0.1', port), { timeoutMs: 15_000 });
 
 beforeAll(async () => {
   const [harness, preload] = [join(dir, 'demand_cluster.py'), join(dir, 'scheduler_demand.py')];
   copyFileSync(HARNESS, harness);
   copyFileSync(SCHEDULER_DEMAND_PRELOAD_PATH, preload);
-  proc = spawn(PYTHON, [harness, preload], { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/tmp', PYTHONDONTWRITEBYTECODE: '1' } });
+  proc = spawn(PYTHON, [harness, preload], {
+    env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/tmp', PYTHONDONTWRITEBYTECODE: '1' },
+  });
   proc.stderr.on('data', (c: Buffer) => (stderr = (stderr + c.toString()).slice(-4000)));
-  const exited = new Promise<never>((_, reject) => proc.on('exit', (code) => reject(new Error(`harness exited ${code}:\n${stderr}`))));
+  const exited = new Promise<never>((_, reject) =>
+    proc.on('exit', (code) => reject(new Error(`harness exited ${code}:\n${stderr}`))),
+  );
   const first = new Promise<string>((resolve) => createInterface({ input: proc.stdout }).once('line', resolve));
   ports = JSON.parse(await Promise.race([first, exited])) as typeof ports;
 }, 120_000);
@@ -45,9 +50,23 @@ describe('GET /api/v1/sshcluster/demand', () => {
     const groups = [...d!.groups].sort((a, b) => Object.keys(a.resources).length - Object.keys(b.resources).length);
     // 10 x GPU=1 on a worker with GPU=2: two run, eight wait there; 3 s each is the
     // configured default-task-duration of the "hold" prefix.
-    expect(groups[0]).toEqual({ resources: { GPU: 1 }, unrunnable: 0, waiting: 8, running: 2, durationS: 24, unknown: 0 });
+    expect(groups[0]).toEqual({
+      resources: { GPU: 1 },
+      unrunnable: 0,
+      waiting: 8,
+      running: 2,
+      durationS: 24,
+      unknown: 0,
+    });
     // No worker declares MEM: unrunnable, durations unknown (Dask's 0.5 s guess each).
-    expect(groups[1]).toEqual({ resources: { GPU: 1, MEM: 64e9 }, unrunnable: 3, waiting: 0, running: 0, durationS: 1.5, unknown: 3 });
+    expect(groups[1]).toEqual({
+      resources: { GPU: 1, MEM: 64e9 },
+      unrunnable: 3,
+      waiting: 0,
+      running: 0,
+      durationS: 1.5,
+      unknown: 3,
+    });
     // The four plain tasks are not resource demand, and have finished.
     expect(groups).toHaveLength(2);
     expect(d!.plainPending).toBe(0);
@@ -70,8 +89,20 @@ describe('GET /api/v1/sshcluster/demand', () => {
     // One computation: the 4 plain tasks finished (done), 10 + 3 still to run.
     expect(f.progress).toMatchObject({ done: 4, total: 17, erred: 0, killedWorkers: 0 });
     // By task prefix: the 4 plain tasks done, the restricted ones waiting.
-    expect(f.progress?.prefixes?.find((p) => p.prefix === 'plain')).toEqual({ prefix: 'plain', done: 4, erred: 0, total: 4, killedWorkers: 0 });
-    expect(f.progress?.prefixes?.find((p) => p.prefix === 'hold')).toEqual({ prefix: 'hold', done: 0, erred: 0, total: 10, killedWorkers: 0 });
+    expect(f.progress?.prefixes?.find((p) => p.prefix === 'plain')).toEqual({
+      prefix: 'plain',
+      done: 4,
+      erred: 0,
+      total: 4,
+      killedWorkers: 0,
+    });
+    expect(f.progress?.prefixes?.find((p) => p.prefix === 'hold')).toEqual({
+      prefix: 'hold',
+      done: 0,
+      erred: 0,
+      total: 10,
+      killedWorkers: 0,
+    });
     expect(f.progress?.prefixes?.reduce((n, p) => n + p.total, 0)).toBe(17);
     expect(f.clients).toBe(1);
     expect(f.scheduler.memoryBytes).toBeGreaterThan(10_000_000);
@@ -92,8 +123,24 @@ describe('GET /api/v1/sshcluster/demand', () => {
   it("works when the preload is given as the text of the module, names the scheduler's process and its parents, and counts a plain task waiting for any worker", async () => {
     const d = await client(ports.text).demand();
     expect(d).toEqual({
-      pids: expect.any(Array), distributed: expect.any(String), groups: [], plainPending: 1, workers: [], registered: [],
-      figures: { tasks: expect.any(Object), progress: { done: 0, total: 1, erred: 0, killedWorkers: 0, prefixes: [{ prefix: 'plain-alone', done: 0, erred: 0, total: 1, killedWorkers: 0 }] }, clients: 1, scheduler: expect.any(Object) },
+      pids: expect.any(Array),
+      distributed: expect.any(String),
+      groups: [],
+      plainPending: 1,
+      workers: [],
+      registered: [],
+      figures: {
+        tasks: expect.any(Object),
+        progress: {
+          done: 0,
+          total: 1,
+          erred: 0,
+          killedWorkers: 0,
+          prefixes: [{ prefix: 'plain-alone', done: 0, erred: 0, total: 1, killedWorkers: 0 }],
+        },
+        clients: 1,
+        scheduler: expect.any(Object),
+      },
     });
     // Queued (2022.12: a lone task is a root task) or no-worker: either way it waits.
     expect(Object.entries(d!.figures!.tasks)).toContainEqual([expect.stringMatching(/^(queued|no-worker)$/), 1]);

@@ -4,11 +4,28 @@
 // and ps shows `python …/sshcluster-launcher NAME …`; a planted directory makes it run
 // inline instead of writing there.
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildKeeperCommand, buildRemoteCommand, envInput, shellScript, viaSh, type RemoteInvocation } from '../../../src/dask/remote-command.js';
+import {
+  buildKeeperCommand,
+  buildRemoteCommand,
+  envInput,
+  shellScript,
+  viaSh,
+  type RemoteInvocation,
+} from '../../../src/dask/remote-command.js';
 import { remoteProgram } from '../../../src/dask/remote-programs.js';
 import { killStarted, runAsSshd, until, type ShellRun } from './remote/launcher-harness.js';
 
@@ -41,11 +58,24 @@ const cmdline = (pid: number): string[] => {
   }
 };
 
-const SHOW = 'import json, os, sys; print(json.dumps([os.environ["S"], os.environ["SSHCLUSTER_ID"], os.environ["Y"], sys.argv[1:]]), flush=True); sys.stdin.read()';
-const SETUP = ['export Y=from-setup', 'if true; then\n  export Z=1\nfi', 'read -r eaten || echo setup-got-eof >&2', '# a comment'];
+const SHOW =
+  'import json, os, sys; print(json.dumps([os.environ["S"], os.environ["SSHCLUSTER_ID"], os.environ["Y"], sys.argv[1:]]), flush=True); sys.stdin.read()';
+const SETUP = [
+  'export Y=from-setup',
+  'if true; then\n  export Z=1\nfi',
+  'read -r eaten || echo setup-got-eof >&2',
+  '# a comment',
+];
 
 function worker(setup: string[] = SETUP, show = SHOW) {
-  return buildRemoteCommand({ setup, env: { S: SECRET }, name: 'w-0', argv: [PYTHON, '-c', show, "it's", 'two words', '$HOME'], clusterId: 'lab-1234', graceS: 2 });
+  return buildRemoteCommand({
+    setup,
+    env: { S: SECRET },
+    name: 'w-0',
+    argv: [PYTHON, '-c', show, "it's", 'two words', '$HOME'],
+    clusterId: 'lab-1234',
+    graceS: 2,
+  });
 }
 /** Stays until the launcher stops it (stdin EOF: exit 143), so ps can be read meanwhile. */
 const STAYING = `${SHOW}; import time; time.sleep(60)`;
@@ -67,7 +97,14 @@ describe('the remote command of a process', () => {
     const inv = worker();
     expect(inv.command).not.toContain('s3cr3t');
     expect(inv.input).toContain('s3cr3t');
-    const keeper = buildKeeperCommand({ setup: [], env: { S: SECRET }, python: PYTHON, clusterId: 'lab-1234', name: 'w-0', pid: 42 });
+    const keeper = buildKeeperCommand({
+      setup: [],
+      env: { S: SECRET },
+      python: PYTHON,
+      clusterId: 'lab-1234',
+      name: 'w-0',
+      pid: 42,
+    });
     expect(keeper.command).not.toContain('s3cr3t');
     expect(keeper.command).not.toContain('lab-1234');
     expect(keeper.input).toContain('s3cr3t');
@@ -79,7 +116,11 @@ describe('the remote command of a process', () => {
   it('runs setup, then the env from stdin, then the launcher, under sh, bash and via viaSh; values arrive literally', async () => {
     tmp = mkdtempSync(path.join(os.tmpdir(), 'sshc-remote-'));
     const inv = worker();
-    for (const [shell, command] of [['sh', inv.command], ['bash', inv.command], ['bash', viaSh(inv.command)]] as const) {
+    for (const [shell, command] of [
+      ['sh', inv.command],
+      ['bash', inv.command],
+      ['bash', viaSh(inv.command)],
+    ] as const) {
       const r = run(shell, { ...inv, command });
       const [pidLine, shown] = await firstLines(r, 2);
       expect(pidLine).toMatch(/^__SSHCLUSTER_PID__ \d+$/);
@@ -103,7 +144,18 @@ describe('the remote command of a process', () => {
       await new Promise((res) => setTimeout(res, 5));
     }
     expect([...seen]).toEqual([]);
-    expect(cmdline(r.proc.pid!)).toEqual([PYTHON, '-S', installed, 'w-0', PYTHON, '-c', STAYING, "it's", 'two words', '$HOME']);
+    expect(cmdline(r.proc.pid!)).toEqual([
+      PYTHON,
+      '-S',
+      installed,
+      'w-0',
+      PYTHON,
+      '-c',
+      STAYING,
+      "it's",
+      'two words',
+      '$HOME',
+    ]);
     expect(statSync(installed).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(installed)).mode & 0o777).toBe(0o700);
     expect(statSync(path.dirname(path.dirname(installed))).mode & 0o777).toBe(0o700);
@@ -135,7 +187,18 @@ describe('the remote command of a process', () => {
       // The env, the argv and the child's stdin are as through boot.py: the source was read past.
       expect(JSON.parse(shown!)).toEqual([SECRET, 'lab-1234', 'from-setup', ["it's", 'two words', '$HOME']]);
       expect(r.err()).toBe('setup-got-eof\nfrom the installed file\n');
-      expect(cmdline(r.proc.pid!)).toEqual([PYTHON, '-S', installed, 'w-0', PYTHON, '-c', STAYING, "it's", 'two words', '$HOME']);
+      expect(cmdline(r.proc.pid!)).toEqual([
+        PYTHON,
+        '-S',
+        installed,
+        'w-0',
+        PYTHON,
+        '-c',
+        STAYING,
+        "it's",
+        'two words',
+        '$HOME',
+      ]);
       // Not passed on to the process (the launcher's own /proc environ is its start's).
       const child = Number(pidLine!.split(' ')[1]);
       expect(readFileSync(`/proc/${child}/environ`, 'utf8')).toContain('SSHCLUSTER_ID=lab-1234');
@@ -150,7 +213,11 @@ describe('the remote command of a process', () => {
     const { key, source } = remoteProgram('launcher');
     const elsewhere = path.join(tmp, 'elsewhere');
     mkdirSync(elsewhere, { mode: 0o700 });
-    writeFileSync(path.join(elsewhere, 'sshcluster-launcher'), `import sys\nsys.stderr.write("from the installed file\\n")\n${source}`, { mode: 0o600 });
+    writeFileSync(
+      path.join(elsewhere, 'sshcluster-launcher'),
+      `import sys\nsys.stderr.write("from the installed file\\n")\n${source}`,
+      { mode: 0o600 },
+    );
     mkdirSync(path.join(tmp, `sshcluster-${uid}`), { mode: 0o700 });
     symlinkSync(elsewhere, path.join(tmp, `sshcluster-${uid}`, key));
     const r = run('sh', worker(SETUP, STAYING));
@@ -158,7 +225,9 @@ describe('the remote command of a process', () => {
     expect(pidLine).toMatch(/^__SSHCLUSTER_PID__ \d+$/);
     expect(JSON.parse(shown!)[0]).toBe(SECRET);
     expect(r.err()).not.toContain('from the installed file');
-    expect(r.err()).toMatch(/sshcluster-launcher runs inline, as it could not be installed: not our directory: .* \(a symlink or not a directory\)\n/);
+    expect(r.err()).toMatch(
+      /sshcluster-launcher runs inline, as it could not be installed: not our directory: .* \(a symlink or not a directory\)\n/,
+    );
     r.proc.stdin.end();
     expect(await r.exit).toBe(143);
   });
@@ -173,10 +242,17 @@ describe('the remote command of a process', () => {
     const [pidLine, shown] = await firstLines(r, 2);
     expect(pidLine).toMatch(/^__SSHCLUSTER_PID__ \d+$/);
     expect(JSON.parse(shown!)[0]).toBe(SECRET);
-    expect(r.err()).toMatch(/\nsshcluster: sshcluster-launcher runs inline, as it could not be installed: not our directory: .*sshcluster-\d+ \(a symlink or not a directory\)\n/);
+    expect(r.err()).toMatch(
+      /\nsshcluster: sshcluster-launcher runs inline, as it could not be installed: not our directory: .*sshcluster-\d+ \(a symlink or not a directory\)\n/,
+    );
     expect(readdirSync(theirs)).toEqual([]);
     // ps shows the boot line and the program's name, never its source.
-    expect(cmdline(r.proc.pid!).slice(4, 8)).toEqual(['sshcluster-launcher', String(Buffer.byteLength(remoteProgram('launcher').source)), remoteProgram('launcher').key, 'w-0']);
+    expect(cmdline(r.proc.pid!).slice(4, 8)).toEqual([
+      'sshcluster-launcher',
+      String(Buffer.byteLength(remoteProgram('launcher').source)),
+      remoteProgram('launcher').key,
+      'w-0',
+    ]);
     r.proc.stdin.end();
     expect(await r.exit).toBe(143);
   });
@@ -185,7 +261,10 @@ describe('the remote command of a process', () => {
 describe('a host script (exec, check)', () => {
   it('gets the env from stdin, literally, with stdin closed after it', async () => {
     tmp = mkdtempSync(path.join(os.tmpdir(), 'sshc-remote-'));
-    const r = run('sh', { command: shellScript(['X=from-setup'], 'printf "%s|%s|" "$S" "$X"; cat; echo end'), input: envInput({ S: SECRET }) });
+    const r = run('sh', {
+      command: shellScript(['X=from-setup'], 'printf "%s|%s|" "$S" "$X"; cat; echo end'),
+      input: envInput({ S: SECRET }),
+    });
     r.proc.stdin.end();
     expect(await r.exit).toBe(0);
     expect(r.out()).toBe(`${SECRET}|from-setup|end\n`);

@@ -20,7 +20,19 @@ const files = [
 
 describe('remote programs', () => {
   it('are all there', () => {
-    expect(files).toEqual(['boot.py', 'check-listener.py', 'check-probe.py', 'cluster-files.py', 'files.py', 'keeper.py', 'launcher.py', 'preload/scheduler_demand.py', 'preload/scheduler_wait.py', 'preload/ssl_error_queue.py', 'shared.py']);
+    expect(files).toEqual([
+      'boot.py',
+      'check-listener.py',
+      'check-probe.py',
+      'cluster-files.py',
+      'files.py',
+      'keeper.py',
+      'launcher.py',
+      'preload/scheduler_demand.py',
+      'preload/scheduler_wait.py',
+      'preload/ssl_error_queue.py',
+      'shared.py',
+    ]);
   });
 
   it('compile with py_compile and parse as Python 3.7', () => {
@@ -38,8 +50,17 @@ describe('remote programs', () => {
       expect(r.status).toBe(0);
       expect(r.stdout).toMatch(/^\(3, \d+\)\n$/);
       // The texts as they travel (boot with -c, comment lines dropped; programs with their shared part) compile too.
-      for (const text of [bootSource(), remoteProgram('launcher').source, remoteProgram('keeper').source, remoteProgram('cluster-files').source]) {
-        const r2 = spawnSync(PYTHON, ['-c', 'import ast, sys; ast.parse(sys.argv[1], "program", feature_version=(3, 7))', text], { encoding: 'utf8' });
+      for (const text of [
+        bootSource(),
+        remoteProgram('launcher').source,
+        remoteProgram('keeper').source,
+        remoteProgram('cluster-files').source,
+      ]) {
+        const r2 = spawnSync(
+          PYTHON,
+          ['-c', 'import ast, sys; ast.parse(sys.argv[1], "program", feature_version=(3, 7))', text],
+          { encoding: 'utf8' },
+        );
         expect(r2.status, r2.stderr).toBe(0);
       }
     } finally {
@@ -74,7 +95,10 @@ describe('remote programs', () => {
     function run(shell: string, tmp: string, env: Record<string, string> = {}): string {
       const lines = [...installedExec('/bin/echo', program, ['NAME', 'dask']), 'echo boot'];
       const rc = shell === 'bash' ? ['--norc', '--noprofile'] : []; // bash may read .bashrc when stdin is a socket
-      const r = spawnSync(shell, [...rc, '-c', lines.join('\n')], { encoding: 'utf8', env: { PATH: process.env.PATH!, TMPDIR: tmp, ...env } });
+      const r = spawnSync(shell, [...rc, '-c', lines.join('\n')], {
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH!, TMPDIR: tmp, ...env },
+      });
       expect(r.stderr).toBe('');
       return r.stdout.trim();
     }

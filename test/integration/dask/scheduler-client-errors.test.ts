@@ -36,16 +36,21 @@ afterAll(async () => {
   await new Promise((r) => server.close(r));
 });
 
-const client = (timeoutMs = 2000): SchedulerClient => new SchedulerClient(tcpConnector('127.0.0.1', port), { timeoutMs });
-const reply = (status: number, body: string): Handler => (_q, _b, res) => {
-  res.statusCode = status;
-  res.end(body);
-};
+const client = (timeoutMs = 2000): SchedulerClient =>
+  new SchedulerClient(tcpConnector('127.0.0.1', port), { timeoutMs });
+const reply =
+  (status: number, body: string): Handler =>
+  (_q, _b, res) => {
+    res.statusCode = status;
+    res.end(body);
+  };
 
 describe('SchedulerClient failures', () => {
   it('turns a 404 under /api/v1 into an "API not enabled" error with a hint', async () => {
     handler = reply(404, '<html>404: Not Found</html>');
-    const err = await client().adaptiveTarget().catch((e: unknown) => e);
+    const err = await client()
+      .adaptiveTarget()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SchedulerApiDisabledError);
     expect(err).toMatchObject({ status: 404, path: '/api/v1/adaptive_target' });
     expect((err as Error).message).toMatch(/^scheduler GET \/api\/v1\/adaptive_target: HTTP 404/);
@@ -59,7 +64,9 @@ describe('SchedulerClient failures', () => {
       body: '{"Error": "Internal Server Error"}',
     });
     handler = reply(404, 'nope');
-    const err = await client().identity().catch((e: unknown) => e);
+    const err = await client()
+      .identity()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SchedulerHttpError);
     expect(err).not.toBeInstanceOf(SchedulerApiDisabledError);
   });
@@ -105,7 +112,10 @@ describe('SchedulerClient shapes', () => {
       res.end(JSON.stringify(Object.fromEntries(addrs.map((a) => [a, { name: a }]))));
     };
     bodies.length = 0;
-    expect(await client().retireWorkers(['tcp://a:1', 'tcp://b:2'])).toEqual({ retired: ['tcp://a:1', 'tcp://b:2'], kept: [] });
+    expect(await client().retireWorkers(['tcp://a:1', 'tcp://b:2'])).toEqual({
+      retired: ['tcp://a:1', 'tcp://b:2'],
+      kept: [],
+    });
     expect(await client().retireN(2)).toEqual(['tcp://h:0', 'tcp://h:1']);
     expect(await client().retireN(0)).toEqual([]);
     expect(bodies).toEqual(['{"workers":["tcp://a:1","tcp://b:2"]}', '{"n":2}']);
@@ -141,18 +151,29 @@ describe('SchedulerClient.identityOrWorkers', () => {
   it('falls back to the worker list, with nthreads and memory unknown and no metrics, on HTTP 500', async () => {
     handler = identityFails;
     const id = await client().identityOrWorkers();
-    expect(id.workers).toEqual([{ name: 'h1-0', address: 'tcp://10.0.0.2:4000', nthreads: 0, memoryLimit: 0, resources: {} }]);
+    expect(id.workers).toEqual([
+      { name: 'h1-0', address: 'tcp://10.0.0.2:4000', nthreads: 0, memoryLimit: 0, resources: {} },
+    ]);
   });
 
   it('passes any other failure through', async () => {
     handler = reply(502, 'bad gateway');
-    const err = await client().identityOrWorkers().catch((e: unknown) => e);
+    const err = await client()
+      .identityOrWorkers()
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SchedulerHttpError);
     expect(err).toMatchObject({ status: 502, path: '/json/identity.json' });
   });
 
   it('returns the identity when the scheduler can give it', async () => {
-    handler = reply(200, JSON.stringify({ address: 'tcp://s:8786', services: {}, workers: { 'tcp://w:1': { name: 'w-0', nthreads: 2, memory_limit: 10, metrics: { executing: 1 } } } }));
+    handler = reply(
+      200,
+      JSON.stringify({
+        address: 'tcp://s:8786',
+        services: {},
+        workers: { 'tcp://w:1': { name: 'w-0', nthreads: 2, memory_limit: 10, metrics: { executing: 1 } } },
+      }),
+    );
     const id = await client().identityOrWorkers();
     expect(id.workers.map((w) => [w.name, w.nthreads, w.metrics?.executing])).toEqual([['w-0', 2, 1]]);
   });
@@ -172,8 +193,23 @@ describe('SchedulerClient.identityOrWorkers', () => {
   it('never asks identity.json when the preload answers: its workers carry size and load', async () => {
     const asked: string[] = [];
     const demand = {
-      version: 1, groups: [], plain_pending: 0,
-      workers: [{ name: 'h1-0', address: 'tcp://10.0.0.2:4000', nthreads: 2, resources: { GPU: 1 }, used: {}, processing: 3, in_memory: 1, cpu: 50, memory: 1000, memory_limit: 4000 }],
+      version: 1,
+      groups: [],
+      plain_pending: 0,
+      workers: [
+        {
+          name: 'h1-0',
+          address: 'tcp://10.0.0.2:4000',
+          nthreads: 2,
+          resources: { GPU: 1 },
+          used: {},
+          processing: 3,
+          in_memory: 1,
+          cpu: 50,
+          memory: 1000,
+          memory_limit: 4000,
+        },
+      ],
     };
     handler = (req, _b, res) => {
       asked.push(req.url ?? '');
@@ -181,7 +217,16 @@ describe('SchedulerClient.identityOrWorkers', () => {
       else identityFails(req, _b, res);
     };
     const id = await client().identityOrWorkers();
-    expect(id.workers).toEqual([{ name: 'h1-0', address: 'tcp://10.0.0.2:4000', nthreads: 2, memoryLimit: 4000, resources: { GPU: 1 }, metrics: { cpu: 50, memory: 1000, executing: 3, raw: {} } }]);
+    expect(id.workers).toEqual([
+      {
+        name: 'h1-0',
+        address: 'tcp://10.0.0.2:4000',
+        nthreads: 2,
+        memoryLimit: 4000,
+        resources: { GPU: 1 },
+        metrics: { cpu: 50, memory: 1000, executing: 3, raw: {} },
+      },
+    ]);
     expect((await client().demand())?.registered?.map((w) => w.name)).toEqual(['h1-0']);
     expect(asked).not.toContain('/json/identity.json');
   });

@@ -7,13 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  buildRemoteCommand,
-  schedulerArgv,
-  schedulerEnv,
-  workerArgv,
-  workerEnv,
-} from '../../../src/dask/argv.js';
+import { buildRemoteCommand, schedulerArgv, schedulerEnv, workerArgv, workerEnv } from '../../../src/dask/argv.js';
 import { parseLauncherPid, parseSchedulerLine, parseWorkerLine } from '../../../src/dask/log-lines.js';
 import { SchedulerClient, tcpConnector } from '../../../src/dask/scheduler-client.js';
 import { SchedulerApiDisabledError } from '../../../src/dask/scheduler-errors.js';
@@ -37,7 +31,14 @@ interface Proc {
 const procs: Proc[] = [];
 
 function start(argv: string[], env: Record<string, string>): Proc {
-  const { command, input } = buildRemoteCommand({ setup: [], env, name: `p-${procs.length}`, argv, clusterId: 'unit-test', graceS: 3 });
+  const { command, input } = buildRemoteCommand({
+    setup: [],
+    env,
+    name: `p-${procs.length}`,
+    argv,
+    clusterId: 'unit-test',
+    graceS: 3,
+  });
   const proc = spawn('sh', ['-c', command], { env: BASE_ENV });
   proc.stdin.write(input);
   const lines: string[] = [];
@@ -80,8 +81,7 @@ async function until(cond: () => Promise<boolean>, ms: number): Promise<void> {
   }
 }
 
-const kind = (parse: (l: string) => { kind: string } | undefined, k: string) => (l: string) =>
-  parse(l)?.kind === k;
+const kind = (parse: (l: string) => { kind: string } | undefined, k: string) => (l: string) => parse(l)?.kind === k;
 
 let scheduler: Proc;
 let address = '';
@@ -91,12 +91,29 @@ let noApiClient: SchedulerClient;
 let preloaded: { client: SchedulerClient; address: string; dashboard: number };
 
 beforeAll(async () => {
-  const [port, dash, port2, dash2, port3, dash3] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort(), freePort()]);
+  const [port, dash, port2, dash2, port3, dash3] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
   const opts = { port, dashboardAddress: `127.0.0.1:${dash}`, host: '127.0.0.1' };
   scheduler = start(schedulerArgv(PYTHON, opts), schedulerEnv());
   // Same scheduler without the API routes: the default Dask configuration.
-  const plain = start(schedulerArgv(PYTHON, { ...opts, port: port2, dashboardAddress: `127.0.0.1:${dash2}` }), workerEnv());
-  const withPreload = start([...schedulerArgv(PYTHON, { ...opts, port: port3, dashboardAddress: `127.0.0.1:${dash3}` }), '--preload', SCHEDULER_DEMAND_PRELOAD_PATH], schedulerEnv());
+  const plain = start(
+    schedulerArgv(PYTHON, { ...opts, port: port2, dashboardAddress: `127.0.0.1:${dash2}` }),
+    workerEnv(),
+  );
+  const withPreload = start(
+    [
+      ...schedulerArgv(PYTHON, { ...opts, port: port3, dashboardAddress: `127.0.0.1:${dash3}` }),
+      '--preload',
+      SCHEDULER_DEMAND_PRELOAD_PATH,
+    ],
+    schedulerEnv(),
+  );
   const line = await scheduler.waitFor(kind(parseSchedulerLine, 'listening'), 15_000);
   address = (parseSchedulerLine(line) as { address: string }).address;
   const line3 = await withPreload.waitFor(kind(parseSchedulerLine, 'listening'), 15_000);
@@ -107,7 +124,11 @@ beforeAll(async () => {
   ]);
   client = new SchedulerClient(tcpConnector('127.0.0.1', dash), { timeoutMs: 5000 });
   noApiClient = new SchedulerClient(tcpConnector('127.0.0.1', dash2), { timeoutMs: 5000 });
-  preloaded = { client: new SchedulerClient(tcpConnector('127.0.0.1', dash3), { timeoutMs: 5000 }), address: (parseSchedulerLine(line3) as { address: string }).address, dashboard: dash3 };
+  preloaded = {
+    client: new SchedulerClient(tcpConnector('127.0.0.1', dash3), { timeoutMs: 5000 }),
+    address: (parseSchedulerLine(line3) as { address: string }).address,
+    dashboard: dash3,
+  };
 }, 20_000);
 
 afterAll(async () => {
@@ -168,7 +189,11 @@ describe('SchedulerClient on a real scheduler', () => {
     expect(before?.name).toBe('w-1');
     expect(await client.retireN(1)).toEqual([before?.address]);
     await w.waitFor(kind(parseWorkerLine, 'restarting'), 10_000);
-    await w.waitFor((l) => parseWorkerLine(l)?.kind === 'registered' && w.lines.filter(kind(parseWorkerLine, 'registered')).length > 1, 10_000);
+    await w.waitFor(
+      (l) =>
+        parseWorkerLine(l)?.kind === 'registered' && w.lines.filter(kind(parseWorkerLine, 'registered')).length > 1,
+      10_000,
+    );
     const after = await client.workers();
     expect(after.map((x) => x.name)).toEqual(['w-1']);
     expect(after[0]?.address).not.toBe(before?.address);
@@ -182,7 +207,10 @@ describe('SchedulerClient on a real scheduler', () => {
     await w.waitFor(kind(parseWorkerLine, 'registered'), 10_000);
     const [worker] = await preloaded.client.workers();
     expect(worker?.name).toBe('w-2');
-    expect(await preloaded.client.retireWorkers([worker!.address], { keep: true })).toEqual({ retired: [worker!.address], kept: [] });
+    expect(await preloaded.client.retireWorkers([worker!.address], { keep: true })).toEqual({
+      retired: [worker!.address],
+      kept: [],
+    });
     // Dask's own route has removed it by now (the test above); this one keeps it, closing
     // gracefully, so no heartbeat is told "unaware" and the stop's SIGTERM is the only close.
     expect(await preloaded.client.workers()).toEqual([worker]);
@@ -194,16 +222,26 @@ describe('SchedulerClient on a real scheduler', () => {
 
   it("the preload's retire route answers a malformed body with 400, not a traceback", async () => {
     for (const body of ['not json', '[1]', '{"workers": "x"}', '{"workers": [1]}', '{}']) {
-      const res = await fetch(`http://127.0.0.1:${preloaded.dashboard}/api/v1/sshcluster/retire`, { method: 'POST', body });
-      expect([body, res.status, await res.json()]).toEqual([body, 400, { error: 'expected {"workers": [address, ...]}' }]);
+      const res = await fetch(`http://127.0.0.1:${preloaded.dashboard}/api/v1/sshcluster/retire`, {
+        method: 'POST',
+        body,
+      });
+      expect([body, res.status, await res.json()]).toEqual([
+        body,
+        400,
+        { error: 'expected {"workers": [address, ...]}' },
+      ]);
     }
   });
 
-  it('retire with keep falls back to Dask\'s route on a scheduler without the preload', async () => {
+  it("retire with keep falls back to Dask's route on a scheduler without the preload", async () => {
     const w = start(workerArgv(PYTHON, address, 'w-3', { ...WORKER, nanny: false }), workerEnv());
     await w.waitFor(kind(parseWorkerLine, 'registered'), 10_000);
     const [worker] = await client.workers();
-    expect(await client.retireWorkers([worker!.address], { keep: true })).toEqual({ retired: [worker!.address], kept: [] });
+    expect(await client.retireWorkers([worker!.address], { keep: true })).toEqual({
+      retired: [worker!.address],
+      kept: [],
+    });
     expect(await client.workers()).toEqual([]);
     w.proc.stdin.end();
     expect(await w.exit).not.toBeNull();

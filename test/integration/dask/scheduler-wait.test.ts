@@ -39,7 +39,14 @@ const started: Proc[] = [];
 function dask(args: string[], env: Record<string, string> = {}): Proc {
   const child = spawn(PYTHON, ['-m', ...args], {
     detached: true, // its own group: the nanny's worker process goes with it
-    env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: dir, PYTHONDONTWRITEBYTECODE: '1', DASK_CONFIG: join(dir, 'config'), DASK_TEMPORARY_DIRECTORY: dir, ...env },
+    env: {
+      PATH: '/usr/sbin:/usr/bin:/sbin:/bin',
+      HOME: dir,
+      PYTHONDONTWRITEBYTECODE: '1',
+      DASK_CONFIG: join(dir, 'config'),
+      DASK_TEMPORARY_DIRECTORY: dir,
+      ...env,
+    },
   });
   let text = '';
   const waiters = new Set<() => void>();
@@ -69,12 +76,28 @@ function dask(args: string[], env: Record<string, string> = {}): Proc {
 /** A `dask worker` with a nanny (or without: `withNanny` false). */
 const nanny = (port: number, withPreload: boolean, env?: Record<string, string>, withNanny = true) =>
   dask(
-    ['distributed.cli.dask_worker', `tcp://127.0.0.1:${port}`, '--nthreads', '1', '--no-dashboard', ...(withNanny ? [] : ['--no-nanny']), ...(withPreload ? schedulerWaitArgv(preload, withNanny) : [])],
+    [
+      'distributed.cli.dask_worker',
+      `tcp://127.0.0.1:${port}`,
+      '--nthreads',
+      '1',
+      '--no-dashboard',
+      ...(withNanny ? [] : ['--no-nanny']),
+      ...(withPreload ? schedulerWaitArgv(preload, withNanny) : []),
+    ],
     env,
   );
-const scheduler = (port: number, extra: string[] = []) => dask(['distributed.cli.dask_scheduler', '--host', '127.0.0.1', '--port', String(port), '--no-dashboard', ...extra]);
+const scheduler = (port: number, extra: string[] = []) =>
+  dask(['distributed.cli.dask_scheduler', '--host', '127.0.0.1', '--port', String(port), '--no-dashboard', ...extra]);
 /** Dask's TLS options with the certificates of `cluster` (one CA each) for `role`. */
-const tlsArgs = (cluster: string, role: 'scheduler' | 'worker') => ['--tls-ca-file', join(dir, cluster, 'ca.pem'), '--tls-cert', join(dir, cluster, `${role}.pem`), '--tls-key', join(dir, cluster, `${role}-key.pem`)];
+const tlsArgs = (cluster: string, role: 'scheduler' | 'worker') => [
+  '--tls-ca-file',
+  join(dir, cluster, 'ca.pem'),
+  '--tls-cert',
+  join(dir, cluster, `${role}.pem`),
+  '--tls-key',
+  join(dir, cluster, `${role}-key.pem`),
+];
 
 afterEach(async () => {
   for (const p of started.splice(0)) {
@@ -98,23 +121,38 @@ describe('the scheduler-wait preload', () => {
   it.each([
     ['the nanny', true],
     ['a worker without a nanny', false],
-  ])('with it, %s polls until the scheduler listens and then registers at the first attempt', async (_, withNanny) => {
-    const port = await freePort();
-    const n = nanny(port, true, {}, withNanny);
-    await n.waitFor(/Run preload setup: \S*scheduler_wait\.py/);
-    const s = scheduler(port);
-    await s.waitFor(/Register worker/);
-    // A numeric address is probed with direct connects (cheap when refused).
-    await n.waitFor(/scheduler tcp:\/\/127\.0\.0\.1:\d+ accepted after [\d.]+ s \(\d+ probes, direct connects\)/);
-    expect(n.log()).not.toMatch(RETRY);
-    // Its probes are whole handshakes: the scheduler logs nothing about them.
-    expect(s.log()).not.toMatch(/closed before handshake/);
-  }, 60_000);
+  ])(
+    'with it, %s polls until the scheduler listens and then registers at the first attempt',
+    async (_, withNanny) => {
+      const port = await freePort();
+      const n = nanny(port, true, {}, withNanny);
+      await n.waitFor(/Run preload setup: \S*scheduler_wait\.py/);
+      const s = scheduler(port);
+      await s.waitFor(/Register worker/);
+      // A numeric address is probed with direct connects (cheap when refused).
+      await n.waitFor(/scheduler tcp:\/\/127\.0\.0\.1:\d+ accepted after [\d.]+ s \(\d+ probes, direct connects\)/);
+      expect(n.log()).not.toMatch(RETRY);
+      // Its probes are whole handshakes: the scheduler logs nothing about them.
+      expect(s.log()).not.toMatch(/closed before handshake/);
+    },
+    60_000,
+  );
 
   it('over TLS it probes with direct connects too, each a whole TLS and Dask handshake the scheduler logs nothing about', async () => {
-    await writeCerts(join(dir, 'direct'), await makeClusterCerts({ clusterName: 'direct', clusterId: 'direct', now: new Date() }));
+    await writeCerts(
+      join(dir, 'direct'),
+      await makeClusterCerts({ clusterName: 'direct', clusterId: 'direct', now: new Date() }),
+    );
     const port = await freePort();
-    const n = dask(['distributed.cli.dask_worker', `tls://127.0.0.1:${port}`, '--nthreads', '1', '--no-dashboard', ...tlsArgs('direct', 'worker'), ...schedulerWaitArgv(preload, true)]);
+    const n = dask([
+      'distributed.cli.dask_worker',
+      `tls://127.0.0.1:${port}`,
+      '--nthreads',
+      '1',
+      '--no-dashboard',
+      ...tlsArgs('direct', 'worker'),
+      ...schedulerWaitArgv(preload, true),
+    ]);
     await n.waitFor(/Run preload setup: \S*scheduler_wait\.py/);
     const s = scheduler(port, ['--protocol', 'tls', ...tlsArgs('direct', 'scheduler')]);
     await s.waitFor(/Register worker/);
@@ -125,7 +163,14 @@ describe('the scheduler-wait preload', () => {
 
   it("a scheduler named by host name is probed through Dask's own connector", async () => {
     const port = await freePort();
-    const n = dask(['distributed.cli.dask_worker', `tcp://localhost:${port}`, '--nthreads', '1', '--no-dashboard', ...schedulerWaitArgv(preload, true)]);
+    const n = dask([
+      'distributed.cli.dask_worker',
+      `tcp://localhost:${port}`,
+      '--nthreads',
+      '1',
+      '--no-dashboard',
+      ...schedulerWaitArgv(preload, true),
+    ]);
     await n.waitFor(/Run preload setup: \S*scheduler_wait\.py/);
     const s = scheduler(port);
     await s.waitFor(/Register worker/);
@@ -142,11 +187,20 @@ describe('the scheduler-wait preload', () => {
   }, 60_000);
 
   it("with a certificate the scheduler's CA did not sign, it stops at the first refusal and the nanny fails as Dask's own does", async () => {
-    for (const c of ['ours', 'other']) await writeCerts(join(dir, c), await makeClusterCerts({ clusterName: c, clusterId: c, now: new Date() }));
+    for (const c of ['ours', 'other'])
+      await writeCerts(join(dir, c), await makeClusterCerts({ clusterName: c, clusterId: c, now: new Date() }));
     const port = await freePort();
     const s = scheduler(port, ['--protocol', 'tls', ...tlsArgs('ours', 'scheduler')]);
     await s.waitFor(/Scheduler at: +tls:/);
-    const n = dask(['distributed.cli.dask_worker', `tls://127.0.0.1:${port}`, '--nthreads', '1', '--no-dashboard', ...tlsArgs('other', 'worker'), ...schedulerWaitArgv(preload, true)]);
+    const n = dask([
+      'distributed.cli.dask_worker',
+      `tls://127.0.0.1:${port}`,
+      '--nthreads',
+      '1',
+      '--no-dashboard',
+      ...tlsArgs('other', 'worker'),
+      ...schedulerWaitArgv(preload, true),
+    ]);
     expect(await n.exited).not.toBe(0);
     // Not polled until the connect timeout (30 s): the refusal is final, and said by Dask.
     expect(n.log()).toMatch(/not waiting for the scheduler: FatalCommClosedError/);

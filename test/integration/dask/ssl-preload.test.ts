@@ -27,7 +27,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 function read(withPreload: boolean): string {
   const args = [join(dir, 'stale_error.py'), join(dir, 'tls', 'scheduler.pem'), join(dir, 'tls', 'scheduler-key.pem')];
   if (withPreload) args.push(join(dir, 'ssl_error_queue.py'));
-  const r = spawnSync(PYTHON, args, { encoding: 'utf8', env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', PYTHONDONTWRITEBYTECODE: '1' }, timeout: 15_000 });
+  const r = spawnSync(PYTHON, args, {
+    encoding: 'utf8',
+    env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', PYTHONDONTWRITEBYTECODE: '1' },
+    timeout: 15_000,
+  });
   expect(r.status, r.stderr).toBe(0);
   return r.stdout.trim();
 }
@@ -43,6 +47,11 @@ describe('the TLS preload', () => {
 
   it('is given to the scheduler and worker with --preload, and to a nanny with --preload-nanny', () => {
     expect(sslPreloadArgv('/d/ssl_error_queue.py', false)).toEqual(['--preload', '/d/ssl_error_queue.py']);
-    expect(sslPreloadArgv('/d/ssl_error_queue.py', true)).toEqual(['--preload', '/d/ssl_error_queue.py', '--preload-nanny', '/d/ssl_error_queue.py']);
+    expect(sslPreloadArgv('/d/ssl_error_queue.py', true)).toEqual([
+      '--preload',
+      '/d/ssl_error_queue.py',
+      '--preload-nanny',
+      '/d/ssl_error_queue.py',
+    ]);
   });
 });

@@ -15,15 +15,33 @@ import { prepareCerts } from '../../../src/tls/cert-store.js';
 import { tlsPathsIn } from '../../../src/tls/tls-files.js';
 import { testSpec } from '../../unit/config/spec-fixture.js';
 
-const worker: WorkerOptions = { nthreads: 1, nworkers: 1, memoryLimit: 'auto', resources: {}, nanny: true, deathTimeoutS: 60 };
+const worker: WorkerOptions = {
+  nthreads: 1,
+  nworkers: 1,
+  memoryLimit: 'auto',
+  resources: {},
+  nanny: true,
+  deathTimeoutS: 60,
+};
 const dir = mkdtempSync(path.join(os.tmpdir(), 'sshc-dask-tls-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('TLS argv and env', () => {
   it('gives the scheduler its own certificate and the tls protocol', () => {
-    const argv = schedulerArgv('py', { port: 8786, dashboardAddress: '127.0.0.1:8787', host: '10.0.0.1' }, tlsPathsIn('/h/d', 'scheduler'));
+    const argv = schedulerArgv(
+      'py',
+      { port: 8786, dashboardAddress: '127.0.0.1:8787', host: '10.0.0.1' },
+      tlsPathsIn('/h/d', 'scheduler'),
+    );
     expect(argv.slice(-8)).toEqual([
-      '--protocol', 'tls', '--tls-ca-file', '/h/d/ca.pem', '--tls-cert', '/h/d/scheduler.pem', '--tls-key', '/h/d/scheduler-key.pem',
+      '--protocol',
+      'tls',
+      '--tls-ca-file',
+      '/h/d/ca.pem',
+      '--tls-cert',
+      '/h/d/scheduler.pem',
+      '--tls-key',
+      '/h/d/scheduler-key.pem',
     ]);
   });
 
@@ -31,7 +49,14 @@ describe('TLS argv and env', () => {
     const argv = workerArgv('py', 'tls://n0:8786', 'n1-0', worker, tlsPathsIn('/h/d', 'worker'));
     expect(argv[3]).toBe('tls://n0:8786');
     expect(argv.slice(-8)).toEqual([
-      '--protocol', 'tls', '--tls-ca-file', '/h/d/ca.pem', '--tls-cert', '/h/d/worker.pem', '--tls-key', '/h/d/worker-key.pem',
+      '--protocol',
+      'tls',
+      '--tls-ca-file',
+      '/h/d/ca.pem',
+      '--tls-cert',
+      '/h/d/worker.pem',
+      '--tls-key',
+      '/h/d/worker-key.pem',
     ]);
   });
 
@@ -57,7 +82,11 @@ describe('TLS argv and env', () => {
 describe('a real Dask scheduler with these flags', () => {
   it('listens on tls:// even with --host, and its HTTP /health stays plain', async () => {
     const { dir: tls } = await prepareCerts({ clusterDir: dir, clusterName: 't', clusterId: 'd0', now: new Date() });
-    const argv = schedulerArgv('/usr/bin/python3', { port: 0, dashboardAddress: '127.0.0.1:0', host: '127.0.0.1' }, tlsPathsIn(tls, 'scheduler'));
+    const argv = schedulerArgv(
+      '/usr/bin/python3',
+      { port: 0, dashboardAddress: '127.0.0.1:0', host: '127.0.0.1' },
+      tlsPathsIn(tls, 'scheduler'),
+    );
     const env = { PATH: '/usr/bin:/bin', HOME: dir, ...schedulerEnv(), ...requireEncryptionEnv() };
     const proc = spawn(argv[0]!, argv.slice(1), { env, stdio: ['ignore', 'ignore', 'pipe'] });
     try {

@@ -21,7 +21,14 @@ const rsaKey = makeKey(undefined, 'rsa');
 let server: TestServer;
 
 function ctxWith(files: Record<string, string> = {}, secrets: Record<string, string> = {}) {
-  const fs = memFs({ '/id/user': userKey.private, '/id/enc': encKey.private, '/id/other': otherKey.private, '/id/rsa': rsaKey.private, '/id/user.pub': userKey.public, ...files });
+  const fs = memFs({
+    '/id/user': userKey.private,
+    '/id/enc': encKey.private,
+    '/id/other': otherKey.private,
+    '/id/rsa': rsaKey.private,
+    '/id/user.pub': userKey.public,
+    ...files,
+  });
   const asked: string[] = [];
   const ctx: ConnectContext = {
     readFile: fs.readFile,
@@ -58,7 +65,9 @@ describe('host key checking', () => {
 
   it('yes: refuses an unknown host and names the offered fingerprint', async () => {
     const { ctx } = ctxWith();
-    const err = await failure(openClient(baseSpec(server.port, { strictHostKeyChecking: 'yes', identityFiles: ['/id/user'] }), ctx));
+    const err = await failure(
+      openClient(baseSpec(server.port, { strictHostKeyChecking: 'yes', identityFiles: ['/id/user'] }), ctx),
+    );
     expect(err.reason).toBe('host-key');
     expect(err.message).toContain('node1');
     expect(err.message).toContain(fingerprint(server.hostKey.blob));
@@ -66,14 +75,20 @@ describe('host key checking', () => {
 
   it('yes: accepts a known host', async () => {
     const { ctx } = ctxWith({ '/kh/known_hosts': `${knownLine()}\n` });
-    const c = await openClient(baseSpec(server.port, { strictHostKeyChecking: 'yes', identityFiles: ['/id/user'] }), ctx);
+    const c = await openClient(
+      baseSpec(server.port, { strictHostKeyChecking: 'yes', identityFiles: ['/id/user'] }),
+      ctx,
+    );
     expect(c.authMethod).toBe('publickey /id/user');
     c.client.end();
   });
 
   it('accept-new: appends the unknown key, which then matches', async () => {
     const { ctx, files } = ctxWith({ '/kh/known_hosts': '# mine' });
-    const c = await openClient(baseSpec(server.port, { strictHostKeyChecking: 'accept-new', identityFiles: ['/id/user'] }), ctx);
+    const c = await openClient(
+      baseSpec(server.port, { strictHostKeyChecking: 'accept-new', identityFiles: ['/id/user'] }),
+      ctx,
+    );
     c.client.end();
     const text = files['/kh/known_hosts']!;
     expect(text).toBe(`# mine\n${knownLine()}\n`);
@@ -83,7 +98,9 @@ describe('host key checking', () => {
   it('accept-new: refuses a changed key naming both fingerprints and ssh-keygen -R', async () => {
     const stale = formatKnownHostsLine('127.0.0.1', server.port, 'ssh-ed25519', otherKey.blob);
     const { ctx, files } = ctxWith({ '/kh/known_hosts': `${stale}\n` });
-    const err = await failure(openClient(baseSpec(server.port, { strictHostKeyChecking: 'accept-new', identityFiles: ['/id/user'] }), ctx));
+    const err = await failure(
+      openClient(baseSpec(server.port, { strictHostKeyChecking: 'accept-new', identityFiles: ['/id/user'] }), ctx),
+    );
     expect(err.reason).toBe('host-key');
     expect(err.message).toContain(fingerprint(otherKey.blob));
     expect(err.message).toContain(fingerprint(server.hostKey.blob));
@@ -94,7 +111,10 @@ describe('host key checking', () => {
   it('no: accepts a changed key', async () => {
     const stale = formatKnownHostsLine('127.0.0.1', server.port, 'ssh-ed25519', otherKey.blob);
     const { ctx } = ctxWith({ '/kh/known_hosts': stale });
-    const c = await openClient(baseSpec(server.port, { strictHostKeyChecking: 'no', identityFiles: ['/id/user'] }), ctx);
+    const c = await openClient(
+      baseSpec(server.port, { strictHostKeyChecking: 'no', identityFiles: ['/id/user'] }),
+      ctx,
+    );
     c.client.end();
   });
 });
@@ -113,7 +133,15 @@ describe('authentication', () => {
 
   it("names a missing identity_file in a failed login (the agent, set, did not hold the key); OpenSSH's default files are skipped silently", async () => {
     const { ctx } = ctxWith();
-    const err = await failure(openClient(baseSpec(server.port, { identityFiles: ['/id/missing', '/home/u/.ssh/id_ed25519', '/id/other'], agent: '/nonexistent/agent.sock' }), ctx));
+    const err = await failure(
+      openClient(
+        baseSpec(server.port, {
+          identityFiles: ['/id/missing', '/home/u/.ssh/id_ed25519', '/id/other'],
+          agent: '/nonexistent/agent.sock',
+        }),
+        ctx,
+      ),
+    );
     expect(err.message).toContain('skipped /id/missing: does not exist');
     expect(err.message).not.toContain('id_ed25519');
   });
@@ -122,7 +150,11 @@ describe('authentication', () => {
     const { ctx } = ctxWith();
     // ed25519, and RSA (whose signature hash follows the algorithm ssh2 picked); a
     // refused key before a good one: each key costs the server one request.
-    for (const [files, expected] of [[['/id/user'], 1], [['/id/rsa'], 1], [['/id/other', '/id/user'], 2]] as const) {
+    for (const [files, expected] of [
+      [['/id/user'], 1],
+      [['/id/rsa'], 1],
+      [['/id/other', '/id/user'], 2],
+    ] as const) {
       const before = server.publickeyRequests.length;
       const c = await openClient(baseSpec(server.port, { identityFiles: [...files] }), ctx);
       expect(c.authMethod).toBe(`publickey ${files.at(-1)}`);
@@ -134,7 +166,9 @@ describe('authentication', () => {
   it('skips a public key named as identity_file, and says it is one', async () => {
     const { ctx } = ctxWith();
     const err = await failure(openClient(baseSpec(server.port, { identityFiles: ['/id/user.pub'] }), ctx));
-    expect(err.message).toContain('skipped /id/user.pub: a public key; identity_file names the private one (usually the same path without .pub)');
+    expect(err.message).toContain(
+      'skipped /id/user.pub: a public key; identity_file names the private one (usually the same path without .pub)',
+    );
     expect(err.message).not.toContain('tried: publickey');
   });
 
@@ -169,7 +203,9 @@ describe('authentication', () => {
       const err = await failure(openClient({ ...spec, port: strict.port }, ctx));
       expect(err.reason).toBe('auth');
       expect(err.message).toContain('publickey /id/other, publickey /id/enc, password');
-      const everything = [err.message, err.hint, err.stack, inspect(err, { depth: 10 }), JSON.stringify(err)].join('\n');
+      const everything = [err.message, err.hint, err.stack, inspect(err, { depth: 10 }), JSON.stringify(err)].join(
+        '\n',
+      );
       for (const secret of [PASSWORD, PASSPHRASE, otherKey.private, encKey.private, otherKey.private.split('\n')[1]!]) {
         expect(everything).not.toContain(secret);
       }
@@ -243,7 +279,6 @@ describe('connection failures', () => {
     expect(err.hint).toContain('MaxStartups');
     await new Promise((r) => rude.close(r));
   });
-
 
   it('ECONNRESET after the banner is a reset', async () => {
     const rst = net.createServer((s) => {

@@ -57,7 +57,10 @@ describe('exec', () => {
   });
 
   it('run() collects bounded output', async () => {
-    const r = await conn.run('head -c 5000 /dev/zero | tr "\\0" x; echo; echo e >&2', { timeoutMs: 5000, maxBytes: 100 });
+    const r = await conn.run('head -c 5000 /dev/zero | tr "\\0" x; echo; echo e >&2', {
+      timeoutMs: 5000,
+      maxBytes: 100,
+    });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('x'.repeat(100));
     expect(r.stderr).toBe('e\n');
@@ -126,8 +129,9 @@ describe('forwardOut', () => {
     try {
       const stream = await conn.forwardOut('127.0.0.1', port);
       const body = await new Promise<string>((resolve, reject) => {
-        const req = http.request({ path: '/api/v1/adaptive_target', createConnection: () => stream as never }, (res) =>
-          void text(res).then(resolve),
+        const req = http.request(
+          { path: '/api/v1/adaptive_target', createConnection: () => stream as never },
+          (res) => void text(res).then(resolve),
         );
         req.on('error', reject);
         req.end();

@@ -13,7 +13,12 @@ import {
 } from '../../../src/ssh/known-hosts.js';
 
 let dir: string;
-interface Key { type: string; b64: string; blob: Buffer; pubFile: string }
+interface Key {
+  type: string;
+  b64: string;
+  blob: Buffer;
+  pubFile: string;
+}
 let k1: Key;
 let k2: Key;
 let rsa: Key;
@@ -101,7 +106,14 @@ describe('markers', () => {
 describe('hashed entries', () => {
   it('matches entries hashed by ssh-keygen -H, including [host]:port', () => {
     const file = join(dir, 'known_hosts');
-    writeFileSync(file, [formatKnownHostsLine('node1', 22, k1.type, k1.blob), formatKnownHostsLine('node2', 2222, k2.type, k2.blob), ''].join('\n'));
+    writeFileSync(
+      file,
+      [
+        formatKnownHostsLine('node1', 22, k1.type, k1.blob),
+        formatKnownHostsLine('node2', 2222, k2.type, k2.blob),
+        '',
+      ].join('\n'),
+    );
     execFileSync('ssh-keygen', ['-H', '-f', file], { stdio: 'ignore' });
     const hashed = readFileSync(file, 'utf8');
     expect(hashed).toContain('|1|');

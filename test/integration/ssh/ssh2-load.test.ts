@@ -59,7 +59,11 @@ const script = path.join(tmp, 'load.mts');
 fs.writeFileSync(script, SCRIPT);
 
 function run(which: 'ours' | 'package'): { compiled: number; echoed: string[] } {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', script, which], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script, which], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   expect(r.status, r.stderr).toBe(0);
   return JSON.parse(r.stdout.trim().split('\n').pop()!);
 }
@@ -68,11 +72,17 @@ const hasBinding = fs.existsSync(path.join(ROOT, 'node_modules/ssh2/lib/protocol
 
 describe('loading ssh2', () => {
   it('the package as it comes compiles its WebAssembly poly1305 (what the count below would catch)', () => {
-    expect(run('package')).toEqual({ compiled: 1, echoed: ['HELLO CHACHA20-POLY1305@OPENSSH.COM', 'HELLO AES128-GCM@OPENSSH.COM'] });
+    expect(run('package')).toEqual({
+      compiled: 1,
+      echoed: ['HELLO CHACHA20-POLY1305@OPENSSH.COM', 'HELLO AES128-GCM@OPENSSH.COM'],
+    });
   });
 
   it('ours compiles no WebAssembly when the binding is there, and still speaks chacha20-poly1305 and AES-GCM', () => {
     // Without the binding (it failed to build) ssh2 needs its poly1305: loaded as it comes.
-    expect(run('ours')).toEqual({ compiled: hasBinding ? 0 : 1, echoed: ['HELLO CHACHA20-POLY1305@OPENSSH.COM', 'HELLO AES128-GCM@OPENSSH.COM'] });
+    expect(run('ours')).toEqual({
+      compiled: hasBinding ? 0 : 1,
+      echoed: ['HELLO CHACHA20-POLY1305@OPENSSH.COM', 'HELLO AES128-GCM@OPENSSH.COM'],
+    });
   });
 });

@@ -18,11 +18,12 @@ export function makeKey(passphrase?: string, type: 'ed25519' | 'rsa' = 'ed25519'
   // ssh2 1.17's keygen drops a leading zero byte of ed25519 public keys (~1 in 250
   // keys), producing keys ssh2 itself cannot parse: draw again.
   for (;;) {
-    const pair = type === 'rsa'
-      ? ssh2.utils.generateKeyPairSync('rsa', { bits: 2048 })
-      : passphrase
-        ? ssh2.utils.generateKeyPairSync('ed25519', { passphrase, cipher: 'aes256-ctr', rounds: 4 })
-        : ssh2.utils.generateKeyPairSync('ed25519');
+    const pair =
+      type === 'rsa'
+        ? ssh2.utils.generateKeyPairSync('rsa', { bits: 2048 })
+        : passphrase
+          ? ssh2.utils.generateKeyPairSync('ed25519', { passphrase, cipher: 'aes256-ctr', rounds: 4 })
+          : ssh2.utils.generateKeyPairSync('ed25519');
     const parsed = ssh2.utils.parseKey(pair.public);
     if (parsed instanceof Error) continue;
     return { private: pair.private, public: pair.public, blob: parsed.getPublicSSH(), parsed };
@@ -53,7 +54,13 @@ export interface TestServer {
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const hostKey = opts.hostKey ?? makeKey();
-  const state = { connections: 0, authMethods: [] as string[], publickeyRequests: [] as ('query' | 'signed')[], stdinEnded: 0, refusedSessions: 0 };
+  const state = {
+    connections: 0,
+    authMethods: [] as string[],
+    publickeyRequests: [] as ('query' | 'signed')[],
+    stdinEnded: 0,
+    refusedSessions: 0,
+  };
   const clients = new Set<Connection>();
   const server = new ssh2.Server({ hostKeys: [hostKey.private] }, (client) => {
     state.connections += 1;
@@ -82,12 +89,24 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   return {
     port,
     hostKey,
-    get connections() { return state.connections; },
-    get authMethods() { return state.authMethods; },
-    get publickeyRequests() { return state.publickeyRequests; },
-    get stdinEnded() { return state.stdinEnded; },
-    get refusedSessions() { return state.refusedSessions; },
-    get open() { return clients.size; },
+    get connections() {
+      return state.connections;
+    },
+    get authMethods() {
+      return state.authMethods;
+    },
+    get publickeyRequests() {
+      return state.publickeyRequests;
+    },
+    get stdinEnded() {
+      return state.stdinEnded;
+    },
+    get refusedSessions() {
+      return state.refusedSessions;
+    },
+    get open() {
+      return clients.size;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const c of clients) c.end();
@@ -96,7 +115,11 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   };
 }
 
-function serveClient(client: Connection, opts: TestServerOptions, state: { stdinEnded: number; refusedSessions: number }): void {
+function serveClient(
+  client: Connection,
+  opts: TestServerOptions,
+  state: { stdinEnded: number; refusedSessions: number },
+): void {
   let sessions = 0;
   client.on('session', (accept, reject) => {
     if (opts.maxSessions !== undefined && sessions >= opts.maxSessions) {

@@ -46,16 +46,19 @@ describe('makeClusterCerts', () => {
     expect(Date.parse(ca.validFrom)).toBeLessThan(NOW.getTime());
   });
 
-  it.each(['scheduler', 'worker', 'client'] as TlsRole[])('signs the %s certificate with the CA, for its own key', (role) => {
-    const ca = new X509Certificate(certs.ca);
-    const cert = new X509Certificate(certs[role].cert);
-    expect(cert.ca).toBe(false);
-    expect(cert.subject).toContain('OU=c0ffee01');
-    expect(cert.checkIssued(ca)).toBe(true);
-    expect(cert.verify(ca.publicKey)).toBe(true);
-    expect(cert.checkPrivateKey(createPrivateKey(certs[role].key))).toBe(true);
-    expect(cert.verify(new X509Certificate(other.ca).publicKey)).toBe(false);
-  });
+  it.each(['scheduler', 'worker', 'client'] as TlsRole[])(
+    'signs the %s certificate with the CA, for its own key',
+    (role) => {
+      const ca = new X509Certificate(certs.ca);
+      const cert = new X509Certificate(certs[role].cert);
+      expect(cert.ca).toBe(false);
+      expect(cert.subject).toContain('OU=c0ffee01');
+      expect(cert.checkIssued(ca)).toBe(true);
+      expect(cert.verify(ca.publicKey)).toBe(true);
+      expect(cert.checkPrivateKey(createPrivateKey(certs[role].key))).toBe(true);
+      expect(cert.verify(new X509Certificate(other.ca).publicKey)).toBe(false);
+    },
+  );
 
   it('makes a new CA and new keys every time', () => {
     expect(other.ca).not.toBe(certs.ca);
@@ -127,6 +130,8 @@ async function handshake(python: string, server: Side, client: Side): Promise<{ 
 
 function run(python: string, args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    execFile(python, args, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout.trim())));
+    execFile(python, args, (err, stdout, stderr) =>
+      err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout.trim()),
+    );
   });
 }

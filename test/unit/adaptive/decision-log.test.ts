@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { DecisionLog, type DecisionLogEntry } from '../../../src/adaptive/decision-log.js';
 
-const e = (time: number, over: Partial<DecisionLogEntry> = {}): DecisionLogEntry => ({ time, target: time, current: 2, decision: 'none', reason: 'at target', ...over });
+const e = (time: number, over: Partial<DecisionLogEntry> = {}): DecisionLogEntry => ({
+  time,
+  target: time,
+  current: 2,
+  decision: 'none',
+  reason: 'at target',
+  ...over,
+});
 
 describe('DecisionLog', () => {
   it('keeps the last N entries, oldest first, and counts what it dropped', () => {
@@ -31,9 +38,36 @@ describe('DecisionLog', () => {
     log.push(e(2, { target: 2, rawTarget: 5, reason: 'waiting 2/3 to retire d' }));
     for (let t = 3; t <= 6; t++) log.push(e(t, { target: 2, rawTarget: t, reason: 'minimum reached (2 workers)' }));
     expect(log.recent()).toEqual([
-      { time: 1, target: 2, current: 2, decision: 'none', reason: 'waiting 1/3 to retire d', rawTarget: 5, count: 1, lastTime: 1 },
-      { time: 2, target: 2, current: 2, decision: 'none', reason: 'waiting 2/3 to retire d', rawTarget: 5, count: 1, lastTime: 2 },
-      { time: 3, target: 2, current: 2, decision: 'none', reason: 'minimum reached (2 workers)', rawTarget: 6, count: 4, lastTime: 6 },
+      {
+        time: 1,
+        target: 2,
+        current: 2,
+        decision: 'none',
+        reason: 'waiting 1/3 to retire d',
+        rawTarget: 5,
+        count: 1,
+        lastTime: 1,
+      },
+      {
+        time: 2,
+        target: 2,
+        current: 2,
+        decision: 'none',
+        reason: 'waiting 2/3 to retire d',
+        rawTarget: 5,
+        count: 1,
+        lastTime: 2,
+      },
+      {
+        time: 3,
+        target: 2,
+        current: 2,
+        decision: 'none',
+        reason: 'minimum reached (2 workers)',
+        rawTarget: 6,
+        count: 4,
+        lastTime: 6,
+      },
     ]);
   });
   it('serializes to JSON for status --json', () => {

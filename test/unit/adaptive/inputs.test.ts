@@ -10,7 +10,7 @@ const plan = [
 ];
 
 describe('adaptive inputs', () => {
-  it('marks registered, starting (launched, not registered) and planned workers, with the scheduler\'s sizes', () => {
+  it("marks registered, starting (launched, not registered) and planned workers, with the scheduler's sizes", () => {
     const seen = [{ name: 'a-0', nthreads: 3, memoryLimit: 1000, metrics: { executing: 2 } }];
     expect(adaptiveWorkers(plan, seen)).toEqual([
       { name: 'a-0', registered: true, starting: false, nthreads: 3, memoryBytes: 1000, busy: true },
@@ -33,10 +33,16 @@ describe('adaptive inputs', () => {
     expect(newWorkerSize({ nthreads: 4, memoryLimit: '2GiB' })).toEqual({ nthreads: 4, memoryBytes: 2 * 2 ** 30 });
     expect(newWorkerSize({ nthreads: 2, memoryLimit: 'auto' })).toEqual({ nthreads: 2, memoryBytes: 0 });
     // Not a size: what the registered workers have, once there are some.
-    const seen = [{ name: 'a-0', nthreads: 2, memoryLimit: 3e9 }, { name: 'b-0', nthreads: 2, memoryLimit: 4e9 }];
+    const seen = [
+      { name: 'a-0', nthreads: 2, memoryLimit: 3e9 },
+      { name: 'b-0', nthreads: 2, memoryLimit: 4e9 },
+    ];
     expect(newWorkerSize({ nthreads: 2, memoryLimit: 'auto' }, seen)).toEqual({ nthreads: 2, memoryBytes: 4e9 });
     expect(newWorkerSize({ nthreads: 2, memoryLimit: '0.5' }, seen)).toEqual({ nthreads: 2, memoryBytes: 4e9 });
-    expect(newWorkerSize({ nthreads: 2, memoryLimit: '2GiB' }, seen)).toEqual({ nthreads: 2, memoryBytes: 2 * 2 ** 30 });
+    expect(newWorkerSize({ nthreads: 2, memoryLimit: '2GiB' }, seen)).toEqual({
+      nthreads: 2,
+      memoryBytes: 2 * 2 ** 30,
+    });
     expect(newWorkerSize({ nthreads: 2, memoryLimit: '0' })).toEqual({ nthreads: 2, memoryBytes: 0 });
     expect(newWorkerSize(undefined)).toEqual({ nthreads: 1, memoryBytes: 0 });
   });

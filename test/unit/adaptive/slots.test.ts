@@ -2,10 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { slotsWarning } from '../../../src/adaptive/slots.js';
 
 describe('slotsWarning', () => {
-  it('says how many workers can be placed when the maximum is above the hosts\' slots', () => {
-    expect(slotsWarning(10, [{ maxWorkers: 1 }, { maxWorkers: 1 }])).toBe('maximum 10: the hosts have 2 worker slots (max_workers), so at most 2 workers can be placed');
+  it("says how many workers can be placed when the maximum is above the hosts' slots", () => {
+    expect(slotsWarning(10, [{ maxWorkers: 1 }, { maxWorkers: 1 }])).toBe(
+      'maximum 10: the hosts have 2 worker slots (max_workers), so at most 2 workers can be placed',
+    );
     expect(slotsWarning(2, [{ maxWorkers: 1 }, { maxWorkers: 1 }])).toBeUndefined();
-    expect(slotsWarning(3, [{ maxWorkers: 1 }])).toBe('maximum 3: the hosts have 1 worker slot (max_workers), so at most 1 worker can be placed');
+    expect(slotsWarning(3, [{ maxWorkers: 1 }])).toBe(
+      'maximum 3: the hosts have 1 worker slot (max_workers), so at most 1 worker can be placed',
+    );
     expect(slotsWarning(Infinity, [{ maxWorkers: 1 }])).toBeUndefined();
   });
 });

@@ -1,10 +1,29 @@
 import { describe, expect, it } from 'vitest';
 import type { AdaptiveSpec } from '../../../src/config/spec.js';
-import { clipTarget, correctedTarget, countsThreads, countsUnrunnable, parseDaskVersion, typicalNthreads, workerBounds } from '../../../src/adaptive/target.js';
+import {
+  clipTarget,
+  correctedTarget,
+  countsThreads,
+  countsUnrunnable,
+  parseDaskVersion,
+  typicalNthreads,
+  workerBounds,
+} from '../../../src/adaptive/target.js';
 
 const GiB = 1024 ** 3;
-const spec = (over: Partial<AdaptiveSpec> = {}): AdaptiveSpec => ({ minimum: 0, maximum: 10, intervalMs: 1000, waitCount: 3, targetDurationMs: 5000, ...over });
-const ctx = (daskVersion: string, workerNthreads: number[], defaultNthreads = 4) => ({ daskVersion, workerNthreads, defaultNthreads });
+const spec = (over: Partial<AdaptiveSpec> = {}): AdaptiveSpec => ({
+  minimum: 0,
+  maximum: 10,
+  intervalMs: 1000,
+  waitCount: 3,
+  targetDurationMs: 5000,
+  ...over,
+});
+const ctx = (daskVersion: string, workerNthreads: number[], defaultNthreads = 4) => ({
+  daskVersion,
+  workerNthreads,
+  defaultNthreads,
+});
 
 describe('dask versions', () => {
   it('parses release, Debian and four-part versions', () => {
@@ -24,12 +43,18 @@ describe('dask versions', () => {
     expect(countsThreads('')).toBe(false);
   });
   it('knows which schedulers count unrunnable tasks (dask/distributed#8037, also in 2023.8.0); one it cannot read is taken as current', () => {
-    expect(['2022.12.1+ds.1', '2023.7.1', '2023.8.0', '2024.12.1', ''].map(countsUnrunnable)).toEqual([false, false, true, true, true]);
+    expect(['2022.12.1+ds.1', '2023.7.1', '2023.8.0', '2024.12.1', ''].map(countsUnrunnable)).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+    ]);
   });
 });
 
 describe('correctedTarget', () => {
-  it('turns an old scheduler\'s threads into workers: 2022.12.1, 4-thread workers, raw 8 → 2', () => {
+  it("turns an old scheduler's threads into workers: 2022.12.1, 4-thread workers, raw 8 → 2", () => {
     expect(correctedTarget(8, ctx('2022.12.1', [4, 4]))).toBe(2);
     expect(correctedTarget(8, ctx('2022.12.1+ds.1', [4, 4]))).toBe(2);
   });
@@ -47,7 +72,7 @@ describe('correctedTarget', () => {
     expect(typicalNthreads({ workerNthreads: [2, 4], defaultNthreads: 8 })).toBe(3);
     expect(correctedTarget(9, ctx('2022.12.1', [2, 4], 8))).toBe(3);
   });
-  it('uses the new workers\' nthreads when there are no workers yet', () => {
+  it("uses the new workers' nthreads when there are no workers yet", () => {
     expect(typicalNthreads({ workerNthreads: [], defaultNthreads: 4 })).toBe(4);
     expect(correctedTarget(8, ctx('2022.12.1', [], 4))).toBe(2);
     expect(correctedTarget(1, ctx('2022.12.1', [], 4))).toBe(1);
@@ -73,8 +98,16 @@ describe('correctedTarget', () => {
 describe('clipTarget', () => {
   const w = { nthreads: 2, memoryBytes: 16 * GiB };
   it('clips to [minimum, maximum]', () => {
-    expect(clipTarget(50, spec({ minimum: 1, maximum: 4 }), w)).toEqual({ target: 4, bound: 'maximum', reason: 'maximum (4 workers)' });
-    expect(clipTarget(0, spec({ minimum: 1, maximum: 4 }), w)).toEqual({ target: 1, bound: 'minimum', reason: 'minimum (1 worker)' });
+    expect(clipTarget(50, spec({ minimum: 1, maximum: 4 }), w)).toEqual({
+      target: 4,
+      bound: 'maximum',
+      reason: 'maximum (4 workers)',
+    });
+    expect(clipTarget(0, spec({ minimum: 1, maximum: 4 }), w)).toEqual({
+      target: 1,
+      bound: 'minimum',
+      reason: 'minimum (1 worker)',
+    });
     expect(clipTarget(3, spec({ minimum: 1, maximum: 4 }), w)).toEqual({ target: 3 });
   });
   it('allows an infinite maximum', () => {
@@ -82,7 +115,11 @@ describe('clipTarget', () => {
   });
   it('converts cores bounds with the threads per worker: 2-thread workers, maximum_cores 5 → 2 workers', () => {
     expect(workerBounds(spec({ maximumCores: 5 }), w)).toMatchObject({ maximum: 2, maximumFrom: 'maximum_cores 5' });
-    expect(clipTarget(10, spec({ maximumCores: 5 }), w)).toEqual({ target: 2, bound: 'maximum', reason: 'maximum_cores 5 (2 workers)' });
+    expect(clipTarget(10, spec({ maximumCores: 5 }), w)).toEqual({
+      target: 2,
+      bound: 'maximum',
+      reason: 'maximum_cores 5 (2 workers)',
+    });
   });
   it('rounds minimum_cores up: 5 cores on 2-thread workers → 3 workers', () => {
     expect(clipTarget(0, spec({ minimumCores: 5 }), w)).toMatchObject({ target: 3, bound: 'minimum' });

@@ -26,7 +26,9 @@ describe('option parsers', () => {
   });
   it('refuses a duration longer than a timer can wait, as the host file does', () => {
     expect(seconds('2147483.647')).toBe(2147483.647);
-    expect(() => seconds('3000000')).toThrow('expected at most 2147483647ms (24.8 days), the longest a timer can wait, got "3000000"');
+    expect(() => seconds('3000000')).toThrow(
+      'expected at most 2147483647ms (24.8 days), the longest a timer can wait, got "3000000"',
+    );
     expect(() => seconds('35792m')).toThrow('got "35792m"');
   });
   it('takes a time limit above 0 only (--timeout, --ready-timeout)', () => {

@@ -13,15 +13,28 @@ import { flush, harness, startUp, type Harness } from './harness.js';
 /** The fake scheduler lists every running worker process, except the broken ones. */
 function registersWhatRuns(h: Harness, broken: (name: string, argv: string[]) => boolean = () => false): void {
   h.scheduler.workers = async () =>
-    [...h.hosts.values()].flatMap((host) => host.running().filter((p) => p.spec.role === 'worker' && !broken(p.spec.name, p.spec.argv)).map((p) => ({ name: p.spec.name, address: `tcp://${p.spec.name}:${p.remotePid}` })));
+    [...h.hosts.values()].flatMap((host) =>
+      host
+        .running()
+        .filter((p) => p.spec.role === 'worker' && !broken(p.spec.name, p.spec.argv))
+        .map((p) => ({ name: p.spec.name, address: `tcp://${p.spec.name}:${p.remotePid}` })),
+    );
 }
 
 /** Runs a roll to its end, moving the clock on while it waits; how many were registered as each restart began. */
-async function roll(h: Harness, names: string[], maxUnavailable = 1): Promise<{ r: RollResult; registeredAtRestart: number[] }> {
+async function roll(
+  h: Harness,
+  names: string[],
+  maxUnavailable = 1,
+): Promise<{ r: RollResult; registeredAtRestart: number[] }> {
   const registeredAtRestart: number[] = [];
   const tick = () => h.reconciler.tick();
   const restart = (n: string) => (registeredAtRestart.push(h.state.registered.size), h.reconciler.restartWorker(n));
-  const done = rollingRestart({ state: h.state, clock: h.clock, signal: h.life.signal, restart, tick, progress: () => {} }, names, { maxUnavailable, timeoutMs: 30_000, pollMs: 500 });
+  const done = rollingRestart(
+    { state: h.state, clock: h.clock, signal: h.life.signal, restart, tick, progress: () => {} },
+    names,
+    { maxUnavailable, timeoutMs: 30_000, pollMs: 500 },
+  );
   let r: RollResult | undefined;
   void done.then((x) => (r = x));
   for (let i = 0; i < 400 && !r; i++) await h.clock.advance(500);
@@ -38,12 +51,25 @@ describe('drain', () => {
     await h.reconciler.tick();
     await flush();
     expect(h.host('a').running()).toEqual([]);
-    expect(h.host('b').running().map((p) => p.spec.name).sort()).toEqual(['b-0', 'b-1']);
+    expect(
+      h
+        .host('b')
+        .running()
+        .map((p) => p.spec.name)
+        .sort(),
+    ).toEqual(['b-0', 'b-1']);
     expect(h.scheduler.retireCalls).toEqual([['tcp://a-0:1']]);
     expect(h.scheduler.retireKeep).toEqual([true]);
     await h.reconciler.scale(3);
     expect(h.state.desiredWorkers.map((w) => w.host)).toEqual(['b', 'b']);
-    expect(undrainHosts(h.state, ['a', 'b', 'nope'])).toEqual({ back: ['a'], unknown: ['nope'], unchanged: ['b'], retired: [], replaced: [], short: 0 });
+    expect(undrainHosts(h.state, ['a', 'b', 'nope'])).toEqual({
+      back: ['a'],
+      unknown: ['nope'],
+      unchanged: ['b'],
+      retired: [],
+      replaced: [],
+      short: 0,
+    });
     await h.reconciler.scale(3);
     expect(h.state.desiredWorkers.map((w) => w.name)).toEqual(['b-0', 'b-1', 'a-0']);
   });
@@ -51,15 +77,33 @@ describe('drain', () => {
   it('with no room elsewhere, the size falls short until undrain starts those workers again; a scale forgets them', async () => {
     const h = harness({ workers: ['a', 'b'], nworkers: 1 }); // one worker per host at most
     await startUp(h);
-    expect(drainHosts(h.state, ['a'], true)).toEqual({ unknown: [], unchanged: [], retired: ['a-0'], replaced: [], short: 1 });
+    expect(drainHosts(h.state, ['a'], true)).toEqual({
+      unknown: [],
+      unchanged: [],
+      retired: ['a-0'],
+      replaced: [],
+      short: 1,
+    });
     expect(h.state.desiredWorkers.map((w) => w.name)).toEqual(['b-0']);
     // A name that is not drained changes nothing, shortfall or not.
-    expect(undrainHosts(h.state, ['nope', 'b'])).toEqual({ back: [], unknown: ['nope'], unchanged: ['b'], retired: [], replaced: [], short: 1 });
+    expect(undrainHosts(h.state, ['nope', 'b'])).toEqual({
+      back: [],
+      unknown: ['nope'],
+      unchanged: ['b'],
+      retired: [],
+      replaced: [],
+      short: 1,
+    });
     const back = undrainHosts(h.state, ['a']);
     expect(back).toEqual({ back: ['a'], unknown: [], unchanged: [], retired: [], replaced: ['a-0'], short: 0 });
     await h.reconciler.tick();
     await flush();
-    expect(h.host('a').running().map((p) => p.spec.name)).toEqual(['a-0']);
+    expect(
+      h
+        .host('a')
+        .running()
+        .map((p) => p.spec.name),
+    ).toEqual(['a-0']);
     // Drained again (a second drain changes nothing), then resized by hand: undrain adds nothing.
     drainHosts(h.state, ['a'], true);
     expect(drainHosts(h.state, ['a'], true)).toMatchObject({ unchanged: ['a'], retired: [] });
@@ -71,7 +115,13 @@ describe('drain', () => {
   it('under adaptive, only retires (adaptive places on its own)', async () => {
     const h = harness({ workers: ['a', 'b'], nworkers: 2, initialWorkers: 2 });
     await startUp(h);
-    expect(drainHosts(h.state, ['a'], false)).toEqual({ unknown: [], unchanged: [], retired: ['a-0'], replaced: [], short: 0 });
+    expect(drainHosts(h.state, ['a'], false)).toEqual({
+      unknown: [],
+      unchanged: [],
+      retired: ['a-0'],
+      replaced: [],
+      short: 0,
+    });
     expect(h.state.desiredWorkers.map((w) => w.name)).toEqual(['b-0']);
   });
 });
@@ -81,7 +131,13 @@ describe('applySpec', () => {
     const h = harness({ workers: ['a', 'b'] });
     await startUp(h);
     const old = h.state.spec;
-    const next = { ...old, workerHosts: [{ ...old.workerHosts[0]!, workerOptions: { ...old.workerHosts[0]!.workerOptions, nthreads: 8 } }, testHost('c', 2)] };
+    const next = {
+      ...old,
+      workerHosts: [
+        { ...old.workerHosts[0]!, workerOptions: { ...old.workerHosts[0]!.workerOptions, nthreads: 8 } },
+        testHost('c', 2),
+      ],
+    };
     const diff = diffSpecs(old, next, h.state.desiredWorkers, false);
     applySpec(h.state, next, diff);
     expect(h.state.desiredWorkers.map((w) => w.name)).toEqual(['a-0', 'c-0', 'c-1']);
@@ -89,7 +145,12 @@ describe('applySpec', () => {
     await h.reconciler.links.connect('c');
     await h.reconciler.tick();
     await flush();
-    expect(h.host('c').running().map((p) => p.spec.name)).toEqual(['c-0', 'c-1']);
+    expect(
+      h
+        .host('c')
+        .running()
+        .map((p) => p.spec.name),
+    ).toEqual(['c-0', 'c-1']);
     expect(h.host('b').running()).toEqual([]);
     // b is remembered (the state file keeps it for `down`) until it has left, cleared.
     expect(h.state.formerHosts.map((x) => x.name)).toEqual(['b']);
@@ -148,13 +209,17 @@ describe('applySpec', () => {
 
 describe('former hosts', () => {
   const spec = (workers: HostSpec[]) => ({ ...harness({ workers: [] }).state.spec, workerHosts: workers });
-  it('lists the hosts to clear: the spec\'s, then the removed ones (the latest spec of each)', () => {
+  it("lists the hosts to clear: the spec's, then the removed ones (the latest spec of each)", () => {
     const [a, b] = [testHost('a', 1), testHost('b', 1)];
     const b2 = { ...b, env: { TMPDIR: '/t2' } };
     const s = spec([a]);
     const former = withFormer(withFormer([], b, b2), b2, undefined);
     expect(former).toEqual([b, b2]);
-    expect(hostsToClear(s, former).map((h) => [h.name, h.env.TMPDIR])).toEqual([['n0', undefined], ['a', undefined], ['b', '/t2']]);
+    expect(hostsToClear(s, former).map((h) => [h.name, h.env.TMPDIR])).toEqual([
+      ['n0', undefined],
+      ['a', undefined],
+      ['b', '/t2'],
+    ]);
     expect(tmpdirsOn(s, former, 'b')).toEqual([undefined, '/t2']);
     expect(tmpdirsOn(s, former, 'a')).toEqual([undefined]);
     // The same host and TMPDIR again: one entry, the latest spec.
@@ -206,7 +271,7 @@ describe('rollingRestart', () => {
     const restartWorker = h.reconciler.restartWorker.bind(h.reconciler);
     let drained = false;
     h.reconciler.restartWorker = async (n) => {
-      if (!drained) (drained = true), drainHosts(h.state, ['b'], false);
+      if (!drained) ((drained = true), drainHosts(h.state, ['b'], false));
       return restartWorker(n);
     };
     const { r } = await roll(h, ['a-0', 'b-0', 'a-1', 'b-1']);
@@ -216,7 +281,10 @@ describe('rollingRestart', () => {
   it('stops at the first replacement that does not register and leaves the rest as they were', async () => {
     const h = harness({ workers: ['a', 'b'], nworkers: 2 });
     await startUp(h);
-    registersWhatRuns(h, (name) => name === 'a-0' && h.host('a').started.filter((p) => p.spec.name === 'a-0').length > 1);
+    registersWhatRuns(
+      h,
+      (name) => name === 'a-0' && h.host('a').started.filter((p) => p.spec.name === 'a-0').length > 1,
+    );
     await h.reconciler.tick();
     const before = new Map(h.state.alive('worker').map((t) => [t.desired.name, t.pid]));
     const { r } = await roll(h, ['a-0', 'a-1', 'b-0', 'b-1']);
@@ -239,8 +307,25 @@ describe('rollingRestart', () => {
       p.die(127);
       return { kind: 'stopped' as const };
     };
-    const done = rollingRestart({ state: h.state, clock: h.clock, signal: h.life.signal, restart, tick: () => h.reconciler.tick(), progress: () => {} }, ['a-0', 'a-1'], { maxUnavailable: 1, timeoutMs: 30_000, pollMs: 500 });
+    const done = rollingRestart(
+      {
+        state: h.state,
+        clock: h.clock,
+        signal: h.life.signal,
+        restart,
+        tick: () => h.reconciler.tick(),
+        progress: () => {},
+      },
+      ['a-0', 'a-1'],
+      { maxUnavailable: 1, timeoutMs: 30_000, pollMs: 500 },
+    );
     await h.clock.advance(600);
-    expect(await done).toEqual({ kind: 'stopped', restarted: [], failed: 'a-0', reason: 'a-0 exited after its restart: /opt/no/python3: python not found', notReached: ['a-1'] });
+    expect(await done).toEqual({
+      kind: 'stopped',
+      restarted: [],
+      failed: 'a-0',
+      reason: 'a-0 exited after its restart: /opt/no/python3: python not found',
+      notReached: ['a-1'],
+    });
   });
 });

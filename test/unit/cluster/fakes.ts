@@ -1,7 +1,18 @@
 // Fakes at the core's ports (HostRunner, RunningProcess, SchedulerPort, Clock), for
 // tests that step the cluster by hand (cluster-harness.ts wires them together).
 import type { PendingGroup } from '../../../src/cluster/resources/demand.js';
-import type { ClearUpResult, Clock, ExitInfo, HostRunner, ProcessSpec, RunningProcess, SchedulerPort, StopOptions, StopResult, TaggedProcess } from '../../../src/cluster/ports.js';
+import type {
+  ClearUpResult,
+  Clock,
+  ExitInfo,
+  HostRunner,
+  ProcessSpec,
+  RunningProcess,
+  SchedulerPort,
+  StopOptions,
+  StopResult,
+  TaggedProcess,
+} from '../../../src/cluster/ports.js';
 
 /** Lets every promise chain that can settle now settle. */
 export async function flush(): Promise<void> {
@@ -192,7 +203,13 @@ export class FakeScheduler implements SchedulerPort {
   memoryLimit = 0;
   async identityOrWorkers() {
     return {
-      workers: [...this.registered].map((name) => ({ name, address: `tcp://${name}:1`, nthreads: 2, memoryLimit: this.memoryLimit, metrics: this.metrics.get(name) })),
+      workers: [...this.registered].map((name) => ({
+        name,
+        address: `tcp://${name}:1`,
+        nthreads: 2,
+        memoryLimit: this.memoryLimit,
+        metrics: this.metrics.get(name),
+      })),
     };
   }
 }

@@ -28,7 +28,12 @@ export interface Harness {
 }
 
 /** A cluster of scheduler host n0 and worker hosts `workers`, with `nworkers` each. */
-export function harness(o: { workers: string[]; nworkers?: number; initialWorkers?: number; withScheduler?: boolean }): Harness {
+export function harness(o: {
+  workers: string[];
+  nworkers?: number;
+  initialWorkers?: number;
+  withScheduler?: boolean;
+}): Harness {
   const clock = new FakeClock();
   const spec = testSpec({ workers: o.workers, nworkers: o.nworkers });
   const state = new ClusterState(spec, o.initialWorkers);
@@ -59,7 +64,14 @@ export function harness(o: { workers: string[]; nworkers?: number; initialWorker
     signal: life.signal,
   });
   const out: Harness = {
-    clock, state, reconciler, hosts, scheduler, events, life, refuse,
+    clock,
+    state,
+    reconciler,
+    hosts,
+    scheduler,
+    events,
+    life,
+    refuse,
     host: (name) => hosts.get(name)!,
     notices: () => events.flatMap((e) => (e.kind === 'notice' ? [e.message] : [])),
   };

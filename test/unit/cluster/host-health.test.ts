@@ -35,7 +35,13 @@ describe('HostHealth', () => {
       now = retryAt;
     }
     expect(delays).toEqual([1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]);
-    expect(h.state('a')).toEqual({ kind: 'unreachable', since: now - 30_000, error: 'ECONNREFUSED', failures: 7, retryAt: now });
+    expect(h.state('a')).toEqual({
+      kind: 'unreachable',
+      since: now - 30_000,
+      error: 'ECONNREFUSED',
+      failures: 7,
+      retryAt: now,
+    });
   });
 
   it('offers a host for reconnect once its retry time has come, and not while connecting', () => {

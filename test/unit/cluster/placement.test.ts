@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { explainShortfall, placeWorkers, type PlacedWorker, type PlacementHost } from '../../../src/cluster/placement.js';
+import {
+  explainShortfall,
+  placeWorkers,
+  type PlacedWorker,
+  type PlacementHost,
+} from '../../../src/cluster/placement.js';
 
 const h = (name: string, maxWorkers: number, healthy = true): PlacementHost => ({ name, maxWorkers, healthy });
 /** "a-0@a" style workers from short names: the host is the part before the last dash. */
-const ws = (...names: string[]): PlacedWorker[] => names.map((n) => ({ name: n, host: n.slice(0, n.lastIndexOf('-')) }));
+const ws = (...names: string[]): PlacedWorker[] =>
+  names.map((n) => ({ name: n, host: n.slice(0, n.lastIndexOf('-')) }));
 const names = (w: PlacedWorker[]): string[] => w.map((x) => x.name);
 const abc = [h('a', 2), h('b', 2), h('c', 2)];
 
@@ -28,7 +34,14 @@ describe('placeWorkers: growing', () => {
   });
   it('does nothing when n equals the current count', () => {
     const p = placeWorkers(2, abc, ws('c-1', 'a-0'));
-    expect(p).toEqual({ workers: ws('c-1', 'a-0'), added: [], removed: [], shortfall: 0, capacity: 6, healthySlots: 6 });
+    expect(p).toEqual({
+      workers: ws('c-1', 'a-0'),
+      added: [],
+      removed: [],
+      shortfall: 0,
+      capacity: 6,
+      healthySlots: 6,
+    });
   });
   it('places nothing new on an unhealthy host', () => {
     const p = placeWorkers(4, [h('a', 2), h('b', 2, false), h('c', 2)], []);
@@ -98,7 +111,14 @@ describe('placeWorkers: shrinking', () => {
     expect(names(p.removed)).toEqual(['gone-0']);
   });
   it('removes odd-shaped names after indexed ones on their host', () => {
-    const p = placeWorkers(1, [h('a', 2)], [{ name: 'custom', host: 'a' }, { name: 'a-1', host: 'a' }]);
+    const p = placeWorkers(
+      1,
+      [h('a', 2)],
+      [
+        { name: 'custom', host: 'a' },
+        { name: 'a-1', host: 'a' },
+      ],
+    );
     expect(names(p.removed)).toEqual(['a-1']);
   });
   it('scales to 0', () => {
@@ -129,7 +149,9 @@ describe('placeWorkers: shortfall', () => {
   });
   it('uses the singular for one', () => {
     const hosts = [h('a', 1)];
-    expect(explainShortfall(2, placeWorkers(2, hosts, []), hosts)).toBe('asked for 2 workers, only 1 can be placed: 1 slot on healthy hosts');
+    expect(explainShortfall(2, placeWorkers(2, hosts, []), hosts)).toBe(
+      'asked for 2 workers, only 1 can be placed: 1 slot on healthy hosts',
+    );
   });
   it('says nothing when n fits', () => {
     expect(explainShortfall(2, placeWorkers(2, abc, []), abc)).toBeUndefined();

@@ -1,9 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { desiredProcesses, plan, workerName, type DesiredProcess, type ObservedProcess } from '../../../src/cluster/plan.js';
+import {
+  desiredProcesses,
+  plan,
+  workerName,
+  type DesiredProcess,
+  type ObservedProcess,
+} from '../../../src/cluster/plan.js';
 import { testSpec } from '../config/spec-fixture.js';
 
-const d = (name: string, host: string, role: 'scheduler' | 'worker' = 'worker'): DesiredProcess => ({ name, host, role });
-const o = (name: string, host: string, state: ObservedProcess['state']): ObservedProcess => ({ name, host, role: 'worker', state });
+const d = (name: string, host: string, role: 'scheduler' | 'worker' = 'worker'): DesiredProcess => ({
+  name,
+  host,
+  role,
+});
+const o = (name: string, host: string, state: ObservedProcess['state']): ObservedProcess => ({
+  name,
+  host,
+  role: 'worker',
+  state,
+});
 
 describe('desiredProcesses', () => {
   it('puts the scheduler first and nworkers named workers on every worker host', () => {
@@ -39,10 +54,14 @@ describe('plan', () => {
     expect(plan([d('n1-0', 'n1')], [o('n1-0', 'n1', 'exited')])).toEqual([{ kind: 'start', process: d('n1-0', 'n1') }]);
   });
   it('stops an extra process once, not again while it is stopping', () => {
-    expect(plan([], [o('n1-0', 'n1', 'running')])).toEqual([{ kind: 'stop', name: 'n1-0', host: 'n1', reason: 'not-desired' }]);
+    expect(plan([], [o('n1-0', 'n1', 'running')])).toEqual([
+      { kind: 'stop', name: 'n1-0', host: 'n1', reason: 'not-desired' },
+    ]);
     expect(plan([], [o('n1-0', 'n1', 'stopping')])).toEqual([]);
   });
   it('starts nothing on an unusable host', () => {
-    expect(plan([d('n1-0', 'n1'), d('n2-0', 'n2')], [], new Set(['n1']))).toEqual([{ kind: 'start', process: d('n2-0', 'n2') }]);
+    expect(plan([d('n1-0', 'n1'), d('n2-0', 'n2')], [], new Set(['n1']))).toEqual([
+      { kind: 'start', process: d('n2-0', 'n2') },
+    ]);
   });
 });

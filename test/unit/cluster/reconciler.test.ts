@@ -8,10 +8,30 @@ describe('reconciler: the tick', () => {
   it('starts the scheduler and every desired worker on the first tick', async () => {
     const h = harness({ workers: ['a', 'b'] });
     await startUp(h);
-    expect(h.host('n0').running().map((p) => p.spec.name)).toEqual(['scheduler']);
-    expect(h.host('a').running().map((p) => p.spec.name)).toEqual(['a-0']);
-    expect(h.host('b').running().map((p) => p.spec.name)).toEqual(['b-0']);
-    expect(h.state.registered).toEqual(new Map([['a-0', 'tcp://a-0:1'], ['b-0', 'tcp://b-0:1']]));
+    expect(
+      h
+        .host('n0')
+        .running()
+        .map((p) => p.spec.name),
+    ).toEqual(['scheduler']);
+    expect(
+      h
+        .host('a')
+        .running()
+        .map((p) => p.spec.name),
+    ).toEqual(['a-0']);
+    expect(
+      h
+        .host('b')
+        .running()
+        .map((p) => p.spec.name),
+    ).toEqual(['b-0']);
+    expect(h.state.registered).toEqual(
+      new Map([
+        ['a-0', 'tcp://a-0:1'],
+        ['b-0', 'tcp://b-0:1'],
+      ]),
+    );
   });
 
   it("keeps a process's first exception line, which a long traceback pushes out of its tail", async () => {
@@ -153,12 +173,17 @@ describe('reconciler: start-up', () => {
 });
 
 describe('reconciler: a host dropping and coming back', () => {
-  it("says why a host dropped without its name twice (SSH errors start with it; the event and status name the host)", async () => {
+  it('says why a host dropped without its name twice (SSH errors start with it; the event and status name the host)', async () => {
     const h = harness({ workers: ['a'] });
     await startUp(h);
     h.host('a').drop('a: a:22 stopped answering (keepalive)');
     await flush();
-    expect(h.events).toContainEqual({ kind: 'host-state', host: 'a', state: 'unreachable', reason: 'a:22 stopped answering (keepalive)' });
+    expect(h.events).toContainEqual({
+      kind: 'host-state',
+      host: 'a',
+      state: 'unreachable',
+      reason: 'a:22 stopped answering (keepalive)',
+    });
   });
 
   it('marks it unreachable, reconnects after the back-off, stops what the old session left, and starts its worker again', async () => {
@@ -170,10 +195,20 @@ describe('reconciler: a host dropping and coming back', () => {
     h.refuse.set('a', 'connect ECONNREFUSED');
     old.drop();
     await flush();
-    expect(h.events).toContainEqual({ kind: 'host-state', host: 'a', state: 'unreachable', reason: 'connection reset' });
+    expect(h.events).toContainEqual({
+      kind: 'host-state',
+      host: 'a',
+      state: 'unreachable',
+      reason: 'connection reset',
+    });
     expect(h.state.usable('a')).toBe(false);
     await h.clock.advance(1_100); // reconnect back-off 1 s: refused, next try 2 s later
-    expect(h.events).toContainEqual({ kind: 'host-state', host: 'a', state: 'unreachable', reason: 'connect ECONNREFUSED' });
+    expect(h.events).toContainEqual({
+      kind: 'host-state',
+      host: 'a',
+      state: 'unreachable',
+      reason: 'connect ECONNREFUSED',
+    });
     expect(h.host('b').running('b-0')).toHaveLength(1); // the other host is left alone
     h.refuse.delete('a');
     await h.clock.advance(1_000);

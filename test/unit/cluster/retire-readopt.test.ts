@@ -122,10 +122,16 @@ const previous = (h: Harness, desiredWorkers?: number): PreviousCluster => ({
 
 async function leftRunning(h: Harness, procs: Record<string, number[]>) {
   await Promise.all(h.state.hosts().map((x) => h.reconciler.links.connect(x.name)));
-  for (const [host, pids] of Object.entries(procs)) for (const pid of pids) h.host(host).remote.set(pid, { pid, ppid: 1, pgid: pid });
+  for (const [host, pids] of Object.entries(procs))
+    for (const pid of pids) h.host(host).remote.set(pid, { pid, ppid: 1, pgid: pid });
 }
 
-const adoptDeps = (h: Harness) => ({ state: h.state, address: 'tcp://n0:8786', emit: (e: never) => h.events.push(e), adopt: h.reconciler.lifecycle.adopt.bind(h.reconciler.lifecycle) });
+const adoptDeps = (h: Harness) => ({
+  state: h.state,
+  address: 'tcp://n0:8786',
+  emit: (e: never) => h.events.push(e),
+  adopt: h.reconciler.lifecycle.adopt.bind(h.reconciler.lifecycle),
+});
 
 describe('re-adoption', () => {
   it('adopts what still runs, stops strays, and the next tick starts only what is missing', async () => {
@@ -151,7 +157,9 @@ describe('re-adoption', () => {
     await leftRunning(h, { a: [601], b: [701] });
     expect(await readopt(adoptDeps(h), previous(h))).toBe(0);
     expect([h.host('a').stopped, h.host('b').stopped]).toEqual([[601], [701]]);
-    expect(h.notices()).toContain("the previous controller's scheduler is gone; stopped 2 process(es) it left: starting the cluster afresh");
+    expect(h.notices()).toContain(
+      "the previous controller's scheduler is gone; stopped 2 process(es) it left: starting the cluster afresh",
+    );
   });
 });
 
@@ -177,7 +185,13 @@ describe('teardown', () => {
     h.refuse.set('b', 'no route');
     h.host('b').drop();
     await flush();
-    const deps = { state: h.state, clock: h.clock, emit: (e: never) => h.events.push(e), scheduler: () => h.scheduler, closeAll: () => h.reconciler.links.closeAll() };
+    const deps = {
+      state: h.state,
+      clock: h.clock,
+      emit: (e: never) => h.events.push(e),
+      scheduler: () => h.scheduler,
+      closeAll: () => h.reconciler.links.closeAll(),
+    };
     const r = await teardown(deps, { reason: 'test', force: false });
     expect(r.leftover).toEqual([{ host: 'b', pids: [] }]);
     expect(h.notices()).toContain('b: not connected, so not checked; `sshcluster down` can check it later');
@@ -192,7 +206,13 @@ describe('teardown', () => {
     const h = harness({ workers: ['a', 'b'] });
     await startUp(h);
     h.scheduler.unmovable.set('a-0', 12).set('b-0', 8);
-    const deps = { state: h.state, clock: h.clock, emit: (e: never) => h.events.push(e), scheduler: () => h.scheduler, closeAll: () => h.reconciler.links.closeAll() };
+    const deps = {
+      state: h.state,
+      clock: h.clock,
+      emit: (e: never) => h.events.push(e),
+      scheduler: () => h.scheduler,
+      closeAll: () => h.reconciler.links.closeAll(),
+    };
     const r = await teardown(deps, { reason: 'test', force: false });
     expect(r.droppedResults).toBe(20);
     expect(h.notices()).toContain('down: 20 result(s) only the workers held are dropped with them');
@@ -205,7 +225,13 @@ describe('teardown', () => {
     // A process on b that survives every stop: b is not clean, so its files stay.
     const b = h.host('b');
     b.stopTagged = async () => ({ stopped: [999], forced: [], left: [999] });
-    const deps = { state: h.state, clock: h.clock, emit: (e: never) => h.events.push(e), scheduler: () => h.scheduler, closeAll: () => h.reconciler.links.closeAll() };
+    const deps = {
+      state: h.state,
+      clock: h.clock,
+      emit: (e: never) => h.events.push(e),
+      scheduler: () => h.scheduler,
+      closeAll: () => h.reconciler.links.closeAll(),
+    };
     const r = await teardown(deps, { reason: 'test', force: false });
     expect(r.leftover).toEqual([{ host: 'b', pids: [999] }]);
     expect(h.host('a').filesRemoved).toEqual([0]);
@@ -218,11 +244,20 @@ describe('teardown', () => {
     await startUp(h);
     let asked = 0;
     const clearFormer = async () => (asked++, [{ host: 'gone', pids: [] }]);
-    const deps = { state: h.state, clock: h.clock, emit: (e: never) => h.events.push(e), scheduler: () => h.scheduler, closeAll: () => h.reconciler.links.closeAll(), clearFormer };
+    const deps = {
+      state: h.state,
+      clock: h.clock,
+      emit: (e: never) => h.events.push(e),
+      scheduler: () => h.scheduler,
+      closeAll: () => h.reconciler.links.closeAll(),
+      clearFormer,
+    };
     const r = await teardown(deps, { reason: 'test', force: false });
     expect(asked).toBe(1);
     expect(r.leftover).toEqual([{ host: 'gone', pids: [] }]);
-    expect(h.events).toContainEqual(expect.objectContaining({ kind: 'teardown-done', leftover: [{ host: 'gone', pids: [] }] }));
+    expect(h.events).toContainEqual(
+      expect.objectContaining({ kind: 'teardown-done', leftover: [{ host: 'gone', pids: [] }] }),
+    );
   });
 
   it('goes on at once after a second Ctrl-C while the scheduler still moves data, and gives no grace', async () => {
@@ -230,7 +265,13 @@ describe('teardown', () => {
     await startUp(h);
     h.scheduler.retireHold = hold();
     const force = new AbortController();
-    const deps = { state: h.state, clock: h.clock, emit: (e: never) => h.events.push(e), scheduler: () => h.scheduler, closeAll: () => h.reconciler.links.closeAll() };
+    const deps = {
+      state: h.state,
+      clock: h.clock,
+      emit: (e: never) => h.events.push(e),
+      scheduler: () => h.scheduler,
+      closeAll: () => h.reconciler.links.closeAll(),
+    };
     const done = teardown(deps, { reason: 'Ctrl-C', force: false, forceSignal: force.signal });
     await flush();
     expect(h.scheduler.retireCalls).toHaveLength(1);
@@ -238,6 +279,8 @@ describe('teardown', () => {
     const r = await done;
     expect(r.leftover).toEqual([]);
     expect(h.host('a').started[0]!.lastStop).toEqual({ graceMs: 10_000, forced: true });
-    expect(h.notices()).toContain('retiring workers through the scheduler failed (Error: forced); stopping them directly');
+    expect(h.notices()).toContain(
+      'retiring workers through the scheduler failed (Error: forced); stopping them directly',
+    );
   });
 });

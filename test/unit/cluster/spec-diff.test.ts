@@ -4,7 +4,10 @@ import type { ClusterSpec } from '../../../src/config/spec.js';
 import { diffSpecs, hasChanges } from '../../../src/cluster/spec-diff.js';
 import { testHost, testSpec } from '../config/spec-fixture.js';
 
-const running = (spec: ClusterSpec) => spec.workerHosts.flatMap((h) => Array.from({ length: h.workerOptions.nworkers }, (_, i) => ({ name: `${h.name}-${i}`, host: h.name })));
+const running = (spec: ClusterSpec) =>
+  spec.workerHosts.flatMap((h) =>
+    Array.from({ length: h.workerOptions.nworkers }, (_, i) => ({ name: `${h.name}-${i}`, host: h.name })),
+  );
 
 describe('diffSpecs', () => {
   it('finds nothing in the same spec, with the keys and agent socket of another shell', () => {
@@ -22,7 +25,10 @@ describe('diffSpecs', () => {
     const d = diffSpecs(old, next, running(old), false);
     expect(d.hostsAdded).toEqual(['c']);
     expect(d.hostsRemoved).toEqual(['b']);
-    expect(d.counts).toEqual([{ host: 'c', from: 0, to: 2 }, { host: 'b', from: 1, to: 0 }]);
+    expect(d.counts).toEqual([
+      { host: 'c', from: 0, to: 2 },
+      { host: 'b', from: 1, to: 0 },
+    ]);
     expect(d.restart).toEqual([]);
     expect(d.recreate).toEqual([]);
   });
@@ -40,7 +46,10 @@ describe('diffSpecs', () => {
 
   it('keeps a scaled host at its size unless its nworkers changed', () => {
     const old = testSpec({ workers: ['a', 'b'], nworkers: 3 });
-    const now = [{ name: 'a-0', host: 'a' }, { name: 'b-0', host: 'b' }];
+    const now = [
+      { name: 'a-0', host: 'a' },
+      { name: 'b-0', host: 'b' },
+    ];
     const next = structuredClone(old);
     next.workerHosts[1]!.workerOptions.nworkers = 2;
     const d = diffSpecs(old, next, now, false);

@@ -4,13 +4,22 @@ import { DEFAULT_RESTART_POLICY, RestartSupervisor, backoffDelay } from '../../.
 describe('backoffDelay', () => {
   it('doubles from 1 s and stops at 60 s', () => {
     const ks = [1, 2, 3, 4, 5, 6, 7, 8];
-    expect(ks.map((k) => backoffDelay(DEFAULT_RESTART_POLICY, k))).toEqual([1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000]);
+    expect(ks.map((k) => backoffDelay(DEFAULT_RESTART_POLICY, k))).toEqual([
+      1000, 2000, 4000, 8000, 16_000, 32_000, 60_000, 60_000,
+    ]);
   });
 });
 
 describe('RestartSupervisor', () => {
   it('has the documented defaults', () => {
-    expect(DEFAULT_RESTART_POLICY).toEqual({ baseMs: 1000, factor: 2, maxMs: 60_000, crashLoopCount: 5, windowMs: 300_000, stableMs: 60_000 });
+    expect(DEFAULT_RESTART_POLICY).toEqual({
+      baseMs: 1000,
+      factor: 2,
+      maxMs: 60_000,
+      crashLoopCount: 5,
+      windowMs: 300_000,
+      stableMs: 60_000,
+    });
   });
 
   it('reports an unknown process as stopped and startable', () => {
@@ -52,7 +61,13 @@ describe('RestartSupervisor', () => {
     s.recordStart('w', 0);
     s.recordStart('v', 0);
     expect(s.recordExit('w', 1000, false)).toEqual({ kind: 'restart', at: 2000, attempt: 1 });
-    expect(s.status('w')).toEqual({ state: 'restarting', restarts: 0, consecutiveFailures: 1, lastExitAt: 1000, nextStartAt: 2000 });
+    expect(s.status('w')).toEqual({
+      state: 'restarting',
+      restarts: 0,
+      consecutiveFailures: 1,
+      lastExitAt: 1000,
+      nextStartAt: 2000,
+    });
     expect(s.canStartAt('w')).toBe(2000);
     expect(s.mayStart('w', 1999)).toBe(false);
     expect(s.dueForRestart(1999)).toEqual([]);
@@ -104,7 +119,13 @@ describe('RestartSupervisor', () => {
   it('does not call 5 failures spread over more than the window a crash loop', () => {
     const s = new RestartSupervisor();
     // runs of 80 s (stable: 1 s delay each); failures at 80, 161, 242, 323, 404 s
-    const runs: Array<[number, number]> = [[0, 80_000], [81_000, 161_000], [162_000, 242_000], [243_000, 323_000], [324_000, 404_000]];
+    const runs: Array<[number, number]> = [
+      [0, 80_000],
+      [81_000, 161_000],
+      [162_000, 242_000],
+      [243_000, 323_000],
+      [324_000, 404_000],
+    ];
     const decisions = runs.map(([start, exit]) => {
       s.recordStart('w', start);
       return s.recordExit('w', exit, false);
@@ -119,7 +140,13 @@ describe('RestartSupervisor', () => {
   it('keeps climbing the back-off while old failures leave the window', () => {
     const s = new RestartSupervisor();
     // quick deaths, but the caller restarted late (say the host was unreachable)
-    const runs: Array<[number, number]> = [[0, 100], [100_000, 100_100], [200_000, 200_100], [250_000, 250_100], [300_100, 300_200]];
+    const runs: Array<[number, number]> = [
+      [0, 100],
+      [100_000, 100_100],
+      [200_000, 200_100],
+      [250_000, 250_100],
+      [300_100, 300_200],
+    ];
     const decisions = runs.map(([start, exit]) => {
       s.recordStart('w', start);
       return s.recordExit('w', exit, false);

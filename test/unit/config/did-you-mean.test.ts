@@ -13,7 +13,9 @@ describe('unknownKeyHint ranks the likelier reading first', () => {
   });
 
   it('two edits from a key of this level: the section only', () => {
-    expect(unknownKeyHint('port', ['host', 'connect_options'], { connect_options: ['port'] })).toBe('"port" belongs under connect_options');
+    expect(unknownKeyHint('port', ['host', 'connect_options'], { connect_options: ['port'] })).toBe(
+      '"port" belongs under connect_options',
+    );
   });
 
   it('a section this level does not hold is not offered', () => {

@@ -38,15 +38,29 @@ describe('config errors: position, key path, expectation', () => {
 
   it('points at the value of a wrongly typed key', () => {
     const err = fail('hosts:\n  - a\n  - b\n  - host: c\n    connect_options: {port: twenty}\n');
-    expect(err.message).toBe('hosts.yaml:5:29 hosts[2].connect_options.port: expected a whole number from 1 to 65535, got "twenty"');
+    expect(err.message).toBe(
+      'hosts.yaml:5:29 hosts[2].connect_options.port: expected a whole number from 1 to 65535, got "twenty"',
+    );
   });
 
   it.each([
-    ['worker_options: {nthreads: "4"}', 'hosts.yaml:1:28 worker_options.nthreads: expected a whole number >= 1, got "4"'],
+    [
+      'worker_options: {nthreads: "4"}',
+      'hosts.yaml:1:28 worker_options.nthreads: expected a whole number >= 1, got "4"',
+    ],
     ['worker_options: {nanny: maybe}', 'hosts.yaml:1:25 worker_options.nanny: expected true or false, got "maybe"'],
-    ['worker_options: {memory_limit: lots}', 'hosts.yaml:1:32 worker_options.memory_limit: expected a size like "4GiB", "100 GB", "512MiB" or a number of bytes'],
-    ['connect_options: {connect_timeout: soon}', 'hosts.yaml:1:36 connect_options.connect_timeout: expected a duration like "10s", "500ms", "2m" or a number of seconds'],
-    ['connect_options: {connect_timeout: 0}', 'hosts.yaml:1:36 connect_options.connect_timeout: expected a duration greater than zero'],
+    [
+      'worker_options: {memory_limit: lots}',
+      'hosts.yaml:1:32 worker_options.memory_limit: expected a size like "4GiB", "100 GB", "512MiB" or a number of bytes',
+    ],
+    [
+      'connect_options: {connect_timeout: soon}',
+      'hosts.yaml:1:36 connect_options.connect_timeout: expected a duration like "10s", "500ms", "2m" or a number of seconds',
+    ],
+    [
+      'connect_options: {connect_timeout: 0}',
+      'hosts.yaml:1:36 connect_options.connect_timeout: expected a duration greater than zero',
+    ],
     ['env: {"BAD-NAME": 1}', 'hosts.yaml:1:7 env.BAD-NAME: expected an environment variable name (letters, digits, _)'],
     ['setup: {a: 1}', 'hosts.yaml:1:8 setup: expected a string or a list of strings, got a mapping'],
     ['name: "my lab"', 'hosts.yaml:1:7 name: expected a name of letters, digits, ".", "_" or "-"'],
@@ -71,14 +85,20 @@ describe('config errors: position, key path, expectation', () => {
   });
 
   it('takes the longest duration a timer can wait', () => {
-    const spec = parseHostFile('connect_options: {connect_timeout: 2147483647ms}\nadaptive: {interval: 24d}\nhosts: [a, b]\n', 'hosts.yaml', makeCtx());
+    const spec = parseHostFile(
+      'connect_options: {connect_timeout: 2147483647ms}\nadaptive: {interval: 24d}\nhosts: [a, b]\n',
+      'hosts.yaml',
+      makeCtx(),
+    );
     expect(spec.workerHosts[0]!.connect.connectTimeoutMs).toBe(2 ** 31 - 1);
     expect(spec.adaptive?.intervalMs).toBe(24 * 86_400_000);
   });
 
   it('names the allowed values of an enum', () => {
     const err = fail('hosts: [a, b]\nconnect_options:\n  strict_host_key_checking: ask\n');
-    expect(err.message).toBe('hosts.yaml:3:29 connect_options.strict_host_key_checking: expected one of yes, accept-new, no, got "ask"');
+    expect(err.message).toBe(
+      'hosts.yaml:3:29 connect_options.strict_host_key_checking: expected one of yes, accept-new, no, got "ask"',
+    );
   });
 });
 
@@ -86,7 +106,9 @@ describe('config errors: secrets', () => {
   it.each(['password', 'passphrase'])('refuses a literal %s without echoing it', (key) => {
     const err = fail(`hosts: [a, b]\nconnect_options:\n  ${key}: "s3cr3t-Value"\n`);
     const col = `  ${key}: `.length + 1;
-    expect(err.message).toBe(`hosts.yaml:3:${col} connect_options.${key}: a literal ${key} is not allowed in a host file (secrets do not belong in config files)`);
+    expect(err.message).toBe(
+      `hosts.yaml:3:${col} connect_options.${key}: a literal ${key} is not allowed in a host file (secrets do not belong in config files)`,
+    );
     expect(err.hint).toBe(`use "${key}: prompt" or "${key}: {env: VAR_NAME}"`);
     expect(`${err.message} ${err.hint} ${err.stack}`).not.toContain('s3cr3t');
   });
@@ -104,7 +126,9 @@ describe('config errors: secrets', () => {
 
   it('checks the variable name of {env: ...}', () => {
     const err = fail('hosts: [a, b]\nconnect_options: {password: {env: "1X"}}\n');
-    expect(err.message).toBe('hosts.yaml:2:35 connect_options.password.env: expected an environment variable name (letters, digits, _)');
+    expect(err.message).toBe(
+      'hosts.yaml:2:35 connect_options.password.env: expected an environment variable name (letters, digits, _)',
+    );
   });
 });
 
@@ -120,17 +144,29 @@ describe('config errors: hosts', () => {
   });
 
   // helper-23's trial: worker_options on the scheduler's first listing were dropped without a word.
-  it("refuses worker settings on the listing that runs the scheduler, pointing at the other listing or saying how to add one", () => {
+  it('refuses worker settings on the listing that runs the scheduler, pointing at the other listing or saying how to add one', () => {
     const twice = fail('hosts:\n  - host: a\n    worker_options: {nthreads: 8}\n  - a\n  - b\n');
-    expect(twice.message).toBe('hosts.yaml:3:21 hosts[0].worker_options: worker_options here applies to no worker: this listing of "a" runs the scheduler');
-    expect(twice.hint).toBe('its workers take their settings from its other listing (hosts[1], line 4): move worker_options there');
+    expect(twice.message).toBe(
+      'hosts.yaml:3:21 hosts[0].worker_options: worker_options here applies to no worker: this listing of "a" runs the scheduler',
+    );
+    expect(twice.hint).toBe(
+      'its workers take their settings from its other listing (hosts[1], line 4): move worker_options there',
+    );
     expect(twice.exitCode).toBe(2);
     const once = fail('hosts:\n  - {host: a, max_workers: 3}\n  - b\n');
-    expect(once.message).toBe('hosts.yaml:2:28 hosts[0].max_workers: max_workers here applies to no worker: this listing of "a" runs the scheduler');
-    expect(once.hint).toBe("as in Dask's SSHCluster the scheduler's host runs no workers; to run some there, list it again with them: hosts: [a, {host: a, max_workers: ...}, ...]");
+    expect(once.message).toBe(
+      'hosts.yaml:2:28 hosts[0].max_workers: max_workers here applies to no worker: this listing of "a" runs the scheduler',
+    );
+    expect(once.hint).toBe(
+      "as in Dask's SSHCluster the scheduler's host runs no workers; to run some there, list it again with them: hosts: [a, {host: a, max_workers: ...}, ...]",
+    );
     // A range's settings serve its other hosts; the second listing's are the workers'.
-    expect(() => parseHostFile('hosts:\n  - host: n[1-3]\n    worker_options: {nthreads: 8}\n', 'h.yaml', makeCtx())).not.toThrow();
-    expect(() => parseHostFile('hosts:\n  - a\n  - {host: a, worker_options: {nthreads: 8}}\n', 'h.yaml', makeCtx())).not.toThrow();
+    expect(() =>
+      parseHostFile('hosts:\n  - host: n[1-3]\n    worker_options: {nthreads: 8}\n', 'h.yaml', makeCtx()),
+    ).not.toThrow();
+    expect(() =>
+      parseHostFile('hosts:\n  - a\n  - {host: a, worker_options: {nthreads: 8}}\n', 'h.yaml', makeCtx()),
+    ).not.toThrow();
   });
 
   it('reports a bad range at the host', () => {
@@ -160,9 +196,16 @@ describe('config errors: hosts', () => {
   it('reports a duplicate key as a YAML error', () => {
     // helper-26's trial: YAML's message named neither the key nor where it was first.
     const dup = fail('hosts: [a, b]\nhosts: [c]\n');
-    expect([dup.message, dup.hint]).toEqual(['hosts.yaml:2:1: invalid YAML: "hosts" appears twice in the same mapping (first at line 1)', 'keep one "hosts"']);
-    expect(fail('hosts: [a]\nworker_options:\n  nthreads: 2\n  memory_limit: 1GB\n  nthreads: 3\n').message).toBe('hosts.yaml:5:3: invalid YAML: "nthreads" appears twice in the same mapping (first at line 3)');
-    expect(fail('hosts: [a]\nworker_options: {nthreads: 1, nthreads: 2}\n').message).toBe('hosts.yaml:2:31: invalid YAML: "nthreads" appears twice in the same mapping');
+    expect([dup.message, dup.hint]).toEqual([
+      'hosts.yaml:2:1: invalid YAML: "hosts" appears twice in the same mapping (first at line 1)',
+      'keep one "hosts"',
+    ]);
+    expect(fail('hosts: [a]\nworker_options:\n  nthreads: 2\n  memory_limit: 1GB\n  nthreads: 3\n').message).toBe(
+      'hosts.yaml:5:3: invalid YAML: "nthreads" appears twice in the same mapping (first at line 3)',
+    );
+    expect(fail('hosts: [a]\nworker_options: {nthreads: 1, nthreads: 2}\n').message).toBe(
+      'hosts.yaml:2:31: invalid YAML: "nthreads" appears twice in the same mapping',
+    );
   });
 
   it.each([
@@ -179,19 +222,25 @@ describe('config errors: hosts', () => {
 
   it('refuses a single host that only runs the scheduler', () => {
     const err = fail('hosts: [solo]\n');
-    expect(err.message).toBe('hosts.yaml:1:9 hosts: only one host ("solo"), and it runs the scheduler: no host is left for workers');
+    expect(err.message).toBe(
+      'hosts.yaml:1:9 hosts: only one host ("solo"), and it runs the scheduler: no host is left for workers',
+    );
     expect(err.hint).toBe('list it twice to run workers on it too: hosts: [solo, solo]');
   });
 
   it('refuses a mapping entry without host, and max_workers below nworkers', () => {
-    expect(fail('hosts: [a, {max_workers: 2}]\n').message).toBe('hosts.yaml:1:12 hosts[1]: missing "host": expected {host: NAME, ...}');
-    expect(fail('worker_options: {nworkers: 3}\nhosts: [a, {host: b, max_workers: 2}]\n').message)
-      .toBe('hosts.yaml:2:35 hosts[1].max_workers: expected a number >= worker_options.nworkers (3)');
+    expect(fail('hosts: [a, {max_workers: 2}]\n').message).toBe(
+      'hosts.yaml:1:12 hosts[1]: missing "host": expected {host: NAME, ...}',
+    );
+    expect(fail('worker_options: {nworkers: 3}\nhosts: [a, {host: b, max_workers: 2}]\n').message).toBe(
+      'hosts.yaml:2:35 hosts[1].max_workers: expected a number >= worker_options.nworkers (3)',
+    );
   });
 
   it('refuses an adaptive minimum above the worker slots', () => {
-    expect(fail('hosts: [a, b, c]\nadaptive: {minimum: 3}\n').message)
-      .toBe('hosts.yaml:2:21 adaptive.minimum: expected at most 2, the number of worker slots (sum of max_workers)');
+    expect(fail('hosts: [a, b, c]\nadaptive: {minimum: 3}\n').message).toBe(
+      'hosts.yaml:2:21 adaptive.minimum: expected at most 2, the number of worker slots (sum of max_workers)',
+    );
   });
 
   it('reports an unreadable host file with exit code 2', async () => {
@@ -200,6 +249,8 @@ describe('config errors: hosts', () => {
     expect(err.message).toMatch(/^missing\.yaml: cannot read the host file: ENOENT/);
     expect(err.exitCode).toBe(2);
     // How to fix it too (helper-27: there was no hint).
-    expect(err.hint).toMatch(/^no file at \/.*missing\.yaml: give the path of your host file \(config\.example\.yaml shows one\); without one, sshcluster up starts a local cluster$/);
+    expect(err.hint).toMatch(
+      /^no file at \/.*missing\.yaml: give the path of your host file \(config\.example\.yaml shows one\); without one, sshcluster up starts a local cluster$/,
+    );
   });
 });

@@ -9,7 +9,8 @@ const EXAMPLE = fileURLToPath(new URL('../../../config.example.yaml', import.met
 describe('config.example.yaml', () => {
   const spec = loadHostFile(EXAMPLE, {
     // Its identity_file must exist; nothing else does (no ~/.ssh/config).
-    readFile: (p) => (p === `${HOME}/.ssh/id_ed25519` ? 'a key' : readFileSync(p === EXAMPLE ? p : '/nonexistent/on/purpose', 'utf8')),
+    readFile: (p) =>
+      p === `${HOME}/.ssh/id_ed25519` ? 'a key' : readFileSync(p === EXAMPLE ? p : '/nonexistent/on/purpose', 'utf8'),
     env: { SSH_AUTH_SOCK: '/tmp/agent' },
     homedir: HOME,
     cwd: '/',
@@ -21,7 +22,17 @@ describe('config.example.yaml', () => {
     expect(spec.schedulerHost.name).toBe('node0');
     expect(spec.security).toEqual({ kind: 'tls' });
     expect(spec.workerHosts.map((h) => h.name)).toEqual([
-      'node0', 'gpu1', 'gpu2', 'node01', 'node02', 'node03', 'node04', 'cpu1', 'cpu2', 'cpu3', 'cpu7',
+      'node0',
+      'gpu1',
+      'gpu2',
+      'node01',
+      'node02',
+      'node03',
+      'node04',
+      'cpu1',
+      'cpu2',
+      'cpu3',
+      'cpu7',
     ]);
   });
 
@@ -36,8 +47,15 @@ describe('config.example.yaml', () => {
     expect(gpu2.maxWorkers).toBe(2);
     expect(spec.workerHosts[7]!.workerOptions.nworkers).toBe(2);
     expect(spec.adaptive).toEqual({
-      minimum: 0, maximum: 10, intervalMs: 1000, waitCount: 3, targetDurationMs: 5000,
-      minimumCores: 0, maximumCores: 64, minimumMemory: 0, maximumMemory: 256 * 2 ** 30,
+      minimum: 0,
+      maximum: 10,
+      intervalMs: 1000,
+      waitCount: 3,
+      targetDurationMs: 5000,
+      minimumCores: 0,
+      maximumCores: 64,
+      minimumMemory: 0,
+      maximumMemory: 256 * 2 ** 30,
       groups: [{ name: 'gpu', hosts: ['gpu1', 'gpu2'], minimum: 0, maximum: 2 }],
     });
   });

@@ -25,7 +25,10 @@ describe('expandHostPattern', () => {
   it('expands several groups in order, like pdsh', () => {
     expect(expandHostPattern('r[1-2]n[1-2]')).toEqual(['r1n1', 'r1n2', 'r2n1', 'r2n2']);
     expect(expandHostPattern('rack[1-2].node[1-2].lab')).toEqual([
-      'rack1.node1.lab', 'rack1.node2.lab', 'rack2.node1.lab', 'rack2.node2.lab',
+      'rack1.node1.lab',
+      'rack1.node2.lab',
+      'rack2.node1.lab',
+      'rack2.node2.lab',
     ]);
   });
 

@@ -20,7 +20,10 @@ describe('parseHostFile: defaults', () => {
 
   it('fills connect defaults', () => {
     expect(spec.workerHosts[0]!.connect).toEqual({
-      alias: 'node1', hostname: 'node1', port: 22, username: 'alice',
+      alias: 'node1',
+      hostname: 'node1',
+      port: 22,
+      username: 'alice',
       identityFiles: DEFAULT_KEYS,
       knownHosts: `${HOME}/.ssh/known_hosts`,
       strictHostKeyChecking: 'yes',
@@ -32,7 +35,14 @@ describe('parseHostFile: defaults', () => {
   it('fills Dask-like scheduler and worker defaults', () => {
     expect(spec.schedulerOptions).toEqual({ port: 8786, dashboardAddress: '127.0.0.1:8787' });
     const h = spec.workerHosts[1]!;
-    expect(h.workerOptions).toEqual({ nthreads: 2, nworkers: 1, memoryLimit: 'auto', resources: {}, nanny: true, deathTimeoutS: 60 });
+    expect(h.workerOptions).toEqual({
+      nthreads: 2,
+      nworkers: 1,
+      memoryLimit: 'auto',
+      resources: {},
+      nanny: true,
+      deathTimeoutS: 60,
+    });
     expect([h.remotePython, h.env, h.setup, h.maxWorkers]).toEqual(['auto', {}, [], 1]);
     expect(spec.adaptive).toBeUndefined();
   });
@@ -40,7 +50,8 @@ describe('parseHostFile: defaults', () => {
 
 describe('parseHostFile: values and overrides', () => {
   it('reads every top-level section', () => {
-    const spec = parseHostFile(`
+    const spec = parseHostFile(
+      `
 name: lab2
 remote_python: /opt/py/bin/python
 env: {OMP_NUM_THREADS: 1, FLAG: true}
@@ -49,15 +60,29 @@ scheduler_options: {port: 9786, dashboard_address: 8790, host: 10.0.0.1, interfa
 worker_options: {nthreads: 4, nworkers: 2, memory_limit: 4 GiB, resources: {GPU: 1}, nanny: no, death_timeout: 2m, interface: ib0}
 connect_options: {connect_timeout: 500ms, strict_host_key_checking: accept-new, known_hosts: ./kh}
 hosts: [a, b]
-`, 'dir/x.yml', makeCtx());
+`,
+      'dir/x.yml',
+      makeCtx(),
+    );
     expect(spec.name).toBe('lab2');
-    expect(spec.schedulerOptions).toEqual({ port: 9786, dashboardAddress: ':8790', host: '10.0.0.1', interface: 'eth0' });
+    expect(spec.schedulerOptions).toEqual({
+      port: 9786,
+      dashboardAddress: ':8790',
+      host: '10.0.0.1',
+      interface: 'eth0',
+    });
     const b = spec.workerHosts[0]!;
     expect(b.remotePython).toBe('/opt/py/bin/python');
     expect(b.env).toEqual({ OMP_NUM_THREADS: '1', FLAG: 'true' });
     expect(b.setup).toEqual(['source ~/venv/bin/activate']);
     expect(b.workerOptions).toEqual({
-      nthreads: 4, nworkers: 2, memoryLimit: '4GiB', resources: { GPU: 1 }, nanny: false, deathTimeoutS: 120, interface: 'ib0',
+      nthreads: 4,
+      nworkers: 2,
+      memoryLimit: '4GiB',
+      resources: { GPU: 1 },
+      nanny: false,
+      deathTimeoutS: 120,
+      interface: 'ib0',
     });
     expect(b.maxWorkers).toBe(2);
     expect(b.connect.connectTimeoutMs).toBe(500);
@@ -66,7 +91,8 @@ hosts: [a, b]
   });
 
   it('merges per-host connect_options, worker_options and env key by key', () => {
-    const spec = parseHostFile(`
+    const spec = parseHostFile(
+      `
 connect_options: {username: top, port: 2200}
 env: {A: "1", B: "2"}
 setup: [echo top]
@@ -81,7 +107,10 @@ hosts:
     worker_options: {resources: {GPU: 4}, nworkers: 2}
     max_workers: 5
   - plain
-`, 'lab.yaml', makeCtx());
+`,
+      'lab.yaml',
+      makeCtx(),
+    );
     const [gpu, plain] = spec.workerHosts;
     expect(gpu!.connect.username).toBe('top');
     expect(gpu!.connect.port).toBe(2201);
@@ -96,19 +125,30 @@ hosts:
   });
 
   it('expands ranges in strings and in a mapping host, sharing the overrides', () => {
-    const spec = parseHostFile(`
+    const spec = parseHostFile(
+      `
 hosts:
   - node[00-01]
   - {host: "gpu[1-2,5]", max_workers: 3}
-`, 'lab.yaml', makeCtx());
+`,
+      'lab.yaml',
+      makeCtx(),
+    );
     expect(spec.schedulerHost.name).toBe('node00');
     expect(spec.workerHosts.map((h) => [h.name, h.maxWorkers])).toEqual([
-      ['node01', 1], ['gpu1', 3], ['gpu2', 3], ['gpu5', 3],
+      ['node01', 1],
+      ['gpu1', 3],
+      ['gpu2', 3],
+      ['gpu5', 3],
     ]);
   });
 
   it('takes user and port from "user@host:port"', () => {
-    const spec = parseHostFile('connect_options: {username: top, port: 2}\nhosts: [a, "bob@b:2222"]\n', 'lab.yaml', makeCtx());
+    const spec = parseHostFile(
+      'connect_options: {username: top, port: 2}\nhosts: [a, "bob@b:2222"]\n',
+      'lab.yaml',
+      makeCtx(),
+    );
     expect(spec.workerHosts[0]!.connect).toMatchObject({ alias: 'b', hostname: 'b', username: 'bob', port: 2222 });
   });
 
@@ -128,26 +168,50 @@ hosts:
   });
 
   it('reads adaptive with Dask defaults and the worker slots as default maximum', () => {
-    const spec = parseHostFile('hosts: [a, b, {host: c, max_workers: 4}]\nadaptive: {minimum: 1}\n', 'lab.yaml', makeCtx());
+    const spec = parseHostFile(
+      'hosts: [a, b, {host: c, max_workers: 4}]\nadaptive: {minimum: 1}\n',
+      'lab.yaml',
+      makeCtx(),
+    );
     expect(spec.adaptive).toEqual({ minimum: 1, maximum: 5, intervalMs: 1000, waitCount: 3, targetDurationMs: 5000 });
-    const full = parseHostFile(`
+    const full = parseHostFile(
+      `
 hosts: [a, b]
 adaptive: {maximum: .inf, interval: 2s, wait_count: 5, target_duration: 1m,
   minimum_cores: 2, maximum_cores: 64, minimum_memory: 1GiB, maximum_memory: 100 GiB}
-`, 'lab.yaml', makeCtx());
+`,
+      'lab.yaml',
+      makeCtx(),
+    );
     expect(full.adaptive).toEqual({
-      minimum: 0, maximum: Infinity, intervalMs: 2000, waitCount: 5, targetDurationMs: 60_000,
-      minimumCores: 2, maximumCores: 64, minimumMemory: 2 ** 30, maximumMemory: 100 * 2 ** 30,
+      minimum: 0,
+      maximum: Infinity,
+      intervalMs: 2000,
+      waitCount: 5,
+      targetDurationMs: 60_000,
+      minimumCores: 2,
+      maximumCores: 64,
+      minimumMemory: 2 ** 30,
+      maximumMemory: 100 * 2 ** 30,
     });
   });
 });
 
 describe('connect options', () => {
-  it.each([['yes', 'yes'], ['no', 'no'], ['true', 'yes'], ['false', 'no'], ['"accept-new"', 'accept-new']])(
-    'strict_host_key_checking: %s → %s', (written, policy) => {
-      const spec = parseHostFile(`connect_options: {strict_host_key_checking: ${written}}\nhosts: [a, b]\n`, 'lab.yaml', makeCtx());
-      expect(spec.workerHosts[0]!.connect.strictHostKeyChecking).toBe(policy);
-    });
+  it.each([
+    ['yes', 'yes'],
+    ['no', 'no'],
+    ['true', 'yes'],
+    ['false', 'no'],
+    ['"accept-new"', 'accept-new'],
+  ])('strict_host_key_checking: %s → %s', (written, policy) => {
+    const spec = parseHostFile(
+      `connect_options: {strict_host_key_checking: ${written}}\nhosts: [a, b]\n`,
+      'lab.yaml',
+      makeCtx(),
+    );
+    expect(spec.workerHosts[0]!.connect.strictHostKeyChecking).toBe(policy);
+  });
 
   it('uses the agent from SSH_AUTH_SOCK unless agent: false', () => {
     const ctx = makeCtx({}, { SSH_AUTH_SOCK: '/tmp/agent.sock' });
@@ -159,7 +223,11 @@ describe('connect options', () => {
   });
 
   it('keeps secret sources, never values', () => {
-    const spec = parseHostFile('connect_options: {password: prompt, passphrase: {env: KEY_PASS}}\nhosts: [a, b]\n', 'l.yaml', makeCtx());
+    const spec = parseHostFile(
+      'connect_options: {password: prompt, passphrase: {env: KEY_PASS}}\nhosts: [a, b]\n',
+      'l.yaml',
+      makeCtx(),
+    );
     expect(spec.workerHosts[0]!.connect.password).toEqual({ kind: 'prompt' });
     expect(spec.workerHosts[0]!.connect.passphrase).toEqual({ kind: 'env', variable: 'KEY_PASS' });
   });

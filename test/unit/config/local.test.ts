@@ -3,7 +3,15 @@ import { localClusterSpec, localSplit } from '../../../src/config/local.js';
 
 describe('localSplit (LocalCluster nprocesses_nthreads)', () => {
   it.each([
-    [1, 1, 1], [2, 2, 1], [4, 4, 1], [6, 3, 2], [8, 4, 2], [9, 3, 3], [12, 4, 3], [16, 4, 4], [7, 7, 1],
+    [1, 1, 1],
+    [2, 2, 1],
+    [4, 4, 1],
+    [6, 3, 2],
+    [8, 4, 2],
+    [9, 3, 3],
+    [12, 4, 3],
+    [16, 4, 4],
+    [7, 7, 1],
   ])('%i cores → %i workers × %i threads', (cores, nworkers, nthreads) => {
     expect(localSplit(cores)).toEqual({ nworkers, nthreads });
   });
@@ -32,7 +40,12 @@ describe('localClusterSpec', () => {
   it('splits cores and memory between workers', () => {
     const w = spec.workerHosts[0]!;
     expect(w.workerOptions).toEqual({
-      nthreads: 2, nworkers: 4, memoryLimit: String(4 * 2 ** 30), resources: {}, nanny: true, deathTimeoutS: 60,
+      nthreads: 2,
+      nworkers: 4,
+      memoryLimit: String(4 * 2 ** 30),
+      resources: {},
+      nanny: true,
+      deathTimeoutS: 60,
     });
     expect(w.maxWorkers).toBe(4);
     expect(w.remotePython).toBe('/usr/bin/python3');

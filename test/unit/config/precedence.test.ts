@@ -43,7 +43,9 @@ const worker = (yaml: string, i = 0) => load(yaml).workerHosts[i]!.connect;
 describe('username, port and identity precedence', () => {
   it('uses ~/.ssh/config when the file says nothing', () => {
     expect(worker('hosts: [head, n1]')).toMatchObject({
-      hostname: 'n1.internal', username: 'cfguser', port: 2022,
+      hostname: 'n1.internal',
+      username: 'cfguser',
+      port: 2022,
       identityFiles: [`${HOME}/.ssh/n1_key`, '/work/proj/keys/rel_key'],
     });
   });
@@ -61,7 +63,10 @@ hosts:
   - {host: n1, connect_options: {username: per, port: 2201}}
   - {host: "x@n2:2300", connect_options: {username: per, port: 2201}}
 `;
-    expect(load(yaml).workerHosts.map((h) => [h.connect.username, h.connect.port])).toEqual([['per', 2201], ['x', 2300]]);
+    expect(load(yaml).workerHosts.map((h) => [h.connect.username, h.connect.port])).toEqual([
+      ['per', 2201],
+      ['x', 2300],
+    ]);
   });
 
   it('falls back to the local user name and port 22', () => {
@@ -82,17 +87,27 @@ describe('proxy_jump', () => {
 hosts: [head, n9]`);
     expect(c.proxyJump).toEqual([
       {
-        alias: 'bastion', hostname: 'bastion.example.org', port: 2222, username: 'jumper',
+        alias: 'bastion',
+        hostname: 'bastion.example.org',
+        port: 2222,
+        username: 'jumper',
         identityFiles: [`${HOME}/.ssh/bastion_key`],
         passphrase: { kind: 'env', variable: 'PP' },
-        knownHosts: `${HOME}/.ssh/known_hosts`, strictHostKeyChecking: 'accept-new', connectTimeoutMs: 3000,
+        knownHosts: `${HOME}/.ssh/known_hosts`,
+        strictHostKeyChecking: 'accept-new',
+        connectTimeoutMs: 3000,
         proxyJump: [],
       },
       {
-        alias: 'inner', hostname: '10.0.0.2', port: 2200, username: 'carol',
+        alias: 'inner',
+        hostname: '10.0.0.2',
+        port: 2200,
+        username: 'carol',
         identityFiles: [`${HOME}/.ssh/top`],
         passphrase: { kind: 'env', variable: 'PP' },
-        knownHosts: `${HOME}/.ssh/known_hosts`, strictHostKeyChecking: 'accept-new', connectTimeoutMs: 3000,
+        knownHosts: `${HOME}/.ssh/known_hosts`,
+        strictHostKeyChecking: 'accept-new',
+        connectTimeoutMs: 3000,
         proxyJump: [],
       },
     ]);
@@ -134,7 +149,9 @@ describe('~/.ssh/config problems', () => {
   });
 
   it('reports a bad Port at the host that uses it', () => {
-    const err = configErrorOf(() => parseHostFile('hosts:\n  - a\n  - b\n', 'lab.yaml', withSshConfig('Host b\n  Port x\n')));
+    const err = configErrorOf(() =>
+      parseHostFile('hosts:\n  - a\n  - b\n', 'lab.yaml', withSshConfig('Host b\n  Port x\n')),
+    );
     expect(err.message).toBe('lab.yaml:3:5 hosts[1]: in ~/.ssh/config: bad Port "x" for b');
   });
 });

@@ -24,7 +24,8 @@ const OWN = [
   '  client: {cert: c.pem, key: c.key}',
 ];
 
-const load = (lines: string[], files = FILES) => parseHostFile([...lines, 'hosts: [a, b]', ''].join('\n'), 'hosts.yaml', makeCtx(files));
+const load = (lines: string[], files = FILES) =>
+  parseHostFile([...lines, 'hosts: [a, b]', ''].join('\n'), 'hosts.yaml', makeCtx(files));
 const fail = (lines: string[], files = FILES) => configErrorOf(() => load(lines, files));
 
 describe('security in the host file', () => {
@@ -32,7 +33,12 @@ describe('security in the host file', () => {
     expect(load([]).security).toEqual({ kind: 'tls' });
   });
 
-  it.each([['none', 'none'], ['false', 'none'], ['tls', 'tls'], ['true', 'tls']])('security: %s', (value, kind) => {
+  it.each([
+    ['none', 'none'],
+    ['false', 'none'],
+    ['tls', 'tls'],
+    ['true', 'tls'],
+  ])('security: %s', (value, kind) => {
     expect(load([`security: ${value}`]).security).toEqual({ kind });
   });
 
@@ -50,7 +56,9 @@ describe('security in the host file', () => {
 
   it('refuses another word, with the accepted forms', () => {
     const err = fail(['security: ssl']);
-    expect(err.message).toBe('hosts.yaml:1:11 security: expected "tls", "none", or {ca_file, scheduler: {cert, key}, worker: {cert, key}, client: {cert, key}}');
+    expect(err.message).toBe(
+      'hosts.yaml:1:11 security: expected "tls", "none", or {ca_file, scheduler: {cert, key}, worker: {cert, key}, client: {cert, key}}',
+    );
     expect(err.exitCode).toBe(2);
   });
 

@@ -94,12 +94,21 @@ describe('resolveSshHost', () => {
 
   it('applies Match all and Match host/originalhost, never Match exec', () => {
     const text = [
-      'Match exec "exit 0"', '  User fromexec',
-      'Match originalhost alias1', '  HostName real1',
-      'Match host real1', '  Port 2201',
-      'Match all', '  User fromall',
+      'Match exec "exit 0"',
+      '  User fromexec',
+      'Match originalhost alias1',
+      '  HostName real1',
+      'Match host real1',
+      '  Port 2201',
+      'Match all',
+      '  User fromall',
     ].join('\n');
-    expect(resolveSshHost('alias1', text)).toEqual({ hostname: 'real1', user: 'fromall', port: 2201, identityFiles: [] });
+    expect(resolveSshHost('alias1', text)).toEqual({
+      hostname: 'real1',
+      user: 'fromall',
+      port: 2201,
+      identityFiles: [],
+    });
   });
 
   it('reports a bad Port', () => {

@@ -5,9 +5,20 @@ import { adaptiveStateText, lastChangeText } from '../../../src/control/adaptive
 import { decisionText } from '../../../src/events/plain-sink.js';
 import type { AdaptiveStatus } from '../../../src/control/status-document.js';
 
-const a = (o: Partial<AdaptiveStatus>): AdaptiveStatus => ({
-  enabled: true, minimum: 1, maximum: 2, intervalMs: 1000, waitCount: 3, targetDurationMs: 5000, target: 1, unmet: [], lastDecision: null, log: [], ...o,
-} as AdaptiveStatus);
+const a = (o: Partial<AdaptiveStatus>): AdaptiveStatus =>
+  ({
+    enabled: true,
+    minimum: 1,
+    maximum: 2,
+    intervalMs: 1000,
+    waitCount: 3,
+    targetDurationMs: 5000,
+    target: 1,
+    unmet: [],
+    lastDecision: null,
+    log: [],
+    ...o,
+  }) as AdaptiveStatus;
 
 describe('adaptive text', () => {
   it('says only "off" when adaptive is off: its bounds and target govern nothing', () => {
@@ -16,12 +27,27 @@ describe('adaptive text', () => {
   });
 
   it('says the last change with its time', () => {
-    expect(lastChangeText(a({ lastDecision: { decision: 'up', reason: 'start 1: target 1 > 0', time: '2026-11-28T13:02:11.000Z' } }))).toBe('; last: up at 13:02:11 (start 1: target 1 > 0)');
+    expect(
+      lastChangeText(
+        a({ lastDecision: { decision: 'up', reason: 'start 1: target 1 > 0', time: '2026-11-28T13:02:11.000Z' } }),
+      ),
+    ).toBe('; last: up at 13:02:11 (start 1: target 1 > 0)');
     expect(lastChangeText(a({}))).toBe('');
   });
 
   it('an up started by resource demand at a plain target of 0 says the counts before and after, not "target 0, 1 now"', () => {
-    expect(decisionText({ kind: 'adaptive-decision', decision: 'up', target: 0, current: 0, after: 1, reason: 'none; placed gpu +1' })).toBe('up 0 → 1 worker: none; placed gpu +1');
-    expect(decisionText({ kind: 'adaptive-decision', decision: 'down', target: 1, current: 3, reason: 'retire w-2, w-3' })).toBe('down 3 → 1 worker: retire w-2, w-3');
+    expect(
+      decisionText({
+        kind: 'adaptive-decision',
+        decision: 'up',
+        target: 0,
+        current: 0,
+        after: 1,
+        reason: 'none; placed gpu +1',
+      }),
+    ).toBe('up 0 → 1 worker: none; placed gpu +1');
+    expect(
+      decisionText({ kind: 'adaptive-decision', decision: 'down', target: 1, current: 3, reason: 'retire w-2, w-3' }),
+    ).toBe('down 3 → 1 worker: retire w-2, w-3');
   });
 });

@@ -52,7 +52,9 @@ describe('log store', () => {
     for (let i = 25; i < 27; i++) s.append('w', line(i));
     const cur = path.join(tmp, 'w.log');
     expect(await s.tail('w', 8)).toEqual([19, 20, 21, 22, 23, 24, 25, 26].map(line));
-    expect(fs.readFileSync(`${cur}.1`, 'utf8')).toBe([10, 11, 12, 13, 14, 15, 16, 17, 18, 19].map((i) => line(i) + '\n').join(''));
+    expect(fs.readFileSync(`${cur}.1`, 'utf8')).toBe(
+      [10, 11, 12, 13, 14, 15, 16, 17, 18, 19].map((i) => line(i) + '\n').join(''),
+    );
     expect(fs.readFileSync(cur, 'utf8').split('\n')).toHaveLength(8);
     expect(fs.existsSync(`${cur}.2`)).toBe(false);
     expect(await s.tail('w', 1000)).toEqual(Array.from({ length: 17 }, (_, i) => line(i + 10)));
@@ -111,7 +113,10 @@ describe('log store', () => {
   it('bounds its buffer when the disk does not keep up, and says how much it dropped', async () => {
     const s = store({ maxPendingBytes: 100 });
     for (let i = 0; i < 50; i++) s.append('w', line(i));
-    expect(await s.tail('w', 100)).toEqual([...Array.from({ length: 11 }, (_, i) => line(i)), '[sshcluster: 39 lines dropped, the log file did not keep up]']);
+    expect(await s.tail('w', 100)).toEqual([
+      ...Array.from({ length: 11 }, (_, i) => line(i)),
+      '[sshcluster: 39 lines dropped, the log file did not keep up]',
+    ]);
   });
 
   it('reports a failed write and keeps going', async () => {

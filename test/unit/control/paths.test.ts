@@ -2,7 +2,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { MAX_SOCKET_PATH_BYTES, clusterPaths, ensureClusterDir, httpSocketPathFor, socketPathFor, stateRoot } from '../../../src/control/paths.js';
+import {
+  MAX_SOCKET_PATH_BYTES,
+  clusterPaths,
+  ensureClusterDir,
+  httpSocketPathFor,
+  socketPathFor,
+  stateRoot,
+} from '../../../src/control/paths.js';
 
 let tmp: string;
 beforeEach(() => {
@@ -83,6 +90,8 @@ describe('control paths', () => {
     await expect(ensureClusterDir(p, { tmpDir: tmp, uid })).rejects.toThrow(/not a directory owned by this user/);
     fs.unlinkSync(path.join(tmp, `sshcluster-${uid}`));
     fs.mkdirSync(path.join(tmp, `sshcluster-${uid + 1}`));
-    await expect(ensureClusterDir(p, { tmpDir: tmp, uid: uid + 1 })).rejects.toThrow(/not a directory owned by this user/);
+    await expect(ensureClusterDir(p, { tmpDir: tmp, uid: uid + 1 })).rejects.toThrow(
+      /not a directory owned by this user/,
+    );
   });
 });

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { ExpectedError, UsageError } from '../../../src/errors.js';
 import {
-  LineDecoder, ProtocolError, decodeRequest, decodeServerMessage, encodeMessage, errorBody, errorFromBody,
+  LineDecoder,
+  ProtocolError,
+  decodeRequest,
+  decodeServerMessage,
+  encodeMessage,
+  errorBody,
+  errorFromBody,
 } from '../../../src/control/protocol.js';
 
 describe('control protocol', () => {
@@ -27,7 +33,14 @@ describe('control protocol', () => {
   });
 
   it('refuses what is not a request', () => {
-    for (const bad of ['nope', '[]', '{"method":"x"}', '{"id":0,"method":"x"}', '{"id":1.5,"method":"x"}', '{"id":1}']) {
+    for (const bad of [
+      'nope',
+      '[]',
+      '{"method":"x"}',
+      '{"id":0,"method":"x"}',
+      '{"id":1.5,"method":"x"}',
+      '{"id":1}',
+    ]) {
       expect(() => decodeRequest(bad)).toThrow(ProtocolError);
     }
     expect(() => decodeServerMessage('{"id":1,"ok":false}')).toThrow(ProtocolError);
@@ -35,7 +48,9 @@ describe('control protocol', () => {
   });
 
   it('refuses to encode a line over the limit', () => {
-    expect(() => encodeMessage({ id: 1, ok: true, result: 'x'.repeat(200) }, 100)).toThrow(/exceeds the 100-byte line limit/);
+    expect(() => encodeMessage({ id: 1, ok: true, result: 'x'.repeat(200) }, 100)).toThrow(
+      /exceeds the 100-byte line limit/,
+    );
     expect(encodeMessage({ id: 1, ok: true, result: 'é'.repeat(20) }, 100)).toHaveLength(51);
   });
 

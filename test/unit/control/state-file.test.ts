@@ -2,7 +2,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ClusterState, StateFileError, adaptiveFromJson, adaptiveToJson, listClusters, readState, writeState } from '../../../src/control/state-file.js';
+import {
+  type ClusterState,
+  StateFileError,
+  adaptiveFromJson,
+  adaptiveToJson,
+  listClusters,
+  readState,
+  writeState,
+} from '../../../src/control/state-file.js';
 import { testSpec } from '../config/spec-fixture.js';
 
 let tmp: string;
@@ -32,7 +40,10 @@ function state(o: Partial<ClusterState> = {}): ClusterState {
 }
 
 async function refused(p: Promise<unknown>): Promise<StateFileError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(StateFileError);
   const e = err as StateFileError;
   expect(e.exitCode).toBe(1);
@@ -50,7 +61,14 @@ describe('state file', () => {
 
   it('keeps the adaptive settings in force, an unbounded maximum included, and refuses damaged ones', async () => {
     const file = path.join(tmp, 'state.json');
-    const spec = { minimum: 1, maximum: Infinity, intervalMs: 2_000, waitCount: 7, targetDurationMs: 5_000, maximumCores: 8 };
+    const spec = {
+      minimum: 1,
+      maximum: Infinity,
+      intervalMs: 2_000,
+      waitCount: 7,
+      targetDurationMs: 5_000,
+      maximumCores: 8,
+    };
     await writeState(file, state({ adaptive: adaptiveToJson(spec) }));
     const back = await readState(file);
     expect(back?.adaptive).toEqual({ ...spec, maximum: null });
@@ -88,7 +106,9 @@ describe('state file', () => {
   it('refuses another version', async () => {
     const file = path.join(tmp, 'state.json');
     fs.writeFileSync(file, JSON.stringify({ ...state(), version: 2 }));
-    expect((await refused(readState(file))).message).toBe(`${file}: unsupported state file version 2 (this sshcluster reads version 1)`);
+    expect((await refused(readState(file))).message).toBe(
+      `${file}: unsupported state file version 2 (this sshcluster reads version 1)`,
+    );
     fs.writeFileSync(file, '[]');
     expect((await refused(readState(file))).message).toMatch(/not a valid state file: top level: /);
   });
@@ -110,7 +130,9 @@ describe('state file', () => {
     expect((await refused(readState(file, { name: 'other' }))).message).toBe(
       `${file}: belongs to another cluster (name is "t", expected "other")`,
     );
-    expect((await refused(readState(file, { clusterId: 'id-2' }))).message).toMatch(/clusterId is "id-1", expected "id-2"/);
+    expect((await refused(readState(file, { clusterId: 'id-2' }))).message).toMatch(
+      /clusterId is "id-1", expected "id-2"/,
+    );
     await refused(writeState(file, state({ clusterId: 'id-2' })));
     await refused(writeState(file, state({ name: 'other' })));
     expect((await readState(file))?.clusterId).toBe('id-1');

@@ -11,11 +11,20 @@ import { snapshot } from '../ui/fixture.js';
 
 const req = { method: 'GET', path: '/api/v1/sshcluster/demand' };
 const captured = {
-  version: 1, distributed: '2024.12.1', groups: [], plain_pending: 0, workers: [],
+  version: 1,
+  distributed: '2024.12.1',
+  groups: [],
+  plain_pending: 0,
+  workers: [],
   figures: {
-    tasks: { released: 0, memory: 0 }, clients: 0, scheduler: { cpu: 2.0, memory: 120000000 },
+    tasks: { released: 0, memory: 0 },
+    clients: 0,
+    scheduler: { cpu: 2.0, memory: 120000000 },
     progress: {
-      done: 3, total: 4, erred: 1, killed_workers: 4,
+      done: 3,
+      total: 4,
+      erred: 1,
+      killed_workers: 4,
       prefixes: [
         { prefix: 'boom', done: 0, erred: 1, total: 1, killed_workers: 4 },
         { prefix: 'ok', done: 3, erred: 0, total: 3, killed_workers: 0 },
@@ -26,16 +35,31 @@ const captured = {
 
 function figures(): TaskFigures {
   const f = parseDemand(req, captured).figures!;
-  return { byState: f.tasks, progress: f.progress, clients: f.clients, schedulerCpu: f.scheduler.cpu, schedulerMemoryBytes: f.scheduler.memoryBytes };
+  return {
+    byState: f.tasks,
+    progress: f.progress,
+    clients: f.clients,
+    schedulerCpu: f.scheduler.cpu,
+    schedulerMemoryBytes: f.scheduler.memoryBytes,
+  };
 }
 
 describe('task outcomes', () => {
   it('reads done, erred and killed workers, by prefix too, and drops what is not a prefix', () => {
     expect(figures().progress).toEqual({
-      done: 3, total: 4, erred: 1, killedWorkers: 4,
-      prefixes: [{ prefix: 'boom', done: 0, erred: 1, total: 1, killedWorkers: 4 }, { prefix: 'ok', done: 3, erred: 0, total: 3, killedWorkers: 0 }],
+      done: 3,
+      total: 4,
+      erred: 1,
+      killedWorkers: 4,
+      prefixes: [
+        { prefix: 'boom', done: 0, erred: 1, total: 1, killedWorkers: 4 },
+        { prefix: 'ok', done: 3, erred: 0, total: 3, killedWorkers: 0 },
+      ],
     });
-    const odd = parseDemand(req, { ...captured, figures: { ...captured.figures, progress: { done: 1, total: 1, prefixes: [7, { done: 1 }] } } });
+    const odd = parseDemand(req, {
+      ...captured,
+      figures: { ...captured.figures, progress: { done: 1, total: 1, prefixes: [7, { done: 1 }] } },
+    });
     expect(odd.figures?.progress).toEqual({ done: 1, total: 1, erred: 0, prefixes: [] });
   });
 
@@ -50,13 +74,20 @@ describe('task outcomes', () => {
 
   it('leaves out the per-prefix lines for one prefix that went well', () => {
     const t = figures();
-    t.progress = { done: 3, total: 3, erred: 0, prefixes: [{ prefix: 'ok', done: 3, erred: 0, total: 3, killedWorkers: 0 }] };
+    t.progress = {
+      done: 3,
+      total: 3,
+      erred: 0,
+      prefixes: [{ prefix: 'ok', done: 3, erred: 0, total: 3, killedWorkers: 0 }],
+    };
     expect(prefixLines(t)).toEqual([]);
   });
 
   it('names the prefix that killed workers and how often, once per increase', () => {
     const n = new KilledWorkerNotices();
-    expect(n.take(figures())).toEqual(["tasks of prefix boom killed the worker running them 4 times; 1 of its 1 task erred (KilledWorker after Dask's allowed failures)"]);
+    expect(n.take(figures())).toEqual([
+      "tasks of prefix boom killed the worker running them 4 times; 1 of its 1 task erred (KilledWorker after Dask's allowed failures)",
+    ]);
     expect(n.take(figures())).toEqual([]);
     expect(n.take(undefined)).toEqual([]);
   });

@@ -16,10 +16,11 @@ import {
 } from '../../../src/dask/log-lines.js';
 
 const fixture = (name: string): string[] =>
-  readFileSync(new URL(`../fixtures/dask/${name}`, import.meta.url), 'utf8').split('\n').filter(Boolean);
+  readFileSync(new URL(`../fixtures/dask/${name}`, import.meta.url), 'utf8')
+    .split('\n')
+    .filter(Boolean);
 
-const scheduler = (name: string): SchedulerLine[] =>
-  fixture(name).flatMap((l) => parseSchedulerLine(l) ?? []);
+const scheduler = (name: string): SchedulerLine[] => fixture(name).flatMap((l) => parseSchedulerLine(l) ?? []);
 const worker = (name: string): WorkerLine[] => fixture(name).flatMap((l) => parseWorkerLine(l) ?? []);
 
 describe('parseRecord / parseLevel', () => {
@@ -50,10 +51,13 @@ describe('parseLauncherPid', () => {
 });
 
 describe('parseKeeperRefusal', () => {
-  it('reads the keeper\'s refusal of a planted log directory, and nothing else', () => {
-    const line = 'sshcluster-keeper: not our directory: /tmp/sshcluster-0/abc (a symlink or not a directory); the output written while no controller watched is not shown';
+  it("reads the keeper's refusal of a planted log directory, and nothing else", () => {
+    const line =
+      'sshcluster-keeper: not our directory: /tmp/sshcluster-0/abc (a symlink or not a directory); the output written while no controller watched is not shown';
     expect(parseKeeperRefusal(line)).toBe(line.slice('sshcluster-keeper: '.length));
-    expect(parseKeeperRefusal('sshcluster-keeper: the launcher of 42 is gone; its output cannot be shown')).toBeUndefined();
+    expect(
+      parseKeeperRefusal('sshcluster-keeper: the launcher of 42 is gone; its output cannot be shown'),
+    ).toBeUndefined();
     expect(parseKeeperRefusal('worker says sshcluster-keeper: not our directory: x')).toBeUndefined();
   });
 });
@@ -133,7 +137,12 @@ describe('parseWorkerLine', () => {
       reason: 'nanny-close',
       nanny: false,
     });
-    expect(events).toContainEqual({ kind: 'closing', address: 'tcp://127.0.0.1:43971', reason: 'nanny-close', nanny: true });
+    expect(events).toContainEqual({
+      kind: 'closing',
+      address: 'tcp://127.0.0.1:43971',
+      reason: 'nanny-close',
+      nanny: true,
+    });
     expect(events.at(-1)).toEqual({ kind: 'stopped' });
   });
 
@@ -146,11 +155,19 @@ describe('parseWorkerLine', () => {
       reason: 'scheduler-close',
       nanny: false,
     });
-    expect(events).toContainEqual({ kind: 'error', reason: 'exception', exception: 'distributed.comm.core.CommClosedError', message: '' });
+    expect(events).toContainEqual({
+      kind: 'error',
+      reason: 'exception',
+      exception: 'distributed.comm.core.CommClosedError',
+      message: '',
+    });
   });
 
   it('reports death-timeout with and without a nanny', () => {
-    expect(worker('worker-death-timeout.log')).toContainEqual({ kind: 'timeout', message: 'Timed out starting worker' });
+    expect(worker('worker-death-timeout.log')).toContainEqual({
+      kind: 'timeout',
+      message: 'Timed out starting worker',
+    });
     const noNanny = worker('worker-no-nanny-death-timeout.log');
     expect(noNanny).toContainEqual({ kind: 'waiting-for-scheduler', scheduler: 'tcp://127.0.0.1:47059' });
     expect(noNanny).toContainEqual({ kind: 'timeout', message: 'Timed out starting worker' });
@@ -172,16 +189,24 @@ describe('parseWorkerLine', () => {
   it('reports a name already taken', () => {
     const events = worker('worker-duplicate-name.log');
     expect(events).toContainEqual({ kind: 'rejected', reason: 'name taken, dup', nameTaken: true });
-    expect(events).toContainEqual({ kind: 'error', reason: 'exception', exception: 'RuntimeError', message: 'Worker failed to start.' });
+    expect(events).toContainEqual({
+      kind: 'error',
+      reason: 'exception',
+      exception: 'RuntimeError',
+      message: 'Worker failed to start.',
+    });
   });
 });
 
 describe('isClientTerminate', () => {
   it("is the scheduler preload's line for a client's shutdown(), nothing else", () => {
-    const line = '2026-11-28 13:02:20,963 - distributed.sshcluster.demand - INFO - sshcluster: a client asked the scheduler to terminate';
+    const line =
+      '2026-11-28 13:02:20,963 - distributed.sshcluster.demand - INFO - sshcluster: a client asked the scheduler to terminate';
     expect(isClientTerminate(line)).toBe(true);
     expect(isClientTerminate(line.replace('distributed.sshcluster.demand', 'distributed.worker'))).toBe(false);
     expect(isClientTerminate('sshcluster: a client asked the scheduler to terminate')).toBe(false); // a task's print
-    expect(isClientTerminate('2026-11-28 13:02:20,963 - distributed.scheduler - INFO - Scheduler closing...')).toBe(false);
+    expect(isClientTerminate('2026-11-28 13:02:20,963 - distributed.scheduler - INFO - Scheduler closing...')).toBe(
+      false,
+    );
   });
 });

@@ -42,17 +42,23 @@ describe('--help and docs/reference.md', () => {
     expect(commands.map((c) => c.name()).filter((n) => section(reference, n) === undefined)).toEqual([]);
   });
 
-  it.each(commands.map((c) => [c.name(), c] as const))('%s: every long flag of --help is in its section', (name, cmd) => {
-    const text = section(reference, name) ?? '';
-    const flags = helpFlags(cmd);
-    expect(flags.length).toBeGreaterThan(0);
-    expect(flags.filter((f) => !new RegExp(`${f}(?![\\w-])`).test(text))).toEqual([]);
-  });
+  it.each(commands.map((c) => [c.name(), c] as const))(
+    '%s: every long flag of --help is in its section',
+    (name, cmd) => {
+      const text = section(reference, name) ?? '';
+      const flags = helpFlags(cmd);
+      expect(flags.length).toBeGreaterThan(0);
+      expect(flags.filter((f) => !new RegExp(`${f}(?![\\w-])`).test(text))).toEqual([]);
+    },
+  );
 
-  it.each(commands.map((c) => [c.name(), c] as const))('%s: every flag its section lists is one --help shows', (name, cmd) => {
-    const shown = new Set(helpFlags(cmd));
-    expect(tableFlags(section(reference, name) ?? '').filter((f) => !shown.has(f))).toEqual([]);
-  });
+  it.each(commands.map((c) => [c.name(), c] as const))(
+    '%s: every flag its section lists is one --help shows',
+    (name, cmd) => {
+      const shown = new Set(helpFlags(cmd));
+      expect(tableFlags(section(reference, name) ?? '').filter((f) => !shown.has(f))).toEqual([]);
+    },
+  );
 
   it('a flag missing from a section is reported', () => {
     const up = commands.find((c) => c.name() === 'up')!;

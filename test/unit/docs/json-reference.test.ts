@@ -22,7 +22,8 @@ function fields(source: string, name: string): string[] {
 }
 
 /** Names the text does not show as `name` (or `name[]`, for a list). */
-const undocumented = (names: string[], text: string): string[] => names.filter((n) => !text.includes(`\`${n}\``) && !text.includes(`\`${n}[]\``));
+const undocumented = (names: string[], text: string): string[] =>
+  names.filter((n) => !text.includes(`\`${n}\``) && !text.includes(`\`${n}[]\``));
 
 describe('docs/reference.md and the JSON the commands write', () => {
   it('names every event kind of up --json', () => {
@@ -31,11 +32,14 @@ describe('docs/reference.md and the JSON the commands write', () => {
     expect(undocumented([...new Set(kinds)], subsection(reference, '`up --json` events'))).toEqual([]);
   });
 
-  it.each(['StatusJson', 'WorkerStatus', 'TaskFigures', 'AdaptiveStatus', 'ClusterStatusEvent'])('names every field of status --json\'s %s', (name) => {
-    const names = fields(read('src/control/status-document.ts'), name);
-    expect(names.length).toBeGreaterThan(2);
-    expect(undocumented(names, subsection(reference, '`status --json`'))).toEqual([]);
-  });
+  it.each(['StatusJson', 'WorkerStatus', 'TaskFigures', 'AdaptiveStatus', 'ClusterStatusEvent'])(
+    "names every field of status --json's %s",
+    (name) => {
+      const names = fields(read('src/control/status-document.ts'), name);
+      expect(names.length).toBeGreaterThan(2);
+      expect(undocumented(names, subsection(reference, '`status --json`'))).toEqual([]);
+    },
+  );
 
   it('reports a field that is missing', () => {
     expect(undocumented(['name', 'noSuchField'], subsection(reference, '`status --json`'))).toEqual(['noSuchField']);

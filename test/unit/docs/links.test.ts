@@ -6,8 +6,13 @@ import { describe, expect, it } from 'vitest';
 import { anchors, relativeLinks, slug } from './markdown-links.js';
 
 const root = path.resolve(new URL('../../..', import.meta.url).pathname);
-const docs = fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`);
-const files = ['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md', ...docs].filter((f) => fs.existsSync(path.join(root, f)));
+const docs = fs
+  .readdirSync(path.join(root, 'docs'))
+  .filter((f) => f.endsWith('.md'))
+  .map((f) => `docs/${f}`);
+const files = ['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md', ...docs].filter((f) =>
+  fs.existsSync(path.join(root, f)),
+);
 
 /** What is wrong with each relative link of one file ("README.md:12 docs/x.md: no such file"). */
 function broken(file: string, read: (f: string) => string | undefined, dir: (f: string) => boolean = isDir): string[] {
@@ -59,7 +64,8 @@ describe('the link checker', () => {
       '[in a fence](nowhere.md)',
       '```',
     ].join('\n'),
-    'docs/guide.md': '# Guide\n## The host file\n## `up --json` events\n## Again\n## Again\n[up](../README.md#title) [ev](#up---json-events) [2nd](#again-1)\n',
+    'docs/guide.md':
+      '# Guide\n## The host file\n## `up --json` events\n## Again\n## Again\n[up](../README.md#title) [ev](#up---json-events) [2nd](#again-1)\n',
   };
   const read = (f: string): string | undefined => fake[f];
 
@@ -69,11 +75,19 @@ describe('the link checker', () => {
       'README.md:2 docs/guide.md#nope: no heading #nope in docs/guide.md',
     ]);
     expect(broken('docs/guide.md', read, () => false)).toEqual([]);
-    expect(broken('docs/guide.md', (f) => (f === 'README.md' ? undefined : read(f)), () => false)).toEqual(['docs/guide.md:6 ../README.md#title: no such file in the repository']);
+    expect(
+      broken(
+        'docs/guide.md',
+        (f) => (f === 'README.md' ? undefined : read(f)),
+        () => false,
+      ),
+    ).toEqual(['docs/guide.md:6 ../README.md#title: no such file in the repository']);
   });
 
   it("makes GitHub's anchors", () => {
-    expect(slug('`sshcluster exec HOSTS.yaml [--hosts PATTERN] -- COMMAND`')).toBe('sshcluster-exec-hostsyaml---hosts-pattern----command');
+    expect(slug('`sshcluster exec HOSTS.yaml [--hosts PATTERN] -- COMMAND`')).toBe(
+      'sshcluster-exec-hostsyaml---hosts-pattern----command',
+    );
     expect(slug("Where `up`'s time over the floor goes (4 hosts)")).toBe('where-ups-time-over-the-floor-goes-4-hosts');
     expect(slug('`sshcluster drain HOST…`')).toBe('sshcluster-drain-host');
   });

@@ -61,16 +61,37 @@ describe('sinks of remote text', () => {
     expect(JSON.parse(out)).toMatchObject({ line: EVIL });
   });
   it('exec folded output escapes what the hosts printed', () => {
-    const text = renderFolds([{ hosts: ['n1', 'n2'], status: { kind: 'exit', code: 1 }, output: `${EVIL}x\nnext\n` }], 2);
+    const text = renderFolds(
+      [{ hosts: ['n1', 'n2'], status: { kind: 'exit', code: 1 }, output: `${EVIL}x\nnext\n` }],
+      2,
+    );
     expect(text).not.toMatch(RAW);
     expect(text).toContain(`${SHOWN}x\nnext\n`);
   });
   it('status text escapes host errors and names', () => {
     const st: StatusJson = {
-      name: `c${EVIL}`, clusterId: 'id', schedulerAddress: 'tcp://n0:8786', dashboardUrl: 'http://x', startedAt: '', uptimeS: 1,
-      controllerPid: 1, desiredWorkers: 1, adaptive: null,
+      name: `c${EVIL}`,
+      clusterId: 'id',
+      schedulerAddress: 'tcp://n0:8786',
+      dashboardUrl: 'http://x',
+      startedAt: '',
+      uptimeS: 1,
+      controllerPid: 1,
+      desiredWorkers: 1,
+      adaptive: null,
       hosts: [{ name: 'n1', roles: ['worker'], state: 'degraded', lastError: `died: ${EVIL}\nmore`, workers: 0 }],
-      workers: [{ name: 'n1-0', host: 'n1', pid: null, state: 'crashed', restarts: 5, address: EVIL, nthreads: 2, memoryLimit: 'auto' }],
+      workers: [
+        {
+          name: 'n1-0',
+          host: 'n1',
+          pid: null,
+          state: 'crashed',
+          restarts: 5,
+          address: EVIL,
+          nthreads: 2,
+          memoryLimit: 'auto',
+        },
+      ],
     };
     const text = statusText(st);
     expect(text).not.toMatch(RAW);
@@ -84,7 +105,9 @@ describe('sinks of remote text', () => {
     store.dispatch({ kind: 'message', text: EVIL, level: 'warning' });
     const m = store.model;
     expect(m.logs.window(10, () => true, null).map((l) => l.text)).toContain(SHOWN);
-    expect(JSON.stringify({ name: m.name, hosts: m.hosts, message: m.message, logs: m.logs.window(10, () => true, null) })).not.toMatch(/\\u001b|\\u0007|\x9b/);
+    expect(
+      JSON.stringify({ name: m.name, hosts: m.hosts, message: m.message, logs: m.logs.window(10, () => true, null) }),
+    ).not.toMatch(/\\u001b|\\u0007|\x9b/);
     expect(m.hosts[0]?.reason).toBe(SHOWN);
     expect(m.message?.text).toBe(SHOWN);
   });
@@ -100,9 +123,17 @@ describe('sshcluster logs', () => {
     const run = newRunId(new Date());
     fs.mkdirSync(path.join(dir, 'logs', run), { recursive: true, mode: 0o700 });
     const state: ClusterState = {
-      version: 1, name: 't', clusterId: 'id-1', spec: testSpec({ workers: ['n1'] }), controller: null,
-      schedulerAddress: 'tcp://n0:8786', dashboardUrl: 'http://n0:8787/status',
-      processes: [{ name: 'n1-0', host: 'n1', role: 'worker' }], desiredWorkers: 1, updatedAt: '', runId: run,
+      version: 1,
+      name: 't',
+      clusterId: 'id-1',
+      spec: testSpec({ workers: ['n1'] }),
+      controller: null,
+      schedulerAddress: 'tcp://n0:8786',
+      dashboardUrl: 'http://n0:8787/status',
+      processes: [{ name: 'n1-0', host: 'n1', role: 'worker' }],
+      desiredWorkers: 1,
+      updatedAt: '',
+      runId: run,
     };
     await writeState(path.join(dir, 'state.json'), state);
     fs.writeFileSync(path.join(dir, 'logs', run, 'n1-0.log'), `before\n${EVIL}\n`, { mode: 0o600 });

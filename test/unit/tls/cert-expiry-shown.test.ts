@@ -28,7 +28,7 @@ beforeEach(() => (ctx = testContext()));
 afterEach(() => ctx.cleanup());
 
 describe('certificate expiry, shown', () => {
-  it("up: new certificates for 3 days are recorded and warned about at once; 30 days, not", async () => {
+  it('up: new certificates for 3 days are recorded and warned about at once; 30 days, not', async () => {
     const events: ClusterEvent[] = [];
     const bus = new EventBus();
     bus.on((e) => events.push(e));
@@ -36,22 +36,34 @@ describe('certificate expiry, shown', () => {
     const paths = clusterPaths(stateRoot(ctx.env, ctx.homedir), spec.name);
     const tls = await setUpTls({ spec, paths, clusterId: 'id1', bus, now, validDays: 3 });
     expect(tls?.notAfter).toBe('2026-12-01T12:00:00.000Z');
-    expect(events.filter((e) => e.kind === 'notice' && e.level === 'warning').map((e) => e.kind === 'notice' && e.message)).toEqual([
+    expect(
+      events.filter((e) => e.kind === 'notice' && e.level === 'warning').map((e) => e.kind === 'notice' && e.message),
+    ).toEqual([
       "the cluster's TLS certificates expire at 2026-12-01 12:00 UTC (in 3 day(s)): from then no new worker or client can connect; sshcluster down, then up, makes new ones",
     ]);
     const other = clusterPaths(stateRoot(ctx.env, ctx.homedir), 'other');
     events.length = 0;
-    expect((await setUpTls({ spec, paths: other, clusterId: 'id2', bus, now }))?.notAfter).toBe('2026-12-28T12:00:00.000Z');
+    expect((await setUpTls({ spec, paths: other, clusterId: 'id2', bus, now }))?.notAfter).toBe(
+      '2026-12-28T12:00:00.000Z',
+    );
     expect(events.filter((e) => e.kind === 'notice' && e.level === 'warning')).toEqual([]);
   });
 
   it('status as text: the end, and the warning when near', () => {
-    const far = statusText({ ...snapshot(), certificates: certificatesStatus('2026-12-28T12:00:00.000Z', now.getTime()) }).split('\n');
+    const far = statusText({
+      ...snapshot(),
+      certificates: certificatesStatus('2026-12-28T12:00:00.000Z', now.getTime()),
+    }).split('\n');
     expect(far).toContain('  certificates: valid until 2026-12-28 12:00 UTC (30 day(s) left)');
     expect(far.some((l) => l.startsWith('  warning:'))).toBe(false);
-    const near = statusText({ ...snapshot(), certificates: certificatesStatus('2026-12-01T12:00:00.000Z', now.getTime()) }).split('\n');
+    const near = statusText({
+      ...snapshot(),
+      certificates: certificatesStatus('2026-12-01T12:00:00.000Z', now.getTime()),
+    }).split('\n');
     expect(near).toContain('  certificates: valid until 2026-12-01 12:00 UTC (3 day(s) left)');
-    expect(near).toContain("  warning: the cluster's TLS certificates expire at 2026-12-01 12:00 UTC (in 3 day(s)): from then no new worker or client can connect; sshcluster down, then up, makes new ones");
+    expect(near).toContain(
+      "  warning: the cluster's TLS certificates expire at 2026-12-01 12:00 UTC (in 3 day(s)): from then no new worker or client can connect; sshcluster down, then up, makes new ones",
+    );
     expect(statusText({ ...snapshot(), certificates: null })).not.toContain('certificates');
   });
 
@@ -74,12 +86,30 @@ describe('certificate expiry, shown', () => {
     const paths = clusterPaths(stateRoot(ctx.env, ctx.homedir), spec.name);
     await ensureClusterDir(paths);
     await writeState(paths.stateFile, {
-      version: 1, name: spec.name, clusterId: 'id1', spec, controller: null, schedulerAddress: 'tls://n0:8786', dashboardUrl: '', processes: [], desiredWorkers: 1, updatedAt: '',
+      version: 1,
+      name: spec.name,
+      clusterId: 'id1',
+      spec,
+      controller: null,
+      schedulerAddress: 'tls://n0:8786',
+      dashboardUrl: '',
+      processes: [],
+      desiredWorkers: 1,
+      updatedAt: '',
     });
     await setUpTls({ spec, paths, clusterId: 'id1', bus: new EventBus(), now, validDays: 2 });
     const c = await clusterCertificates(ctx, spec.name, now.getTime() + DAY);
-    expect(c).toEqual({ cluster: spec.name, certificates: { notAfter: '2026-11-30T12:00:00.000Z', expiresInDays: 1, warning: expect.stringContaining('(in 1 day(s))') } });
-    expect(certificatesText(c)).toBe(`\ncluster "${spec.name}" of this file: its TLS certificates are valid until 2026-11-30 12:00 UTC (1 day(s) left)\n  warning: ${c!.certificates.warning}\n`);
+    expect(c).toEqual({
+      cluster: spec.name,
+      certificates: {
+        notAfter: '2026-11-30T12:00:00.000Z',
+        expiresInDays: 1,
+        warning: expect.stringContaining('(in 1 day(s))'),
+      },
+    });
+    expect(certificatesText(c)).toBe(
+      `\ncluster "${spec.name}" of this file: its TLS certificates are valid until 2026-11-30 12:00 UTC (1 day(s) left)\n  warning: ${c!.certificates.warning}\n`,
+    );
     const doc = JSON.parse(checkJson({ rows: [], problems: [], launchable: true } as never, c));
     expect(doc.certificates).toEqual({ cluster: spec.name, ...c!.certificates });
     expect(await clusterCertificates(ctx, 'elsewhere', now.getTime())).toBeUndefined();

@@ -29,10 +29,14 @@ describe('certificate expiry', () => {
     expect(end).toBe('2026-12-01T12:00:00.000Z');
     const soon = certificatesStatus(end, now.getTime());
     expect(soon.expiresInDays).toBe(3);
-    expect(soon.warning).toBe("the cluster's TLS certificates expire at 2026-12-01 12:00 UTC (in 3 day(s)): from then no new worker or client can connect; sshcluster down, then up, makes new ones");
+    expect(soon.warning).toBe(
+      "the cluster's TLS certificates expire at 2026-12-01 12:00 UTC (in 3 day(s)): from then no new worker or client can connect; sshcluster down, then up, makes new ones",
+    );
     const after = certificatesStatus(end, now.getTime() + 4 * DAY);
     expect(after.expiresInDays).toBe(-1);
-    expect(after.warning).toBe("the cluster's TLS certificates expired at 2026-12-01 12:00 UTC: no new worker or client can connect; sshcluster down, then up, makes new ones");
+    expect(after.warning).toBe(
+      "the cluster's TLS certificates expired at 2026-12-01 12:00 UTC: no new worker or client can connect; sshcluster down, then up, makes new ones",
+    );
     expect(certificatesStatus(end, now.getTime() + 3 * DAY - 90 * 60_000).warning).toContain('(in 1 hour(s))');
   });
 

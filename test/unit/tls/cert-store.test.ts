@@ -23,7 +23,15 @@ describe('prepareCerts', () => {
     expect(p.reused).toBe(false);
     expect(statSync(p.dir).mode & 0o777).toBe(0o700);
     const names = readdirSync(p.dir).sort();
-    expect(names).toEqual(['ca.pem', 'client-key.pem', 'client.pem', 'scheduler-key.pem', 'scheduler.pem', 'worker-key.pem', 'worker.pem']);
+    expect(names).toEqual([
+      'ca.pem',
+      'client-key.pem',
+      'client.pem',
+      'scheduler-key.pem',
+      'scheduler.pem',
+      'worker-key.pem',
+      'worker.pem',
+    ]);
     for (const n of names) expect(statSync(path.join(p.dir, n)).mode & 0o777).toBe(0o600);
     expect(await readCerts(p.dir)).toEqual(p.certs);
   });
@@ -55,7 +63,9 @@ describe('prepareCerts', () => {
   });
 
   it('refuses a tls dir owned by someone else', async () => {
-    await expect(prepareCerts({ ...base, clusterDir: root, uid: 12345 })).rejects.toThrow(/not a directory owned by this user/);
+    await expect(prepareCerts({ ...base, clusterDir: root, uid: 12345 })).rejects.toThrow(
+      /not a directory owned by this user/,
+    );
   });
 });
 

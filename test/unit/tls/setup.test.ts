@@ -26,7 +26,8 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
-const setUp = (spec: ClusterSpec) => setUpTls({ spec, paths: clusterPaths(root, spec.name), clusterId: 'id1', bus, now: new Date() });
+const setUp = (spec: ClusterSpec) =>
+  setUpTls({ spec, paths: clusterPaths(root, spec.name), clusterId: 'id1', bus, now: new Date() });
 const notices = () => events.flatMap((e) => (e.kind === 'notice' ? [`${e.level}: ${e.message}`] : []));
 
 describe('setUpTls', () => {
@@ -55,8 +56,18 @@ describe('setUpTls', () => {
     const tls = await setUp({ ...spec, security: { kind: 'tls' } });
     const certs = await readCerts(path.join(root, 't', 'tls'));
     expect(certs).toBeDefined();
-    const names = (host: string) => tls!.filesFor!(host).map((f) => f.name).sort();
-    expect(names('n0')).toEqual(['ca.pem', 'scheduler-key.pem', 'scheduler.pem', 'ssl_error_queue.py', 'worker-key.pem', 'worker.pem']);
+    const names = (host: string) =>
+      tls!.filesFor!(host)
+        .map((f) => f.name)
+        .sort();
+    expect(names('n0')).toEqual([
+      'ca.pem',
+      'scheduler-key.pem',
+      'scheduler.pem',
+      'ssl_error_queue.py',
+      'worker-key.pem',
+      'worker.pem',
+    ]);
     expect(names('n1')).toEqual(['ca.pem', 'ssl_error_queue.py', 'worker-key.pem', 'worker.pem']);
     expect(tls!.filesFor!('n1').find((f) => f.name === 'worker-key.pem')?.content).toBe(certs!.worker.key);
     // Processes name them in the directory the launcher writes them to, which it puts in.
@@ -89,11 +100,17 @@ describe('readOwnCerts', () => {
   it('refuses a certificate another CA signed', async () => {
     const stranger = await makeClusterCerts({ clusterName: 'x', clusterId: 'y', now: new Date() });
     writeFileSync(files.worker.cert, stranger.worker.cert);
-    await expect(readOwnCerts(files)).rejects.toMatchObject({ exitCode: 2, message: `security.worker: ${files.worker.cert} is not signed by ca_file ${files.caFile}` });
+    await expect(readOwnCerts(files)).rejects.toMatchObject({
+      exitCode: 2,
+      message: `security.worker: ${files.worker.cert} is not signed by ca_file ${files.caFile}`,
+    });
   });
 
   it("refuses a key that is not its certificate's", async () => {
     writeFileSync(files.client.key, mine.scheduler.key);
-    await expect(readOwnCerts(files)).rejects.toMatchObject({ exitCode: 2, message: `security.client: ${files.client.key} is not the key of ${files.client.cert}` });
+    await expect(readOwnCerts(files)).rejects.toMatchObject({
+      exitCode: 2,
+      message: `security.client: ${files.client.key} is not the key of ${files.client.cert}`,
+    });
   });
 });

@@ -15,7 +15,7 @@ const tick = () => new Promise((r) => setTimeout(r, 30));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Waits for the frame a key press causes (event, not time: a loaded machine renders late). */
 async function nextFrame(r: { frames: string[] }, before: number): Promise<void> {
-  for (const until = Date.now() + 5_000; r.frames.length === before && Date.now() < until; ) await sleep(5);
+  for (const until = Date.now() + 5_000; r.frames.length === before && Date.now() < until;) await sleep(5);
   await sleep(5);
 }
 let unmount: (() => void) | undefined;
@@ -26,12 +26,25 @@ function show(p: Partial<AppProps> & Pick<AppProps, 'store'>, size = { width: 10
   const r = render(createElement(App, { actions, size, now: NOW, pollMs: 0, color: false, ...p }));
   unmount = r.unmount;
   const frame = () => normalize(r.lastFrame() ?? '');
-  return { r, calls, frame, press: async (k: string) => { const before = r.frames.length; r.stdin.write(k); await nextFrame(r, before); } };
+  return {
+    r,
+    calls,
+    frame,
+    press: async (k: string) => {
+      const before = r.frames.length;
+      r.stdin.write(k);
+      await nextFrame(r, before);
+    },
+  };
 }
 
 /** Spinner frames and elapsed times change from run to run; trailing blanks do not matter. */
 function normalize(s: string): string {
-  return s.replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/g, '*').replace(/\b\d+(m\d\ds|s|h\d\dm)\b/g, '<t>').replace(/[ \t]+$/gm, '').replace(/\n+$/, '');
+  return s
+    .replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/g, '*')
+    .replace(/\b\d+(m\d\ds|s|h\d\dm)\b/g, '<t>')
+    .replace(/[ \t]+$/gm, '')
+    .replace(/\n+$/, '');
 }
 
 describe('dashboard', () => {
@@ -58,7 +71,10 @@ describe('dashboard', () => {
   it("shows an up host's last error as earlier, not as a failure now; an unreachable host's as its state's reason", () => {
     const s = upStore();
     const st = snapshot();
-    s.setStatus({ ...st, hosts: st.hosts.map((h) => (h.name === 'node1' ? { ...h, lastError: 'stopped answering (keepalive)' } : h)) });
+    s.setStatus({
+      ...st,
+      hosts: st.hosts.map((h) => (h.name === 'node1' ? { ...h, lastError: 'stopped answering (keepalive)' } : h)),
+    });
     const { frame } = show({ store: s }, { width: 160, height: 24 });
     expect(frame()).toMatch(/node1 .*up \(earlier: stopped answering \(keepalive\)\)/);
     expect(frame()).not.toContain('up: stopped answering');
@@ -66,10 +82,12 @@ describe('dashboard', () => {
     // Connecting again after it failed: reconnecting, with why it had to.
     const again = upStore();
     again.setStatus({ ...st, hosts: st.hosts.map((h) => (h.name === 'node2' ? { ...h, state: 'connecting' } : h)) });
-    expect(show({ store: again }, { width: 160, height: 24 }).frame()).toMatch(/node2 .*reconnecting: connect ECONNREFUSED 10\.0\.0\.3:22/);
+    expect(show({ store: again }, { width: 160, height: 24 }).frame()).toMatch(
+      /node2 .*reconnecting: connect ECONNREFUSED 10\.0\.0\.3:22/,
+    );
   });
 
-  it('shows each host\'s start-up step with a spinner and its elapsed time', () => {
+  it("shows each host's start-up step with a spinner and its elapsed time", () => {
     const s = new DashboardStore('lab', () => T0);
     s.apply({ kind: 'host-state', host: 'node0', state: 'starting' });
     s.apply({ kind: 'host-state', host: 'node1', state: 'connecting' });
@@ -136,7 +154,16 @@ describe('dashboard', () => {
 
   it('q when attached detaches at once', async () => {
     const { actions, calls } = fakeActions('attached');
-    const r = render(createElement(App, { store: upStore(), actions, size: { width: 100, height: 24 }, now: NOW, pollMs: 0, color: false }));
+    const r = render(
+      createElement(App, {
+        store: upStore(),
+        actions,
+        size: { width: 100, height: 24 },
+        now: NOW,
+        pollMs: 0,
+        color: false,
+      }),
+    );
     unmount = r.unmount;
     r.stdin.write('q');
     await tick();
@@ -182,7 +209,11 @@ describe('dashboard', () => {
 
   it('s sorts the hosts by CPU (busiest first), keeping the selection on its host; x shows a worker in detail', async () => {
     const { press, frame } = show({ store: upStore() }, { width: 140, height: 30 });
-    const order = () => frame().split('\n').filter((l) => /^[ ▸] node\d/.test(l)).map((l) => l.slice(2, 7));
+    const order = () =>
+      frame()
+        .split('\n')
+        .filter((l) => /^[ ▸] node\d/.test(l))
+        .map((l) => l.slice(2, 7));
     expect(order()).toEqual(['node0', 'node1', 'node2']);
     await press('s');
     expect(order()).toEqual(['node1', 'node0', 'node2']);
@@ -211,17 +242,42 @@ describe('dashboard', () => {
 
   it("shows the scheduler's work under the header: progress bar, tasks by state, clients, its load; the layout makes room for the line", async () => {
     const s = upStore();
-    s.setStatus(snapshot({ tasks: { byState: { processing: 12, queued: 40, memory: 108 }, progress: { done: 108, total: 160, erred: 0 }, clients: 1, schedulerCpu: 3, schedulerMemoryBytes: 120 * 2 ** 20 } }));
+    s.setStatus(
+      snapshot({
+        tasks: {
+          byState: { processing: 12, queued: 40, memory: 108 },
+          progress: { done: 108, total: 160, erred: 0 },
+          clients: 1,
+          schedulerCpu: 3,
+          schedulerMemoryBytes: 120 * 2 ** 20,
+        },
+      }),
+    );
     const { frame } = show({ store: s }, { width: 160, height: 24 });
-    expect(frame()).toContain('tasks ██████████░░░░░░ 108/160 done (67%) · 40 queued, 12 processing, 108 in memory · 1 client · scheduler 3% 120M');
+    expect(frame()).toContain(
+      'tasks ██████████░░░░░░ 108/160 done (67%) · 40 queued, 12 processing, 108 in memory · 1 client · scheduler 3% 120M',
+    );
     expect(frame().split('\n').length).toBeLessThanOrEqual(23);
     expect(frame()).toMatch(/Logs \[follow\]/);
   });
 
   it('shows erred work as erred after its client left, with the prefix that killed workers, and makes room for the lines', async () => {
     const s = upStore();
-    const prefixes = [{ prefix: 'boom', done: 0, erred: 1, total: 1, killedWorkers: 4 }, { prefix: 'ok', done: 3, erred: 0, total: 3, killedWorkers: 0 }];
-    s.setStatus(snapshot({ tasks: { byState: {}, progress: { done: 3, total: 4, erred: 1, killedWorkers: 4, prefixes }, clients: 0, schedulerCpu: 3, schedulerMemoryBytes: 120 * 2 ** 20 } }));
+    const prefixes = [
+      { prefix: 'boom', done: 0, erred: 1, total: 1, killedWorkers: 4 },
+      { prefix: 'ok', done: 3, erred: 0, total: 3, killedWorkers: 0 },
+    ];
+    s.setStatus(
+      snapshot({
+        tasks: {
+          byState: {},
+          progress: { done: 3, total: 4, erred: 1, killedWorkers: 4, prefixes },
+          clients: 0,
+          schedulerCpu: 3,
+          schedulerMemoryBytes: 120 * 2 ** 20,
+        },
+      }),
+    );
     const { frame } = show({ store: s }, { width: 160, height: 24 });
     expect(frame()).toContain('3/4 done (75%), 1 erred');
     expect(frame()).toContain('  boom: 0/1 done, 1 erred, killed 4 workers');
@@ -232,19 +288,41 @@ describe('dashboard', () => {
 
   it('at 80 columns drops low-priority columns and keeps every header it shows whole', async () => {
     const { frame, press } = show({ store: upStore() }, { width: 80, height: 24 });
-    const hostHeader = frame().split('\n').find((l) => l.includes('HOST'))!;
-    expect(hostHeader.trim().split(/\s+/)).toEqual(['HOST', 'WORKERS', 'THREADS', 'MEMORY', 'CPU', 'TASKS', 'RESTARTS', 'STATE']);
+    const hostHeader = frame()
+      .split('\n')
+      .find((l) => l.includes('HOST'))!;
+    expect(hostHeader.trim().split(/\s+/)).toEqual([
+      'HOST',
+      'WORKERS',
+      'THREADS',
+      'MEMORY',
+      'CPU',
+      'TASKS',
+      'RESTARTS',
+      'STATE',
+    ]);
     expect(frame()).toMatch(/node2 .* unreachable/);
     await press('\u001B[B');
     await press('\r');
-    const workerHeader = frame().split('\n').find((l) => l.includes('WORKER '))!;
+    const workerHeader = frame()
+      .split('\n')
+      .find((l) => l.includes('WORKER '))!;
     // Threads, pid and address go first; state, tasks, restarts and idle stay.
     expect(workerHeader.trim().split(/\s+/)).toEqual(['WORKER', 'STATE', 'MEMORY', 'CPU', 'TASKS', 'RESTARTS', 'IDLE']);
-    expect(frame().split('\n').every((l) => l.length <= 80)).toBe(true);
+    expect(
+      frame()
+        .split('\n')
+        .every((l) => l.length <= 80),
+    ).toBe(true);
   });
 
   it('renders cleanly in a small terminal and says so in a tiny one', () => {
-    expect(show({ store: upStore() }, { width: 60, height: 14 }).frame().split('\n').every((l) => l.length <= 60)).toBe(true);
+    expect(
+      show({ store: upStore() }, { width: 60, height: 14 })
+        .frame()
+        .split('\n')
+        .every((l) => l.length <= 60),
+    ).toBe(true);
     unmount?.();
     expect(show({ store: upStore() }, { width: 30, height: 8 }).frame()).toContain('terminal too small (30x8)');
   });
@@ -253,9 +331,11 @@ describe('dashboard', () => {
     const s = upStore();
     const { r } = show({ store: s, fps: 10 });
     const before = r.frames.length;
-    for (let i = 0; i < 5_000; i++) s.apply({ kind: 'process-line', host: 'node1', name: 'node1-0', stream: 'stdout', line: `line ${i}` });
+    for (let i = 0; i < 5_000; i++)
+      s.apply({ kind: 'process-line', host: 'node1', name: 'node1-0', stream: 'stdout', line: `line ${i}` });
     await new Promise((res) => setTimeout(res, 250));
-    for (const until = Date.now() + 5_000; !r.lastFrame()?.includes('line 4999') && Date.now() < until; ) await sleep(10);
+    for (const until = Date.now() + 5_000; !r.lastFrame()?.includes('line 4999') && Date.now() < until;)
+      await sleep(10);
     expect(r.frames.length - before).toBeLessThanOrEqual(4);
     expect(r.lastFrame()).toContain('line 4999');
   });
@@ -277,19 +357,25 @@ describe('the help overlay', () => {
 describe('log lines in the pane', () => {
   it("marks every occurrence of the filter's word, in any case", () => {
     expect(highlightParts('Unmanaged memory: unmanaged', 'unmanaged')).toEqual([
-      { s: 'Unmanaged', hit: true }, { s: ' memory: ', hit: false }, { s: 'unmanaged', hit: true },
+      { s: 'Unmanaged', hit: true },
+      { s: ' memory: ', hit: false },
+      { s: 'unmanaged', hit: true },
     ]);
     expect(highlightParts('no word here', '')).toEqual([{ s: 'no word here', hit: false }]);
   });
 
   it("show the message: Dask's timestamp, its logger's name and runs of spaces go", async () => {
     const { compact } = await import('../../../src/ui/components/LogPane.js');
-    expect(compact('2026-11-24 21:57:40,177 - distributed.worker - INFO -         Registered to:      tcp://127.0.0.1:8786')).toBe(
-      'INFO Registered to: tcp://127.0.0.1:8786',
-    );
+    expect(
+      compact('2026-11-24 21:57:40,177 - distributed.worker - INFO -         Registered to:      tcp://127.0.0.1:8786'),
+    ).toBe('INFO Registered to: tcp://127.0.0.1:8786');
     // Dask's logger names go (the level stays); another logger's line keeps its name.
-    expect(compact('distributed.worker.memory - WARNING - Unmanaged memory use is high')).toBe('WARNING Unmanaged memory use is high');
-    expect(compact('tornado.application - ERROR - Uncaught exception')).toBe('tornado.application - ERROR - Uncaught exception');
+    expect(compact('distributed.worker.memory - WARNING - Unmanaged memory use is high')).toBe(
+      'WARNING Unmanaged memory use is high',
+    );
+    expect(compact('tornado.application - ERROR - Uncaught exception')).toBe(
+      'tornado.application - ERROR - Uncaught exception',
+    );
   });
 });
 
@@ -297,8 +383,18 @@ function statusWithEvents() {
   return {
     ...snapshot(),
     events: [
-      { time: '2026-11-24T12:00:00.000Z', level: 'error' as const, subject: 'node2', text: 'unreachable: connect ECONNREFUSED' },
-      { time: '2026-11-24T12:00:01.000Z', level: 'warning' as const, subject: 'node1-0', text: 'Worker process 42 was killed by signal 9; its nanny restarted it (1 time(s) so far)' },
+      {
+        time: '2026-11-24T12:00:00.000Z',
+        level: 'error' as const,
+        subject: 'node2',
+        text: 'unreachable: connect ECONNREFUSED',
+      },
+      {
+        time: '2026-11-24T12:00:01.000Z',
+        level: 'warning' as const,
+        subject: 'node1-0',
+        text: 'Worker process 42 was killed by signal 9; its nanny restarted it (1 time(s) so far)',
+      },
     ],
   };
 }

@@ -7,8 +7,19 @@ export const T0 = Date.parse('2026-01-01T00:00:00Z');
 
 export function snapshot(over: Partial<StatusJson> = {}): StatusJson {
   const w = (name: string, host: string, extra: Partial<WorkerStatus> = {}): WorkerStatus => ({
-    name, host, pid: 100, state: 'running', restarts: 0, address: `tcp://${host}:40000`, nthreads: 2, memoryLimit: 'auto',
-    cpu: 12.5, memoryBytes: 150 * 2 ** 20, memoryLimitBytes: 2 * 2 ** 30, executing: 1, ...extra,
+    name,
+    host,
+    pid: 100,
+    state: 'running',
+    restarts: 0,
+    address: `tcp://${host}:40000`,
+    nthreads: 2,
+    memoryLimit: 'auto',
+    cpu: 12.5,
+    memoryBytes: 150 * 2 ** 20,
+    memoryLimitBytes: 2 * 2 ** 30,
+    executing: 1,
+    ...extra,
   });
   return {
     name: 'lab',
@@ -22,12 +33,30 @@ export function snapshot(over: Partial<StatusJson> = {}): StatusJson {
     hosts: [
       { name: 'node0', roles: ['scheduler'], state: 'up', lastError: null, workers: 0 },
       { name: 'node1', roles: ['worker'], state: 'up', lastError: null, workers: 2 },
-      { name: 'node2', roles: ['worker'], state: 'unreachable', lastError: 'connect ECONNREFUSED 10.0.0.3:22', workers: 0 },
+      {
+        name: 'node2',
+        roles: ['worker'],
+        state: 'unreachable',
+        lastError: 'connect ECONNREFUSED 10.0.0.3:22',
+        workers: 0,
+      },
     ],
-    workers: [w('node1-0', 'node1'), w('node1-1', 'node1', { restarts: 2, executing: 3 }), w('node2-0', 'node2', { state: 'stopped', pid: null, address: null })],
+    workers: [
+      w('node1-0', 'node1'),
+      w('node1-1', 'node1', { restarts: 2, executing: 3 }),
+      w('node2-0', 'node2', { state: 'stopped', pid: null, address: null }),
+    ],
     adaptive: {
-      enabled: true, minimum: 1, maximum: 4, intervalMs: 1000, waitCount: 3, targetDurationMs: 5000, target: 3, unmet: [],
-      lastDecision: { decision: 'up by 1', reason: 'scheduler wants 3', time: new Date(T0).toISOString() }, log: [],
+      enabled: true,
+      minimum: 1,
+      maximum: 4,
+      intervalMs: 1000,
+      waitCount: 3,
+      targetDurationMs: 5000,
+      target: 3,
+      unmet: [],
+      lastDecision: { decision: 'up by 1', reason: 'scheduler wants 3', time: new Date(T0).toISOString() },
+      log: [],
     },
     ...over,
   };
@@ -36,10 +65,35 @@ export function snapshot(over: Partial<StatusJson> = {}): StatusJson {
 export function upStore(now = () => T0 + 65_000): DashboardStore {
   const s = new DashboardStore('lab', now);
   s.setStatus(snapshot());
-  s.apply({ kind: 'cluster-up', name: 'lab', schedulerAddress: 'tcp://10.0.0.1:8786', dashboardUrl: 'http://10.0.0.1:8787/status', workers: [], failedHosts: ['node2'] });
-  s.apply({ kind: 'process-line', host: 'node0', name: 'scheduler', stream: 'stderr', line: 'distributed.scheduler - INFO - Register worker' });
-  s.apply({ kind: 'process-line', host: 'node1', name: 'node1-0', stream: 'stderr', line: 'distributed.worker - WARNING - Unmanaged memory use is high' });
-  s.apply({ kind: 'process-line', host: 'node1', name: 'node1-1', stream: 'stderr', line: 'distributed.worker - ERROR - Compute Failed' });
+  s.apply({
+    kind: 'cluster-up',
+    name: 'lab',
+    schedulerAddress: 'tcp://10.0.0.1:8786',
+    dashboardUrl: 'http://10.0.0.1:8787/status',
+    workers: [],
+    failedHosts: ['node2'],
+  });
+  s.apply({
+    kind: 'process-line',
+    host: 'node0',
+    name: 'scheduler',
+    stream: 'stderr',
+    line: 'distributed.scheduler - INFO - Register worker',
+  });
+  s.apply({
+    kind: 'process-line',
+    host: 'node1',
+    name: 'node1-0',
+    stream: 'stderr',
+    line: 'distributed.worker - WARNING - Unmanaged memory use is high',
+  });
+  s.apply({
+    kind: 'process-line',
+    host: 'node1',
+    name: 'node1-1',
+    stream: 'stderr',
+    line: 'distributed.worker - ERROR - Compute Failed',
+  });
   return s;
 }
 

@@ -15,10 +15,15 @@ async function step(ms: number): Promise<void> {
 
 describe('an idle dashboard', () => {
   it('draws once a second for its uptime, with status polls that bring nothing new drawing nothing', async () => {
-    vi.useFakeTimers({ now: T0 + 65_000, toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+    vi.useFakeTimers({
+      now: T0 + 65_000,
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
+    });
     const store = upStore(() => Date.now());
     const { actions } = fakeActions('attached');
-    const r = render(createElement(App, { store, actions, size: { width: 80, height: 24 }, pollMs: 1_000, color: false }));
+    const r = render(
+      createElement(App, { store, actions, size: { width: 80, height: 24 }, pollMs: 1_000, color: false }),
+    );
     await step(3_000); // the first polls and frames
     const before = r.frames.length;
     const uptime = () => /up (\S+)/.exec(r.lastFrame() ?? '')?.[1];

@@ -22,7 +22,7 @@ function show(p: Partial<AppProps> & Pick<AppProps, 'store'>, size = { width: 80
   const press = async (k: string) => {
     const before = r.frames.length;
     r.stdin.write(k);
-    for (const until = Date.now() + 5_000; r.frames.length === before && Date.now() < until; ) await sleep(5);
+    for (const until = Date.now() + 5_000; r.frames.length === before && Date.now() < until;) await sleep(5);
     await sleep(5);
   };
   return { frame, press };
@@ -32,7 +32,8 @@ function show(p: Partial<AppProps> & Pick<AppProps, 'store'>, size = { width: 80
 const prose = (s: string) => s.replace(/[│╭╮╰╯─]/g, ' ').replace(/\s+/g, ' ');
 const widest = (s: string) => Math.max(...s.split('\n').map((l) => [...l].length));
 
-const LONG_DASK = '2026-11-24 21:57:40,177 - distributed.scheduler - INFO - Register worker addr: tls://10.213.156.11:40317 name: 10.213.156.11-0 memory: 11.77 GiB threads: 2';
+const LONG_DASK =
+  '2026-11-24 21:57:40,177 - distributed.scheduler - INFO - Register worker addr: tls://10.213.156.11:40317 name: 10.213.156.11-0 memory: 11.77 GiB threads: 2';
 const NOTICE = 'the dashboard port was taken; the scheduler serves it on 8788 (the forward on this machine follows it)';
 
 describe('at 80 columns', () => {
@@ -55,14 +56,20 @@ describe('at 80 columns', () => {
     const text = prose(frame());
     expect(text).toContain("Quit: this terminal is the cluster's controller.");
     expect(text).toContain('t tear the cluster down and quit c / esc cancel, keep watching');
-    expect(text).toContain('To leave a cluster running without a terminal: sshcluster up --detach, then sshcluster attach (q there detaches).');
+    expect(text).toContain(
+      'To leave a cluster running without a terminal: sshcluster up --detach, then sshcluster attach (q there detaches).',
+    );
   });
 
   it("shows every key's help whole, each on its line, and the mode's note", async () => {
     const { frame, press } = show({ store: upStore() });
     await press('?');
     const lines = frame().split('\n');
-    for (const k of KEY_TABLE) expect(lines.some((l) => l.trim().startsWith(k.keys) && l.trimEnd().endsWith(k.help)), k.help).toBe(true);
+    for (const k of KEY_TABLE)
+      expect(
+        lines.some((l) => l.trim().startsWith(k.keys) && l.trimEnd().endsWith(k.help)),
+        k.help,
+      ).toBe(true);
     expect(frame()).toContain("This terminal is the cluster's controller: quitting it stops the cluster.");
     expect(frame()).not.toContain('…');
   });
@@ -93,12 +100,26 @@ describe('at 50x12', () => {
   it('says how many hosts the table leaves out, and keeps the selected one in view', async () => {
     const s = upStore();
     const st = snapshot();
-    s.setStatus({ ...st, hosts: [...st.hosts, ...['node3', 'node4', 'node5'].map((name) => ({ name, roles: ['worker' as const], state: 'up' as const, lastError: null, workers: 0 }))] });
+    s.setStatus({
+      ...st,
+      hosts: [
+        ...st.hosts,
+        ...['node3', 'node4', 'node5'].map((name) => ({
+          name,
+          roles: ['worker' as const],
+          state: 'up' as const,
+          lastError: null,
+          workers: 0,
+        })),
+      ],
+    });
     const { frame, press } = show({ store: s }, { width: 50, height: 12 });
     expect(widest(frame())).toBeLessThanOrEqual(50);
     const more = /\+(\d+) more/.exec(frame());
     expect(more).not.toBeNull();
-    const listed = frame().split('\n').filter((l) => /^[ ▸] node\d/.test(l)).length;
+    const listed = frame()
+      .split('\n')
+      .filter((l) => /^[ ▸] node\d/.test(l)).length;
     expect(listed + Number(more![1])).toBe(6);
     for (let i = 0; i < 5; i++) await press('\u001B[B');
     expect(frame()).toMatch(/▸ node5/);
@@ -114,7 +135,14 @@ describe('the dashboard URL', () => {
     expect(frame()).toContain('dashboard once up');
     expect(frame()).not.toContain('127.0.0.1:8787');
     unmount?.();
-    s.apply({ kind: 'cluster-up', name: 'lab', schedulerAddress: 'tcp://10.0.0.1:8786', dashboardUrl: 'http://127.0.0.1:41234/status', workers: [], failedHosts: [] });
+    s.apply({
+      kind: 'cluster-up',
+      name: 'lab',
+      schedulerAddress: 'tcp://10.0.0.1:8786',
+      dashboardUrl: 'http://127.0.0.1:41234/status',
+      workers: [],
+      failedHosts: [],
+    });
     s.setStatus(snapshot({ dashboardUrl: 'http://127.0.0.1:41234/status' }));
     expect(show({ store: s }, { width: 100, height: 24 }).frame()).toContain('dashboard http://127.0.0.1:41234/status');
   });
@@ -123,8 +151,12 @@ describe('the dashboard URL', () => {
 describe('the events view at 80 columns', () => {
   it('wraps an event under its time rather than cut it', async () => {
     const s = upStore();
-    const text = 'Worker process 42 was killed by signal 9; its nanny restarted it (1 time(s) so far); the task running on it was node1-0-sum-8a4f2c';
-    s.setStatus({ ...snapshot(), events: [{ time: '2026-11-24T12:00:01.000Z', level: 'warning', subject: 'node1-0', text }] });
+    const text =
+      'Worker process 42 was killed by signal 9; its nanny restarted it (1 time(s) so far); the task running on it was node1-0-sum-8a4f2c';
+    s.setStatus({
+      ...snapshot(),
+      events: [{ time: '2026-11-24T12:00:01.000Z', level: 'warning', subject: 'node1-0', text }],
+    });
     const { frame, press } = show({ store: s });
     await press('e');
     expect(widest(frame())).toBeLessThanOrEqual(80);

@@ -6,7 +6,13 @@ import { logMatcher, selectedWorker } from '../../../src/ui/state/model.js';
 import { DashboardStore } from '../../../src/ui/store.js';
 import { snapshot, T0, upStore } from './fixture.js';
 
-const line = (host: string, name: string, text: string) => ({ kind: 'process-line' as const, host, name, stream: 'stderr' as const, line: text });
+const line = (host: string, name: string, text: string) => ({
+  kind: 'process-line' as const,
+  host,
+  name,
+  stream: 'stderr' as const,
+  line: text,
+});
 
 describe('log ring', () => {
   it('keeps the newest lines only, each cut to a bounded length', () => {
@@ -55,7 +61,11 @@ describe('dashboard store', () => {
   it('takes hosts, workers, metrics and adaptive from a status snapshot, and phases from events', () => {
     const s = upStore();
     expect(s.model.phase).toBe('up');
-    expect(s.model.hosts.map((h) => [h.name, h.state, h.step])).toEqual([['node0', 'up', 'registered'], ['node1', 'up', 'registered'], ['node2', 'unreachable', 'connecting']]);
+    expect(s.model.hosts.map((h) => [h.name, h.state, h.step])).toEqual([
+      ['node0', 'up', 'registered'],
+      ['node1', 'up', 'registered'],
+      ['node2', 'unreachable', 'connecting'],
+    ]);
     expect(s.model.adaptive?.target).toBe(3);
     s.apply({ kind: 'teardown-started', reason: 'q' });
     expect(s.model.phase).toBe('stopping');
@@ -77,7 +87,10 @@ describe('dashboard store', () => {
     const shown = () => s.model.logs.window(10, logMatcher(s.model), null).map((l) => l.text);
     expect(shown()).toContain('distributed.scheduler - INFO - Register worker');
     s.dispatch({ kind: 'level' });
-    expect(shown()).toEqual(['distributed.worker - WARNING - Unmanaged memory use is high', 'distributed.worker - ERROR - Compute Failed']);
+    expect(shown()).toEqual([
+      'distributed.worker - WARNING - Unmanaged memory use is high',
+      'distributed.worker - ERROR - Compute Failed',
+    ]);
     s.dispatch({ kind: 'level' });
     expect(shown()).toEqual(['distributed.worker - ERROR - Compute Failed']);
     s.dispatch({ kind: 'level' });

@@ -12,7 +12,11 @@ export interface SocketForward {
   close(): void;
 }
 
-export async function startApiSocket(connect: Connect, socketPath: string, limits: ListenerLimits = DEFAULT_LIMITS): Promise<SocketForward> {
+export async function startApiSocket(
+  connect: Connect,
+  socketPath: string,
+  limits: ListenerLimits = DEFAULT_LIMITS,
+): Promise<SocketForward> {
   await removeStaleSocket(socketPath);
   const open = new Set<net.Socket>();
   const server = net.createServer((local) => {

@@ -10,11 +10,17 @@ const HIDDEN = /^\/(api|proxy)(\/|$)/;
 const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /** Why a request from the shared port is refused, or undefined to forward it. */
-export function browserRefusal(method: string | undefined, url: string | undefined, host: string | undefined): string | undefined {
-  if (!method || !READ_METHODS.has(method)) return `${method ?? 'this method'} is not forwarded on this port (GET and HEAD only)`;
+export function browserRefusal(
+  method: string | undefined,
+  url: string | undefined,
+  host: string | undefined,
+): string | undefined {
+  if (!method || !READ_METHODS.has(method))
+    return `${method ?? 'this method'} is not forwarded on this port (GET and HEAD only)`;
   const p = normalizedPath(url);
   if (p === undefined) return 'this request target is not forwarded on this port';
-  if (HIDDEN.test(p)) return `the scheduler's ${p.startsWith('/api') ? 'HTTP API' : 'proxy'} is not forwarded on this port`;
+  if (HIDDEN.test(p))
+    return `the scheduler's ${p.startsWith('/api') ? 'HTTP API' : 'proxy'} is not forwarded on this port`;
   if (!isLoopbackHost(host)) return `Host "${host ?? ''}" is not this machine's loopback`;
   return undefined;
 }

@@ -18,10 +18,23 @@ export interface Forward {
 
 export type Connect = () => Promise<Duplex>;
 
-const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
+const HOP_BY_HOP = [
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+];
 
 /** Listens on the first of preferredPorts that is free, else on any port. */
-export async function startDashboardForward(connect: Connect, preferredPorts: number | readonly number[], limits: ListenerLimits = DEFAULT_LIMITS): Promise<Forward> {
+export async function startDashboardForward(
+  connect: Connect,
+  preferredPorts: number | readonly number[],
+  limits: ListenerLimits = DEFAULT_LIMITS,
+): Promise<Forward> {
   const open = new Set<Duplex>();
   const track = (s: Duplex) => {
     open.add(s);
@@ -39,12 +52,16 @@ export async function startDashboardForward(connect: Connect, preferredPorts: nu
     track(socket);
     socket.on('error', () => socket.destroy());
     const why = browserRefusal(req.method, req.url, req.headers.host) ?? websocketRefusal(req);
-    if (why) return void socket.end(`HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${refusalBody(why)}`);
+    if (why)
+      return void socket.end(
+        `HTTP/1.1 403 Forbidden\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n${refusalBody(why)}`,
+      );
     forwardUpgrade(req, socket, head, connect, track);
     closeWhenIdle(socket as net.Socket, limits.idleMs);
   });
   let port: number | undefined;
-  for (const want of [preferredPorts].flat()) if ((port ??= await listen(server, want).catch(() => undefined)) !== undefined) break;
+  for (const want of [preferredPorts].flat())
+    if ((port ??= await listen(server, want).catch(() => undefined)) !== undefined) break;
   port ??= await listen(server, 0);
   return {
     port,
@@ -55,7 +72,12 @@ export async function startDashboardForward(connect: Connect, preferredPorts: nu
   };
 }
 
-function forwardRequest(req: http.IncomingMessage, res: http.ServerResponse, connect: Connect, track: (s: Duplex) => void): void {
+function forwardRequest(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  connect: Connect,
+  track: (s: Duplex) => void,
+): void {
   const headers = { ...req.headers };
   for (const h of HOP_BY_HOP) delete headers[h];
   const upstream = http.request({
@@ -78,7 +100,9 @@ function forwardRequest(req: http.IncomingMessage, res: http.ServerResponse, con
   });
   upstream.on('error', () => {
     if (res.headersSent) return void res.destroy();
-    res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8' }).end('sshcluster: the scheduler did not answer\n');
+    res
+      .writeHead(502, { 'content-type': 'text/plain; charset=utf-8' })
+      .end('sshcluster: the scheduler did not answer\n');
   });
   res.on('close', () => upstream.destroy());
   upstream.end();
@@ -87,7 +111,9 @@ function forwardRequest(req: http.IncomingMessage, res: http.ServerResponse, con
 /** Why an upgrade is not a websocket handshake a browser makes, or undefined. */
 function websocketRefusal(req: http.IncomingMessage): string | undefined {
   const upgrade = String(req.headers.upgrade ?? '').toLowerCase();
-  return upgrade === 'websocket' && req.headers['sec-websocket-key'] ? undefined : 'only a websocket handshake is upgraded on this port';
+  return upgrade === 'websocket' && req.headers['sec-websocket-key']
+    ? undefined
+    : 'only a websocket handshake is upgraded on this port';
 }
 
 /**
@@ -96,7 +122,13 @@ function websocketRefusal(req: http.IncomingMessage): string | undefined {
  * the socket, paused) waits, and any other answer is relayed as the one answer on a
  * connection closed after it, so no request rides behind a refused upgrade unchecked.
  */
-function forwardUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer, connect: Connect, track: (s: Duplex) => void): void {
+function forwardUpgrade(
+  req: http.IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  connect: Connect,
+  track: (s: Duplex) => void,
+): void {
   socket.pause();
   const upstream = http.request({
     method: req.method,
@@ -124,7 +156,11 @@ function forwardUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer,
   upstream.on('response', (res) => {
     const kept: string[] = [];
     for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
-      if (!HOP_BY_HOP.includes(res.rawHeaders[i]!.toLowerCase()) && res.rawHeaders[i]!.toLowerCase() !== 'content-length') kept.push(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+      if (
+        !HOP_BY_HOP.includes(res.rawHeaders[i]!.toLowerCase()) &&
+        res.rawHeaders[i]!.toLowerCase() !== 'content-length'
+      )
+        kept.push(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
     }
     socket.write(responseHead(res, [...kept, 'Connection', 'close']));
     res.on('data', (d: Buffer) => socket.write(d));

@@ -25,6 +25,9 @@ export function capConnections(server: net.Server, limits: ListenerLimits): void
 }
 
 /** Closes `socket` (its 'close' takes the other end with it) once idle for `ms`. */
-export function closeWhenIdle(socket: { setTimeout(ms: number, cb: () => void): unknown; destroy(): void }, ms: number): void {
+export function closeWhenIdle(
+  socket: { setTimeout(ms: number, cb: () => void): unknown; destroy(): void },
+  ms: number,
+): void {
   socket.setTimeout(ms, () => socket.destroy());
 }

@@ -4,8 +4,13 @@ import { remoteProgram } from '../../../../src/dask/remote-programs.js';
 import { testHost } from '../../../unit/config/spec-fixture.js';
 
 describe('probeScript', () => {
-  it('prints the date before the host\'s setup, then runs remote_python found by command -v; env only on stdin', () => {
-    const h = { ...testHost('n1'), setup: ['. ~/venv/bin/activate'], env: { A: 'b c' }, remotePython: '~/venv/bin/python' };
+  it("prints the date before the host's setup, then runs remote_python found by command -v; env only on stdin", () => {
+    const h = {
+      ...testHost('n1'),
+      setup: ['. ~/venv/bin/activate'],
+      env: { A: 'b c' },
+      remotePython: '~/venv/bin/python',
+    };
     const { command, input } = probeScript(h);
     expect(command.indexOf('@sshc date')).toBeLessThan(command.indexOf('. ~/venv/bin/activate'));
     expect(command).not.toContain('b c');
@@ -71,8 +76,10 @@ describe('parseProbe', () => {
 });
 
 describe('parsePortsLine', () => {
-  it('reads the listener\'s pid and bind errors', () => {
-    expect(parsePortsLine('@sshc ports {"pid": 42, "scheduler": null, "dashboard": "Address already in use"}')).toEqual({ pid: 42, dashboard: 'Address already in use' });
+  it("reads the listener's pid and bind errors", () => {
+    expect(parsePortsLine('@sshc ports {"pid": 42, "scheduler": null, "dashboard": "Address already in use"}')).toEqual(
+      { pid: 42, dashboard: 'Address already in use' },
+    );
     expect(parsePortsLine('garbage')).toBeUndefined();
   });
 });

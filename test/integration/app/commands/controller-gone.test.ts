@@ -18,11 +18,19 @@ afterEach(() => {
 });
 
 /** A process whose command line says sshcluster, as a controller's does, and its state file. */
-async function controller(): Promise<{ found: { paths: ClusterPaths; state: ClusterState }; stateFile: string; proc: ChildProcess }> {
+async function controller(): Promise<{
+  found: { paths: ClusterPaths; state: ClusterState };
+  stateFile: string;
+  proc: ChildProcess;
+}> {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-gone-'));
   const stateFile = path.join(tmp, 'state.json');
   fs.writeFileSync(stateFile, '{}');
-  const proc = spawn('/usr/bin/python3', ['-c', 'import sys, time; print(1, flush=True); time.sleep(60)', 'sshcluster-controller'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const proc = spawn(
+    '/usr/bin/python3',
+    ['-c', 'import sys, time; print(1, flush=True); time.sleep(60)', 'sshcluster-controller'],
+    { stdio: ['ignore', 'pipe', 'ignore'] },
+  );
   child = proc;
   await new Promise((r) => proc.stdout!.once('data', r));
   const found = { paths: { stateFile } as ClusterPaths, state: { controller: { pid: proc.pid! } } as ClusterState };

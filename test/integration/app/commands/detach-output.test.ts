@@ -12,12 +12,15 @@ afterEach(() => ctx.cleanup());
 
 function fakeController(dir: string): string {
   const script = path.join(dir, 'fake-controller.mjs');
-  fs.writeFileSync(script, `
+  fs.writeFileSync(
+    script,
+    `
     process.send({ kind: 'host-state', host: 'a', state: 'starting' });
     process.send({ kind: 'process-line', host: 'a', name: 'scheduler', stream: 'stderr', line: 'not shown' });
     process.send({ kind: 'cluster-up', schedulerAddress: 'tcp://a:8786', dashboardUrl: 'http://127.0.0.1:8787/status', workers: [{ name: 'b-0', address: 'tcp://b:1' }], failedHosts: [] });
     process.on('disconnect', () => process.exit(0));
-  `);
+  `,
+  );
   return script;
 }
 
@@ -56,14 +59,20 @@ describe("up --detach: the controller's end, when it exits before the cluster is
 
   it('is its error line and what follows (not only the end of the scheduler output it quotes)', () => {
     const shown = whyItEnded(log);
-    expect(shown[0]).toBe('sshcluster: scheduler on h0 failed: port already in use (another scheduler? set scheduler_options.port)');
+    expect(shown[0]).toBe(
+      'sshcluster: scheduler on h0 failed: port already in use (another scheduler? set scheduler_options.port)',
+    );
     expect(shown.at(-1)).toBe('    traceback line 9');
     expect(shown).toHaveLength(12);
   });
 
   it('is the last 8 lines when the log holds no error line (a crash Node printed)', () => {
-    expect(whyItEnded(log.slice(0, 4).concat(['node: killed']))).toEqual([...log.slice(0, 4), 'node: killed'].slice(-8));
-    expect(whyItEnded(Array.from({ length: 20 }, (_, i) => `l${i}`))).toEqual(Array.from({ length: 8 }, (_, i) => `l${i + 12}`));
+    expect(whyItEnded(log.slice(0, 4).concat(['node: killed']))).toEqual(
+      [...log.slice(0, 4), 'node: killed'].slice(-8),
+    );
+    expect(whyItEnded(Array.from({ length: 20 }, (_, i) => `l${i}`))).toEqual(
+      Array.from({ length: 8 }, (_, i) => `l${i + 12}`),
+    );
   });
 
   it('is at most 24 lines from the error on', () => {
@@ -76,12 +85,15 @@ describe('up --detach whose controller fails before the cluster is up', () => {
   function failing(dir: string, record: boolean): string {
     const script = path.join(dir, 'failing-controller.mjs');
     const run = path.join(dir, 'sshcluster', 'lab', 'logs', '20260101T000000Z-abcdef');
-    fs.writeFileSync(script, `
+    fs.writeFileSync(
+      script,
+      `
       import fs from 'node:fs';
       if (${record}) { fs.mkdirSync(${JSON.stringify(run)}, { recursive: true }); fs.writeFileSync(${JSON.stringify(run)} + '/scheduler.log', 'Address already in use\\n'); }
       console.log('sshcluster: scheduler host a failed: cannot reach a:22 (ECONNREFUSED)');
       process.exit(1);
-    `);
+    `,
+    );
     return script;
   }
 

@@ -24,9 +24,13 @@ describe('sshcluster down', () => {
     expect(ctx.out()).toBe('');
     expect(ctx.err()).toBe('sshcluster: no cluster is running on this machine; nothing to stop\n');
     // A cluster that ran and stopped (its runs recorded) is no typo: nothing to stop.
-    fs.mkdirSync(path.join(stateRoot(ctx.env, ctx.homedir), 'gone', 'logs', '20260101T000000Z-abcdef'), { recursive: true });
+    fs.mkdirSync(path.join(stateRoot(ctx.env, ctx.homedir), 'gone', 'logs', '20260101T000000Z-abcdef'), {
+      recursive: true,
+    });
     expect(await runDown(ctx, { name: 'gone', json: false })).toBe(0);
-    expect(ctx.err()).toContain('cluster "gone" is not running (it has stopped; the logs of its last runs are kept); nothing to stop');
+    expect(ctx.err()).toContain(
+      'cluster "gone" is not running (it has stopped; the logs of its last runs are kept); nothing to stop',
+    );
   });
 
   it('with --json and nothing running prints a JSON document all the same', async () => {
@@ -39,8 +43,16 @@ describe('sshcluster down', () => {
     const p = clusterPaths(stateRoot(ctx.env, ctx.homedir), 'loc');
     await ensureClusterDir(p);
     await writeState(p.stateFile, {
-      version: 1, name: 'loc', clusterId: 'no-such-id-' + path.basename(ctx.stateHome), spec, controller: null,
-      schedulerAddress: 'tcp://127.0.0.1:8786', dashboardUrl: '', processes: [], desiredWorkers: 0, updatedAt: '',
+      version: 1,
+      name: 'loc',
+      clusterId: 'no-such-id-' + path.basename(ctx.stateHome),
+      spec,
+      controller: null,
+      schedulerAddress: 'tcp://127.0.0.1:8786',
+      dashboardUrl: '',
+      processes: [],
+      desiredWorkers: 0,
+      updatedAt: '',
     });
     // The dead controller's sockets (a kill -9 leaves them) go with the state file.
     for (const f of [p.socket, p.httpSocket]) fs.writeFileSync(f, '');
@@ -54,14 +66,25 @@ describe('sshcluster down', () => {
     const spec = { ...localClusterSpec({ cores: 2, memoryBytes: 2 ** 30, python: 'python3' }), name: 'loc' };
     const clusterId = `gone-${process.pid}-${Date.now()}`;
     // A worker of the removed host "gone" that the dead controller was still retiring.
-    const left = spawn('sleep', ['60'], { env: { ...process.env, SSHCLUSTER_ID: clusterId, SSHCLUSTER_HOST: 'gone' }, stdio: 'ignore' });
+    const left = spawn('sleep', ['60'], {
+      env: { ...process.env, SSHCLUSTER_ID: clusterId, SSHCLUSTER_HOST: 'gone' },
+      stdio: 'ignore',
+    });
     const exited = new Promise((r) => left.once('exit', (_code, signal) => r(signal)));
     try {
       const p = clusterPaths(stateRoot(ctx.env, ctx.homedir), 'loc');
       await ensureClusterDir(p);
       await writeState(p.stateFile, {
-        version: 1, name: 'loc', clusterId, spec, controller: null, schedulerAddress: 'tcp://127.0.0.1:8786', dashboardUrl: '',
-        processes: [{ name: 'gone-0', host: 'gone', role: 'worker', pid: left.pid! }], desiredWorkers: 0, updatedAt: '',
+        version: 1,
+        name: 'loc',
+        clusterId,
+        spec,
+        controller: null,
+        schedulerAddress: 'tcp://127.0.0.1:8786',
+        dashboardUrl: '',
+        processes: [{ name: 'gone-0', host: 'gone', role: 'worker', pid: left.pid! }],
+        desiredWorkers: 0,
+        updatedAt: '',
         formerHosts: [{ ...spec.workerHosts[0]!, name: 'gone' }],
       });
       expect(await runDown(ctx, { json: false })).toBe(0);
@@ -72,19 +95,40 @@ describe('sshcluster down', () => {
     }
   });
 
-  it("from the state file, a host no controller ever reached does not keep the cluster from going (nothing of it can be there); one reached before does", async () => {
+  it('from the state file, a host no controller ever reached does not keep the cluster from going (nothing of it can be there); one reached before does', async () => {
     // Port 1 on loopback refuses at once: a host that does not answer.
-    const nowhere = (name: string) => ({ ...testHost(name), connect: { ...testHost(name).connect, hostname: '127.0.0.1', port: 1, connectTimeoutMs: 2_000 } });
-    const spec: ClusterSpec = { name: 'far', local: false, schedulerHost: nowhere('s'), schedulerOptions: { port: 8786, dashboardAddress: ':8787' }, workerHosts: [nowhere('typo')] };
+    const nowhere = (name: string) => ({
+      ...testHost(name),
+      connect: { ...testHost(name).connect, hostname: '127.0.0.1', port: 1, connectTimeoutMs: 2_000 },
+    });
+    const spec: ClusterSpec = {
+      name: 'far',
+      local: false,
+      schedulerHost: nowhere('s'),
+      schedulerOptions: { port: 8786, dashboardAddress: ':8787' },
+      workerHosts: [nowhere('typo')],
+    };
     const p = clusterPaths(stateRoot(ctx.env, ctx.homedir), 'far');
     await ensureClusterDir(p);
-    const state = (unreached: string[]) => writeState(p.stateFile, {
-      version: 1, name: 'far', clusterId: 'far-' + path.basename(ctx.stateHome), spec, controller: null,
-      schedulerAddress: 'tcp://127.0.0.1:8786', dashboardUrl: '', processes: [], desiredWorkers: 0, updatedAt: '', unreached,
-    });
+    const state = (unreached: string[]) =>
+      writeState(p.stateFile, {
+        version: 1,
+        name: 'far',
+        clusterId: 'far-' + path.basename(ctx.stateHome),
+        spec,
+        controller: null,
+        schedulerAddress: 'tcp://127.0.0.1:8786',
+        dashboardUrl: '',
+        processes: [],
+        desiredWorkers: 0,
+        updatedAt: '',
+        unreached,
+      });
     await state(['typo']);
     expect(await runDown(ctx, { name: 'far', json: false })).toBe(1); // s was reached once: not checked
-    expect(ctx.out()).toContain('  typo: never reached by this cluster, so nothing of it is there (cannot connect now: ');
+    expect(ctx.out()).toContain(
+      '  typo: never reached by this cluster, so nothing of it is there (cannot connect now: ',
+    );
     expect(ctx.err()).toContain('  s: cannot connect to check it: ');
     await state(['s', 'typo']);
     expect(await runDown(ctx, { name: 'far', json: false })).toBe(0);

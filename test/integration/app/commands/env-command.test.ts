@@ -21,9 +21,18 @@ let tlsDir: string;
 
 function ctx(): AppContext {
   return {
-    env: { XDG_STATE_HOME: path.join(home, 'state') }, pid: 1, cwd: home, homedir: home, username: 'u', cores: 1, memoryBytes: 0,
-    stdout: { write: (t) => void (out += t) }, stderr: { write: () => undefined },
-    onReaderGone: () => undefined, onSignal: () => () => undefined, promptSecret: async () => '',
+    env: { XDG_STATE_HOME: path.join(home, 'state') },
+    pid: 1,
+    cwd: home,
+    homedir: home,
+    username: 'u',
+    cores: 1,
+    memoryBytes: 0,
+    stdout: { write: (t) => void (out += t) },
+    stderr: { write: () => undefined },
+    onReaderGone: () => undefined,
+    onSignal: () => () => undefined,
+    promptSecret: async () => '',
   };
 }
 
@@ -32,10 +41,21 @@ async function cluster(name: string, address: string): Promise<void> {
   await ensureClusterDir(paths);
   const spec = { ...testSpec({ workers: ['n1'] }), name };
   await writeState(paths.stateFile, {
-    version: 1, name, clusterId: 'id-' + name, spec, controller: null, schedulerAddress: address, dashboardUrl: 'http://127.0.0.1:1/status',
-    processes: [], desiredWorkers: 1, updatedAt: new Date().toISOString(),
+    version: 1,
+    name,
+    clusterId: 'id-' + name,
+    spec,
+    controller: null,
+    schedulerAddress: address,
+    dashboardUrl: 'http://127.0.0.1:1/status',
+    processes: [],
+    desiredWorkers: 1,
+    updatedAt: new Date().toISOString(),
   });
-  if (address.startsWith('tls://')) tlsDir = (await prepareCerts({ clusterDir: paths.dir, clusterName: name, clusterId: 'id-' + name, now: new Date() })).dir;
+  if (address.startsWith('tls://'))
+    tlsDir = (
+      await prepareCerts({ clusterDir: paths.dir, clusterName: name, clusterId: 'id-' + name, now: new Date() })
+    ).dir;
 }
 
 beforeEach(() => {
@@ -55,7 +75,12 @@ describe('sshcluster env', () => {
       `export DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY=${tlsDir}/client-key.pem`,
       'export DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION=True',
     ]);
-    const { stdout } = await run('sh', ['-c', `eval "$1"; echo "$DASK_SCHEDULER_ADDRESS|$DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY"`, 'sh', out]);
+    const { stdout } = await run('sh', [
+      '-c',
+      `eval "$1"; echo "$DASK_SCHEDULER_ADDRESS|$DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY"`,
+      'sh',
+      out,
+    ]);
     expect(stdout.trim()).toBe(`tls://n0:8786|${tlsDir}/client-key.pem`);
   });
 
@@ -67,7 +92,12 @@ describe('sshcluster env', () => {
         'unset DASK_DISTRIBUTED__COMM__TLS__CA_FILE DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION\n',
     );
     // eval'd after a TLS cluster's: the shell has nothing of it left.
-    const { stdout } = await run('sh', ['-c', `export DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION=True; eval "$1"; echo "$DASK_SCHEDULER_ADDRESS|\${DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION-unset}"`, 'sh', out]);
+    const { stdout } = await run('sh', [
+      '-c',
+      `export DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION=True; eval "$1"; echo "$DASK_SCHEDULER_ADDRESS|\${DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION-unset}"`,
+      'sh',
+      out,
+    ]);
     expect(stdout.trim()).toBe('tcp://n0:8786|unset');
   });
 
@@ -94,16 +124,20 @@ describe('sshcluster env', () => {
     expect(stdout.trim()).toBe('tls://n0:8786 True SSLContext');
   });
 
-  it('fails what is eval\'d when it fails: `false` for a shell, SystemExit for Python, nothing for --json', async () => {
+  it("fails what is eval'd when it fails: `false` for a shell, SystemExit for Python, nothing for --json", async () => {
     await cluster('lab', 'tcp://n0:8786');
-    await expect(runEnv(ctx(), { name: 'typo', json: false, python: false })).rejects.toThrow(/no cluster named "typo"/);
+    await expect(runEnv(ctx(), { name: 'typo', json: false, python: false })).rejects.toThrow(
+      /no cluster named "typo"/,
+    );
     expect(out).toBe('false\n');
     // `eval "$(sshcluster env --name typo)" && python job.py` stops at the eval.
     const sh = await run('sh', ['-c', `eval "$1" && echo ran; echo "eval:$?"`, 'sh', out]);
     expect(sh.stdout).toBe('eval:1\n');
     out = '';
     await expect(runEnv(ctx(), { name: 'typo', json: false, python: true })).rejects.toThrow(/no cluster named "typo"/);
-    const py = await run('/usr/bin/python3', ['-c', `${out}\nprint("ran")`]).catch((e: { code: number; stdout: string; stderr: string }) => e);
+    const py = await run('/usr/bin/python3', ['-c', `${out}\nprint("ran")`]).catch(
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    );
     expect(py).toMatchObject({ code: 1, stdout: '' });
     expect(py.stderr).toMatch(/^sshcluster env failed: no cluster named "typo"/);
     out = '';
@@ -114,6 +148,8 @@ describe('sshcluster env', () => {
   it('says how to recover when the client certificate is gone', async () => {
     await cluster('lab', 'tls://n0:8786');
     await removeCerts(path.dirname(tlsDir));
-    await expect(runEnv(ctx(), { name: 'lab', json: false, python: false })).rejects.toThrow(/talks TLS but its client certificate is missing/);
+    await expect(runEnv(ctx(), { name: 'lab', json: false, python: false })).rejects.toThrow(
+      /talks TLS but its client certificate is missing/,
+    );
   });
 });

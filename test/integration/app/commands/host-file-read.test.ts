@@ -27,23 +27,36 @@ function loadInChild(file: string): { code: number | null; out: string } {
       readHostFileBytes(process.argv[1]);
       console.log('read');
     } catch (e) { console.log(e.message); process.exit(e.exitCode ?? 1); }`;
-  const r = spawnSync(process.execPath, ['--max-old-space-size=512', '--import', 'tsx', '--input-type=module', '-e', script, file], { encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(
+    process.execPath,
+    ['--max-old-space-size=512', '--import', 'tsx', '--input-type=module', '-e', script, file],
+    { encoding: 'utf8', timeout: 30_000 },
+  );
   return { code: r.status, out: (r.stdout + r.stderr).trim() };
 }
 
 describe('the host file is read only when it is a small regular file', { timeout: 40_000 }, () => {
   it('refuses /dev/zero without reading it', () => {
-    expect(loadInChild('/dev/zero')).toEqual({ code: 2, out: '/dev/zero: not a regular file (a character device); expected a YAML host file' });
+    expect(loadInChild('/dev/zero')).toEqual({
+      code: 2,
+      out: '/dev/zero: not a regular file (a character device); expected a YAML host file',
+    });
   });
   it('refuses a FIFO without waiting for a writer', () => {
     const fifo = path.join(tmp, 'hosts.fifo');
     execFileSync('mkfifo', [fifo]);
-    expect(loadInChild(fifo)).toEqual({ code: 2, out: `${fifo}: not a regular file (a FIFO); expected a YAML host file` });
+    expect(loadInChild(fifo)).toEqual({
+      code: 2,
+      out: `${fifo}: not a regular file (a FIFO); expected a YAML host file`,
+    });
   });
   it('refuses a file over 1 MiB before parsing it', () => {
     const big = path.join(tmp, 'big.yaml');
     fs.writeFileSync(big, 'hosts:\n' + '  - node000000.example.org\n'.repeat(45_000));
-    expect(loadInChild(big)).toEqual({ code: 2, out: `${big}: over 1 MiB, too big for a host file; expected a YAML host file` });
+    expect(loadInChild(big)).toEqual({
+      code: 2,
+      out: `${big}: over 1 MiB, too big for a host file; expected a YAML host file`,
+    });
   });
   it('refuses a directory and still reads a normal file', () => {
     const ctx = testContext();
@@ -61,7 +74,10 @@ describe('the host file is read only when it is a small regular file', { timeout
 describe('the host file must be UTF-8', () => {
   it('refuses a stray byte at its line and column instead of replacing it with U+FFFD', () => {
     const file = path.join(tmp, 'latin1.yaml');
-    fs.writeFileSync(file, Buffer.concat([Buffer.from('hosts:\n  - a\n  - ñode-'), Buffer.from([0xe9]), Buffer.from('\n')]));
+    fs.writeFileSync(
+      file,
+      Buffer.concat([Buffer.from('hosts:\n  - a\n  - ñode-'), Buffer.from([0xe9]), Buffer.from('\n')]),
+    );
     const ctx = testContext();
     try {
       const err = (() => {
@@ -73,7 +89,9 @@ describe('the host file must be UTF-8', () => {
       })();
       expect(err).toBeInstanceOf(ConfigError);
       expect((err as ConfigError).exitCode).toBe(2);
-      expect((err as ConfigError).message).toBe(`${file}:3:10: not valid UTF-8 (byte 0xe9); a host file must be UTF-8 text`);
+      expect((err as ConfigError).message).toBe(
+        `${file}:3:10: not valid UTF-8 (byte 0xe9); a host file must be UTF-8 text`,
+      );
     } finally {
       ctx.cleanup();
     }

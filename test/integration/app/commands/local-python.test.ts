@@ -34,7 +34,9 @@ describe('loadSpec', () => {
     const ctx = testContext();
     try {
       expect(() => loadSpec(ctx, 'hosts.yaml', '/usr/bin/python3')).toThrow(UsageError);
-      expect(() => loadSpec(ctx, 'hosts.yaml', '/usr/bin/python3')).toThrow('--python is for the local cluster (up without a host file); hosts.yaml is a host file');
+      expect(() => loadSpec(ctx, 'hosts.yaml', '/usr/bin/python3')).toThrow(
+        '--python is for the local cluster (up without a host file); hosts.yaml is a host file',
+      );
     } finally {
       ctx.cleanup();
     }

@@ -18,11 +18,31 @@ beforeEach(() => (ctx = testContext()));
 afterEach(() => ctx.cleanup());
 
 // Port 1 on loopback refuses at once: a host that does not answer.
-const nowhere = { ...testHost('far0'), connect: { ...testHost('far0').connect, hostname: '127.0.0.1', port: 1, connectTimeoutMs: 2_000 } };
-const spec: ClusterSpec = { name: 'far', local: false, schedulerHost: nowhere, schedulerOptions: { port: 8786, dashboardAddress: ':8787' }, workerHosts: [nowhere], security: { kind: 'none' } };
+const nowhere = {
+  ...testHost('far0'),
+  connect: { ...testHost('far0').connect, hostname: '127.0.0.1', port: 1, connectTimeoutMs: 2_000 },
+};
+const spec: ClusterSpec = {
+  name: 'far',
+  local: false,
+  schedulerHost: nowhere,
+  schedulerOptions: { port: 8786, dashboardAddress: ':8787' },
+  workerHosts: [nowhere],
+  security: { kind: 'none' },
+};
 
 async function failedUp(given = spec): Promise<ExpectedError> {
-  const err = await runUp(ctx, { spec: given, fanout: 4, requireAll: false, json: true, readyTimeoutMs: 5_000, tui: false }).then((code) => new Error(`up exited ${code}`), (e: unknown) => e);
+  const err = await runUp(ctx, {
+    spec: given,
+    fanout: 4,
+    requireAll: false,
+    json: true,
+    readyTimeoutMs: 5_000,
+    tui: false,
+  }).then(
+    (code) => new Error(`up exited ${code}`),
+    (e: unknown) => e,
+  );
   if (!(err instanceof ExpectedError)) throw err;
   return err;
 }
@@ -31,8 +51,14 @@ describe('a failed up', () => {
   it('leaves no dir of the cluster, so logs --name says there is no such cluster (exit 2)', async () => {
     expect((await failedUp()).message).toContain('scheduler host far0 failed: cannot reach 127.0.0.1:1');
     expect(fs.readdirSync(stateRoot(ctx.env, ctx.homedir))).toEqual([]);
-    const logs = await runLogs(ctx, { name: 'far', follow: false, tail: 10 }).then(() => undefined, (e: unknown) => e as ExpectedError);
-    expect({ code: logs?.exitCode, message: logs?.message }).toEqual({ code: 2, message: 'no cluster named "far" on this machine, and no other cluster either' });
+    const logs = await runLogs(ctx, { name: 'far', follow: false, tail: 10 }).then(
+      () => undefined,
+      (e: unknown) => e as ExpectedError,
+    );
+    expect({ code: logs?.exitCode, message: logs?.message }).toEqual({
+      code: 2,
+      message: 'no cluster named "far" on this machine, and no other cluster either',
+    });
   });
 
   it('keeps the runs an earlier up of the same name recorded, and reads the last of them', async () => {
@@ -49,8 +75,14 @@ describe('a failed up', () => {
     const bogus = path.join(ctx.stateHome, 'not-a-cert.pem');
     fs.writeFileSync(bogus, 'not a certificate\n');
     const pair = { cert: bogus, key: bogus };
-    const err = await failedUp({ ...spec, security: { kind: 'tls', files: { caFile: bogus, scheduler: pair, worker: pair, client: pair } } });
-    expect({ code: err.exitCode, message: err.message }).toEqual({ code: 2, message: `security.scheduler: ${bogus} (ca_file) is not a readable certificate` });
+    const err = await failedUp({
+      ...spec,
+      security: { kind: 'tls', files: { caFile: bogus, scheduler: pair, worker: pair, client: pair } },
+    });
+    expect({ code: err.exitCode, message: err.message }).toEqual({
+      code: 2,
+      message: `security.scheduler: ${bogus} (ca_file) is not a readable certificate`,
+    });
     expect(fs.readdirSync(stateRoot(ctx.env, ctx.homedir))).toEqual([]);
   });
 });

@@ -34,7 +34,10 @@ describe('control endpoint: hello, placeable, lease', () => {
       openShell: () => Promise.reject(new Error('this test connects to no host')),
     });
     ep = new ControlEndpoint(pathsFor(ctx, session.spec.name), {
-      session, clusterId: 'c0ffee', pid: process.pid, runId: 'r1',
+      session,
+      clusterId: 'c0ffee',
+      pid: process.pid,
+      runId: 'r1',
       requestStop: async (reason) => (stops.push(reason), { forced: [], leftover: [] }),
     });
     await ep.start();

@@ -33,7 +33,14 @@ describe('ControlEndpoint.close', () => {
       openShell: () => Promise.reject(new Error('this test connects to no host')),
     });
     const paths = pathsFor(ctx, session.spec.name);
-    const ep = new ControlEndpoint(paths, { session, clusterId: 'c0ffee', pid: process.pid, requestStop: async () => ({ forced: [], leftover: [] }), runId, orphanGraceS });
+    const ep = new ControlEndpoint(paths, {
+      session,
+      clusterId: 'c0ffee',
+      pid: process.pid,
+      requestStop: async () => ({ forced: [], leftover: [] }),
+      runId,
+      orphanGraceS,
+    });
     return { ep, bus, stateFile: paths.stateFile, paths };
   }
 
@@ -70,10 +77,18 @@ describe('ControlEndpoint.close', () => {
     const { ep, bus, paths, stateFile } = endpoint('20260101T000000Z-abcdef');
     await ep.save();
     await ep.recordLogs();
-    bus.emit({ kind: 'process-line', host: 'n0', name: 'scheduler', stream: 'stderr', line: 'OSError: [Errno 98] Address already in use' });
+    bus.emit({
+      kind: 'process-line',
+      host: 'n0',
+      name: 'scheduler',
+      stream: 'stderr',
+      line: 'OSError: [Errno 98] Address already in use',
+    });
     await ep.close(true);
     expect(fs.existsSync(stateFile)).toBe(false);
-    expect(fs.readFileSync(`${paths.logsDir}/20260101T000000Z-abcdef/scheduler.log`, 'utf8')).toBe('OSError: [Errno 98] Address already in use\n');
+    expect(fs.readFileSync(`${paths.logsDir}/20260101T000000Z-abcdef/scheduler.log`, 'utf8')).toBe(
+      'OSError: [Errno 98] Address already in use\n',
+    );
   });
 
   it('unclean: the state file stays, with the last state, for down to use', async () => {
@@ -81,7 +96,10 @@ describe('ControlEndpoint.close', () => {
     await ep.start();
     fs.rmSync(stateFile);
     await ep.close(false);
-    expect(JSON.parse(fs.readFileSync(stateFile, 'utf8'))).toMatchObject({ clusterId: 'c0ffee', controller: { pid: process.pid } });
+    expect(JSON.parse(fs.readFileSync(stateFile, 'utf8'))).toMatchObject({
+      clusterId: 'c0ffee',
+      controller: { pid: process.pid },
+    });
   });
 });
 
@@ -101,17 +119,36 @@ describe('ControlEndpoint subscribe', () => {
       openShell: () => Promise.reject(new Error('this test connects to no host')),
     });
     // The cluster's task figures (workers not started here are left as they are: stopped).
-    const figures = { tasks: { memory: 3 }, progress: null, clients: 1, scheduler: { cpu: 7, memoryBytes: 90 * 2 ** 20 } };
+    const figures = {
+      tasks: { memory: 3 },
+      progress: null,
+      clients: 1,
+      scheduler: { cpu: 7, memoryBytes: 90 * 2 ** 20 },
+    };
     session.client = { demand: async () => ({ groups: [], workers: [], figures }) } as unknown as SchedulerClient;
     const paths = pathsFor(ctx, session.spec.name);
-    const ep = new ControlEndpoint(paths, { session, clusterId: 'c0ffee', pid: process.pid, requestStop: async () => ({ forced: [], leftover: [] }), runId: 'r1' });
+    const ep = new ControlEndpoint(paths, {
+      session,
+      clusterId: 'c0ffee',
+      pid: process.pid,
+      requestStop: async () => ({ forced: [], leftover: [] }),
+      runId: 'r1',
+    });
     await ep.start();
     const client = await connectControl<ControlApi>(ep.socket, { timeoutMs: 2_000 });
     try {
       let first: StatusJson | undefined;
-      const following = client.subscribe(() => undefined, { onSubscribed: (r) => ((first = r.status), client.close()) });
+      const following = client.subscribe(() => undefined, {
+        onSubscribed: (r) => ((first = r.status), client.close()),
+      });
       await following.catch(() => undefined);
-      expect(first?.tasks).toEqual({ byState: { memory: 3 }, progress: null, clients: 1, schedulerCpu: 7, schedulerMemoryBytes: 90 * 2 ** 20 });
+      expect(first?.tasks).toEqual({
+        byState: { memory: 3 },
+        progress: null,
+        clients: 1,
+        schedulerCpu: 7,
+        schedulerMemoryBytes: 90 * 2 ** 20,
+      });
     } finally {
       client.close();
       await ep.close(true);

@@ -30,7 +30,11 @@ describe('metricsText', () => {
 
 describe('serveMetrics', () => {
   it('refuses a port in use and suggests another one than it', async () => {
-    const refusal = (port: number) => serveMetrics({ host: '127.0.0.1', port }, () => undefined).then((s) => (void s.close(), undefined), (e: unknown) => e as ExpectedError);
+    const refusal = (port: number) =>
+      serveMetrics({ host: '127.0.0.1', port }, () => undefined).then(
+        (s) => (void s.close(), undefined),
+        (e: unknown) => e as ExpectedError,
+      );
     const taken = net.createServer();
     await new Promise<void>((r) => taken.listen(0, '127.0.0.1', () => r()));
     const port = (taken.address() as net.AddressInfo).port;

@@ -10,7 +10,10 @@ describe('execOnHost', () => {
   it("keeps a printing setup's output and the command's own, and no PID among them", async () => {
     const shell = new LocalShell(process.env);
     try {
-      const r = await execOnHost({ ...testHost('h1'), setup: ['echo hi from setup'] }, shell, { command: 'echo cmd-out', timeoutMs: 30_000 });
+      const r = await execOnHost({ ...testHost('h1'), setup: ['echo hi from setup'] }, shell, {
+        command: 'echo cmd-out',
+        timeoutMs: 30_000,
+      });
       expect(r.output.split('\n').filter(Boolean)).toEqual(['hi from setup', 'cmd-out']);
     } finally {
       shell.close();
@@ -25,7 +28,10 @@ describe('execOnHost', () => {
         return [r.output, r.status.code];
       };
       expect(await run('python3 -c print(1)')).toEqual(['/bin/sh: 1: eval: Syntax error: "(" unexpected\n', 2]);
-      expect(await run('echo one\necho two\nif then')).toEqual(['one\ntwo\n/bin/sh: 3: eval: Syntax error: "then" unexpected\n', 2]);
+      expect(await run('echo one\necho two\nif then')).toEqual([
+        'one\ntwo\n/bin/sh: 3: eval: Syntax error: "then" unexpected\n',
+        2,
+      ]);
       // Still the login shell's own: its variables and its exit status.
       expect(await run('x=7; echo "$x"; exit 3')).toEqual(['7\n', 3]);
     } finally {
@@ -40,7 +46,9 @@ describe('execOnHost', () => {
       const r = await execOnHost(testHost('h1'), shell, { command: 'seq 1 300000', timeoutMs: 60_000 });
       const [marker, ...lines] = r.output.split('\n');
       expect(lines.pop()).toBe('');
-      expect(marker).toBe('[… first 150204 lines (918.3 KiB) cut by sshcluster; the last 149796 lines (1.0 MiB) follow]');
+      expect(marker).toBe(
+        '[… first 150204 lines (918.3 KiB) cut by sshcluster; the last 149796 lines (1.0 MiB) follow]',
+      );
       const cut = 150_204;
       expect(cut + lines.length).toBe(300_000);
       expect(lines).toEqual(Array.from({ length: lines.length }, (_, i) => String(cut + i + 1)));

@@ -16,7 +16,14 @@ describe('ShellHostRunner.start', () => {
       onClose: () => shell.onClose(),
       close: () => shell.close(),
     };
-    const runner = new ShellHostRunner({ host: 'h1', clusterId: `s${process.pid}`, setup: ['true runner-setup'], shell: port, python: '/usr/bin/python3', env: {} });
+    const runner = new ShellHostRunner({
+      host: 'h1',
+      clusterId: `s${process.pid}`,
+      setup: ['true runner-setup'],
+      shell: port,
+      python: '/usr/bin/python3',
+      env: {},
+    });
     const argv = ['/usr/bin/python3', '-c', 'pass'];
     for (const spec of [{ name: 'own-0', setup: ['true own-setup'] }, { name: 'plain-0' }]) {
       const p = await runner.start({ host: 'h1', role: 'worker', argv, env: {}, ...spec });

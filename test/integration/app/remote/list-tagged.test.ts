@@ -29,7 +29,14 @@ describe('ShellHostRunner.listTagged', () => {
     const otherHost = sleeper({ [CLUSTER_ID_ENV]: id, [HOST_TAG]: 'h2' });
     const longerId = sleeper({ [CLUSTER_ID_ENV]: `${id}0`, [HOST_TAG]: 'h1' });
     const untagged = sleeper({});
-    const runner = new ShellHostRunner({ host: 'h1', clusterId: id, setup: [], shell: new LocalShell(process.env), python: 'python3', env: {} });
+    const runner = new ShellHostRunner({
+      host: 'h1',
+      clusterId: id,
+      setup: [],
+      shell: new LocalShell(process.env),
+      python: 'python3',
+      env: {},
+    });
     const found = (await runner.listTagged()).map((p) => p.pid);
     expect(found).toEqual([ours]);
     expect(found).not.toContain(otherHost);
@@ -43,7 +50,11 @@ describe('ShellHostRunner.listTagged', () => {
     sleeper({ [CLUSTER_ID_ENV]: id, [HOST_TAG]: 'h2' });
     const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-grep-'));
     const real = ['/usr/bin/grep', '/bin/grep'].find((g) => fs.existsSync(g))!;
-    fs.writeFileSync(path.join(bin, 'grep'), `#!/bin/sh\nfor a in "$@"; do case "$a" in -*z*) echo "grep: invalid option -- 'z'" >&2; exit 2;; esac; done\nexec ${real} "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(
+      path.join(bin, 'grep'),
+      `#!/bin/sh\nfor a in "$@"; do case "$a" in -*z*) echo "grep: invalid option -- 'z'" >&2; exit 2;; esac; done\nexec ${real} "$@"\n`,
+      { mode: 0o755 },
+    );
     try {
       const shell = new LocalShell({ ...process.env, PATH: `${bin}:${process.env.PATH}` });
       const runner = new ShellHostRunner({ host: 'h1', clusterId: id, setup: [], shell, python: 'python3', env: {} });
@@ -54,7 +65,14 @@ describe('ShellHostRunner.listTagged', () => {
   });
 
   it('finds nothing (and does not wait on stdin) when no process carries the id', async () => {
-    const runner = new ShellHostRunner({ host: 'h1', clusterId: `none${process.pid}`, setup: [], shell: new LocalShell(process.env), python: 'python3', env: {} });
+    const runner = new ShellHostRunner({
+      host: 'h1',
+      clusterId: `none${process.pid}`,
+      setup: [],
+      shell: new LocalShell(process.env),
+      python: 'python3',
+      env: {},
+    });
     expect(await runner.listTagged()).toEqual([]);
   });
 });
@@ -78,9 +96,24 @@ describe('ShellHostRunner.clearUp', () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-clearup-'));
     const { port, count } = counted();
     const files = { files: [{ name: 'ca.pem', content: 'x' }], optional: false };
-    const runner = new ShellHostRunner({ host, clusterId: id, setup: [], shell: port, python: '/usr/bin/python3', env: { TMPDIR: tmp }, files, tmpdirs: tmpdirs && (() => [tmp, ...tmpdirs]) });
+    const runner = new ShellHostRunner({
+      host,
+      clusterId: id,
+      setup: [],
+      shell: port,
+      python: '/usr/bin/python3',
+      env: { TMPDIR: tmp },
+      files,
+      tmpdirs: tmpdirs && (() => [tmp, ...tmpdirs]),
+    });
     // A process given the files, which ends at once: the files stay.
-    const p = await runner.start({ name: 'p-0', host, role: 'worker', argv: ['/usr/bin/python3', '-c', 'pass'], env: { TMPDIR: tmp } });
+    const p = await runner.start({
+      name: 'p-0',
+      host,
+      role: 'worker',
+      argv: ['/usr/bin/python3', '-c', 'pass'],
+      env: { TMPDIR: tmp },
+    });
     expect(await p.exited).toEqual({ code: 0, signal: null });
     const dir = path.join(tmp, `sshcluster-${os.userInfo().uid}`, id, 'files');
     expect(fs.readdirSync(dir)).toEqual(['ca.pem']);
@@ -103,7 +136,13 @@ describe('ShellHostRunner.clearUp', () => {
     const tmp2 = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-clearup2-'));
     const { runner, count, dir, tmp } = await withFiles(`t${process.pid}x${Date.now()}`, 'h1', [tmp2]);
     try {
-      const p = await runner.start({ name: 'p-1', host: 'h1', role: 'worker', argv: ['/usr/bin/python3', '-c', 'pass'], env: { TMPDIR: tmp2 } });
+      const p = await runner.start({
+        name: 'p-1',
+        host: 'h1',
+        role: 'worker',
+        argv: ['/usr/bin/python3', '-c', 'pass'],
+        env: { TMPDIR: tmp2 },
+      });
       expect(await p.exited).toEqual({ code: 0, signal: null });
       const dir2 = path.join(tmp2, `sshcluster-${os.userInfo().uid}`, path.basename(path.dirname(dir)), 'files');
       expect(fs.readdirSync(dir2)).toEqual(['ca.pem']);
@@ -117,9 +156,17 @@ describe('ShellHostRunner.clearUp', () => {
     }
   });
 
-  it("says nothing of files on a host whose remote_python is missing: no launcher ran there to write any", async () => {
+  it('says nothing of files on a host whose remote_python is missing: no launcher ran there to write any', async () => {
     const { port } = counted();
-    const runner = new ShellHostRunner({ host: 'h1', clusterId: `n${process.pid}`, setup: [], shell: port, python: '/nonexistent/python3', env: {}, keepsFiles: true });
+    const runner = new ShellHostRunner({
+      host: 'h1',
+      clusterId: `n${process.pid}`,
+      setup: [],
+      shell: port,
+      python: '/nonexistent/python3',
+      env: {},
+      keepsFiles: true,
+    });
     expect(await runner.clearUp({ graceMs: 0 })).toEqual({ stopped: [], forced: [], left: [] });
   });
 
@@ -129,7 +176,9 @@ describe('ShellHostRunner.clearUp', () => {
       fs.chmodSync(path.dirname(dir), 0o777); // the cluster's directory, now writable by others: not ours
       const r = await runner.clearUp({ graceMs: 0 });
       expect(r.left).toEqual([]);
-      expect(r.filesError).toMatch(/^could not remove the cluster's files: sshcluster-files: not our directory: .*writable by others/);
+      expect(r.filesError).toMatch(
+        /^could not remove the cluster's files: sshcluster-files: not our directory: .*writable by others/,
+      );
       expect(count.n).toBe(1);
       expect(fs.existsSync(dir)).toBe(true);
     } finally {

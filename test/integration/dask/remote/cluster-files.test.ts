@@ -6,11 +6,24 @@
 // refused without writing: the process does not start, or, for optional files, starts
 // without the arguments that name them.
 import { spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildClusterFilesCommand, buildRemoteCommand, CLUSTER_FILES_DIR } from '../../../../src/dask/remote-command.js';
+import {
+  buildClusterFilesCommand,
+  buildRemoteCommand,
+  CLUSTER_FILES_DIR,
+} from '../../../../src/dask/remote-command.js';
 import { CLUSTER_SCRATCH_DIR } from '../../../../src/dask/env.js';
 import type { NamedFile } from '../../../../src/tls/tls-files.js';
 import { killStarted, runAsSshd } from './launcher-harness.js';
@@ -28,25 +41,39 @@ afterEach(() => {
 });
 
 // Prints its arguments, and the content of each that is a file.
-const SHOW = 'import json, os, sys; print(json.dumps([[a, open(a).read() if os.path.isfile(a) else None] for a in sys.argv[1:]]), flush=True)';
+const SHOW =
+  'import json, os, sys; print(json.dumps([[a, open(a).read() if os.path.isfile(a) else None] for a in sys.argv[1:]]), flush=True)';
 
 /** A process given `files`, its argv naming ca.pem among them; resolves once the launcher exits (stdin kept open until then). */
-async function launch(files: NamedFile[], optional = false): Promise<{ code: number | null; args?: [string, string | null][]; stderr: string }> {
+async function launch(
+  files: NamedFile[],
+  optional = false,
+): Promise<{ code: number | null; args?: [string, string | null][]; stderr: string }> {
   const inv = buildRemoteCommand({
-    setup: [], env: { TMPDIR: tmp }, name: 'scheduler', clusterId: 'c0ffee',
+    setup: [],
+    env: { TMPDIR: tmp },
+    name: 'scheduler',
+    clusterId: 'c0ffee',
     argv: [PYTHON, '-c', SHOW, '--flag', '--preload', `${CLUSTER_FILES_DIR}/ca.pem`, 'last'],
     files: { files, optional },
   });
   expect(inv.command).not.toContain('not-a-real-key');
   const r = runAsSshd('sh', inv, { PATH: '/usr/bin:/bin', HOME: tmp });
   const code = await r.exit;
-  const shown = r.out().split('\n').find((l) => l.startsWith('['));
+  const shown = r
+    .out()
+    .split('\n')
+    .find((l) => l.startsWith('['));
   return { code, args: shown ? JSON.parse(shown) : undefined, stderr: r.err() };
 }
 
 function remove() {
   const inv = buildClusterFilesCommand({ setup: [], env: { TMPDIR: tmp }, python: PYTHON, clusterId: 'c0ffee' });
-  const r = spawnSync('sh', ['-c', inv.command], { input: inv.input, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: tmp } });
+  const r = spawnSync('sh', ['-c', inv.command], {
+    input: inv.input,
+    encoding: 'utf8',
+    env: { PATH: '/usr/bin:/bin', HOME: tmp },
+  });
   return { code: r.status, stderr: r.stderr };
 }
 
@@ -55,10 +82,18 @@ const filesDir = () => path.join(tmp, `sshcluster-${uid}`, 'c0ffee', 'files');
 
 describe("the cluster's files", () => {
   it('are written 0600 into a 0700 dir that the argv then names, replaced when they change, and removed', async () => {
-    const r = await launch([{ name: 'ca.pem', content: 'CA' }, { name: 'worker-key.pem', content: KEY }]);
+    const r = await launch([
+      { name: 'ca.pem', content: 'CA' },
+      { name: 'worker-key.pem', content: KEY },
+    ]);
     expect([r.code, r.stderr]).toEqual([0, '']);
     const dir = filesDir();
-    expect(r.args).toEqual([['--flag', null], ['--preload', null], [path.join(dir, 'ca.pem'), 'CA'], ['last', null]]);
+    expect(r.args).toEqual([
+      ['--flag', null],
+      ['--preload', null],
+      [path.join(dir, 'ca.pem'), 'CA'],
+      ['last', null],
+    ]);
     expect(readdirSync(dir).sort()).toEqual(['ca.pem', 'worker-key.pem']);
     expect(readFileSync(path.join(dir, 'worker-key.pem'), 'utf8')).toBe(KEY);
     expect([mode(dir), mode(path.dirname(dir)), mode(path.join(dir, 'worker-key.pem'))]).toEqual([0o700, 0o700, 0o600]);
@@ -80,7 +115,9 @@ describe("the cluster's files", () => {
     const r = await launch([{ name: 'ca.pem', content: 'CA' }]);
     expect(r.code).toBe(127);
     expect(r.args).toBeUndefined();
-    expect(r.stderr).toMatch(/sshcluster-launcher: cannot write the cluster's files: not our directory: .*c0ffee \(a symlink or not a directory\)/);
+    expect(r.stderr).toMatch(
+      /sshcluster-launcher: cannot write the cluster's files: not our directory: .*c0ffee \(a symlink or not a directory\)/,
+    );
     expect(readdirSync(elsewhere)).toEqual([]);
   });
 
@@ -91,8 +128,13 @@ describe("the cluster's files", () => {
     symlinkSync(elsewhere, path.join(tmp, `sshcluster-${uid}`, 'c0ffee'));
     const r = await launch([{ name: 'ca.pem', content: 'CA' }], true);
     expect(r.code).toBe(0);
-    expect(r.args).toEqual([['--flag', null], ['last', null]]);
-    expect(r.stderr).toMatch(/sshcluster-launcher: scheduler starts without the cluster's files \(not our directory: .*c0ffee/);
+    expect(r.args).toEqual([
+      ['--flag', null],
+      ['last', null],
+    ]);
+    expect(r.stderr).toMatch(
+      /sshcluster-launcher: scheduler starts without the cluster's files \(not our directory: .*c0ffee/,
+    );
     expect(readdirSync(elsewhere)).toEqual([]);
   });
 
@@ -112,7 +154,10 @@ describe("the cluster's files", () => {
 
   it('arrive byte for byte: several lines, multi-byte characters, a line that looks like the next header', async () => {
     const odd = 'ünïcödé ✓\nworker-key.pem 3\nabc\n\n';
-    const r = await launch([{ name: 'ca.pem', content: odd }, { name: 'worker-key.pem', content: KEY }]);
+    const r = await launch([
+      { name: 'ca.pem', content: odd },
+      { name: 'worker-key.pem', content: KEY },
+    ]);
     expect([r.code, r.stderr]).toEqual([0, '']);
     expect(r.args?.[2]).toEqual([path.join(filesDir(), 'ca.pem'), odd]);
     expect(readFileSync(path.join(filesDir(), 'worker-key.pem'), 'utf8')).toBe(KEY);
@@ -128,15 +173,26 @@ describe("the cluster's files", () => {
 });
 
 /** A Dask process as the controller starts it: its scratch space named by token in argv and env. */
-async function launchScratch(): Promise<{ code: number | null; shown?: { argv: string[]; env: string }; stderr: string }> {
-  const show = 'import json, os, sys; print(json.dumps({"argv": sys.argv[1:], "env": os.environ["DASK_TEMPORARY_DIRECTORY"]}), flush=True)';
+async function launchScratch(): Promise<{
+  code: number | null;
+  shown?: { argv: string[]; env: string };
+  stderr: string;
+}> {
+  const show =
+    'import json, os, sys; print(json.dumps({"argv": sys.argv[1:], "env": os.environ["DASK_TEMPORARY_DIRECTORY"]}), flush=True)';
   const inv = buildRemoteCommand({
-    setup: [], env: { TMPDIR: tmp, DASK_TEMPORARY_DIRECTORY: CLUSTER_SCRATCH_DIR }, name: 'worker-0', clusterId: 'c0ffee',
+    setup: [],
+    env: { TMPDIR: tmp, DASK_TEMPORARY_DIRECTORY: CLUSTER_SCRATCH_DIR },
+    name: 'worker-0',
+    clusterId: 'c0ffee',
     argv: [PYTHON, '-c', show, '--local-directory', CLUSTER_SCRATCH_DIR],
   });
   const r = runAsSshd('sh', inv, { PATH: '/usr/bin:/bin', HOME: tmp });
   const code = await r.exit;
-  const line = r.out().split('\n').find((l) => l.startsWith('{'));
+  const line = r
+    .out()
+    .split('\n')
+    .find((l) => l.startsWith('{'));
   return { code, shown: line ? JSON.parse(line) : undefined, stderr: r.err() };
 }
 
@@ -153,7 +209,7 @@ describe("the Dask processes' scratch space", () => {
     expect(readdirSync(path.join(tmp, `sshcluster-${uid}`)).filter((n) => n === 'c0ffee')).toEqual([]);
   });
 
-  it('is a fresh private directory, removed when the process ends, when the cluster\'s is planted', async () => {
+  it("is a fresh private directory, removed when the process ends, when the cluster's is planted", async () => {
     const elsewhere = path.join(tmp, 'elsewhere');
     mkdirSync(elsewhere, { mode: 0o777 });
     mkdirSync(path.join(tmp, `sshcluster-${uid}`), { mode: 0o700 });
@@ -164,7 +220,9 @@ describe("the Dask processes' scratch space", () => {
     expect(r.shown?.argv).toEqual(['--local-directory', used]);
     expect(path.dirname(used)).toBe(tmp);
     expect(path.basename(used)).toMatch(new RegExp(`^sshcluster-scratch-${uid}-[0-9a-f]{16}$`));
-    expect(r.stderr).toMatch(/worker-0 keeps its scratch space in .* until it ends \(not our directory: .*c0ffee \(a symlink or not a directory\)\)/);
+    expect(r.stderr).toMatch(
+      /worker-0 keeps its scratch space in .* until it ends \(not our directory: .*c0ffee \(a symlink or not a directory\)\)/,
+    );
     expect(readdirSync(elsewhere)).toEqual([]);
     expect(readdirSync(tmp).filter((n) => n.startsWith('sshcluster-scratch-'))).toEqual([]);
   });

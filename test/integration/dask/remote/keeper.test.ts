@@ -26,7 +26,8 @@ function orphaned(orphanGraceS: number) {
 }
 
 /** The keeper as the controller runs it: the process's name and PID, the cluster id and TMPDIR in its env. */
-const keep = (pid: number | string) => runProgram(KEEPER, ['w-0', String(pid)], { TMPDIR: tmp, SSHCLUSTER_ID: 'c1' }, remoteProgram('keeper').flags);
+const keep = (pid: number | string) =>
+  runProgram(KEEPER, ['w-0', String(pid)], { TMPDIR: tmp, SSHCLUSTER_ID: 'c1' }, remoteProgram('keeper').flags);
 
 /** A launcher child orphaned at once (30 s orphan grace), and the keeper that adopted it. */
 async function adopted() {
@@ -89,10 +90,14 @@ describe('keeper', () => {
   it('never signals a parent that is not a launcher', async () => {
     tmp = mkdtempSync(path.join(os.tmpdir(), 'sshc-keeper-'));
     // setsid makes `sleep` lead its own group, as a launcher child would, under a plain python.
-    const parent = runProgram(`import subprocess, sys
+    const parent = runProgram(
+      `import subprocess, sys
 p = subprocess.Popen(["setsid", "sleep", "30"])
 print("__SSHCLUSTER_PID__ %d" % p.pid, flush=True)
-p.wait()`, [], {});
+p.wait()`,
+      [],
+      {},
+    );
     const pid = await parent.pid;
     expect(await until(() => !isDead(pid) && isLeader(pid), 2000)).toBe(true);
     const k = keep(pid);
@@ -117,10 +122,22 @@ describe('keeper on a planted log directory', () => {
   const base = () => path.join(tmp, `sshcluster-${uid}`);
   const cases: [string, () => string, RegExp][] = [
     ['the user directory as a symlink', () => (symlinkSync(plant(), base()), base()), /a symlink or not a directory/],
-    ['the cluster directory as a symlink', () => (mkdirSync(base(), { mode: 0o700 }), symlinkSync(path.join(plant(), 'c1'), path.join(base(), 'c1')), path.join(base(), 'c1')), /a symlink/],
+    [
+      'the cluster directory as a symlink',
+      () => (
+        mkdirSync(base(), { mode: 0o700 }),
+        symlinkSync(path.join(plant(), 'c1'), path.join(base(), 'c1')),
+        path.join(base(), 'c1')
+      ),
+      /a symlink/,
+    ],
     ['a directory writable by others', () => (plantInPlace(base(), 0o777), base()), /mode 0777, writable by others/],
     // Needs root to give the directory away, as CI and the e2e suite run.
-    ['a directory of another owner', () => (plantInPlace(base(), 0o700), chownSync(base(), 65534, 65534), base()), /owned by uid 65534/],
+    [
+      'a directory of another owner',
+      () => (plantInPlace(base(), 0o700), chownSync(base(), 65534, 65534), base()),
+      /owned by uid 65534/,
+    ],
   ];
 
   function plantInPlace(dir: string, mode: number): void {

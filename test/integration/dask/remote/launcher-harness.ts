@@ -24,13 +24,19 @@ export interface Launched {
 }
 
 /** A program of src/dask/remote/ by its file name. */
-export const programPath = (file: string): string => fileURLToPath(new URL(`../../../../src/dask/remote/${file}`, import.meta.url));
+export const programPath = (file: string): string =>
+  fileURLToPath(new URL(`../../../../src/dask/remote/${file}`, import.meta.url));
 
 /**
  * `python [FLAGS] PROGRAM args…` with the PID-line protocol on its stdout; PROGRAM is a
  * path or `-c` source, FLAGS the interpreter options it runs with on a host.
  */
-export function runProgram(program: string, args: string[], env: Record<string, string>, flags: readonly string[] = []): Launched {
+export function runProgram(
+  program: string,
+  args: string[],
+  env: Record<string, string>,
+  flags: readonly string[] = [],
+): Launched {
   const head = program.includes('\n') ? ['-c', program] : [program];
   const proc = spawn(PYTHON, [...flags, ...head, ...args], { env: { PATH: '/usr/bin:/bin', ...env } });
   started.push(proc.pid!);
@@ -76,7 +82,12 @@ export function installedPath(file: ProgramFile): string {
 }
 
 export function launch(argv: string[], graceS = 1, env: Record<string, string> = {}, name = 'test-0'): Launched {
-  return runProgram(installedPath('launcher'), [name, ...argv], { SSHCLUSTER_GRACE: String(graceS), ...env }, remoteProgram('launcher').flags);
+  return runProgram(
+    installedPath('launcher'),
+    [name, ...argv],
+    { SSHCLUSTER_GRACE: String(graceS), ...env },
+    remoteProgram('launcher').flags,
+  );
 }
 
 /** pgrp and session of a live process, from /proc/<pid>/stat; undefined once gone. */

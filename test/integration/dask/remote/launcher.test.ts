@@ -1,7 +1,18 @@
 // The launcher for real: /usr/bin/python3 runs it, `sleep`/`sh` are the children.
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { installedPath, isDead, killStarted, launch, PYTHON, runProgram, sleep, started, stat, until } from './launcher-harness.js';
+import {
+  installedPath,
+  isDead,
+  killStarted,
+  launch,
+  PYTHON,
+  runProgram,
+  sleep,
+  started,
+  stat,
+  until,
+} from './launcher-harness.js';
 
 afterEach(killStarted);
 
@@ -54,12 +65,25 @@ describe('launcher', () => {
     expect(await until(() => isDead(grandchild), 2000)).toBe(true);
   });
 
-  it("gives the scheduler, a nanny and a worker their .py preloads by module name, their directories first on PYTHONPATH (Dask copies a path into its scratch space)", async () => {
+  it('gives the scheduler, a nanny and a worker their .py preloads by module name, their directories first on PYTHONPATH (Dask copies a path into its scratch space)', async () => {
     const show = 'import os, sys; print(os.environ["PYTHONPATH"]); print(" ".join(sys.argv[1:]))';
-    const argv = ['--preload', '/d/ssl.py', '--preload-nanny', '/d/ssl.py', '--preload-nanny', '/e/wait.py', '--preload-nanny', 'mod', 'x.py'];
+    const argv = [
+      '--preload',
+      '/d/ssl.py',
+      '--preload-nanny',
+      '/d/ssl.py',
+      '--preload-nanny',
+      '/e/wait.py',
+      '--preload-nanny',
+      'mod',
+      'x.py',
+    ];
     const l = launch([PYTHON, '-c', show, ...argv], 1, { PYTHONPATH: '/user/lib' });
     await l.pid;
-    expect([await l.nextLine(), await l.nextLine()]).toEqual(['/d:/e:/user/lib', '--preload ssl --preload-nanny ssl --preload-nanny wait --preload-nanny mod x.py']);
+    expect([await l.nextLine(), await l.nextLine()]).toEqual([
+      '/d:/e:/user/lib',
+      '--preload ssl --preload-nanny ssl --preload-nanny wait --preload-nanny mod x.py',
+    ]);
     expect((await l.exit).code).toBe(0);
     // Without one, the environment is as it was: no PYTHONPATH appears.
     const plain = launch([PYTHON, '-c', 'import os; print(os.environ.get("PYTHONPATH"))', '--preload', 'mod', 'x.py']);
@@ -109,7 +133,11 @@ describe('launcher', () => {
 ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)
 sys.exit(subprocess.Popen(sys.argv[1:]).wait())`;
     const graceS = 30;
-    const l = runProgram(wrapper, [PYTHON, installedPath('launcher'), 'test-0', 'sh', '-c', 'sleep 60 & echo $!; exit 0'], { SSHCLUSTER_GRACE: String(graceS) });
+    const l = runProgram(
+      wrapper,
+      [PYTHON, installedPath('launcher'), 'test-0', 'sh', '-c', 'sleep 60 & echo $!; exit 0'],
+      { SSHCLUSTER_GRACE: String(graceS) },
+    );
     await l.pid;
     const grandchild = Number(await l.nextLine());
     started.push(grandchild);

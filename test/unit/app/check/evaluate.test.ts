@@ -40,7 +40,9 @@ describe('evaluateCheck', () => {
   it("blames a failing setup line, not python, when the probe's body never ran", () => {
     const failed = worker('n1', { probe: { gpus: [], setupFailed: 'exit 7: conda: command not found' } });
     const r = evaluateCheck([sched(), failed]);
-    expect(r.problems.filter((p) => p.host === 'n1').map((p) => p.message)).toContain("the host's setup lines failed (exit 7: conda: command not found); nothing after them ran");
+    expect(r.problems.filter((p) => p.host === 'n1').map((p) => p.message)).toContain(
+      "the host's setup lines failed (exit 7: conda: command not found); nothing after them ran",
+    );
     expect(r.problems.map((p) => p.message).join('\n')).not.toContain('python not found');
   });
 
@@ -51,38 +53,81 @@ describe('evaluateCheck', () => {
     expect(renderCheck(r)).toContain('Launchable: 3 host(s) checked.');
   });
 
-  it('flags an unreachable host with the SSH layer\'s hint', () => {
-    const down = worker('n3', { connect: { ok: false, reason: 'timeout', message: 'no SSH handshake with n3:22 within 2s', hint: 'check that the host is up' } });
+  it("flags an unreachable host with the SSH layer's hint", () => {
+    const down = worker('n3', {
+      connect: {
+        ok: false,
+        reason: 'timeout',
+        message: 'no SSH handshake with n3:22 within 2s',
+        hint: 'check that the host is up',
+      },
+    });
     delete down.probe;
     const r = evaluateCheck([sched(), down]);
     expect(r.launchable).toBe(false);
-    expect(r.problems).toEqual([{ host: 'n3', severity: 'error', message: 'no SSH handshake with n3:22 within 2s', hint: 'check that the host is up' }]);
+    expect(r.problems).toEqual([
+      {
+        host: 'n3',
+        severity: 'error',
+        message: 'no SSH handshake with n3:22 within 2s',
+        hint: 'check that the host is up',
+      },
+    ]);
   });
 
-  it('flags a missing python and a missing distributed, pinning the scheduler\'s version', () => {
+  it("flags a missing python and a missing distributed, pinning the scheduler's version", () => {
     const r = evaluateCheck([
       sched(),
-      worker('n1', { remotePython: '/opt/py', probe: probe({ pythonPath: undefined, pythonVersion: undefined, dask: undefined, distributed: undefined }) }),
-      worker('n2', { probe: probe({ distributed: undefined, distributedError: "ModuleNotFoundError: No module named 'distributed'" }) }),
+      worker('n1', {
+        remotePython: '/opt/py',
+        probe: probe({ pythonPath: undefined, pythonVersion: undefined, dask: undefined, distributed: undefined }),
+      }),
+      worker('n2', {
+        probe: probe({
+          distributed: undefined,
+          distributedError: "ModuleNotFoundError: No module named 'distributed'",
+        }),
+      }),
     ]);
     expect(r.problems.map((p) => [p.host, p.message])).toEqual([
       ['n1', 'python not found: remote_python "/opt/py"'],
       ['n2', "distributed cannot be imported by /usr/bin/python3: ModuleNotFoundError: No module named 'distributed'"],
     ]);
-    expect(r.problems[1]!.hint).toBe('install it for that interpreter: /usr/bin/python3 -m pip install "distributed==2024.1.0"; or remove remote_python to use the first of python3, /usr/bin/python3, python that has distributed');
+    expect(r.problems[1]!.hint).toBe(
+      'install it for that interpreter: /usr/bin/python3 -m pip install "distributed==2024.1.0"; or remove remote_python to use the first of python3, /usr/bin/python3, python that has distributed',
+    );
     // The command in a hint names the file checked, as given.
-    const named = evaluateCheck([sched(), worker('n1', { remotePython: '/opt/py', probe: probe({ pythonPath: undefined }) })], "'my lab.yaml'");
-    expect(named.problems[0]!.hint).toBe("set remote_python to the interpreter's full path on that host (`sshcluster exec 'my lab.yaml' -- command -v python3`)");
+    const named = evaluateCheck(
+      [sched(), worker('n1', { remotePython: '/opt/py', probe: probe({ pythonPath: undefined }) })],
+      "'my lab.yaml'",
+    );
+    expect(named.problems[0]!.hint).toBe(
+      "set remote_python to the interpreter's full path on that host (`sshcluster exec 'my lab.yaml' -- command -v python3`)",
+    );
   });
 
   it('with remote_python auto, says that no candidate has distributed (not: install it for the same one)', () => {
     const r = evaluateCheck([
       sched({ remotePython: 'auto' }),
-      worker('n1', { remotePython: 'auto', probe: probe({ pythonPath: undefined, pythonVersion: undefined, dask: undefined, distributed: undefined }) }),
-      worker('n2', { remotePython: 'auto', probe: probe({ pythonPath: '/home/u/.pyenv/shims/python3', distributed: undefined, distributedError: "ModuleNotFoundError: No module named 'distributed'" }) }),
+      worker('n1', {
+        remotePython: 'auto',
+        probe: probe({ pythonPath: undefined, pythonVersion: undefined, dask: undefined, distributed: undefined }),
+      }),
+      worker('n2', {
+        remotePython: 'auto',
+        probe: probe({
+          pythonPath: '/home/u/.pyenv/shims/python3',
+          distributed: undefined,
+          distributedError: "ModuleNotFoundError: No module named 'distributed'",
+        }),
+      }),
     ]);
     expect(r.problems.map((p) => [p.host, p.message, p.hint])).toEqual([
-      ['n1', 'python not found: none of python3, /usr/bin/python3, python is on that host', "install Python 3 with distributed (apt-get install python3-distributed), or set remote_python to the interpreter's full path"],
+      [
+        'n1',
+        'python not found: none of python3, /usr/bin/python3, python is on that host',
+        "install Python 3 with distributed (apt-get install python3-distributed), or set remote_python to the interpreter's full path",
+      ],
       [
         'n2',
         "distributed cannot be imported by /home/u/.pyenv/shims/python3: ModuleNotFoundError: No module named 'distributed'",
@@ -92,7 +137,10 @@ describe('evaluateCheck', () => {
   });
 
   it('flags versions that differ from the scheduler host (errors) and a python minor mismatch (warning)', () => {
-    const r = evaluateCheck([sched(), worker('n1', { probe: probe({ distributed: '2099.1.0', pythonVersion: '3.10.4' }) })]);
+    const r = evaluateCheck([
+      sched(),
+      worker('n1', { probe: probe({ distributed: '2099.1.0', pythonVersion: '3.10.4' }) }),
+    ]);
     expect(r.problems.map((p) => [p.severity, p.message])).toEqual([
       ['error', "distributed 2099.1.0 differs from the scheduler host's 2024.1.0"],
       ['warning', "python 3.10.4 differs from the scheduler host's 3.11.2"],
@@ -115,7 +163,16 @@ describe('evaluateCheck', () => {
   // helper-22's trial: "TAKEN" without a word of which cluster holds the port.
   it("names this machine's cluster that holds a taken port, and how to stop it", () => {
     const r = evaluateCheck([
-      sched({ ports: { kind: 'tested', port: 8786, dashboardPort: 8787, scheduler: 'Address already in use', dashboard: 'Address already in use', heldBy: { scheduler: 'lab' } } }),
+      sched({
+        ports: {
+          kind: 'tested',
+          port: 8786,
+          dashboardPort: 8787,
+          scheduler: 'Address already in use',
+          dashboard: 'Address already in use',
+          heldBy: { scheduler: 'lab' },
+        },
+      }),
       worker('n1'),
     ]);
     expect(r.problems.map((p) => p.hint)).toEqual([
@@ -123,8 +180,23 @@ describe('evaluateCheck', () => {
       "stop what listens there (`ss -ltnp 'sport = :8787'` on the host) or set scheduler_options.dashboard_address",
     ]);
     // helper-26's trial: checking the file a cluster runs from said to tear it down.
-    const own = evaluateCheck([sched({ ports: { kind: 'tested', port: 8786, dashboardPort: 8787, scheduler: 'Address already in use', heldBy: { scheduler: 'lab', own: true } } })], 'h.yaml');
-    expect(own.problems[0]!.hint).toBe('it is this file\'s cluster "lab", running: check is for hosts before up (`sshcluster status --name lab` shows it, `sshcluster plan h.yaml` what a change would do)');
+    const own = evaluateCheck(
+      [
+        sched({
+          ports: {
+            kind: 'tested',
+            port: 8786,
+            dashboardPort: 8787,
+            scheduler: 'Address already in use',
+            heldBy: { scheduler: 'lab', own: true },
+          },
+        }),
+      ],
+      'h.yaml',
+    );
+    expect(own.problems[0]!.hint).toBe(
+      'it is this file\'s cluster "lab", running: check is for hosts before up (`sshcluster status --name lab` shows it, `sshcluster plan h.yaml` what a change would do)',
+    );
   });
 
   it('warns about clock skew beyond 1s without blocking the launch', () => {
@@ -138,7 +210,11 @@ describe('evaluateCheck: TLS', () => {
   it("is an error when a TLS cluster's Python has no ssl module or no TLS 1.2", () => {
     const noSsl = probe({ ssl: undefined, sslError: "ModuleNotFoundError: No module named '_ssl'" });
     const old = probe({ ssl: { openssl: 'OpenSSL 0.9.8', tls12: false, tls13: false } });
-    const r = evaluateCheck([sched({ tls: true }), worker('n1', { tls: true, probe: noSsl }), worker('n2', { tls: true, probe: old })]);
+    const r = evaluateCheck([
+      sched({ tls: true }),
+      worker('n1', { tls: true, probe: noSsl }),
+      worker('n2', { tls: true, probe: old }),
+    ]);
     expect(r.launchable).toBe(false);
     expect(r.problems.filter((p) => p.severity === 'error').map((p) => `${p.host}: ${p.message}`)).toEqual([
       "n1: /usr/bin/python3 has no usable ssl module (ModuleNotFoundError: No module named '_ssl'): the cluster's TLS needs it",
@@ -159,16 +235,28 @@ describe('renderCheck', () => {
     const r = evaluateCheck([sched(), worker('n1', { probe: missing }), worker('n2', { probe: missing })]);
     const text = renderCheck(r);
     const lines = text.split('\n');
-    expect(lines[0]).toMatch(/^HOST\s+ROLE\s+SSH\s+AUTH\s+HOST KEY\s+PYTHON\s+DASK\s+DISTRIBUTED\s+TLS\s+CORES\s+MEMORY\s+GPUS\s+RESOURCES\s+NETWORK\s+CLOCK$/);
-    expect(lines[1]).toMatch(/^n0\s+scheduler\s+ok\s+key id_ed25519\s+known\s+\/usr\/bin\/python3 3\.11\.2\s+2024\.1\.0\s+2024\.1\.0\s+1\.3\s+8\s+16\.0G\s+0\s+-\s+:8786 free, :8787 free\s+\+0\.01s$/);
+    expect(lines[0]).toMatch(
+      /^HOST\s+ROLE\s+SSH\s+AUTH\s+HOST KEY\s+PYTHON\s+DASK\s+DISTRIBUTED\s+TLS\s+CORES\s+MEMORY\s+GPUS\s+RESOURCES\s+NETWORK\s+CLOCK$/,
+    );
+    expect(lines[1]).toMatch(
+      /^n0\s+scheduler\s+ok\s+key id_ed25519\s+known\s+\/usr\/bin\/python3 3\.11\.2\s+2024\.1\.0\s+2024\.1\.0\s+1\.3\s+8\s+16\.0G\s+0\s+-\s+:8786 free, :8787 free\s+\+0\.01s$/,
+    );
     expect(lines[2]).toContain('→ n0:8786 ok');
-    expect(text).toContain('ERROR n[1-2]: dask cannot be imported by /usr/bin/python3: ModuleNotFoundError: x\n        fix: install it');
+    expect(text).toContain(
+      'ERROR n[1-2]: dask cannot be imported by /usr/bin/python3: ModuleNotFoundError: x\n        fix: install it',
+    );
     expect(text).toContain('Not launchable: 2 error(s) on 2 host(s).');
   });
   it('gives one JSON document with rows and a summary', () => {
     const doc = JSON.parse(checkJson(evaluateCheck([sched(), worker('n1')])));
     expect(doc.summary).toEqual({ launchable: true, hosts: 2, errors: 0, warnings: 0 });
-    expect(doc.rows[1]).toMatchObject({ host: 'n1', role: 'worker', probe: { cores: 8 }, reach: { kind: 'ok' }, problems: [] });
+    expect(doc.rows[1]).toMatchObject({
+      host: 'n1',
+      role: 'worker',
+      probe: { cores: 8 },
+      reach: { kind: 'ok' },
+      problems: [],
+    });
   });
 });
 
@@ -188,7 +276,8 @@ describe('check: the controller’s open files', () => {
       {
         host: 'this machine',
         severity: 'error',
-        message: 'the controller may hold 1024 open files, enough for about 480 hosts; 1000 hosts need about 2064 (2 a host + 64)',
+        message:
+          'the controller may hold 1024 open files, enough for about 480 hosts; 1000 hosts need about 2064 (2 a host + 64)',
         hint: 'raise the hard limit for the user that runs sshcluster (ulimit -Hn, or nofile in /etc/security/limits.conf) to at least 2580',
       },
     ]);

@@ -17,32 +17,56 @@ afterEach(() => ctx.cleanup());
 async function killed(name: string, orphanGraceS: number | undefined): Promise<void> {
   const p = clusterPaths(stateRoot(ctx.env, ctx.homedir), name);
   await ensureClusterDir(p);
-  const controller = { pid: 2 ** 22 + 1, socket: p.dir + '/control.sock', startedAt: '', ...(orphanGraceS === undefined ? {} : { orphanGraceS }) };
+  const controller = {
+    pid: 2 ** 22 + 1,
+    socket: p.dir + '/control.sock',
+    startedAt: '',
+    ...(orphanGraceS === undefined ? {} : { orphanGraceS }),
+  };
   await writeState(p.stateFile, {
-    version: 1, name, clusterId: `id-${name}`, source: '/srv/lab.yaml', spec: { ...testSpec({ workers: ['n1'] }), name }, controller,
-    schedulerAddress: 'tcp://n0:8786', dashboardUrl: '', processes: [{ name: 'scheduler', host: 'n0', role: 'scheduler', pid: 10 }], desiredWorkers: 1, updatedAt: '',
+    version: 1,
+    name,
+    clusterId: `id-${name}`,
+    source: '/srv/lab.yaml',
+    spec: { ...testSpec({ workers: ['n1'] }), name },
+    controller,
+    schedulerAddress: 'tcp://n0:8786',
+    dashboardUrl: '',
+    processes: [{ name: 'scheduler', host: 'n0', role: 'scheduler', pid: 10 }],
+    desiredWorkers: 1,
+    updatedAt: '',
   });
 }
 
 async function statusHint(name: string): Promise<string> {
-  const err = await runStatus(ctx, { name, json: false }).then(() => undefined, (e: unknown) => e);
+  const err = await runStatus(ctx, { name, json: false }).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ExpectedError);
   expect((err as ExpectedError).message).toBe(`no controller is running for cluster "${name}"`);
   return (err as ExpectedError).hint ?? '';
 }
 
 describe('status of a cluster whose controller was killed', () => {
-  it("after a foreground up: its processes stopped with it; down clears the record, up starts it again (no adoption promised)", async () => {
+  it('after a foreground up: its processes stopped with it; down clears the record, up starts it again (no adoption promised)', async () => {
     await killed('fg', 0);
     const hint = await statusHint('fg');
-    expect(hint).toBe('its controller was a foreground up, and its processes stopped with it; sshcluster down --name fg verifies that nothing is left and clears this record, sshcluster up /srv/lab.yaml --name fg starts the cluster again');
+    expect(hint).toBe(
+      'its controller was a foreground up, and its processes stopped with it; sshcluster down --name fg verifies that nothing is left and clears this record, sshcluster up /srv/lab.yaml --name fg starts the cluster again',
+    );
     expect(hint).not.toContain('adopt');
   });
 
   it('after up --detach (or an older state file): up --detach adopts what is still running', async () => {
-    for (const [name, grace] of [['bg', 300], ['old', undefined]] as const) {
+    for (const [name, grace] of [
+      ['bg', 300],
+      ['old', undefined],
+    ] as const) {
       await killed(name, grace);
-      expect(await statusHint(name)).toBe(`sshcluster up /srv/lab.yaml --name ${name} --detach starts a new controller that adopts what is still running; sshcluster down --name ${name} stops it`);
+      expect(await statusHint(name)).toBe(
+        `sshcluster up /srv/lab.yaml --name ${name} --detach starts a new controller that adopts what is still running; sshcluster down --name ${name} stops it`,
+      );
     }
   });
 });

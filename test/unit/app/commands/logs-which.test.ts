@@ -28,7 +28,10 @@ describe('logs without --name, no cluster running', () => {
     ctx = testContext();
     recorded('lab', 'a');
     recorded('gpu', 'b');
-    const err = await runLogs(ctx, { follow: false, tail: 10 }).then(() => undefined, (e: unknown) => e);
+    const err = await runLogs(ctx, { follow: false, tail: 10 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(UsageError);
     expect((err as UsageError).message).toBe('logs: no cluster is running, and 2 have recorded logs: gpu, lab');
     expect((err as UsageError).hint).toBe('name one: sshcluster logs --name NAME');

@@ -28,15 +28,22 @@ async function clusterWithState(name = 't'): Promise<ReturnType<typeof clusterPa
   const p = clusterPaths(root, name);
   await ensureClusterDir(p);
   const state: ClusterState = {
-    version: 1, name, clusterId: 'id-1', spec: { ...testSpec({ workers: ['n1'] }), name },
-    controller: { pid: 1, socket: p.socket, startedAt: '' }, schedulerAddress: 'tcp://n0:8786', dashboardUrl: '',
-    processes: [], desiredWorkers: 1, updatedAt: '',
+    version: 1,
+    name,
+    clusterId: 'id-1',
+    spec: { ...testSpec({ workers: ['n1'] }), name },
+    controller: { pid: 1, socket: p.socket, startedAt: '' },
+    schedulerAddress: 'tcp://n0:8786',
+    dashboardUrl: '',
+    processes: [],
+    desiredWorkers: 1,
+    updatedAt: '',
   };
   await writeState(p.stateFile, state);
   return p;
 }
 
-describe('state dirs must be the user\'s own', () => {
+describe("state dirs must be the user's own", () => {
   it('makes a fresh root and cluster dir 0700 and takes them', async () => {
     const p = clusterPaths(root, 'lab');
     await ensureClusterDir(p, { uid });
@@ -53,17 +60,24 @@ describe('state dirs must be the user\'s own', () => {
 
   it('refuses a state root owned by another user, with the way out', async () => {
     fs.mkdirSync(root, { recursive: true, mode: 0o700 });
-    const err = await ensureClusterDir(clusterPaths(root, 'lab'), { uid: uid + 1 }).then(() => undefined, (e: Error & { hint?: string }) => e);
-    expect(err?.message).toBe(`${root} belongs to uid ${uid}, not to this user (uid ${uid + 1}); refusing to keep the cluster state and control socket there`);
+    const err = await ensureClusterDir(clusterPaths(root, 'lab'), { uid: uid + 1 }).then(
+      () => undefined,
+      (e: Error & { hint?: string }) => e,
+    );
+    expect(err?.message).toBe(
+      `${root} belongs to uid ${uid}, not to this user (uid ${uid + 1}); refusing to keep the cluster state and control socket there`,
+    );
     expect(err?.hint).toContain('set XDG_STATE_HOME to a directory of your own');
   });
 
-  it('refuses a cluster dir that is a symlink to someone else\'s dir', async () => {
+  it("refuses a cluster dir that is a symlink to someone else's dir", async () => {
     fs.mkdirSync(root, { recursive: true, mode: 0o700 });
     const theirs = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-theirs-'));
     try {
       fs.symlinkSync(theirs, path.join(root, 'lab'));
-      await expect(ensureClusterDir(clusterPaths(root, 'lab'), { uid })).rejects.toThrow(`${path.join(root, 'lab')} is a symlink`);
+      await expect(ensureClusterDir(clusterPaths(root, 'lab'), { uid })).rejects.toThrow(
+        `${path.join(root, 'lab')} is a symlink`,
+      );
     } finally {
       fs.rmSync(theirs, { recursive: true, force: true });
     }
@@ -73,12 +87,14 @@ describe('state dirs must be the user\'s own', () => {
     const base = path.dirname(root);
     fs.mkdirSync(base, { recursive: true });
     fs.chmodSync(base, 0o777);
-    await expect(ensureClusterDir(clusterPaths(root, 'lab'), { uid })).rejects.toThrow(`${base} is writable by group or others (mode 0777)`);
+    await expect(ensureClusterDir(clusterPaths(root, 'lab'), { uid })).rejects.toThrow(
+      `${base} is writable by group or others (mode 0777)`,
+    );
     fs.chmodSync(base, 0o1777);
     await ensureClusterDir(clusterPaths(root, 'lab'), { uid });
   });
 
-  it('takes an XDG_STATE_HOME writable by the user\'s own group (umask 002, user private groups)', async () => {
+  it("takes an XDG_STATE_HOME writable by the user's own group (umask 002, user private groups)", async () => {
     const base = path.dirname(root);
     fs.mkdirSync(base, { recursive: true });
     fs.chmodSync(base, 0o775);
@@ -99,6 +115,12 @@ describe('state dirs must be the user\'s own', () => {
     fs.chmodSync(p.logsDir, 0o777);
     expect(await runList(ctx, { json: true })).toBe(0);
     const rows = JSON.parse(ctx.out()) as { name: string; controller: string; error: string }[];
-    expect(rows).toEqual([expect.objectContaining({ name: 't', controller: 'refused', error: expect.stringContaining('writable by group or others') })]);
+    expect(rows).toEqual([
+      expect.objectContaining({
+        name: 't',
+        controller: 'refused',
+        error: expect.stringContaining('writable by group or others'),
+      }),
+    ]);
   });
 });

@@ -29,8 +29,17 @@ async function leftState(name: string): Promise<void> {
   const p = clusterPaths(root(), name);
   await ensureClusterDir(p);
   await writeState(p.stateFile, {
-    version: 1, name, clusterId: `id-${name}`, spec: { ...testSpec({ workers: ['n1'] }), name }, controller: null,
-    schedulerAddress: 'tcp://127.0.0.1:1', dashboardUrl: '', processes: [], desiredWorkers: 1, updatedAt: '', unreached: ['n0', 'n1'],
+    version: 1,
+    name,
+    clusterId: `id-${name}`,
+    spec: { ...testSpec({ workers: ['n1'] }), name },
+    controller: null,
+    schedulerAddress: 'tcp://127.0.0.1:1',
+    dashboardUrl: '',
+    processes: [],
+    desiredWorkers: 1,
+    updatedAt: '',
+    unreached: ['n0', 'n1'],
   });
 }
 
@@ -64,7 +73,10 @@ function commands(name: string): [string, () => Promise<number>][] {
 }
 
 async function failure(run: () => Promise<number>): Promise<ExpectedError> {
-  const err = await run().then((code) => new Error(`exited ${code} without an error`), (e: unknown) => e);
+  const err = await run().then(
+    (code) => new Error(`exited ${code} without an error`),
+    (e: unknown) => e,
+  );
   if (!(err instanceof ExpectedError)) throw err;
   return err;
 }
@@ -98,20 +110,28 @@ describe('--name matching no cluster', () => {
       'old                  stopped    -',
       '',
     ]);
-    expect((await failure(() => runStatus(ctx, { name: 'nosuch', json: false }))).message).toBe('no cluster named "nosuch" on this machine; there are: abc (stopped), lab, old (stopped)');
+    expect((await failure(() => runStatus(ctx, { name: 'nosuch', json: false }))).message).toBe(
+      'no cluster named "nosuch" on this machine; there are: abc (stopped), lab, old (stopped)',
+    );
   });
 
   it('down of a name this machine never had exits 0, saying so with the clusters there are: a typo is seen, a clean-up script runs', async () => {
     await leftState('lab');
     expect(await runDown(ctx, { name: 'lba', json: false })).toBe(0);
-    expect(ctx.err()).toBe('sshcluster: no cluster named "lba" on this machine; there is: lab; nothing to stop\n  hint: name one of those with --name (sshcluster list shows them)\n');
+    expect(ctx.err()).toBe(
+      'sshcluster: no cluster named "lba" on this machine; there is: lab; nothing to stop\n  hint: name one of those with --name (sshcluster list shows them)\n',
+    );
   });
 
   it('says so when there is no cluster at all', async () => {
     for (const [command, run] of commands('nosuch')) {
       if (command === 'down') continue;
       const err = await failure(run);
-      expect({ command, code: err.exitCode, message: err.message }).toEqual({ command, code: 2, message: 'no cluster named "nosuch" on this machine, and no other cluster either' });
+      expect({ command, code: err.exitCode, message: err.message }).toEqual({
+        command,
+        code: 2,
+        message: 'no cluster named "nosuch" on this machine, and no other cluster either',
+      });
       expect(err.hint).toContain('sshcluster up');
     }
   });
@@ -124,13 +144,21 @@ describe('--name matching no cluster', () => {
         continue;
       }
       const err = await failure(run);
-      expect({ command, code: err.exitCode, message: err.message }).toEqual({ command, code: 1, message: 'cluster "old" is not running (it has stopped; the logs of its last runs are kept)' });
+      expect({ command, code: err.exitCode, message: err.message }).toEqual({
+        command,
+        code: 1,
+        message: 'cluster "old" is not running (it has stopped; the logs of its last runs are kept)',
+      });
     }
-    expect(ctx.err()).toContain('sshcluster: cluster "old" is not running (it has stopped; the logs of its last runs are kept); nothing to stop\n');
+    expect(ctx.err()).toContain(
+      'sshcluster: cluster "old" is not running (it has stopped; the logs of its last runs are kept); nothing to stop\n',
+    );
     expect(ctx.out()).toContain('scheduler │ a line\n');
     // A detached one's controller log says why it ended (helper-26's trial: the scheduler's death was said nowhere else).
     fs.writeFileSync(clusterPaths(root(), 'old').controllerLog, 'Stopping cluster (scheduler exited)\n');
-    expect((await failure(() => runStatus(ctx, { name: 'old', json: false }))).hint).toContain(`why it ended: the end of ${clusterPaths(root(), 'old').controllerLog}`);
+    expect((await failure(() => runStatus(ctx, { name: 'old', json: false }))).hint).toContain(
+      `why it ended: the end of ${clusterPaths(root(), 'old').controllerLog}`,
+    );
   });
 
   it('a state file whose controller is gone is no unknown name: down stops it from the state file', async () => {

@@ -19,9 +19,14 @@ const status = {
 const client = { call: async () => status } as unknown as ControlApiClient;
 
 describe('waitSettled', () => {
-  it('names the workers not running and their hosts\' state when the time is up', async () => {
-    const err = await waitSettled(client, 'lab', undefined, 0).then(() => undefined, (e: unknown) => e as Error);
-    expect(err?.message).toBe('lab: 1 of 2 worker(s) running after 0s; not running: h2-0 (starting) on h2 (connecting: connect EHOSTUNREACH 10.0.0.2:22)');
+  it("names the workers not running and their hosts' state when the time is up", async () => {
+    const err = await waitSettled(client, 'lab', undefined, 0).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toBe(
+      'lab: 1 of 2 worker(s) running after 0s; not running: h2-0 (starting) on h2 (connecting: connect EHOSTUNREACH 10.0.0.2:22)',
+    );
   });
 
   it('returns the running count once every wanted worker runs', async () => {
@@ -34,22 +39,46 @@ describe('waitSettled, with a worker kept on a host that does not answer', () =>
   // h1 as above; h9 unreachable, its worker stopped.
   const down = {
     ...status,
-    hosts: [status.hosts[0], { name: 'h9', roles: ['worker'], state: 'unreachable', lastError: 'no SSH handshake with h9:22 within 2s', workers: 0 }],
+    hosts: [
+      status.hosts[0],
+      {
+        name: 'h9',
+        roles: ['worker'],
+        state: 'unreachable',
+        lastError: 'no SSH handshake with h9:22 within 2s',
+        workers: 0,
+      },
+    ],
     workers: [status.workers[0], { name: 'h9-0', host: 'h9', state: 'stopped' }],
   } as unknown as StatusJson;
 
   it('fails at once, not after --timeout, naming the worker and its host', async () => {
     let calls = 0;
     const c = { call: async () => (calls++, down) } as unknown as ControlApiClient;
-    const err = await waitSettled(c, 'lab', 2, 120_000).then(() => undefined, (e: unknown) => e as Error & { hint?: string });
+    const err = await waitSettled(c, 'lab', 2, 120_000).then(
+      () => undefined,
+      (e: unknown) => e as Error & { hint?: string },
+    );
     expect(calls).toBe(1);
-    expect(err?.message).toBe('lab: 1 of 2 worker(s) running; 1 wait for a host that does not answer; not running: h9-0 (stopped) on h9 (unreachable: no SSH handshake with h9:22 within 2s)');
+    expect(err?.message).toBe(
+      'lab: 1 of 2 worker(s) running; 1 wait for a host that does not answer; not running: h9-0 (stopped) on h9 (unreachable: no SSH handshake with h9:22 within 2s)',
+    );
     expect(err?.hint).toMatch(/start when their host answers again/);
   });
 
   it('still waits while another worker is starting on a host that answers', async () => {
-    const starting = { ...down, desiredWorkers: 3, hosts: [...down.hosts], workers: [...down.workers, { name: 'h1-1', host: 'h1', state: 'starting' }] } as unknown as StatusJson;
-    const err = await waitSettled({ call: async () => starting } as unknown as ControlApiClient, 'lab', 3, 0).then(() => undefined, (e: unknown) => e as Error);
-    expect(err?.message).toMatch(/^lab: 1 of 3 worker\(s\) running after 0s; not running: h9-0 \(stopped\) on h9 \(unreachable: .*\), h1-1 \(starting\) on h1$/);
+    const starting = {
+      ...down,
+      desiredWorkers: 3,
+      hosts: [...down.hosts],
+      workers: [...down.workers, { name: 'h1-1', host: 'h1', state: 'starting' }],
+    } as unknown as StatusJson;
+    const err = await waitSettled({ call: async () => starting } as unknown as ControlApiClient, 'lab', 3, 0).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toMatch(
+      /^lab: 1 of 3 worker\(s\) running after 0s; not running: h9-0 \(stopped\) on h9 \(unreachable: .*\), h1-1 \(starting\) on h1$/,
+    );
   });
 });

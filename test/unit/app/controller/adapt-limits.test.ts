@@ -20,14 +20,27 @@ import { testContext, type TestContext } from '../context-fixture.js';
 import { configErrorOf, makeCtx } from '../../fixtures/config/ctx.js';
 import { testSpec } from '../../config/spec-fixture.js';
 
-const spec = (over: Partial<AdaptiveSpec> = {}): AdaptiveSpec => ({ minimum: 0, maximum: 10, intervalMs: 1000, waitCount: 3, targetDurationMs: 5000, ...over });
+const spec = (over: Partial<AdaptiveSpec> = {}): AdaptiveSpec => ({
+  minimum: 0,
+  maximum: 10,
+  intervalMs: 1000,
+  waitCount: 3,
+  targetDurationMs: 5000,
+  ...over,
+});
 const worker = { nthreads: 2, memoryBytes: 4e9 };
 
 describe('adaptive limits (pure)', () => {
   it('refuses an interval under 100ms, and maxima below one worker', () => {
-    expect(adaptiveRefusal(spec({ intervalMs: 0 }), worker)?.message).toBe('--interval 0ms is below the minimum of 100ms');
-    expect(adaptiveRefusal(spec({ maximumCores: 1 }), worker)?.message).toBe("--maximum-cores 1 is less than one worker's 2 threads: adaptive could never keep a worker");
-    expect(adaptiveRefusal(spec({ maximumMemory: 1e9 }), worker)?.message).toMatch(/^--maximum-memory 954M \(1000000000 bytes\) is less than one worker's memory limit, 3\.7G/);
+    expect(adaptiveRefusal(spec({ intervalMs: 0 }), worker)?.message).toBe(
+      '--interval 0ms is below the minimum of 100ms',
+    );
+    expect(adaptiveRefusal(spec({ maximumCores: 1 }), worker)?.message).toBe(
+      "--maximum-cores 1 is less than one worker's 2 threads: adaptive could never keep a worker",
+    );
+    expect(adaptiveRefusal(spec({ maximumMemory: 1e9 }), worker)?.message).toMatch(
+      /^--maximum-memory 954M \(1000000000 bytes\) is less than one worker's memory limit, 3\.7G/,
+    );
   });
   it('takes the edges and what cannot be counted', () => {
     expect(adaptiveRefusal(spec({ intervalMs: 100, maximumCores: 2, maximumMemory: 4e9 }), worker)).toBeUndefined();
@@ -38,16 +51,32 @@ describe('adaptive limits (pure)', () => {
 describe('sshcluster adapt flags', () => {
   let ctx: TestContext;
   afterEach(() => ctx.cleanup());
-  it.each([['0'], ['50ms'], ['0.05s']])('--interval %s is refused before anything is asked of the cluster (exit 2)', async (value) => {
-    ctx = testContext();
-    const err = await buildProgram(ctx, () => undefined).parseAsync(['node', 'sshcluster', 'adapt', '--interval', value]).then(() => undefined, (e: unknown) => e);
-    expect(err).toBeInstanceOf(CommanderError);
-    expect(ctx.err()).toContain(`sshcluster: option '--interval <duration>' argument '${value}' is invalid. expected at least 100ms (Dask's default is 1s)`);
-  });
+  it.each([['0'], ['50ms'], ['0.05s']])(
+    '--interval %s is refused before anything is asked of the cluster (exit 2)',
+    async (value) => {
+      ctx = testContext();
+      const err = await buildProgram(ctx, () => undefined)
+        .parseAsync(['node', 'sshcluster', 'adapt', '--interval', value])
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(err).toBeInstanceOf(CommanderError);
+      expect(ctx.err()).toContain(
+        `sshcluster: option '--interval <duration>' argument '${value}' is invalid. expected at least 100ms (Dask's default is 1s)`,
+      );
+    },
+  );
 
   // Before: `adapt --off --min 2` turned adaptive off and dropped --min without a word;
   // `adapt --off --dry-run` turned it off for real.
-  const run = (...args: string[]) => buildProgram(ctx, () => undefined).parseAsync(['node', 'sshcluster', 'adapt', ...args]).then(() => undefined, (e: unknown) => e);
+  const run = (...args: string[]) =>
+    buildProgram(ctx, () => undefined)
+      .parseAsync(['node', 'sshcluster', 'adapt', ...args])
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
   it.each([
     [['--min', '2'], '--min'],
     [['--max', '5'], '--max'],
@@ -64,7 +93,9 @@ describe('sshcluster adapt flags', () => {
     const err = await run('--off', ...flags);
     expect(err).toBeInstanceOf(UsageError);
     expect((err as UsageError).exitCode).toBe(2);
-    expect((err as UsageError).message).toBe(`adapt: --off turns adaptive scaling off, so it takes none of the flags that set how it scales (given: ${given})`);
+    expect((err as UsageError).message).toBe(
+      `adapt: --off turns adaptive scaling off, so it takes none of the flags that set how it scales (given: ${given})`,
+    );
     expect((err as UsageError).hint).toContain('sshcluster scale N');
   });
 
@@ -73,7 +104,9 @@ describe('sshcluster adapt flags', () => {
     const err = await run('--dry-run', '--off');
     expect(err).toBeInstanceOf(UsageError);
     expect((err as UsageError).exitCode).toBe(2);
-    expect((err as UsageError).message).toBe('adapt: --dry-run shows what one adaptive step would do; with --off there is no step to show');
+    expect((err as UsageError).message).toBe(
+      'adapt: --dry-run shows what one adaptive step would do; with --off there is no step to show',
+    );
   });
 
   it('--off alone goes on to find the cluster', async () => {
@@ -87,23 +120,45 @@ describe('sshcluster adapt flags', () => {
 describe('host file adaptive: section', () => {
   const fail = (yaml: string) => configErrorOf(() => parseHostFile(yaml, 'hosts.yaml', makeCtx()));
   it('refuses an interval under 100ms at its position', () => {
-    expect(fail('hosts: [a, b]\nadaptive: {interval: 10ms}\n').message).toBe("hosts.yaml:2:22 adaptive.interval: expected at least 100ms (Dask's default is 1s): a shorter interval makes the adaptive loop spin");
+    expect(fail('hosts: [a, b]\nadaptive: {interval: 10ms}\n').message).toBe(
+      "hosts.yaml:2:22 adaptive.interval: expected at least 100ms (Dask's default is 1s): a shorter interval makes the adaptive loop spin",
+    );
   });
-  it('refuses maximum_cores below one worker\'s nthreads', () => {
+  it("refuses maximum_cores below one worker's nthreads", () => {
     const err = fail('hosts: [a, b]\nworker_options: {nthreads: 4}\nadaptive: {maximum: 3, maximum_cores: 3}\n');
-    expect(err.message).toBe("hosts.yaml:3:39 adaptive.maximum_cores: expected at least 4, one worker's nthreads: a smaller maximum_cores never keeps a worker");
-    expect(parseHostFile('hosts: [a, b]\nadaptive: {maximum_cores: 2}\n', 'hosts.yaml', makeCtx()).adaptive?.maximumCores).toBe(2);
+    expect(err.message).toBe(
+      "hosts.yaml:3:39 adaptive.maximum_cores: expected at least 4, one worker's nthreads: a smaller maximum_cores never keeps a worker",
+    );
+    expect(
+      parseHostFile('hosts: [a, b]\nadaptive: {maximum_cores: 2}\n', 'hosts.yaml', makeCtx()).adaptive?.maximumCores,
+    ).toBe(2);
   });
   it("refuses maximum_memory below one worker's memory_limit when that is a size (auto is known only once workers register)", () => {
-    const err = fail('hosts: [a, b]\nworker_options: {memory_limit: 4GiB}\nadaptive: {maximum: 3, maximum_memory: 1GiB}\n');
-    expect(err.message).toBe("hosts.yaml:3:40 adaptive.maximum_memory: expected at least 4.0G (4294967296 bytes), one worker's memory_limit (4GiB): a smaller maximum_memory never keeps a worker");
-    expect(parseHostFile('hosts: [a, b]\nadaptive: {maximum_memory: 1GiB}\n', 'hosts.yaml', makeCtx()).adaptive?.maximumMemory).toBe(2 ** 30);
-    expect(parseHostFile('hosts: [a, b]\nworker_options: {memory_limit: 1GiB}\nadaptive: {maximum_memory: 1GiB}\n', 'hosts.yaml', makeCtx()).adaptive?.maximumMemory).toBe(2 ** 30);
+    const err = fail(
+      'hosts: [a, b]\nworker_options: {memory_limit: 4GiB}\nadaptive: {maximum: 3, maximum_memory: 1GiB}\n',
+    );
+    expect(err.message).toBe(
+      "hosts.yaml:3:40 adaptive.maximum_memory: expected at least 4.0G (4294967296 bytes), one worker's memory_limit (4GiB): a smaller maximum_memory never keeps a worker",
+    );
+    expect(
+      parseHostFile('hosts: [a, b]\nadaptive: {maximum_memory: 1GiB}\n', 'hosts.yaml', makeCtx()).adaptive
+        ?.maximumMemory,
+    ).toBe(2 ** 30);
+    expect(
+      parseHostFile(
+        'hosts: [a, b]\nworker_options: {memory_limit: 1GiB}\nadaptive: {maximum_memory: 1GiB}\n',
+        'hosts.yaml',
+        makeCtx(),
+      ).adaptive?.maximumMemory,
+    ).toBe(2 ** 30);
   });
 });
 
 /** A ClusterSession whose reconciler is a fake: adapt and scale run the real session code. */
-function fakeSession(adaptive?: AdaptiveSpec, registered: { name: string; nthreads: number; memoryLimit: number }[] = []) {
+function fakeSession(
+  adaptive?: AdaptiveSpec,
+  registered: { name: string; nthreads: number; memoryLimit: number }[] = [],
+) {
   const events: ClusterEvent[] = [];
   const bus = new EventBus();
   bus.on((e) => events.push(e));
@@ -116,7 +171,11 @@ function fakeSession(adaptive?: AdaptiveSpec, registered: { name: string; nthrea
     clock: systemClock,
     life: new AbortController(),
     adaptive: undefined as ClusterSession['adaptive'],
-    client: { identityOrWorkers: async () => ({ address: '', services: {}, workers: registered }), adaptiveTarget: async () => 0, demand: async () => undefined },
+    client: {
+      identityOrWorkers: async () => ({ address: '', services: {}, workers: registered }),
+      adaptiveTarget: async () => 0,
+      demand: async () => undefined,
+    },
     daskVersion: async () => '2022.12.1',
     reconciler: { scale: async (n: number) => (scaled.push(n), { desired: n }), outcomes: async () => new Map() },
   });
@@ -129,7 +188,10 @@ describe('the controller side of adapt and scale', () => {
 
   it('refuses --maximum-cores below one worker (nthreads 2) as a usage error, leaving adaptive as it was', async () => {
     const { session } = fakeSession();
-    const err = await adapt(session, { dryRun: false, spec: { maximumCores: 1 } }).then(() => undefined, (e: unknown) => e);
+    const err = await adapt(session, { dryRun: false, spec: { maximumCores: 1 } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(UsageError);
     expect((err as UsageError).exitCode).toBe(2);
     expect((err as UsageError).message).toContain("--maximum-cores 1 is less than one worker's 2 threads");
@@ -140,9 +202,14 @@ describe('the controller side of adapt and scale', () => {
     const { session } = fakeSession(undefined, [{ name: 'n1-0', nthreads: 2, memoryLimit: 4e9 }]);
     sessions.push(session);
     expect(session.spec.workerHosts[0]!.workerOptions.memoryLimit).toBe('auto');
-    const err = await adapt(session, { dryRun: false, spec: { maximumMemory: 1e6 } }).then(() => undefined, (e: unknown) => e);
+    const err = await adapt(session, { dryRun: false, spec: { maximumMemory: 1e6 } }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(UsageError);
-    expect((err as UsageError).message).toContain("--maximum-memory 977K (1000000 bytes) is less than one worker's memory limit, 3.7G: adaptive could never keep a worker");
+    expect((err as UsageError).message).toContain(
+      "--maximum-memory 977K (1000000 bytes) is less than one worker's memory limit, 3.7G: adaptive could never keep a worker",
+    );
     expect(session.adaptive).toBeUndefined();
     await adapt(session, { dryRun: false, spec: { maximum: 4, maximumMemory: 8e9, minimumCores: 2 } });
     expect(session.adaptive?.status()).toMatchObject({ maximumMemory: 8e9, minimumCores: 2 });
@@ -153,18 +220,28 @@ describe('the controller side of adapt and scale', () => {
     const { session, events } = fakeSession(spec({ targetDurationMs: 5000 }));
     sessions.push(session);
     const r = await adapt(session, { dryRun: false, spec: { targetDurationMs: 10_000 } });
-    expect(r.warnings).toEqual([expect.stringContaining('the running scheduler keeps 5s, not 10s'), 'maximum 10: the hosts have 2 worker slots (max_workers), so at most 2 workers can be placed']);
+    expect(r.warnings).toEqual([
+      expect.stringContaining('the running scheduler keeps 5s, not 10s'),
+      'maximum 10: the hosts have 2 worker slots (max_workers), so at most 2 workers can be placed',
+    ]);
     expect(r.spec?.targetDurationMs).toBe(5000);
-    expect(events).toContainEqual(expect.objectContaining({ kind: 'notice', level: 'warning', message: r.warnings![0] }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ kind: 'notice', level: 'warning', message: r.warnings![0] }),
+    );
     const same = await adapt(session, { dryRun: false, spec: { targetDurationMs: 5000 } });
-    expect(same.warnings).toEqual(['maximum 10: the hosts have 2 worker slots (max_workers), so at most 2 workers can be placed']);
+    expect(same.warnings).toEqual([
+      'maximum 10: the hosts have 2 worker slots (max_workers), so at most 2 workers can be placed',
+    ]);
   });
 
   it('a dry run with a new target_duration warns as the real one does, and changes nothing', async () => {
     const { session, events } = fakeSession(spec({ targetDurationMs: 5000 }));
     const r = await adapt(session, { dryRun: true, spec: { targetDurationMs: 10_000 } });
     expect(r.dryRun).toBeDefined();
-    expect(r.warnings).toEqual([expect.stringContaining('the running scheduler keeps 5s, not 10s'), 'maximum 10: the hosts have 2 worker slots (max_workers), so at most 2 workers can be placed']);
+    expect(r.warnings).toEqual([
+      expect.stringContaining('the running scheduler keeps 5s, not 10s'),
+      'maximum 10: the hosts have 2 worker slots (max_workers), so at most 2 workers can be placed',
+    ]);
     expect(events).toEqual([]);
     expect(session.adaptive).toBeUndefined();
   });
@@ -194,12 +271,16 @@ describe('the controller side of adapt and scale', () => {
     await adapt(session, { dryRun: true, spec: { maximum: 3 } });
     await adapt(session, { off: true });
     expect(notices()).toEqual([]);
-    const r = await adapt(session, { dryRun: false, spec: { minimum: 1, maximum: 3, maximumMemory: 8 * 2 ** 30, minimumCores: 2 } });
+    const r = await adapt(session, {
+      dryRun: false,
+      spec: { minimum: 1, maximum: 3, maximumMemory: 8 * 2 ** 30, minimumCores: 2 },
+    });
     await session.userScale(4);
     await session.userScale(1);
     await adapt(session, { dryRun: false, spec: {} });
     await adapt(session, { off: true });
-    const on = 'between 1 and 3 workers, at least 2 cores, at most 8.0G of memory, every 1s, scale down after 3 recommendations';
+    const on =
+      'between 1 and 3 workers, at least 2 cores, at most 8.0G of memory, every 1s, scale down after 3 recommendations';
     expect(adaptiveSettingsText(r.spec!)).toBe(on);
     expect(notices()).toEqual([
       'maximum 3: the hosts have 2 worker slots (max_workers), so at most 2 workers can be placed',
@@ -211,7 +292,12 @@ describe('the controller side of adapt and scale', () => {
       'adaptive off: the worker count stays where it is',
     ]);
     // Fewer placed than asked: the event says how many, and why.
-    Object.assign(session, { reconciler: { scale: async () => ({ desired: 3, message: 'no host has room for more' }), outcomes: async () => new Map() } });
+    Object.assign(session, {
+      reconciler: {
+        scale: async () => ({ desired: 3, message: 'no host has room for more' }),
+        outcomes: async () => new Map(),
+      },
+    });
     await session.userScale(9);
     expect(notices().at(-1)).toBe('scale: 2 → 3 worker(s) (9 asked: no host has room for more)');
   });

@@ -35,7 +35,14 @@ describe('adaptive loop', () => {
     expect(calls).toEqual(['scale 3']);
     // Said as an event (the events view, status events[], up --json), with its reason.
     expect(h.events.filter((e) => e.kind === 'adaptive-decision')).toEqual([
-      { kind: 'adaptive-decision', decision: 'up', target: 3, current: 1, after: 3, reason: expect.stringContaining('target 3 > 1') },
+      {
+        kind: 'adaptive-decision',
+        decision: 'up',
+        target: 3,
+        current: 1,
+        after: 3,
+        reason: expect.stringContaining('target 3 > 1'),
+      },
     ]);
     loop.stop();
   });
@@ -118,7 +125,9 @@ describe('adaptive loop with resources', () => {
     await flush();
     expect(calls).toEqual(['add gpu+1']);
     expect(loop.status().log.at(-1)?.reason).toMatch(/; placed gpu \+1$/);
-    expect(h.events.filter((e) => e.kind === 'adaptive-decision').map((e) => e.kind === 'adaptive-decision' && e.decision)).toEqual(['up']);
+    expect(
+      h.events.filter((e) => e.kind === 'adaptive-decision').map((e) => e.kind === 'adaptive-decision' && e.decision),
+    ).toEqual(['up']);
     expect(loop.status().unmet).toEqual([]);
     loop.stop();
   });
@@ -145,19 +154,22 @@ describe('adaptive loop with resources', () => {
 
   // helper-23's trial: a TPU task and a plain one at 0 workers; Dask's target of 1 went to
   // the TPU task and the plain one waited for ever. Distributed 2022.12 and 2024.12 alike.
-  it.each(['2022.12.1', '2024.12.1'])('%s: a plain task beside GPU work no host can run still gets its one worker', async (version) => {
-    const h = harness({ workers: ['c1', 'c2'], nworkers: 1, initialWorkers: 0 });
-    await startUp(h);
-    h.scheduler.target = 1;
-    h.scheduler.pending = gpuTasks(1);
-    h.scheduler.plainPending = 1;
-    const { loop, calls } = loopOver(h, { maximum: 2 }, version);
-    loop.start();
-    await flush();
-    expect(calls).toEqual(['add c1+1']);
-    expect(loop.status().unmet).toEqual(['want 1 GPU worker, 0 placeable: no host declares GPU']);
-    loop.stop();
-  });
+  it.each(['2022.12.1', '2024.12.1'])(
+    '%s: a plain task beside GPU work no host can run still gets its one worker',
+    async (version) => {
+      const h = harness({ workers: ['c1', 'c2'], nworkers: 1, initialWorkers: 0 });
+      await startUp(h);
+      h.scheduler.target = 1;
+      h.scheduler.pending = gpuTasks(1);
+      h.scheduler.plainPending = 1;
+      const { loop, calls } = loopOver(h, { maximum: 2 }, version);
+      loop.start();
+      await flush();
+      expect(calls).toEqual(['add c1+1']);
+      expect(loop.status().unmet).toEqual(['want 1 GPU worker, 0 placeable: no host declares GPU']);
+      loop.stop();
+    },
+  );
 
   it.each(['2022.12.1', '2024.12.1'])('%s: GPU work alone that no host can run starts no worker', async (version) => {
     const h = harness({ workers: ['c1', 'c2'], nworkers: 1, initialWorkers: 0 });
@@ -177,18 +189,21 @@ describe('adaptive loop with resources', () => {
   it.each([
     ['2022.12.1', ['add a+2']],
     ['2024.12.1', ['add a+1']],
-  ])('%s: GPU tasks no host can run come off a target of 4 only where the scheduler counted them', async (version, expected) => {
-    const h = harness({ workers: ['a'], nworkers: 4, initialWorkers: 2 });
-    await startUp(h);
-    h.scheduler.target = version.startsWith('2022') ? 8 : 4; // 2022.12 counts threads: 8 / 2 per worker
-    h.scheduler.pending = gpuTasks(2);
-    const { loop, calls } = loopOver(h, {}, version);
-    loop.start();
-    await flush();
-    expect(loop.status().target).toBe(4);
-    expect(calls).toEqual(expected);
-    loop.stop();
-  });
+  ])(
+    '%s: GPU tasks no host can run come off a target of 4 only where the scheduler counted them',
+    async (version, expected) => {
+      const h = harness({ workers: ['a'], nworkers: 4, initialWorkers: 2 });
+      await startUp(h);
+      h.scheduler.target = version.startsWith('2022') ? 8 : 4; // 2022.12 counts threads: 8 / 2 per worker
+      h.scheduler.pending = gpuTasks(2);
+      const { loop, calls } = loopOver(h, {}, version);
+      loop.start();
+      await flush();
+      expect(loop.status().target).toBe(4);
+      expect(calls).toEqual(expected);
+      loop.stop();
+    },
+  );
 
   it('keeps the last worker able to run pending GPU work when the policy would retire it', async () => {
     const h = gpuLab();
@@ -202,7 +217,7 @@ describe('adaptive loop with resources', () => {
     loop.start();
     await flush();
     expect(calls).toEqual([]);
-    expect(loop.status().log.at(-1)?.reason).toContain("kept gpu-0 (last worker able to run GPU (1 task pending))");
+    expect(loop.status().log.at(-1)?.reason).toContain('kept gpu-0 (last worker able to run GPU (1 task pending))');
     h.scheduler.pending = [];
     await h.clock.advance(1_000);
     expect(calls).toEqual(['retire gpu-0']);
@@ -221,4 +236,3 @@ describe('adaptive loop with resources', () => {
     loop.stop();
   });
 });
-

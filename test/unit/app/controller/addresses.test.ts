@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { dashboardForward, dashboardUrl, parseDashboardAddress, schedulerAddress } from '../../../../src/app/controller/addresses.js';
+import {
+  dashboardForward,
+  dashboardUrl,
+  parseDashboardAddress,
+  schedulerAddress,
+} from '../../../../src/app/controller/addresses.js';
 import { testSpec } from '../../config/spec-fixture.js';
 
 describe('addresses', () => {
@@ -17,6 +22,9 @@ describe('addresses', () => {
   });
   it('reaches an all-interfaces dashboard through the scheduler host loopback', () => {
     expect(dashboardForward(testSpec({ workers: [], dashboard: ':8787' }))).toEqual({ host: '127.0.0.1', port: 8787 });
-    expect(dashboardForward(testSpec({ workers: [], dashboard: '10.1.1.1:8000' }))).toEqual({ host: '10.1.1.1', port: 8000 });
+    expect(dashboardForward(testSpec({ workers: [], dashboard: '10.1.1.1:8000' }))).toEqual({
+      host: '10.1.1.1',
+      port: 8000,
+    });
   });
 });

@@ -27,27 +27,45 @@ function changes(h: Harness, over: Partial<ConstructorParameters<typeof ClusterC
 /** Runs an apply to its end, moving the fake clock on while it waits for hosts to empty. */
 async function applied(h: Harness, next: ClusterSpec, over: Parameters<typeof changes>[1] = {}): Promise<void> {
   let done = false;
-  const p = changes(h, over).apply(next, { maxUnavailable: 1, timeoutMs: 30_000 }).finally(() => (done = true));
+  const p = changes(h, over)
+    .apply(next, { maxUnavailable: 1, timeoutMs: 30_000 })
+    .finally(() => (done = true));
   for (let i = 0; i < 400 && !done; i++) await h.clock.advance(500);
   await p;
 }
 
-const schedulerRunning = (h: Harness) => h.host('n0').running().filter((p) => p.spec.role === 'scheduler').length;
+const schedulerRunning = (h: Harness) =>
+  h
+    .host('n0')
+    .running()
+    .filter((p) => p.spec.role === 'scheduler').length;
 
 describe('apply with the scheduler host as a worker host', () => {
   it("drops the scheduler host's workers and keeps the host, its connection and its scheduler", async () => {
     const h = harness({ workers: ['n0', 'a'] });
     await startUp(h);
     const conn = h.host('n0');
-    expect(conn.running().map((p) => p.spec.name).sort()).toEqual(['n0-0', 'scheduler']);
+    expect(
+      conn
+        .running()
+        .map((p) => p.spec.name)
+        .sort(),
+    ).toEqual(['n0-0', 'scheduler']);
     await applied(h, { ...h.state.spec, workerHosts: [h.state.spec.workerHosts[1]!] });
-    expect(h.host('n0').running().map((p) => p.spec.name)).toEqual(['scheduler']);
+    expect(
+      h
+        .host('n0')
+        .running()
+        .map((p) => p.spec.name),
+    ).toEqual(['scheduler']);
     expect(schedulerRunning(h)).toBe(1);
     expect(conn.closed).toBe(false);
     expect(h.state.runners.get('n0')).toBe(conn);
     expect(h.notices()).not.toContain('n0 left the cluster');
     // Said as what happened: the host stays (helper-23 read "1 removed").
-    expect(h.notices()).toContain("apply: 0 host(s) added, 0 removed, the scheduler's host runs no workers now, 0 with a changed launch");
+    expect(h.notices()).toContain(
+      "apply: 0 host(s) added, 0 removed, the scheduler's host runs no workers now, 0 with a changed launch",
+    );
   });
 
   it('starts workers on the scheduler host over its connection, without connecting it again', async () => {
@@ -56,8 +74,15 @@ describe('apply with the scheduler host as a worker host', () => {
     const conn = h.host('n0');
     await applied(h, { ...h.state.spec, workerHosts: [testHost('n0', 1), ...h.state.spec.workerHosts] });
     expect(h.host('n0')).toBe(conn);
-    expect(conn.running().map((p) => p.spec.name).sort()).toEqual(['n0-0', 'scheduler']);
-    expect(h.notices()).toContain("apply: 0 host(s) added, 0 removed, the scheduler's host runs workers too, 0 with a changed launch");
+    expect(
+      conn
+        .running()
+        .map((p) => p.spec.name)
+        .sort(),
+    ).toEqual(['n0-0', 'scheduler']);
+    expect(h.notices()).toContain(
+      "apply: 0 host(s) added, 0 removed, the scheduler's host runs workers too, 0 with a changed launch",
+    );
   });
 });
 
@@ -81,4 +106,3 @@ describe('apply of what no running worker shows', () => {
     expect(started).toEqual([to]);
   });
 });
-

@@ -20,13 +20,17 @@ describe('control API params', () => {
     for (const bad of [{ n: -1 }, { n: 1.5 }, { n: '3' }, {}, null, 3, [3]]) {
       expect(refusal(() => controlApi.scale.parse(bad)).exitCode).toBe(2);
     }
-    expect(refusal(() => controlApi.scale.parse({ n: '3' })).message).toBe('scale: expected a whole number ≥ 0, got "3"');
+    expect(refusal(() => controlApi.scale.parse({ n: '3' })).message).toBe(
+      'scale: expected a whole number ≥ 0, got "3"',
+    );
   });
 
   it('restart takes a worker name', () => {
     expect(controlApi.restart.parse({ name: 'w1' })).toEqual({ name: 'w1' });
     expect(refusal(() => controlApi.restart.parse({ name: '' })).message).toMatch(/expected a worker name/);
-    expect(refusal(() => controlApi.restart.parse(undefined)).message).toMatch(/expected an object of params, got nothing/);
+    expect(refusal(() => controlApi.restart.parse(undefined)).message).toMatch(
+      /expected an object of params, got nothing/,
+    );
   });
 
   it('adapt takes off, or numbers/null for known settings', () => {
@@ -36,13 +40,18 @@ describe('control API params', () => {
       spec: { minimum: 1, maximum: null },
     });
     expect(controlApi.adapt.parse({})).toEqual({ dryRun: false, spec: {} });
-    expect(refusal(() => controlApi.adapt.parse({ spec: { groups: 1 } })).message).toBe('adapt: unknown setting "groups"');
-    expect(refusal(() => controlApi.adapt.parse({ spec: { minimum: -2 } })).message).toMatch(/minimum must be a number ≥ 0 or null/);
+    expect(refusal(() => controlApi.adapt.parse({ spec: { groups: 1 } })).message).toBe(
+      'adapt: unknown setting "groups"',
+    );
+    expect(refusal(() => controlApi.adapt.parse({ spec: { minimum: -2 } })).message).toMatch(
+      /minimum must be a number ≥ 0 or null/,
+    );
     expect(refusal(() => controlApi.adapt.parse({ spec: { waitCount: '3' } })).message).toMatch(/waitCount/);
   });
 
   it('status, down and subscribe ignore params', () => {
-    for (const m of [controlApi.status, controlApi.down, controlApi.subscribe]) expect(m.parse({ anything: 1 })).toBeUndefined();
+    for (const m of [controlApi.status, controlApi.down, controlApi.subscribe])
+      expect(m.parse({ anything: 1 })).toBeUndefined();
   });
 
   it('lease takes a grace in ms up to a day; placeable a whole number like scale', () => {
@@ -51,7 +60,9 @@ describe('control API params', () => {
       expect(refusal(() => controlApi.lease.parse(bad)).message).toMatch(/^lease: graceMs must be/);
     }
     expect(controlApi.placeable.parse({ n: 4 })).toEqual({ n: 4 });
-    expect(refusal(() => controlApi.placeable.parse({ n: -1 })).message).toBe('placeable: expected a whole number ≥ 0, got -1');
+    expect(refusal(() => controlApi.placeable.parse({ n: -1 })).message).toBe(
+      'placeable: expected a whole number ≥ 0, got -1',
+    );
     expect(controlApi.hello.parse({ anything: 1 })).toBeUndefined();
   });
 });

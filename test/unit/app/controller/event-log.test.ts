@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { EVENT_LOG_SIZE, EventLog } from '../../../../src/app/controller/event-log.js';
 
 // Real lines carry Dask's timestamp (both 2022.12 and 2024.12).
-const line = (name: string, text: string) => ({ kind: 'process-line' as const, host: 'n1', name, stream: 'stderr' as const, line: `2026-11-24 12:00:00,000 - ${text}` });
+const line = (name: string, text: string) => ({
+  kind: 'process-line' as const,
+  host: 'n1',
+  name,
+  stream: 'stderr' as const,
+  line: `2026-11-24 12:00:00,000 - ${text}`,
+});
 
 describe('EventLog', () => {
   it("counts the nanny's restarts of a worker process, with the death's reason, not a stop of ours", () => {

@@ -8,8 +8,18 @@ import { testHost, testSpec } from '../../config/spec-fixture.js';
 describe('processSpecs', () => {
   it("starts a worker on the scheduler's host with its worker listing's options, python, env and setup, the scheduler with its own", () => {
     const base = testSpec({ workers: [] });
-    const worker = { ...testHost('n0'), remotePython: '/opt/py/bin/python3', env: { A: 'worker' }, setup: ['conda activate w'], workerOptions: { ...testHost('n0').workerOptions, nthreads: 8 } };
-    const spec: ClusterSpec = { ...base, schedulerHost: { ...base.schedulerHost, env: { A: 'scheduler' } }, workerHosts: [worker] };
+    const worker = {
+      ...testHost('n0'),
+      remotePython: '/opt/py/bin/python3',
+      env: { A: 'worker' },
+      setup: ['conda activate w'],
+      workerOptions: { ...testHost('n0').workerOptions, nthreads: 8 },
+    };
+    const spec: ClusterSpec = {
+      ...base,
+      schedulerHost: { ...base.schedulerHost, env: { A: 'scheduler' } },
+      workerHosts: [worker],
+    };
     const specFor = processSpecs(() => spec, 'tcp://n0:8786');
     const w = specFor({ name: 'n0-0', host: 'n0', role: 'worker' })!;
     expect(w.argv.join(' ')).toContain('--nthreads 8');
@@ -21,6 +31,8 @@ describe('processSpecs', () => {
     expect(s.env.A).toBe('scheduler');
     expect(s.setup).toEqual([]);
     // A worker left on a host that is no worker host any more (apply removed it) is not started again.
-    expect(processSpecs(() => ({ ...spec, workerHosts: [] }), 'tcp://n0:8786')({ name: 'n0-0', host: 'n0', role: 'worker' })).toBeUndefined();
+    expect(
+      processSpecs(() => ({ ...spec, workerHosts: [] }), 'tcp://n0:8786')({ name: 'n0-0', host: 'n0', role: 'worker' }),
+    ).toBeUndefined();
   });
 });

@@ -32,30 +32,67 @@ describe('waitForScheduler', () => {
       { health: true, workers: ['a-0'] },
       { health: true, workers: ['a-0', 'b-0'] },
     ]);
-    const r = await waitForScheduler({ client, expected: () => new Set(['a-0', 'b-0']), schedulerGone: never, timeoutMs: 5_000, pollMs: 1 });
-    expect(r).toEqual({ kind: 'ready', workers: [{ name: 'a-0', address: 'tcp://h:4000' }, { name: 'b-0', address: 'tcp://h:4001' }] });
+    const r = await waitForScheduler({
+      client,
+      expected: () => new Set(['a-0', 'b-0']),
+      schedulerGone: never,
+      timeoutMs: 5_000,
+      pollMs: 1,
+    });
+    expect(r).toEqual({
+      kind: 'ready',
+      workers: [
+        { name: 'a-0', address: 'tcp://h:4000' },
+        { name: 'b-0', address: 'tcp://h:4001' },
+      ],
+    });
   });
   it('reports the missing workers when time runs out', async () => {
     const client = fakeClient([{ health: true, workers: ['a-0'] }]);
-    const r = await waitForScheduler({ client, expected: () => new Set(['a-0', 'b-0']), schedulerGone: never, timeoutMs: 30, pollMs: 1 });
+    const r = await waitForScheduler({
+      client,
+      expected: () => new Set(['a-0', 'b-0']),
+      schedulerGone: never,
+      timeoutMs: 30,
+      pollMs: 1,
+    });
     expect(r).toMatchObject({ kind: 'partial', missing: ['b-0'] });
   });
   it('stops waiting when the scheduler process is gone, with its reason', async () => {
     const client = fakeClient([{ health: 'throw', workers: [] }]);
-    const r = await waitForScheduler({ client, expected: () => new Set(), schedulerGone: Promise.resolve('port already in use'), timeoutMs: 5_000, pollMs: 1 });
+    const r = await waitForScheduler({
+      client,
+      expected: () => new Set(),
+      schedulerGone: Promise.resolve('port already in use'),
+      timeoutMs: 5_000,
+      pollMs: 1,
+    });
     expect(r).toEqual({ kind: 'scheduler-failed', reason: 'port already in use' });
   });
   it('stops expecting a worker whose process died', async () => {
     const expected = new Set(['a-0', 'b-0']);
     const client = fakeClient([{ health: true, workers: ['a-0'] }]);
     setTimeout(() => expected.delete('b-0'), 5);
-    const r = await waitForScheduler({ client, expected: () => expected, schedulerGone: never, timeoutMs: 5_000, pollMs: 1 });
+    const r = await waitForScheduler({
+      client,
+      expected: () => expected,
+      schedulerGone: never,
+      timeoutMs: 5_000,
+      pollMs: 1,
+    });
     expect(r.kind).toBe('ready');
   });
   it('stops waiting at once when its signal is aborted (the cluster is being stopped)', async () => {
     const client = fakeClient([{ health: true, workers: [] }]);
     const stop = new AbortController();
-    const waiting = waitForScheduler({ client, expected: () => new Set(['a-0']), schedulerGone: never, timeoutMs: 600_000, pollMs: 600_000, signal: stop.signal });
+    const waiting = waitForScheduler({
+      client,
+      expected: () => new Set(['a-0']),
+      schedulerGone: never,
+      timeoutMs: 600_000,
+      pollMs: 600_000,
+      signal: stop.signal,
+    });
     stop.abort();
     expect(await waiting).toEqual({ kind: 'stopped' });
   });
@@ -67,7 +104,14 @@ describe('waitForScheduler', () => {
     ]);
     let poke = () => {};
     // A 10-minute interval: without the news this would outlast the test's timeout.
-    const waiting = waitForScheduler({ client, expected: () => new Set(['a-0', 'b-0']), schedulerGone: never, timeoutMs: 600_000, pollMs: 600_000, onNews: (p) => (poke = p) });
+    const waiting = waitForScheduler({
+      client,
+      expected: () => new Set(['a-0', 'b-0']),
+      schedulerGone: never,
+      timeoutMs: 600_000,
+      pollMs: 600_000,
+      onNews: (p) => (poke = p),
+    });
     setTimeout(() => poke(), 0);
     expect((await waiting).kind).toBe('ready');
   });
@@ -83,7 +127,14 @@ describe('waitForScheduler', () => {
         return (asked === 1 ? ['a-0'] : ['a-0', 'b-0']).map((name) => ({ name, address: 'tcp://h:1' }));
       },
     } as unknown as SchedulerClient;
-    const r = await waitForScheduler({ client, expected: () => new Set(['a-0', 'b-0']), schedulerGone: never, timeoutMs: 600_000, pollMs: 600_000, onNews: (p) => (poke = p) });
+    const r = await waitForScheduler({
+      client,
+      expected: () => new Set(['a-0', 'b-0']),
+      schedulerGone: never,
+      timeoutMs: 600_000,
+      pollMs: 600_000,
+      onNews: (p) => (poke = p),
+    });
     expect(r.kind).toBe('ready');
     expect(asked).toBe(2);
   });
@@ -102,28 +153,60 @@ describe('waitForScheduler: whose scheduler answers', () => {
       if (++asked === 3) gone('address already in use');
       return 'foreign' as const;
     };
-    const r = await waitForScheduler({ client: full(), expected: both, schedulerGone, timeoutMs: 5_000, pollMs: 1, whose, onForeign: () => foreign++ });
+    const r = await waitForScheduler({
+      client: full(),
+      expected: both,
+      schedulerGone,
+      timeoutMs: 5_000,
+      pollMs: 1,
+      whose,
+      onForeign: () => foreign++,
+    });
     expect(r).toEqual({ kind: 'scheduler-failed', reason: 'address already in use' });
     expect(asked).toBeGreaterThanOrEqual(3);
     expect(foreign).toBe(1);
   });
 
   it('says so when only another scheduler answered until the time ran out', async () => {
-    const r = await waitForScheduler({ client: full(), expected: both, schedulerGone: never, timeoutMs: 30, pollMs: 1, whose: async () => 'foreign' });
-    expect(r).toEqual({ kind: 'scheduler-failed', reason: 'for 0.03s another scheduler answered on its port, not the one started' });
+    const r = await waitForScheduler({
+      client: full(),
+      expected: both,
+      schedulerGone: never,
+      timeoutMs: 30,
+      pollMs: 1,
+      whose: async () => 'foreign',
+    });
+    expect(r).toEqual({
+      kind: 'scheduler-failed',
+      reason: 'for 0.03s another scheduler answered on its port, not the one started',
+    });
   });
 
   it('asks again while our pid is not known yet, and once it is ours asks no more', async () => {
     const answers = ['pending', 'pending', 'ours'] as const;
     let asked = 0;
     const whose = async () => answers[Math.min(asked++, answers.length - 1)]!;
-    const r = await waitForScheduler({ client: full(), expected: both, schedulerGone: never, timeoutMs: 5_000, pollMs: 1, whose });
+    const r = await waitForScheduler({
+      client: full(),
+      expected: both,
+      schedulerGone: never,
+      timeoutMs: 5_000,
+      pollMs: 1,
+      whose,
+    });
     expect(r.kind).toBe('ready');
     expect(asked).toBe(3);
   });
 
   it('takes a scheduler that cannot say (no sshcluster preload), as before', async () => {
-    const r = await waitForScheduler({ client: full(), expected: both, schedulerGone: never, timeoutMs: 5_000, pollMs: 1, whose: async () => 'unknown' });
+    const r = await waitForScheduler({
+      client: full(),
+      expected: both,
+      schedulerGone: never,
+      timeoutMs: 5_000,
+      pollMs: 1,
+      whose: async () => 'unknown',
+    });
     expect(r.kind).toBe('ready');
   });
 });

@@ -2,7 +2,13 @@
 import { describe, expect, it } from 'vitest';
 import { RecentLines, type ProcessLine } from '../../../../src/app/controller/recent-lines.js';
 
-const line = (i: number, text = `line ${i}`): ProcessLine => ({ kind: 'process-line', host: 'h', name: 'h-0', stream: 'stderr', line: text });
+const line = (i: number, text = `line ${i}`): ProcessLine => ({
+  kind: 'process-line',
+  host: 'h',
+  name: 'h-0',
+  stream: 'stderr',
+  line: text,
+});
 
 describe('RecentLines', () => {
   it('keeps the newest lines, oldest first, up to its line bound', () => {

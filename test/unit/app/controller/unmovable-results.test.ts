@@ -43,7 +43,11 @@ describe('drain of a worker whose results cannot move', () => {
     expect(h.host('b').running('b-0')).toHaveLength(1);
     expect(h.state.drained.has('b')).toBe(true);
     expect(h.state.held.get('b-0')?.results).toBe(20);
-    expect(h.notices().some((n) => n.startsWith('b-0 on b keeps running: the scheduler could not move 20 result(s) only it holds'))).toBe(true);
+    expect(
+      h
+        .notices()
+        .some((n) => n.startsWith('b-0 on b keeps running: the scheduler could not move 20 result(s) only it holds')),
+    ).toBe(true);
     // Not stopped by the next ticks; tried again after HELD_RETRY_MS, still refused.
     const calls = h.scheduler.retireCalls.length;
     await h.reconciler.tick();
@@ -132,7 +136,9 @@ describe('scale down, adaptive scale-down, apply and the rolling restart with re
     h.scheduler.unmovable.set('b-0', 20);
     const next = { ...h.state.spec, workerHosts: [h.state.spec.workerHosts[0]!] };
     let reply: Awaited<ReturnType<ClusterChanges['apply']>> | undefined;
-    const p = changes(h).apply(next, { maxUnavailable: 1, timeoutMs: 30_000 }).then((r) => (reply = r));
+    const p = changes(h)
+      .apply(next, { maxUnavailable: 1, timeoutMs: 30_000 })
+      .then((r) => (reply = r));
     for (let i = 0; i < 400 && !reply; i++) await h.clock.advance(500);
     await p;
     expect(reply?.held).toEqual([{ name: 'b-0', results: 20 }]);
@@ -152,7 +158,9 @@ describe('scale down, adaptive scale-down, apply and the rolling restart with re
     h.scheduler.unmovable.set('b-0', 20);
     const next = { ...h.state.spec, workerHosts: [h.state.spec.workerHosts[0]!] };
     let reply: Awaited<ReturnType<ClusterChanges['apply']>> | undefined;
-    const p = changes(h).apply(next, { maxUnavailable: 1, timeoutMs: 30_000, force: true }).then((r) => (reply = r));
+    const p = changes(h)
+      .apply(next, { maxUnavailable: 1, timeoutMs: 30_000, force: true })
+      .then((r) => (reply = r));
     for (let i = 0; i < 400 && !reply; i++) await h.clock.advance(500);
     await p;
     expect([reply?.held, reply?.dropped]).toEqual([undefined, [{ name: 'b-0', results: 20 }]]);
@@ -167,14 +175,26 @@ describe('scale down, adaptive scale-down, apply and the rolling restart with re
     h.scheduler.unmovable.set('a-0', 4).set('b-0', 6);
     const pids = ['a-0', 'b-0'].map((n) => h.state.processes.get(n)?.pid);
     const r = await changes(h).restart(['a-0', 'b-0'], { maxUnavailable: 2, timeoutMs: 30_000 });
-    expect(r).toMatchObject({ kind: 'stopped', restarted: [], failed: 'a-0', held: [{ name: 'a-0', results: 4 }, { name: 'b-0', results: 6 }] });
-    expect(r.kind === 'stopped' && r.reason).toBe('the scheduler could not move 10 result(s) only a-0, b-0 hold (no other running worker to take them); not restarted, still running (--force restarts and loses them)');
+    expect(r).toMatchObject({
+      kind: 'stopped',
+      restarted: [],
+      failed: 'a-0',
+      held: [
+        { name: 'a-0', results: 4 },
+        { name: 'b-0', results: 6 },
+      ],
+    });
+    expect(r.kind === 'stopped' && r.reason).toBe(
+      'the scheduler could not move 10 result(s) only a-0, b-0 hold (no other running worker to take them); not restarted, still running (--force restarts and loses them)',
+    );
     expect(['a-0', 'b-0'].map((n) => h.state.processes.get(n)?.pid)).toEqual(pids);
     expect(h.state.held.size).toBe(0);
     // --force: restarted, the results said lost.
     for (const n of ['a-0', 'b-0']) h.scheduler.registered.delete(n);
     let forced: Awaited<ReturnType<ClusterChanges['restart']>> | undefined;
-    const p = changes(h).restart(['a-0'], { maxUnavailable: 1, timeoutMs: 30_000, force: true }).then((x) => (forced = x));
+    const p = changes(h)
+      .restart(['a-0'], { maxUnavailable: 1, timeoutMs: 30_000, force: true })
+      .then((x) => (forced = x));
     for (let i = 0; i < 20 && !forced; i++) {
       await h.clock.advance(500);
       for (const w of h.state.alive('worker')) h.scheduler.registered.add(w.desired.name);

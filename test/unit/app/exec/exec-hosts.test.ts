@@ -35,7 +35,13 @@ describe('connectLimiter', () => {
     const delays: number[] = [];
     let running = 0;
     let peak = 0;
-    const limit = connectLimiter({ fanout: 3, jitterMs: 20, burst: 0, random: () => 0.99, sleep: async (ms) => void delays.push(ms) });
+    const limit = connectLimiter({
+      fanout: 3,
+      jitterMs: 20,
+      burst: 0,
+      random: () => 0.99,
+      sleep: async (ms) => void delays.push(ms),
+    });
     await Promise.all(
       Array.from({ length: 10 }, () =>
         limit(async () => {
@@ -51,7 +57,12 @@ describe('connectLimiter', () => {
   });
   it('starts the first `burst` at once (8 unless given) and delays only the later ones', async () => {
     const delays: number[] = [];
-    const limit = connectLimiter({ fanout: 32, jitterMs: 20, random: () => 0.5, sleep: async (ms) => void delays.push(ms) });
+    const limit = connectLimiter({
+      fanout: 32,
+      jitterMs: 20,
+      random: () => 0.5,
+      sleep: async (ms) => void delays.push(ms),
+    });
     const order: number[] = [];
     await Promise.all(Array.from({ length: 11 }, (_, i) => limit(async () => void order.push(i))));
     expect(delays).toEqual([10, 10, 10]);

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { compressHosts } from '../../../../src/app/hosts/compress-hosts.js';
 import { foldResults, renderFolds, worstCode, type HostResult } from '../../../../src/app/exec/fold-output.js';
 
-const ok = (host: string, output = ''): HostResult => ({ host, status: { kind: 'exit', code: 0 }, output, truncated: false });
+const ok = (host: string, output = ''): HostResult => ({
+  host,
+  status: { kind: 'exit', code: 0 },
+  output,
+  truncated: false,
+});
 
 describe('compressHosts', () => {
   it('folds numbered names into pdsh ranges, keeping padding', () => {
@@ -33,18 +38,31 @@ describe('foldResults / renderFolds', () => {
   it('is quiet for silent successes and reports failures with their hint', () => {
     const down: HostResult = {
       host: 'n9',
-      status: { kind: 'failed', reason: 'unreachable', message: 'cannot reach n9:22 (EHOSTUNREACH)', hint: 'check the host name', code: 255 },
+      status: {
+        kind: 'failed',
+        reason: 'unreachable',
+        message: 'cannot reach n9:22 (EHOSTUNREACH)',
+        hint: 'check the host name',
+        code: 255,
+      },
       output: '',
       truncated: false,
     };
     const text = renderFolds(foldResults([ok('n1'), ok('n2'), down]), 3);
-    expect(text).toBe('== n9 (1): unreachable ==\ncannot reach n9:22 (EHOSTUNREACH)\n  hint: check the host name\n3 host(s): 2 ok, 1 unreachable\n');
+    expect(text).toBe(
+      '== n9 (1): unreachable ==\ncannot reach n9:22 (EHOSTUNREACH)\n  hint: check the host name\n3 host(s): 2 ok, 1 unreachable\n',
+    );
   });
 });
 
 describe('worstCode', () => {
   it('is the highest code of the hosts', () => {
-    const t: HostResult = { host: 'n3', status: { kind: 'timeout', afterS: 5, code: 124 }, output: '', truncated: false };
+    const t: HostResult = {
+      host: 'n3',
+      status: { kind: 'timeout', afterS: 5, code: 124 },
+      output: '',
+      truncated: false,
+    };
     expect(worstCode([ok('n1'), ok('n2')])).toBe(0);
     expect(worstCode([ok('n1'), { ...ok('n2'), status: { kind: 'exit', code: 2 } }, t])).toBe(124);
   });

@@ -10,7 +10,8 @@ function pushIn(t: OutputTail, text: string, size: number, stream: 'out' | 'err'
   for (let i = 0; i < text.length; i += size) t.push(text.slice(i, i + size), stream);
 }
 
-const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line-${String(i + 1).padStart(6, '0')}\n`).join('');
+const numbered = (n: number) =>
+  Array.from({ length: n }, (_, i) => `line-${String(i + 1).padStart(6, '0')}\n`).join('');
 
 describe('OutputTail', () => {
   it('keeps what fits as it was printed, without a marker', () => {
@@ -41,7 +42,10 @@ describe('OutputTail', () => {
       t.flush();
       const [marker, ...rest] = t.text().split('\n');
       rest.pop();
-      const m = /^\[… first (\d+) lines \(\d+\.\d KiB\) cut by sshcluster; the last (\d+) lines \((\d+) B\) follow\]$/.exec(marker!);
+      const m =
+        /^\[… first (\d+) lines \(\d+\.\d KiB\) cut by sshcluster; the last (\d+) lines \((\d+) B\) follow\]$/.exec(
+          marker!,
+        );
       expect(m, marker).not.toBeNull();
       const [cutLines, keptLines, keptBytes] = m!.slice(1).map(Number) as [number, number, number];
       expect(rest).toEqual(all.split('\n').slice(cutLines, 400));

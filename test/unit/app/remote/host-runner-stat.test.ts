@@ -10,7 +10,10 @@ describe('parseStat', () => {
   });
 
   it('matches this very process', () => {
-    expect(parseStat(readFileSync('/proc/self/stat', 'utf8').trim())).toMatchObject({ pid: process.pid, ppid: process.ppid });
+    expect(parseStat(readFileSync('/proc/self/stat', 'utf8').trim())).toMatchObject({
+      pid: process.pid,
+      ppid: process.ppid,
+    });
   });
 
   it('skips what is not a stat line', () => {

@@ -30,7 +30,12 @@ describe('splitLines', () => {
     s.write('x'.repeat(40_000));
     s.end('\nnext\n');
     await new Promise((r) => s.on('end', r));
-    expect(lines).toEqual([`${'x'.repeat(16_384)} …[cut]`, `[cut]… ${'x'.repeat(16_384)} …[cut]`, `[cut]… ${'x'.repeat(7_232)}`, 'next']);
+    expect(lines).toEqual([
+      `${'x'.repeat(16_384)} …[cut]`,
+      `[cut]… ${'x'.repeat(16_384)} …[cut]`,
+      `[cut]… ${'x'.repeat(7_232)}`,
+      'next',
+    ]);
   });
 });
 
@@ -39,7 +44,11 @@ describe('splitLines with an admit filter', () => {
     const s = new PassThrough();
     const lines: string[] = [];
     const offered: number[] = [];
-    splitLines(s, (l) => lines.push(l), (buf, start, end) => (offered.push(end - start), !buf.toString('utf8', start, end).startsWith('drop')));
+    splitLines(
+      s,
+      (l) => lines.push(l),
+      (buf, start, end) => (offered.push(end - start), !buf.toString('utf8', start, end).startsWith('drop')),
+    );
     s.write('keep 1\ndrop 1\nkeep');
     s.end(' 2\ndrop 2');
     await new Promise((r) => s.on('end', r));

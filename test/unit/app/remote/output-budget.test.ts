@@ -39,8 +39,8 @@ describe('OutputBudget', () => {
 
   it('says what it dropped', () => {
     const d = { lines: 1_234_567, bytes: 97 * 1024 * 1024, since: 0 };
-    expect(droppedText('198.18.0.12-0', 'stdout', d, { linesPerS: 1_000, bytesPerS: 512 * 1024, burstS: 5 }, 10_000)).toBe(
-      '198.18.0.12-0: 1.2 M lines of stdout dropped (97.0 MiB in 10 s; over 1,000 lines or 512 KiB a second)',
-    );
+    expect(
+      droppedText('198.18.0.12-0', 'stdout', d, { linesPerS: 1_000, bytesPerS: 512 * 1024, burstS: 5 }, 10_000),
+    ).toBe('198.18.0.12-0: 1.2 M lines of stdout dropped (97.0 MiB in 10 s; over 1,000 lines or 512 KiB a second)');
   });
 });

@@ -29,7 +29,11 @@ describe('ShellProcess under a flood', () => {
   it('keeps a burst of each stream, drops the rest, and says how much', async () => {
     const { handle, stdout, stderr, exit } = fakeHandle();
     // The clock stands still: no budget is refilled while the test runs.
-    const p = new ShellProcess(spec, handle, shell, { limits: { linesPerS: 100, bytesPerS: 1 << 20, burstS: 1 }, now: () => 0, reportMs: 10 });
+    const p = new ShellProcess(spec, handle, shell, {
+      limits: { linesPerS: 100, bytesPerS: 1 << 20, burstS: 1 },
+      now: () => 0,
+      reportMs: 10,
+    });
     const lines: string[] = [];
     const said: string[] = [];
     p.onLine((stream, line) => lines.push(`${stream}:${line}`));
@@ -50,7 +54,11 @@ describe('ShellProcess under a flood', () => {
 
   it('reports what was dropped last when the process ends before the report is due', async () => {
     const { handle, stdout, stderr, exit } = fakeHandle();
-    const p = new ShellProcess(spec, handle, shell, { limits: { linesPerS: 1, bytesPerS: 1 << 20, burstS: 1 }, now: () => 0, reportMs: 3_600_000 });
+    const p = new ShellProcess(spec, handle, shell, {
+      limits: { linesPerS: 1, bytesPerS: 1 << 20, burstS: 1 },
+      now: () => 0,
+      reportMs: 3_600_000,
+    });
     const said: string[] = [];
     p.onDropped((text) => said.push(text));
     stdout.end('__SSHCLUSTER_PID__ 7\none\ntwo\nthree\n');

@@ -25,7 +25,9 @@ function started() {
     close: () => {},
   };
   const commands: string[] = [];
-  const shell = { run: vi.fn(async (c: string) => (commands.push(c), { code: 0, stdout: '', stderr: '' })) } as unknown as ShellPort;
+  const shell = {
+    run: vi.fn(async (c: string) => (commands.push(c), { code: 0, stdout: '', stderr: '' })),
+  } as unknown as ShellPort;
   const p = new ShellProcess(spec, handle, shell);
   stdout.write('__SSHCLUSTER_PID__ 42\n');
   return { p, stdout, exit, commands, written: () => written };

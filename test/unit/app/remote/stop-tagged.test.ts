@@ -25,21 +25,33 @@ describe('stopTagged', () => {
   it('sends TERM only when everything goes within the grace', async () => {
     const h = fakeHost();
     h.start(10, 11);
-    expect(await stopTagged(h.t, [10, 11], { graceMs: 5_000, pollMs: 1 })).toEqual({ stopped: [10, 11], forced: [], left: [] });
+    expect(await stopTagged(h.t, [10, 11], { graceMs: 5_000, pollMs: 1 })).toEqual({
+      stopped: [10, 11],
+      forced: [],
+      left: [],
+    });
     expect(h.sent).toEqual(['TERM 10,11']);
   });
 
   it('sends KILL to what outlives the grace and reports it forced', async () => {
     const h = fakeHost({ stubborn: [11] });
     h.start(10, 11);
-    expect(await stopTagged(h.t, [10, 11], { graceMs: 20, pollMs: 1 })).toEqual({ stopped: [10, 11], forced: [11], left: [] });
+    expect(await stopTagged(h.t, [10, 11], { graceMs: 20, pollMs: 1 })).toEqual({
+      stopped: [10, 11],
+      forced: [11],
+      left: [],
+    });
     expect(h.sent).toEqual(['TERM 10,11', 'KILL 11']);
   });
 
   it('reports what outlives KILL as left', async () => {
     const h = fakeHost({ immortal: [12] });
     h.start(12);
-    expect(await stopTagged(h.t, [12], { graceMs: 10, verifyMs: 10, pollMs: 1 })).toEqual({ stopped: [12], forced: [12], left: [12] });
+    expect(await stopTagged(h.t, [12], { graceMs: 10, verifyMs: 10, pollMs: 1 })).toEqual({
+      stopped: [12],
+      forced: [12],
+      left: [12],
+    });
   });
 
   it('with no grace sends KILL at once', async () => {

@@ -7,7 +7,11 @@ import { resourceStep, type ResourceStepInput } from '../../../../src/cluster/re
 function input(over: Partial<ResourceStepInput>): ResourceStepInput {
   return {
     decision: { status: 'up', n: 4 },
-    workers: [{ name: 'gpu-0', host: 'gpu' }, { name: 'gpu-1', host: 'gpu' }, { name: 'cpu-0', host: 'cpu' }],
+    workers: [
+      { name: 'gpu-0', host: 'gpu' },
+      { name: 'gpu-1', host: 'gpu' },
+      { name: 'cpu-0', host: 'cpu' },
+    ],
     hosts: [
       { name: 'cpu', resources: {}, maxWorkers: 2, workers: 1, nthreads: 2 },
       { name: 'gpu', resources: { GPU: 1 }, maxWorkers: 2, workers: 2, nthreads: 2 },
@@ -24,7 +28,7 @@ function input(over: Partial<ResourceStepInput>): ResourceStepInput {
 }
 
 describe('resourceStep', () => {
-  it('starts no plain worker for GPU work beyond the GPU hosts\' room, on 2022.12 too (it placed one on the plain host)', () => {
+  it("starts no plain worker for GPU work beyond the GPU hosts' room, on 2022.12 too (it placed one on the plain host)", () => {
     for (const countsUnrunnable of [false, true]) {
       const r = resourceStep(input({ countsUnrunnable }));
       expect(r.add).toEqual([]);
@@ -32,15 +36,29 @@ describe('resourceStep', () => {
     }
   });
 
-  it('with plain tasks waiting beside it, leaves Dask\'s target to them (their share is not known apart)', () => {
-    expect(resourceStep(input({ plainPending: 3, workers: [{ name: 'gpu-0', host: 'gpu' }, { name: 'gpu-1', host: 'gpu' }], hosts: [
-      { name: 'cpu', resources: {}, maxWorkers: 2, workers: 0, nthreads: 2 },
-      { name: 'gpu', resources: { GPU: 1 }, maxWorkers: 2, workers: 2, nthreads: 2 },
-    ] })).add).toEqual([{ host: 'cpu', count: 2 }]);
+  it("with plain tasks waiting beside it, leaves Dask's target to them (their share is not known apart)", () => {
+    expect(
+      resourceStep(
+        input({
+          plainPending: 3,
+          workers: [
+            { name: 'gpu-0', host: 'gpu' },
+            { name: 'gpu-1', host: 'gpu' },
+          ],
+          hosts: [
+            { name: 'cpu', resources: {}, maxWorkers: 2, workers: 0, nthreads: 2 },
+            { name: 'gpu', resources: { GPU: 1 }, maxWorkers: 2, workers: 2, nthreads: 2 },
+          ],
+        }),
+      ).add,
+    ).toEqual([{ host: 'cpu', count: 2 }]);
   });
 
   it('on 2022.12, unrunnable work (no able worker) counts only as the 1 worker it asks at 0 workers', () => {
-    const tpu = { groups: [{ resources: { TPU: 1 }, unrunnable: 2, waiting: 0, running: 0, durationS: 6 }], bounds: [] };
+    const tpu = {
+      groups: [{ resources: { TPU: 1 }, unrunnable: 2, waiting: 0, running: 0, durationS: 6 }],
+      bounds: [],
+    };
     // With workers, Dask's target does not count it: a target above them is plain work's.
     expect(resourceStep(input({ ...tpu, decision: { status: 'up', n: 4 } })).add).toEqual([{ host: 'cpu', count: 1 }]);
     // At 0 workers, its "at least 1" comes off.

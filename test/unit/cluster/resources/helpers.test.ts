@@ -3,8 +3,15 @@ import type { UnmetDemand } from '../../../../src/cluster/resources/placement.js
 import { nameAdds } from '../../../../src/cluster/resources/names.js';
 import { unmetNotices, type Unmet } from '../../../../src/cluster/resources/unmet-notices.js';
 
-const u = (what: string, line: string, placeable = 0, reasons: string[] = []): UnmetDemand => ({ what, want: 0, placeable, reasons, line });
-const plainAt = (target: number, placeable = 2, reason = 'local: 2 slots') => u('plain', `target ${target}, ${placeable} placeable (${reason})`, placeable, [reason]);
+const u = (what: string, line: string, placeable = 0, reasons: string[] = []): UnmetDemand => ({
+  what,
+  want: 0,
+  placeable,
+  reasons,
+  line,
+});
+const plainAt = (target: number, placeable = 2, reason = 'local: 2 slots') =>
+  u('plain', `target ${target}, ${placeable} placeable (${reason})`, placeable, [reason]);
 
 describe('unmetNotices', () => {
   it('says a line once over many ticks, again when what can be placed changes, and notes when it clears', () => {
@@ -56,8 +63,18 @@ describe('unmetNotices', () => {
 
 describe('nameAdds', () => {
   it('names added workers <host>-<i> with the lowest free index per host', () => {
-    expect(nameAdds([{ host: 'gpu', count: 2 }, { host: 'c1', count: 1 }], [{ name: 'gpu-0' }, { name: 'gpu-2' }])).toEqual([
-      { name: 'gpu-1', host: 'gpu' }, { name: 'gpu-3', host: 'gpu' }, { name: 'c1-0', host: 'c1' },
+    expect(
+      nameAdds(
+        [
+          { host: 'gpu', count: 2 },
+          { host: 'c1', count: 1 },
+        ],
+        [{ name: 'gpu-0' }, { name: 'gpu-2' }],
+      ),
+    ).toEqual([
+      { name: 'gpu-1', host: 'gpu' },
+      { name: 'gpu-3', host: 'gpu' },
+      { name: 'c1-0', host: 'c1' },
     ]);
   });
 });

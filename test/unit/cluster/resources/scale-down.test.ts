@@ -1,9 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { protectResources, type ScaleDownInput } from '../../../../src/cluster/resources/scale-down.js';
 
-const hosts: ScaleDownInput['hosts'] = [{ name: 'c1', resources: {} }, { name: 'c2', resources: {} }, { name: 'gpu', resources: { GPU: 2 } }];
-const workers = [{ name: 'c1-0', host: 'c1' }, { name: 'c2-0', host: 'c2' }, { name: 'gpu-0', host: 'gpu' }, { name: 'gpu-1', host: 'gpu' }];
-const input = (over: Partial<ScaleDownInput>): ScaleDownInput => ({ candidates: [], workers, hosts, wanted: [], ...over });
+const hosts: ScaleDownInput['hosts'] = [
+  { name: 'c1', resources: {} },
+  { name: 'c2', resources: {} },
+  { name: 'gpu', resources: { GPU: 2 } },
+];
+const workers = [
+  { name: 'c1-0', host: 'c1' },
+  { name: 'c2-0', host: 'c2' },
+  { name: 'gpu-0', host: 'gpu' },
+  { name: 'gpu-1', host: 'gpu' },
+];
+const input = (over: Partial<ScaleDownInput>): ScaleDownInput => ({
+  candidates: [],
+  workers,
+  hosts,
+  wanted: [],
+  ...over,
+});
 const pendingGpu = [{ resources: { GPU: 1 }, workers: 1, tasks: 3 }];
 
 describe('protectResources', () => {
@@ -19,13 +34,18 @@ describe('protectResources', () => {
   });
 
   it('counts only workers in the plan: with one GPU worker, that one stays', () => {
-    const r = protectResources(input({ candidates: ['gpu-0', 'c1-0'], workers: workers.filter((w) => w.name !== 'gpu-1'), wanted: pendingGpu }));
+    const r = protectResources(
+      input({ candidates: ['gpu-0', 'c1-0'], workers: workers.filter((w) => w.name !== 'gpu-1'), wanted: pendingGpu }),
+    );
     expect(r.retire).toEqual(['c1-0']);
   });
 
   it('lets the last able worker go once the work is done', () => {
     const done = [{ resources: { GPU: 1 }, workers: 0, tasks: 0 }];
-    expect(protectResources(input({ candidates: ['gpu-0', 'gpu-1'], wanted: done })).retire).toEqual(['gpu-0', 'gpu-1']);
+    expect(protectResources(input({ candidates: ['gpu-0', 'gpu-1'], wanted: done })).retire).toEqual([
+      'gpu-0',
+      'gpu-1',
+    ]);
   });
 
   it('keeps a group at its minimum', () => {

@@ -57,7 +57,7 @@ describe('the shared dashboard port', () => {
     expect(s.connects()).toBe(0);
   });
 
-  it('forwards the dashboard pages and HEAD, with the scheduler\'s headers', async () => {
+  it("forwards the dashboard pages and HEAD, with the scheduler's headers", async () => {
     const s = await setUp();
     const page = await send(s.port, 'GET', '/status?x=1');
     expect(page).toMatchObject({ status: 200, body: '<html>dashboard</html>' });
@@ -70,7 +70,9 @@ describe('the shared dashboard port', () => {
     const s = await setUp();
     const echoed = await new Promise<string>((resolve, reject) => {
       const c = net.connect({ host: '127.0.0.1', port: s.port }, () => {
-        c.write(`GET /status/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n${WS_KEY}\r\n`);
+        c.write(
+          `GET /status/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n${WS_KEY}\r\n`,
+        );
       });
       let got = '';
       c.on('data', (d: Buffer) => {
@@ -83,7 +85,9 @@ describe('the shared dashboard port', () => {
     expect(echoed).toMatch(/^HTTP\/1\.1 101[\s\S]*ping$/);
     expect(s.seen).toEqual(['UPGRADE /status/ws']);
     const refused = await new Promise<string>((resolve) => {
-      const c = net.connect({ host: '127.0.0.1', port: s.port }, () => c.write('GET /api/v1/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n'));
+      const c = net.connect({ host: '127.0.0.1', port: s.port }, () =>
+        c.write('GET /api/v1/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n'),
+      );
       let got = '';
       c.on('data', (d: Buffer) => (got += d.toString()));
       c.on('close', () => resolve(got));
@@ -100,7 +104,10 @@ describe('the shared dashboard port', () => {
       c.on('data', (d: Buffer) => {
         const first = !received;
         received += d.toString();
-        if (first) c.write('HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 4\r\nConnection: keep-alive\r\n\r\npage');
+        if (first)
+          c.write(
+            'HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 4\r\nConnection: keep-alive\r\n\r\npage',
+          );
       });
     });
     await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
@@ -114,7 +121,9 @@ describe('the shared dashboard port', () => {
       expect(answered).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*Connection: close\r\n\r\npage$/);
       expect(answered).not.toMatch(/keep-alive/i);
       // No Sec-WebSocket-Key: not a handshake a browser makes, refused here.
-      expect(await exchange(fwd.port, `${plain}\r\n${retire}`)).toMatch(/^HTTP\/1\.1 403[\s\S]*only a websocket handshake is upgraded on this port/);
+      expect(await exchange(fwd.port, `${plain}\r\n${retire}`)).toMatch(
+        /^HTTP\/1\.1 403[\s\S]*only a websocket handshake is upgraded on this port/,
+      );
       expect(received).toContain('GET /status');
       expect(received).not.toContain('retire_workers');
     } finally {

@@ -20,7 +20,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-const HANDSHAKE = 'GET /status/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n';
+const HANDSHAKE =
+  'GET /status/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n';
 
 /** A stand-in scheduler: switches every websocket handshake, then echoes; counts its open connections. */
 async function websocketEcho(): Promise<{ port: number; open: () => number }> {
@@ -58,7 +59,10 @@ function echo(socket: net.Socket, text: string): Promise<string> {
 describe('the listeners past their cap', () => {
   it('the dashboard port refuses a new connection while its tunnels are held, and takes one again once one goes', async () => {
     const up = await websocketEcho();
-    const fwd = await startDashboardForward(async () => net.connect({ host: '127.0.0.1', port: up.port }), 0, { maxConnections: 3, idleMs: 600_000 });
+    const fwd = await startDashboardForward(async () => net.connect({ host: '127.0.0.1', port: up.port }), 0, {
+      maxConnections: 3,
+      idleMs: 600_000,
+    });
     cleanups.push(() => fwd.close());
     const held = await Promise.all([0, 1, 2].map(() => open(fwd.port, HANDSHAKE)));
     for (const h of held) expect(h.got).toMatch(/^HTTP\/1\.1 101/);
@@ -74,7 +78,10 @@ describe('the listeners past their cap', () => {
 
   it('closes a tunnel nothing passed through for the idle time, and its scheduler connection with it', async () => {
     const up = await websocketEcho();
-    const fwd = await startDashboardForward(async () => net.connect({ host: '127.0.0.1', port: up.port }), 0, { maxConnections: 10, idleMs: 200 });
+    const fwd = await startDashboardForward(async () => net.connect({ host: '127.0.0.1', port: up.port }), 0, {
+      maxConnections: 10,
+      idleMs: 200,
+    });
     cleanups.push(() => fwd.close());
     const t = await open(fwd.port, HANDSHAKE);
     expect(t.got).toMatch(/^HTTP\/1\.1 101/);
@@ -87,16 +94,27 @@ describe('the listeners past their cap', () => {
   it('the metrics endpoint refuses past its cap while the control socket still answers status', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-limits-'));
     cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
-    const metrics = await serveMetrics({ host: '127.0.0.1', port: 0 }, () => undefined, { maxConnections: 2, idleMs: 600_000 });
+    const metrics = await serveMetrics({ host: '127.0.0.1', port: 0 }, () => undefined, {
+      maxConnections: 2,
+      idleMs: 600_000,
+    });
     cleanups.push(() => metrics.close());
     const port = metrics.port;
-    const silent = await Promise.all([0, 1].map(() => new Promise<net.Socket>((r) => {
-      const s = net.connect({ host: '127.0.0.1', port }, () => r(s));
-      cleanups.push(() => s.destroy());
-    })));
+    const silent = await Promise.all(
+      [0, 1].map(
+        () =>
+          new Promise<net.Socket>((r) => {
+            const s = net.connect({ host: '127.0.0.1', port }, () => r(s));
+            cleanups.push(() => s.destroy());
+          }),
+      ),
+    );
     expect(silent).toHaveLength(2);
     // The third gets nothing: closed at once (the two held ones said nothing yet).
-    expect(await open(port, 'GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')).toMatchObject({ got: '', closed: true });
+    expect(await open(port, 'GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n')).toMatchObject({
+      got: '',
+      closed: true,
+    });
     const sock = path.join(dir, 'control.sock');
     const table = { status: method<undefined, { ok: string }>(() => undefined) };
     const control = await startControlServer(sock, table, { status: async () => ({ ok: 'answered' }) });

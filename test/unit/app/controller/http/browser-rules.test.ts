@@ -7,7 +7,16 @@ const host = '127.0.0.1:8787';
 
 describe('browserRefusal', () => {
   it('forwards the dashboard pages, statics and its websocket to a loopback Host', () => {
-    for (const url of ['/status', '/statics/css/base.css', '/individual-task-stream', '/status/ws?bokeh-session-id=x', '/info/main/workers.html', '/json/identity.json', '/health', '/']) {
+    for (const url of [
+      '/status',
+      '/statics/css/base.css',
+      '/individual-task-stream',
+      '/status/ws?bokeh-session-id=x',
+      '/info/main/workers.html',
+      '/json/identity.json',
+      '/health',
+      '/',
+    ]) {
       expect(browserRefusal('GET', url, host), url).toBeUndefined();
     }
     expect(browserRefusal('HEAD', '/status', 'localhost:8787')).toBeUndefined();
@@ -24,9 +33,19 @@ describe('browserRefusal', () => {
 
   it('refuses the API and the proxy however the path is spelled', () => {
     for (const url of [
-      '/api/v1/retire_workers', '/api/v1', '/api', '/API/v1/get_workers', '//api/v1/get_workers', '/./api/v1/get_workers',
-      '/status/../api/v1/get_workers', '/%61pi/v1/get_workers', '/api%2fv1/get_workers', '/%2561pi/v1', '/api\\v1',
-      '/proxy/8788/10.0.0.2/status', '/proxy',
+      '/api/v1/retire_workers',
+      '/api/v1',
+      '/api',
+      '/API/v1/get_workers',
+      '//api/v1/get_workers',
+      '/./api/v1/get_workers',
+      '/status/../api/v1/get_workers',
+      '/%61pi/v1/get_workers',
+      '/api%2fv1/get_workers',
+      '/%2561pi/v1',
+      '/api\\v1',
+      '/proxy/8788/10.0.0.2/status',
+      '/proxy',
     ]) {
       expect(browserRefusal('GET', url, host), url).toMatch(/HTTP API|proxy/);
     }
