@@ -16,9 +16,14 @@ import { tlsPathsIn } from '../../../src/tls/tls-files.js';
 const HANDSHAKE = path.resolve(import.meta.dirname, '../fixtures/tls/handshake.py');
 // Real time: the handshakes check validity against the clock.
 const NOW = new Date();
-// Debian's Python (what hosts run) and, when installed, 3.13: its default context is
-// strict (VERIFY_X509_STRICT), which wants key identifiers and critical constraints.
-const PYTHONS = ['/usr/bin/python3', '/root/.pyenv/versions/3.13.0/bin/python3'].filter((p) => existsSync(p));
+// Debian's Python (what hosts run) and those named in SSHC_TEST_PYTHONS (colon-separated),
+// e.g. a 3.13: its default context is strict (VERIFY_X509_STRICT), which wants key
+// identifiers and critical constraints.
+const PYTHONS = [
+  ...new Set(
+    ['/usr/bin/python3', ...(process.env.SSHC_TEST_PYTHONS ?? '').split(':')].filter((p) => p && existsSync(p)),
+  ),
+];
 
 let certs: ClusterCerts;
 let other: ClusterCerts;

@@ -31,7 +31,7 @@ describe('identity_file written in the host file', () => {
     const yaml = 'hosts:\n  - a\n  - host: b\n    connect_options:\n      identity_file: [~/.ssh/ok, keys/gone]\n';
     const err = configErrorOf(() => load(yaml, makeCtx({ [`${HOME}/.ssh/ok`]: 'a key' })));
     expect(err.message).toBe(
-      'hosts.yaml:5:34 hosts[1].connect_options.identity_file[1]: identity file /work/proj/keys/gone does not exist',
+      'hosts.yaml:5:34 hosts[1].connect_options.identity_file[1]: identity file /srv/proj/keys/gone does not exist',
     );
   });
 

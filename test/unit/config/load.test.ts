@@ -9,7 +9,7 @@ describe('parseHostFile: defaults', () => {
 
   it('names the cluster after the file and records its absolute path', () => {
     expect(spec.name).toBe('lab');
-    expect(spec.source).toBe('/work/proj/lab.yaml');
+    expect(spec.source).toBe('/srv/proj/lab.yaml');
     expect(spec.local).toBe(false);
   });
 
@@ -87,7 +87,7 @@ hosts: [a, b]
     expect(b.maxWorkers).toBe(2);
     expect(b.connect.connectTimeoutMs).toBe(500);
     expect(b.connect.strictHostKeyChecking).toBe('accept-new');
-    expect(b.connect.knownHosts).toBe('/work/proj/dir/kh');
+    expect(b.connect.knownHosts).toBe('/srv/proj/dir/kh');
   });
 
   it('merges per-host connect_options, worker_options and env key by key', () => {
@@ -243,15 +243,15 @@ describe('connect options', () => {
 
 describe('loadHostFile', () => {
   it('reads the file relative to cwd', () => {
-    const ctx = makeCtx({ '/work/proj/conf/rack.yaml': 'hosts: [a, b]\n' });
+    const ctx = makeCtx({ '/srv/proj/conf/rack.yaml': 'hosts: [a, b]\n' });
     const spec = loadHostFile('conf/rack.yaml', ctx);
     expect(spec.name).toBe('rack');
-    expect(spec.source).toBe('/work/proj/conf/rack.yaml');
+    expect(spec.source).toBe('/srv/proj/conf/rack.yaml');
   });
 
   it('reads ~/.ssh/config through ctx.readFile', () => {
     const ctx = withSshConfig('Host b\n  HostName b.example\n');
-    ctx.readFile = ((orig) => (p: string) => (p === '/work/proj/h.yaml' ? 'hosts: [a, b]\n' : orig(p)))(ctx.readFile);
+    ctx.readFile = ((orig) => (p: string) => (p === '/srv/proj/h.yaml' ? 'hosts: [a, b]\n' : orig(p)))(ctx.readFile);
     expect(loadHostFile('h.yaml', ctx).workerHosts[0]!.connect.hostname).toBe('b.example');
   });
 });

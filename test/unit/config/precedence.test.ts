@@ -46,7 +46,7 @@ describe('username, port and identity precedence', () => {
       hostname: 'n1.internal',
       username: 'cfguser',
       port: 2022,
-      identityFiles: [`${HOME}/.ssh/n1_key`, '/work/proj/keys/rel_key'],
+      identityFiles: [`${HOME}/.ssh/n1_key`, '/srv/proj/keys/rel_key'],
     });
   });
 

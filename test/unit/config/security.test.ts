@@ -8,13 +8,13 @@ import { configErrorOf, HOME, makeCtx } from '../fixtures/config/ctx.js';
 const CERT = '-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n';
 const KEY = '-----BEGIN PRIVATE KEY-----\nMIGH\n-----END PRIVATE KEY-----\n';
 const FILES: Record<string, string> = {
-  '/work/proj/pki/ca.pem': CERT,
+  '/srv/proj/pki/ca.pem': CERT,
   [`${HOME}/pki/s.pem`]: CERT,
   [`${HOME}/pki/s.key`]: KEY,
   '/etc/pki/w.pem': CERT,
   '/etc/pki/w.key': KEY,
-  '/work/proj/c.pem': CERT,
-  '/work/proj/c.key': KEY,
+  '/srv/proj/c.pem': CERT,
+  '/srv/proj/c.key': KEY,
 };
 const OWN = [
   'security:',
@@ -46,10 +46,10 @@ describe('security in the host file', () => {
     expect(load(OWN).security).toEqual({
       kind: 'tls',
       files: {
-        caFile: '/work/proj/pki/ca.pem',
+        caFile: '/srv/proj/pki/ca.pem',
         scheduler: { cert: `${HOME}/pki/s.pem`, key: `${HOME}/pki/s.key` },
         worker: { cert: '/etc/pki/w.pem', key: '/etc/pki/w.key' },
-        client: { cert: '/work/proj/c.pem', key: '/work/proj/c.key' },
+        client: { cert: '/srv/proj/c.pem', key: '/srv/proj/c.key' },
       },
     });
   });
@@ -86,8 +86,8 @@ describe('security in the host file', () => {
   });
 
   it('points at a key given as a certificate (and never quotes the file)', () => {
-    const err = fail(OWN, { ...FILES, '/work/proj/c.pem': KEY });
-    expect(err.message).toBe('hosts.yaml:5:18 security.client.cert: /work/proj/c.pem is not a PEM certificate');
+    const err = fail(OWN, { ...FILES, '/srv/proj/c.pem': KEY });
+    expect(err.message).toBe('hosts.yaml:5:18 security.client.cert: /srv/proj/c.pem is not a PEM certificate');
     expect(err.message).not.toContain('MIGH');
   });
 });
