@@ -153,7 +153,11 @@ describe(`Dask ${info.dask} on the hosts`, () => {
         return doc.tasks ? doc : undefined;
       });
       const t = st.tasks!;
-      expect(t.progress).toEqual({ done: 0, total: TASKS, erred: 0 });
+      expect(t.progress).toMatchObject({ done: 0, total: TASKS, erred: 0, killedWorkers: 0 });
+      // One task prefix, all of the computation's tasks (the preload counts by prefix).
+      expect(t.progress!.prefixes!.map(({ prefix, done, erred, total }) => ({ prefix, done, erred, total }))).toEqual([
+        { prefix: 'block', done: 0, erred: 0, total: TASKS },
+      ]);
       expect((t.byState['processing'] ?? 0) + (t.byState['queued'] ?? 0)).toBe(TASKS);
       expect(t.clients).toBe(1);
       const worker = st.workers.find((w) => w.host === h1.ip)!;

@@ -1,17 +1,13 @@
-// The Python package against real clusters that `up --detach` starts from this build,
-// run here so that `npm test` runs it:
-// - python/tests (pytest, Debian's python3-pytest) on the machine's python (Dask 2022.12),
-//   local clusters. Only exit 0 passes: pytest's 5 ("no tests collected") would mean the
-//   suite silently stopped running.
-// - python/tests/smoke_attach.py on this project's Dask (2022.12, and 2024.12 from the
-//   trixie root, which has no pytest), on a TLS cluster of namespace hosts.
+// The Python package against a real cluster that `up --detach` starts from this build:
+// python/tests/smoke_attach.py on this project's Dask (2022.12, and 2024.12 from the
+// trixie root, which has no pytest), on a TLS cluster of namespace hosts. The pytest
+// suite runs once, in python-pytest.test.ts.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli, STATE_HOME } from './cli-driver.js';
 import { getTestHosts } from './harness/context.js';
-import { SYSTEM_PYTHON } from './harness/dask-versions.js';
 import { writeHostsYaml } from './harness/netns-hosts.js';
 
 const REPO = path.resolve(import.meta.dirname, '../..');
@@ -24,26 +20,6 @@ afterEach(() => {
 });
 
 describe('python package', () => {
-  it.runIf(info.dask === '2022.12')(
-    `python/tests pass (pytest) on ${SYSTEM_PYTHON}`,
-    () => {
-      const r = spawnSync(
-        SYSTEM_PYTHON,
-        ['-W', 'ignore::DeprecationWarning', '-m', 'pytest', 'python/tests', '-q', '-p', 'no:cacheprovider'],
-        {
-          cwd: REPO,
-          encoding: 'utf8',
-          timeout: 600_000,
-          env: { ...process.env, SSHCLUSTER_CLI: path.join(REPO, 'bin', 'sshcluster') },
-        },
-      );
-      const out = `${r.stdout}\n${r.stderr}`;
-      expect(r.status, out).toBe(0);
-      expect(out).toMatch(/\d+ passed/);
-    },
-    600_000,
-  );
-
   it(`attaches to a TLS cluster of namespace hosts on Dask ${info.dask}`, () => {
     const file = writeHostsYaml(
       tmp('pyhandle.yaml'),
