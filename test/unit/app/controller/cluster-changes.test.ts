@@ -2,27 +2,10 @@
 // dropping its workers must not make it leave the cluster (a leave stops everything of
 // ours there, the scheduler too), and adding workers there must not connect it again.
 import { describe, expect, it } from 'vitest';
-import { ClusterChanges } from '../../../../src/app/controller/cluster-changes.js';
+import { changes } from './changes-fixture.js';
 import type { ClusterSpec } from '../../../../src/config/spec.js';
 import { testHost } from '../../config/spec-fixture.js';
 import { harness, startUp, type Harness } from '../../cluster/harness.js';
-
-function changes(h: Harness, over: Partial<ConstructorParameters<typeof ClusterChanges>[0]> = {}): ClusterChanges {
-  return new ClusterChanges({
-    state: h.state,
-    clock: h.clock,
-    signal: h.life.signal,
-    emit: (e) => h.events.push(e),
-    tick: () => h.reconciler.tick(),
-    restartWorker: (n, o) => h.reconciler.restartWorker(n, o),
-    outcomes: (names) => h.reconciler.outcomes(names),
-    connect: (x) => h.reconciler.links.connect(x),
-    leave: (x) => h.reconciler.links.leave(x),
-    adaptive: () => undefined,
-    startAdaptive: () => undefined,
-    ...over,
-  });
-}
 
 /** Runs an apply to its end, moving the fake clock on while it waits for hosts to empty. */
 async function applied(h: Harness, next: ClusterSpec, over: Parameters<typeof changes>[1] = {}): Promise<void> {

@@ -2,25 +2,10 @@
 // them out of retire_workers' answer) are not stopped by drain, scale down, adaptive
 // scale-down, apply or the rolling restart, unless forced; what stays or goes is said.
 import { describe, expect, it } from 'vitest';
-import { ClusterChanges } from '../../../../src/app/controller/cluster-changes.js';
+import type { ClusterChanges } from '../../../../src/app/controller/cluster-changes.js';
+import { changes } from './changes-fixture.js';
 import { HELD_RETRY_MS } from '../../../../src/cluster/retire-hold.js';
 import { harness, startUp, type Harness } from '../../cluster/harness.js';
-
-function changes(h: Harness): ClusterChanges {
-  return new ClusterChanges({
-    state: h.state,
-    clock: h.clock,
-    signal: h.life.signal,
-    emit: (e) => h.events.push(e),
-    tick: () => h.reconciler.tick(),
-    restartWorker: (n, o) => h.reconciler.restartWorker(n, o),
-    outcomes: (names) => h.reconciler.outcomes(names),
-    connect: (x) => h.reconciler.links.connect(x),
-    leave: (x) => h.reconciler.links.leave(x),
-    adaptive: () => undefined,
-    startAdaptive: () => undefined,
-  });
-}
 
 // Issue 33 (3): the scheduler refused to retire b's worker (its 20 results had nowhere to
 // go) and the drain stopped it anyway, said "1 worker(s) retired" and exited 0.
