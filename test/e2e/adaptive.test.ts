@@ -26,6 +26,26 @@ function status(name: string): Status {
   if (r.code !== 0) throw new Error(`status failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as Status;
 }
+/**
+ * The scheduler log's ERROR and CRITICAL records and its tracebacks, each with the lines
+ * that follow it. A traceback Dask attaches to its own INFO record "Batched Comm Closed"
+ * is not one: 2022.12 and 2024.12 log it when a worker closes its connection while the
+ * scheduler is still writing to it (a race inside every graceful worker close, seen once
+ * in 13 runs of the test below under load), not something we asked.
+ */
+function errorsIn(lines: string[]): string[] {
+  const errors: string[] = [];
+  let record = '';
+  lines.forEach((line, i) => {
+    const body = line.replace(/^\S+ │ /, '');
+    if (/^\d{4}-\d\d-\d\d /.test(body)) record = body;
+    const dasksOwnRace = / - distributed\.batched - INFO - Batched Comm Closed /.test(record);
+    if (/ - (ERROR|CRITICAL) - /.test(body) || (body.startsWith('Traceback') && !dasksOwnRace)) {
+      errors.push(lines.slice(i, i + 20).join('\n'));
+    }
+  });
+  return errors;
+}
 const runningCount = (s: Status) => s.workers.filter((w) => w.state === 'running').length;
 const aliveCount = (s: Status) => s.workers.filter((w) => w.state !== 'stopped').length;
 
@@ -82,11 +102,11 @@ describe('adaptive scaling', () => {
     const log = runCli(['logs', 'scheduler', '--name', 'adapt', '--tail', '100000']);
     expect(log.code, log.stderr).toBe(0);
     expect(log.stdout).toMatch(/Register worker/);
-    const errors = log.stdout.split('\n').filter((l) => /ERROR|Traceback/.test(l));
+    const errors = errorsIn(log.stdout.split('\n'));
     console.log(
       `e2e: scheduler log after adaptive ran ${Math.round((Date.now() - t0) / 1000)} s idle + the load: ${log.stdout.split('\n').length} lines, ${errors.length} ERROR/Traceback`,
     );
-    expect(errors).toEqual([]);
+    expect(errors, errors.join('\n---\n')).toEqual([]);
   });
 
   it('adapt --dry-run says what it would do, refuses a maximum below one worker, warns about target_duration; scale N turns adaptive off and says so', async () => {
