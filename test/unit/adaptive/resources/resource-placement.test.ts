@@ -1,12 +1,12 @@
 // placeByResource stepped by hand: each case names the rule it pins, and fails if that
 // rule is reverted (noted where it is not obvious).
 import { describe, expect, it } from 'vitest';
-import type { WantedGroup } from '../../../../src/cluster/resources/demand.js';
+import type { WantedGroup } from '../../../../src/cluster/demand.js';
 import {
   placeByResource,
   type ResourceHost,
   type ResourcePlacementInput,
-} from '../../../../src/cluster/resources/placement.js';
+} from '../../../../src/adaptive/resources/resource-placement.js';
 
 const host = (
   name: string,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { protectResources, type ScaleDownInput } from '../../../../src/cluster/resources/scale-down.js';
+import { protectResources, type ScaleDownInput } from '../../../../src/adaptive/resources/protect-resources.js';
 
 const hosts: ScaleDownInput['hosts'] = [
   { name: 'c1', resources: {} },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { UnmetDemand } from '../../../../src/cluster/resources/placement.js';
-import { nameAdds } from '../../../../src/cluster/resources/names.js';
-import { unmetNotices, type Unmet } from '../../../../src/cluster/resources/unmet-notices.js';
+import type { UnmetDemand } from '../../../../src/adaptive/resources/resource-placement.js';
+import { nameAdds } from '../../../../src/cluster/new-worker-names.js';
+import { unmetNotices, type Unmet } from '../../../../src/adaptive/resources/unmet-notices.js';
 
 const u = (what: string, line: string, placeable = 0, reasons: string[] = []): UnmetDemand => ({
   what,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { workersWanted, type PendingGroup } from '../../../../src/cluster/resources/demand.js';
+import { workersWanted, type PendingGroup } from '../../../src/cluster/demand.js';
 
 const g = (over: Partial<PendingGroup>): PendingGroup => ({
   resources: { GPU: 1 },

@@ -1,7 +1,7 @@
 // Names for the workers placeByResource adds: `<host>-<i>` with the lowest i not taken,
 // as placeWorkers names them, so a resource-placed worker looks like any other.
-import { workerName } from '../plan.js';
-import type { PlacedWorker } from '../placement.js';
+import { workerName } from './plan.js';
+import type { PlacedWorker } from './placement.js';
 
 export function nameAdds(
   adds: readonly { host: string; count: number }[],

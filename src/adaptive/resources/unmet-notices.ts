@@ -6,7 +6,7 @@
 // a line when demand that was unmet is met or gone, once it has been for `clearAfter`
 // ticks in a row (adaptive's wait_count): a tick at target does not mean the demand is
 // met. Pure; the caller keeps the returned `current` for the next tick.
-import type { UnmetDemand } from './placement.js';
+import type { UnmetDemand } from './resource-placement.js';
 
 export interface Unmet {
   line: string;

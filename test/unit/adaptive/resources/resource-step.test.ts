@@ -1,7 +1,7 @@
 // One adaptive step with resources, on its own: Dask's target (resource-blind) against
 // the restricted demand the preload reports, per distributed version.
 import { describe, expect, it } from 'vitest';
-import { resourceStep, type ResourceStepInput } from '../../../../src/cluster/resources/adaptive-step.js';
+import { resourceStep, type ResourceStepInput } from '../../../../src/adaptive/resources/resource-step.js';
 
 /** The trial's cluster (helper-27): a plain host with 2 slots, a GPU host with 2 (group gpu maximum 2). */
 function input(over: Partial<ResourceStepInput>): ResourceStepInput {

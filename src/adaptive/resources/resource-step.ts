@@ -8,11 +8,11 @@
 // what they can have added (unplaceableInTarget), and never the one worker plain work
 // waiting for any worker needs. Down: the policy's candidates, minus the last workers
 // able to run pending restricted work.
-import type { AdaptiveDecision } from '../../adaptive/policy.js';
-import { workersWanted, type PendingGroup, type WorkerShape } from './demand.js';
-import { resourceLabel } from './amounts.js';
-import { placeByResource, type GroupBound, type ResourceHost, type UnmetDemand } from './placement.js';
-import { protectResources, type PlanWorker } from './scale-down.js';
+import type { AdaptiveDecision } from '../policy.js';
+import { workersWanted, type PendingGroup, type WorkerShape } from '../../cluster/demand.js';
+import { resourceLabel } from '../../cluster/resource-amounts.js';
+import { placeByResource, type GroupBound, type ResourceHost, type UnmetDemand } from './resource-placement.js';
+import { protectResources, type PlanWorker } from './protect-resources.js';
 
 export interface ResourceStepInput {
   decision: AdaptiveDecision;

@@ -3,7 +3,7 @@
 // seconds of work / target_duration = threads wanted, capped by the number of tasks
 // (scheduler.py adaptive_target); here the threads are a worker's slots for that
 // restriction set, since GPU=2 on a worker runs two GPU=1 tasks at once.
-import { satisfies, slotsFor, type Resources } from './amounts.js';
+import { satisfies, slotsFor, type Resources } from './resource-amounts.js';
 
 export interface PendingGroup {
   resources: Resources;
