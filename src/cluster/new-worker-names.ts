@@ -1,6 +1,6 @@
 // Names for the workers placeByResource adds: `<host>-<i>` with the lowest i not taken,
 // as placeWorkers names them, so a resource-placed worker looks like any other.
-import { workerName } from './plan.js';
+import { workerName } from './plan-actions.js';
 import type { PlacedWorker } from './placement.js';
 
 export function nameAdds(

@@ -8,7 +8,7 @@ import { setMaxListeners } from 'node:events';
 import { clusterHosts, type ClusterSpec, type HostSpec } from '../../config/spec.js';
 import type { AdaptiveSpec } from '../../config/spec.js';
 import { ClusterState } from '../../cluster/cluster-state.js';
-import { SCHEDULER_NAME } from '../../cluster/plan.js';
+import { SCHEDULER_NAME } from '../../cluster/plan-actions.js';
 import type { Clock, HostRunner } from '../../cluster/ports.js';
 import { readopt, STRAY_GRACE_MS, type PreviousCluster } from '../../cluster/readopt.js';
 import { Reconciler } from '../../cluster/reconciler.js';

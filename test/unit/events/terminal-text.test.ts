@@ -4,7 +4,7 @@ import { newRunId } from '../../../src/control/log-runs.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runLogs } from '../../../src/app/commands/cluster-commands.js';
+import { runLogs } from '../../../src/app/commands/cluster-clients.js';
 import { renderFolds } from '../../../src/app/exec/fold-output.js';
 import { statusText } from '../../../src/app/commands/status-text.js';
 import type { StatusJson } from '../../../src/control/status-document.js';

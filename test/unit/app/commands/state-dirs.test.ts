@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findCluster } from '../../../../src/app/commands/find-cluster.js';
-import { runList } from '../../../../src/app/commands/cluster-commands.js';
+import { runList } from '../../../../src/app/commands/cluster-clients.js';
 import { clusterPaths, ensureClusterDir, stateRoot } from '../../../../src/control/paths.js';
 import { writeState, type ClusterState } from '../../../../src/control/state-file.js';
 import { testContext, type TestContext } from '../context-fixture.js';

@@ -2,7 +2,7 @@
 // fake hosts and scheduler (the scheduler registers what runs, unless told a process is
 // broken).
 import { describe, expect, it } from 'vitest';
-import { applySpec, drainHosts, restoreHost, undrainHosts } from '../../../src/cluster/change.js';
+import { applySpec, drainHosts, restoreHost, undrainHosts } from '../../../src/cluster/desired-change.js';
 import { hostsToClear, tmpdirsOn, withFormer } from '../../../src/cluster/former-hosts.js';
 import type { HostSpec } from '../../../src/config/spec.js';
 import { rollingRestart, type RollResult } from '../../../src/cluster/rolling.js';

@@ -2,13 +2,13 @@
 // scheduler address and, when it talks TLS, the CA and the client certificate kept in
 // the cluster's state dir. Works from the state file (no controller needed).
 import fs from 'node:fs';
-import { clientEnv } from '../dask/tls.js';
-import { pythonSnippet, shellSnippet } from '../dask/client-snippets.js';
-import { errorText, ExpectedError } from '../errors.js';
-import { tlsDir } from '../tls/cert-store.js';
-import { tlsPathsIn, type TlsPaths } from '../tls/tls-files.js';
-import type { AppContext } from './context.js';
-import { findCluster } from './commands/find-cluster.js';
+import { clientEnv } from '../../dask/tls.js';
+import { pythonSnippet, shellSnippet } from '../../dask/client-snippets.js';
+import { errorText, ExpectedError } from '../../errors.js';
+import { tlsDir } from '../../tls/cert-store.js';
+import { tlsPathsIn, type TlsPaths } from '../../tls/tls-files.js';
+import type { AppContext } from '../context.js';
+import { findCluster } from './find-cluster.js';
 
 export interface EnvOptions {
   name?: string;

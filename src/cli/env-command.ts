@@ -13,7 +13,7 @@ export function envCommand(ctx: AppContext, done: (code: number) => void): Comma
     .option('--python', 'a Python snippet building Client(..., security=Security(...))', false)
     .action(async (o: { name?: string; json: boolean; python: boolean }) => {
       if (o.json && o.python) throw new UsageError('--json and --python are alternatives: choose one');
-      const { runEnv } = await import('../app/env-command.js');
+      const { runEnv } = await import('../app/commands/env.js');
       done(await runEnv(ctx, o));
     });
 }

@@ -1,11 +1,11 @@
 // plan, apply, drain, undrain, restart: change a running cluster without stopping it.
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { AppContext } from '../app/context.js';
-import type { Unavailable } from '../app/commands/change-commands.js';
+import type { Unavailable } from '../app/commands/change.js';
 import { clusterName, timeLimit } from './options.js';
 
 type Done = (code: number) => void;
-const changes = () => import('../app/commands/change-commands.js');
+const changes = () => import('../app/commands/change.js');
 
 const securityOption = () =>
   new Option('--security <mode>', 'as given to up, when it overrode the host file').choices(['tls', 'none']);

@@ -5,7 +5,7 @@ import {
   workerName,
   type DesiredProcess,
   type ObservedProcess,
-} from '../../../src/cluster/plan.js';
+} from '../../../src/cluster/plan-actions.js';
 import { testSpec } from '../config/spec-fixture.js';
 
 const d = (name: string, host: string, role: 'scheduler' | 'worker' = 'worker'): DesiredProcess => ({

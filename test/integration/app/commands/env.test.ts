@@ -8,7 +8,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AppContext } from '../../../../src/app/context.js';
-import { runEnv } from '../../../../src/app/env-command.js';
+import { runEnv } from '../../../../src/app/commands/env.js';
 import { clusterPaths, ensureClusterDir, stateRoot } from '../../../../src/control/paths.js';
 import { writeState } from '../../../../src/control/state-file.js';
 import { prepareCerts, removeCerts } from '../../../../src/tls/cert-store.js';
