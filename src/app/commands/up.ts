@@ -12,7 +12,7 @@ import { ClusterSession } from '../controller/cluster-session.js';
 import { sessionActions } from '../controller/dashboard-actions.js';
 import { upOutput } from './up-output.js';
 import type { AppContext } from '../context.js';
-import { mergeAdaptive } from './adapt.js';
+import { mergeAdaptive } from '../../adaptive/settings.js';
 import { ControlEndpoint, pathsFor } from '../controller/control-endpoint.js';
 import { ExpectedError, UsageError } from '../../errors.js';
 import { clustersOn, refuseIfRunning } from './find-cluster.js';

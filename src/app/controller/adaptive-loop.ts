@@ -6,7 +6,8 @@
 // flight then applies nothing.
 import type { AdaptiveStatus } from '../../control/status-document.js';
 import { DecisionLog } from '../../adaptive/decision-log.js';
-import { adaptiveWorkers, closeOrder, newWorkerSize } from '../../adaptive/inputs.js';
+import { adaptiveWorkers, closeOrder } from '../../adaptive/inputs.js';
+import { newWorkerSize } from '../../config/worker-size.js';
 import { initialAdaptiveState, step, type AdaptiveDecision, type AdaptiveState } from '../../adaptive/policy.js';
 import { countsUnrunnable } from '../../adaptive/target.js';
 import type { AdaptiveSpec } from '../../config/spec.js';
