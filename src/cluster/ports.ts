@@ -1,4 +1,4 @@
-// Ports of the cluster core. Adapters implement them in app/ (app/remote: the host
+// Ports of the cluster core. Adapters implement them in app/ (app/transport: the host
 // runner over SSH or a local shell; the scheduler client from dask/); the core and its
 // tests see only these interfaces.
 import type { Duplex } from 'node:stream';

@@ -10,7 +10,7 @@ import { leftoverLine } from '../../events/plain-sink.js';
 import type { AppContext, Output } from '../context.js';
 import { controllerGone, findCluster, type FoundCluster } from './find-cluster.js';
 import { NoClusterError, UnknownClusterError } from './unknown-cluster.js';
-import { clearHost } from '../remote/clear-host.js';
+import { clearHost } from '../transport/clear-host.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
 import { shellOpener } from './shell-opener.js';
 import { keepsFilesOn } from '../controller/host-files.js';

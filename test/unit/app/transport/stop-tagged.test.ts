@@ -1,7 +1,7 @@
-// The one stop escalation (app/remote/stop-tagged.ts) against a fake host: which
+// The one stop escalation (app/transport/stop-tagged.ts) against a fake host: which
 // signals go to which PIDs, in which order, and what is reported forced or left.
 import { describe, expect, it } from 'vitest';
-import { stopTagged, type StopTarget } from '../../../../src/app/remote/stop-tagged.js';
+import { stopTagged, type StopTarget } from '../../../../src/app/transport/stop-tagged.js';
 
 /** A host where `stubborn` PIDs ignore TERM and `immortal` ones ignore KILL too. */
 function fakeHost(o: { stubborn?: number[]; immortal?: number[]; gone?: Promise<unknown> } = {}) {

@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLUSTER_ID_ENV } from '../../../../src/dask/remote-command.js';
-import { LocalShell } from '../../../../src/app/remote/local-shell.js';
-import { HOST_TAG, ShellHostRunner } from '../../../../src/app/remote/host-runner.js';
+import { LocalShell } from '../../../../src/app/transport/local-shell.js';
+import { HOST_TAG, ShellHostRunner } from '../../../../src/app/transport/host-runner.js';
 import type { ShellPort } from '../../../../src/ssh/shell-port.js';
 
 const children: ChildProcess[] = [];

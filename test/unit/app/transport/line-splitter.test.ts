@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { Ring, splitLines } from '../../../../src/app/remote/line-splitter.js';
+import { Ring, splitLines } from '../../../../src/app/transport/line-splitter.js';
 
 describe('splitLines', () => {
   it('splits chunks into lines across chunk boundaries and strips CR', async () => {

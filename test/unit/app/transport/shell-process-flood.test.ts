@@ -3,7 +3,7 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import type { ExitInfo, ProcessSpec } from '../../../../src/cluster/ports.js';
-import { ShellProcess } from '../../../../src/app/remote/shell-process.js';
+import { ShellProcess } from '../../../../src/app/transport/shell-process.js';
 import type { ExecHandle } from '../../../../src/ssh/exec-handle.js';
 import type { ShellPort } from '../../../../src/ssh/shell-port.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { droppedText, OutputBudget } from '../../../../src/app/remote/output-budget.js';
+import { droppedText, OutputBudget } from '../../../../src/app/transport/output-budget.js';
 
 const limits = { linesPerS: 10, bytesPerS: 1_000, burstS: 2 };
 

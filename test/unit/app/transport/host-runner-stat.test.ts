@@ -1,7 +1,7 @@
 // listTaggedProcesses reads /proc/<pid>/stat lines; comm may hold spaces and ")".
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseStat } from '../../../../src/app/remote/host-runner.js';
+import { parseStat } from '../../../../src/app/transport/host-runner.js';
 
 describe('parseStat', () => {
   it('reads pid, ppid and process group, whatever the command name holds', () => {

@@ -1,8 +1,8 @@
 // A process's own setup lines (its host listing's) go before it; the runner's (the
 // host's first listing) only where the process brings none.
 import { describe, expect, it } from 'vitest';
-import { LocalShell } from '../../../../src/app/remote/local-shell.js';
-import { ShellHostRunner } from '../../../../src/app/remote/host-runner.js';
+import { LocalShell } from '../../../../src/app/transport/local-shell.js';
+import { ShellHostRunner } from '../../../../src/app/transport/host-runner.js';
 import type { ShellPort } from '../../../../src/ssh/shell-port.js';
 
 describe('ShellHostRunner.start', () => {
