@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import { KEEP_RUNS, listRuns, pickRun, runDir } from '../../control/log-runs.js';
 import { LogStore } from '../../control/log-store.js';
-import { listClusters, type ClusterState } from '../../control/state-file.js';
+import { listClusters, type ClusterRecord } from '../../control/state-file.js';
 import { checkClusterDirs, checkStateRoot, clusterPaths, stateRoot } from '../../control/paths.js';
 import { connectControl } from '../../control/client.js';
 import { ExpectedError, UsageError } from '../../errors.js';
@@ -216,7 +216,7 @@ async function clusterForLogs(
   ctx: AppContext,
   name: string | undefined,
   follow: boolean,
-): Promise<Omit<FoundCluster, 'state'> & { state?: ClusterState }> {
+): Promise<Omit<FoundCluster, 'state'> & { state?: ClusterRecord }> {
   try {
     return await findCluster(ctx, name, follow);
   } catch (err) {
