@@ -14,7 +14,7 @@ import { statusOf } from '../src/app/controller/status.js';
 import type { ClusterSession } from '../src/app/controller/cluster-session.js';
 import { statusText } from '../src/app/commands/status-text.js';
 import { ClusterState } from '../src/cluster/cluster-state.js';
-import type { DesiredProcess } from '../src/cluster/plan.js';
+import type { DesiredProcess } from '../src/cluster/plan-actions.js';
 import type { Clock, ProcessSpec } from '../src/cluster/ports.js';
 import { Reconciler } from '../src/cluster/reconciler.js';
 import type { AdaptiveSpec, HostSpec } from '../src/config/spec.js';

@@ -1,11 +1,8 @@
 // What one adaptive step reads, built from the controller's plan and the scheduler's
 // identity document: the plan's workers as the policy sees them (AdaptiveCore's
-// requested vs observed), the order in which idle workers should go (Dask's
-// workers_to_close: least busy, then least memory), and the size of a new worker.
-import { parseBytes } from '../config/durations.js';
-import type { WorkerOptions } from '../config/spec.js';
+// requested vs observed) and the order in which idle workers should go (Dask's
+// workers_to_close: least busy, then least memory). A new worker's size: config/worker-size.ts.
 import type { AdaptiveWorker } from './scale-down.js';
-import type { PerWorker } from './target.js';
 
 /** A worker in the plan: wanted, perhaps launched, perhaps registered. */
 export interface PlannedWorker {
@@ -55,26 +52,4 @@ export function closeOrder(plan: readonly PlannedWorker[], scheduler: readonly S
     .filter((w) => planned.has(w.name))
     .sort((a, b) => m(a).executing - m(b).executing || m(a).memory - m(b).memory)
     .map((w) => w.name);
-}
-
-/**
- * Threads and memory limit (bytes, 0 = none or not known yet) of a worker we would start.
- * A memory_limit that is not a size (auto, a fraction of the host's memory) is known
- * once workers have registered: the largest of theirs.
- */
-export function newWorkerSize(
-  opts: Pick<WorkerOptions, 'nthreads' | 'memoryLimit'> | undefined,
-  registered: readonly SchedulerView[] = [],
-): PerWorker {
-  const limit = opts?.memoryLimit ?? 'auto';
-  let memoryBytes: number | undefined;
-  try {
-    memoryBytes = /^\d/.test(limit) && !/^0(\.\d+)?$/.test(limit) ? parseBytes(limit) : undefined;
-  } catch {
-    memoryBytes = undefined;
-  }
-  return {
-    nthreads: opts?.nthreads ?? 1,
-    memoryBytes: memoryBytes ?? Math.max(0, ...registered.map((w) => w.memoryLimit)),
-  };
 }

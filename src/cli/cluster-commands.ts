@@ -4,7 +4,7 @@ import type { AppContext } from '../app/context.js';
 import { clusterName, timeLimit, wholeNumber } from './options.js';
 
 // Each command loads what it runs when it runs (`--help` loads none of it).
-const commands = () => import('../app/commands/cluster-commands.js');
+const commands = () => import('../app/commands/cluster-clients.js');
 
 type Done = (code: number) => void;
 

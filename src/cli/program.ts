@@ -1,9 +1,9 @@
 import { Command } from 'commander';
 import type { AppContext } from '../app/context.js';
 import { safeText } from '../events/terminal-text.js';
-import { adaptCommand } from './adapt.js';
-import { checkCommand } from './check.js';
-import { envCommand } from './env.js';
+import { adaptCommand } from './adapt-command.js';
+import { checkCommand } from './check-command.js';
+import { envCommand } from './env-command.js';
 import {
   attachCommand,
   downCommand,
@@ -12,9 +12,9 @@ import {
   scaleCommand,
   statusCommand,
 } from './cluster-commands.js';
-import { execCommand } from './exec.js';
-import { applyCommand, drainCommand, planCommand, restartCommand, undrainCommand } from './change.js';
-import { upCommand } from './up.js';
+import { execCommand } from './exec-command.js';
+import { applyCommand, drainCommand, planCommand, restartCommand, undrainCommand } from './change-commands.js';
+import { upCommand } from './up-command.js';
 
 export function buildProgram(ctx: AppContext, done: (code: number) => void): Command {
   const program = new Command('sshcluster')

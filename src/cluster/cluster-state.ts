@@ -6,7 +6,13 @@ import { clusterHosts, workerHostOf, type ClusterSpec, type HostSpec } from '../
 import { tmpdirsOn } from './former-hosts.js';
 import { HostHealth } from './host-health.js';
 import { placeWorkers, type PlacedWorker, type PlacementHost } from './placement.js';
-import { desiredProcesses, SCHEDULER_NAME, type DesiredProcess, type ObservedProcess, type Role } from './plan.js';
+import {
+  desiredProcesses,
+  SCHEDULER_NAME,
+  type DesiredProcess,
+  type ObservedProcess,
+  type Role,
+} from './plan-actions.js';
 import type { ExitInfo, HostRunner, RunningProcess } from './ports.js';
 import { RestartSupervisor } from './supervisor.js';
 

@@ -1,7 +1,7 @@
 // Where workers go when the worker count changes (`scale N`, adaptive). Pure: the
 // caller turns the returned desired set into processes and lets plan() diff it.
 import { MinHeap } from './min-heap.js';
-import { workerName } from './plan.js';
+import { workerName } from './plan-actions.js';
 
 export interface PlacementHost {
   name: string;

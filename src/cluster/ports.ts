@@ -1,8 +1,8 @@
-// Ports of the cluster core. Adapters implement them in app/ (app/remote: the host
+// Ports of the cluster core. Adapters implement them in app/ (app/transport: the host
 // runner over SSH or a local shell; the scheduler client from dask/); the core and its
 // tests see only these interfaces.
 import type { Duplex } from 'node:stream';
-import type { PendingGroup } from './resources/demand.js';
+import type { PendingGroup } from './demand.js';
 
 /** What to run: a remote process is {name, host, argv, env} in … */
 export interface ProcessSpec {

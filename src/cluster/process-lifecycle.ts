@@ -8,7 +8,7 @@ import { TAIL_LINES, type ClusterState, type TrackedProcess } from './cluster-st
 
 /** A Python traceback's last line: the exception, at column 0 ("OSError: …", "distributed.comm.core.CommClosedError: …"). */
 const EXCEPTION_LINE = /^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b[^ ]*: /;
-import type { DesiredProcess } from './plan.js';
+import type { DesiredProcess } from './plan-actions.js';
 import type { Clock, ExitInfo, ProcessSpec, RunningProcess, SchedulerPort } from './ports.js';
 import { HELD_RETRY_MS, resultsText, type RetireStop } from './retire-hold.js';
 

@@ -11,7 +11,7 @@
 import type { HostSpec } from '../config/spec.js';
 import type { ClusterEvent } from '../events/types.js';
 import type { ClusterState } from './cluster-state.js';
-import type { DesiredProcess } from './plan.js';
+import type { DesiredProcess } from './plan-actions.js';
 import type { TaggedProcess } from './ports.js';
 import { keepSize } from './scaling.js';
 

@@ -10,7 +10,7 @@ import type { ClusterEvent } from '../events/types.js';
 import { every } from './clock.js';
 import type { ClusterState } from './cluster-state.js';
 import { HostLinks } from './host-links.js';
-import { plan, type DesiredProcess } from './plan.js';
+import { plan, type DesiredProcess } from './plan-actions.js';
 import type { Clock, HostRunner, ProcessSpec, SchedulerPort } from './ports.js';
 import { ProcessLifecycle } from './process-lifecycle.js';
 import { heldBack, retryHeld, type RetireStop } from './retire-hold.js';

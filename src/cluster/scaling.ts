@@ -3,7 +3,7 @@
 // over ClusterState; the next reconcile tick makes the processes follow.
 import type { ClusterState } from './cluster-state.js';
 import { explainShortfall, placeWorkers, type PlacedWorker } from './placement.js';
-import { nameAdds } from './resources/names.js';
+import { nameAdds } from './new-worker-names.js';
 import type { KeptWorker } from './retire-hold.js';
 
 export interface ScaleResult {

@@ -1,6 +1,6 @@
 // RawHostFile → ClusterSpec: merge per-host overrides over the top level, fill
 // defaults, resolve every host through ~/.ssh/config. Assumes rules have passed.
-import { buildConnect, type ConnectContext } from './hosts/connect.js';
+import { buildConnect, type ConnectContext } from './hosts/connect-spec.js';
 import {
   DEFAULT_ADAPTIVE,
   DEFAULT_REMOTE_PYTHON,

@@ -6,7 +6,7 @@ import type { Layout, PlacedHost } from './layout.js';
 import type { RawHostFile } from './schema.js';
 import type { AdaptiveGroupSpec } from './spec.js';
 import { configError } from './read/yaml-cursor.js';
-import { newWorkerSize } from '../adaptive/inputs.js';
+import { newWorkerSize } from './worker-size.js';
 import { bytes } from '../events/units.js';
 
 export function checkRules(raw: RawHostFile, layout: Layout): void {

@@ -23,7 +23,8 @@ import {
 import type { AdaptiveSpec, ClusterSpec, HostSpec } from '../config/spec.js';
 import { ExpectedError } from '../errors.js';
 
-export interface ClusterState {
+/** A running cluster as its state file records it (the core's live state is cluster/cluster-state.ts). */
+export interface ClusterRecord {
   version: 1;
   name: string;
   /** The SSHCLUSTER_ID tag of every remote process. */
@@ -131,7 +132,7 @@ export interface StateExpectation {
 }
 
 /** undefined when there is no file; StateFileError when it is unreadable or someone else's. */
-export async function readState(file: string, expect: StateExpectation = {}): Promise<ClusterState | undefined> {
+export async function readState(file: string, expect: StateExpectation = {}): Promise<ClusterRecord | undefined> {
   let text: string;
   try {
     text = await fs.readFile(file, 'utf8');
@@ -152,7 +153,7 @@ export async function readState(file: string, expect: StateExpectation = {}): Pr
   return state;
 }
 
-export function parseState(file: string, text: string): ClusterState {
+export function parseState(file: string, text: string): ClusterRecord {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -172,7 +173,7 @@ export function parseState(file: string, text: string): ClusterState {
     const where = bad.length > 1 ? bad.slice(0, -1).join('.') : 'top level';
     throw new StateFileError(file, `not a valid state file: ${where}: ${message}`);
   }
-  const state = json as ClusterState;
+  const state = json as ClusterRecord;
   if (state.spec.name !== state.name) {
     throw new StateFileError(
       file,
@@ -191,7 +192,7 @@ export interface WriteStateOptions {
 }
 
 /** Write to a temp file in the same dir, fsync, rename over, fsync the dir. */
-export async function writeState(file: string, state: ClusterState, opts: WriteStateOptions = {}): Promise<void> {
+export async function writeState(file: string, state: ClusterRecord, opts: WriteStateOptions = {}): Promise<void> {
   if (!opts.replace) await readState(file, { name: state.name, clusterId: state.clusterId });
   const dir = path.dirname(file);
   const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
@@ -216,7 +217,7 @@ export async function writeState(file: string, state: ClusterState, opts: WriteS
 
 export interface ListedCluster {
   name: string;
-  state?: ClusterState;
+  state?: ClusterRecord;
   /** Why the state file could not be used. */
   error?: string;
 }

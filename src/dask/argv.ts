@@ -4,9 +4,9 @@
 import type { SchedulerOptions, WorkerOptions } from '../config/spec.js';
 import type { TlsPaths } from '../tls/tls-files.js';
 import { tlsArgv } from './tls.js';
-import { CLUSTER_SCRATCH_DIR } from './env.js';
+import { CLUSTER_SCRATCH_DIR } from './dask-env.js';
 
-export { schedulerEnv, workerEnv, DASK_API_ROUTES, DASK_LOG_FORMAT, CLUSTER_SCRATCH_DIR } from './env.js';
+export { schedulerEnv, workerEnv, DASK_API_ROUTES, DASK_LOG_FORMAT, CLUSTER_SCRATCH_DIR } from './dask-env.js';
 export { shellQuote, buildRemoteCommand, viaSh } from './remote-command.js';
 export type { RemoteCommand } from './remote-command.js';
 

@@ -3,7 +3,7 @@
 // - the adaptive target: distributed < 2023.8 counts threads, later ones workers
 //   (src/adaptive/target.ts corrects the former);
 // - the scheduler HTTP routes the controller calls (src/dask/scheduler-client.ts,
-//   enabled through DASK_API_ROUTES in src/dask/env.ts).
+//   enabled through DASK_API_ROUTES in src/dask/dask-env.ts).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -11,7 +11,7 @@ import {
   type ProbeResult,
 } from './check-probe.js';
 import type { PortsObservation } from './check-evaluate.js';
-import { startRemote } from '../remote/remote-script.js';
+import { startRemote } from '../transport/remote-script.js';
 import type { ShellPort } from '../../ssh/shell-port.js';
 import type { ExecHandle } from '../../ssh/exec-handle.js';
 

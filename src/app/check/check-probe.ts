@@ -14,7 +14,7 @@ import {
   type RemoteInvocation,
 } from '../../dask/remote-command.js';
 import { programCommand, remoteProgram } from '../../dask/remote-programs.js';
-import { hostScript } from '../remote/remote-script.js';
+import { hostScript } from '../transport/remote-script.js';
 
 export function probeScript(h: HostSpec): RemoteInvocation {
   const probe = remoteProgram('check-probe');

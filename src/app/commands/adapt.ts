@@ -1,7 +1,6 @@
 // `sshcluster adapt`: switch a running cluster to adaptive scaling (or off, or ask what
 // one step would do with --dry-run).
 import { adaptiveSettingsText } from '../../adaptive/settings-text.js';
-import type { AdaptiveSpec } from '../../config/spec.js';
 import type { AppContext } from '../context.js';
 import type { AdaptParams } from '../controller/control-api.js';
 import { findCluster } from './find-cluster.js';
@@ -24,45 +23,4 @@ export async function runAdapt(
   } finally {
     client!.close();
   }
-}
-
-/** Dask's defaults (distributed.yaml `adaptive:`): interval 1s, wait-count 3, target-duration 5s. */
-export const DASK_ADAPTIVE_DEFAULTS: AdaptiveSpec = {
-  minimum: 0,
-  maximum: Infinity,
-  intervalMs: 1_000,
-  waitCount: 3,
-  targetDurationMs: 5_000,
-};
-
-/**
- * target_duration is the scheduler's configuration, read when it starts: a new value
- * cannot reach a running scheduler, so the spec keeps the running one (what status
- * shows is what the scheduler uses) and the caller is told.
- */
-export function keepTargetDuration(
-  session: { spec: { adaptive?: AdaptiveSpec } },
-  spec: AdaptiveSpec,
-  asked: number | null | undefined,
-): string[] {
-  const running = session.spec.adaptive?.targetDurationMs ?? DASK_ADAPTIVE_DEFAULTS.targetDurationMs;
-  spec.targetDurationMs = running;
-  if (asked === undefined || asked === null || asked === running) return [];
-  return [
-    `target_duration is read by the scheduler when it starts: the running scheduler keeps ${running / 1000}s, not ${asked / 1000}s; ` +
-      'set adaptive: {target_duration: …} in the host file for the next up',
-  ];
-}
-
-export function mergeAdaptive(
-  base: AdaptiveSpec | undefined,
-  over: Partial<Record<keyof AdaptiveSpec, number | null>>,
-): AdaptiveSpec {
-  const out: AdaptiveSpec = { ...DASK_ADAPTIVE_DEFAULTS, ...(base ?? {}) };
-  for (const [k, v] of Object.entries(over) as [keyof AdaptiveSpec, number | null | undefined][]) {
-    if (v === undefined) continue;
-    (out as unknown as Record<string, number | undefined>)[k] =
-      v === null ? (k === 'maximum' ? Infinity : undefined) : v;
-  }
-  return out;
 }

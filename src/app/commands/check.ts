@@ -19,7 +19,7 @@ import { checkJson, renderCheck } from '../check/check-format.js';
 import { probeHost, startListener, type Listener } from '../check/check-host.js';
 import { safeText } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';
-import { connectLimiter } from '../remote/fan-out.js';
+import { connectLimiter } from '../transport/fan-out.js';
 import { clusterHosts, workerHostOf } from '../../config/spec.js';
 import type { ShellPort } from '../../ssh/shell-port.js';
 import { loadSpec } from './cluster-spec.js';

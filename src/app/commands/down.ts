@@ -2,7 +2,7 @@
 // file: visit every host of the cluster and stop exactly the processes tagged with its id.
 import fs from 'node:fs/promises';
 import { jsonText, safeLine } from '../../events/terminal-text.js';
-import type { ClusterState } from '../../control/state-file.js';
+import type { ClusterRecord } from '../../control/state-file.js';
 import { ExpectedError } from '../../errors.js';
 import { removeCerts } from '../../tls/cert-store.js';
 import { httpSocketPathFor, socketPathFor } from '../../control/paths.js';
@@ -10,7 +10,7 @@ import { leftoverLine } from '../../events/plain-sink.js';
 import type { AppContext, Output } from '../context.js';
 import { controllerGone, findCluster, type FoundCluster } from './find-cluster.js';
 import { NoClusterError, UnknownClusterError } from './unknown-cluster.js';
-import { clearHost } from '../remote/clear-host.js';
+import { clearHost } from '../transport/clear-host.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
 import { shellOpener } from './shell-opener.js';
 import { keepsFilesOn } from '../controller/host-files.js';
@@ -68,7 +68,7 @@ const GRACE_MS = 10_000;
 /** How long `down` waits, after the controller's reply, for it to remove its state and exit. */
 const CONTROLLER_EXIT_MS = 10_000;
 
-async function downFromState(ctx: AppContext, state: ClusterState, progress: Output): Promise<TeardownResult> {
+async function downFromState(ctx: AppContext, state: ClusterRecord, progress: Output): Promise<TeardownResult> {
   const open = shellOpener(ctx, state.spec);
   const former = state.formerHosts ?? [];
   const forced: string[] = [];

@@ -6,7 +6,7 @@ import { jsonText, safeLine, safeText } from '../../events/terminal-text.js';
 import { SshError } from '../../ssh/ssh-error.js';
 import type { AppContext } from '../context.js';
 import { execOnHost } from '../exec/exec-host.js';
-import { connectLimiter } from '../remote/fan-out.js';
+import { connectLimiter } from '../transport/fan-out.js';
 import { foldResults, renderFolds, summaryLine, worstCode, type HostResult } from '../exec/fold-output.js';
 import { clusterHosts } from '../../config/spec.js';
 import { matchHosts } from '../hosts/host-pattern.js';

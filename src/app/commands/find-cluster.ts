@@ -4,7 +4,7 @@ import { hasChanges } from '../../cluster/spec-diff.js';
 import type { ClusterSpec } from '../../config/spec.js';
 import { connectControl } from '../../control/client.js';
 import { checkClusterDirs, checkStateRoot, clusterPaths, stateRoot, type ClusterPaths } from '../../control/paths.js';
-import { listClusters, readState, type ClusterState } from '../../control/state-file.js';
+import { listClusters, readState, type ClusterRecord } from '../../control/state-file.js';
 import { quoteWord } from '../../dask/remote-command.js';
 import { ExpectedError, UsageError } from '../../errors.js';
 import type { AppContext } from '../context.js';
@@ -15,12 +15,12 @@ import { missingCluster, NoClusterError } from './unknown-cluster.js';
 export interface FoundCluster {
   name: string;
   paths: ClusterPaths;
-  state: ClusterState;
+  state: ClusterRecord;
   /** Connected when a controller answers; undefined when it is gone. */
   client?: ControlApiClient;
 }
 
-async function tryConnect(state: ClusterState): Promise<ControlApiClient | undefined> {
+async function tryConnect(state: ClusterRecord): Promise<ControlApiClient | undefined> {
   if (!state.controller) return undefined;
   try {
     return await connectControl<ControlApi>(state.controller.socket, { timeoutMs: 2_000, cluster: state.name });
@@ -37,7 +37,7 @@ export async function refuseIfRunning(
   paths: ClusterPaths,
   name: string,
   file?: { path: string; spec: ClusterSpec },
-): Promise<ClusterState | undefined> {
+): Promise<ClusterRecord | undefined> {
   await checkClusterDirs(paths);
   const state = await readState(paths.stateFile, { name });
   if (!state) return undefined;
@@ -105,7 +105,7 @@ function isSshclusterProcess(pid: number): boolean {
  * likely holds a scheduler or dashboard port there (`check`, a failed `up`). Empty when
  * the state cannot be read.
  */
-export async function clustersOn(ctx: AppContext, hostname: string): Promise<ClusterState[]> {
+export async function clustersOn(ctx: AppContext, hostname: string): Promise<ClusterRecord[]> {
   const clusters = await listClusters(stateRoot(ctx.env, ctx.homedir)).catch(() => []);
   return clusters.flatMap((c) => (c.state?.spec.schedulerHost.connect.hostname === hostname ? [c.state] : []));
 }
@@ -161,7 +161,7 @@ export async function findCluster(
   throw new UsageError(`${pick.length} clusters: ${pick.map((f) => f.name).join(', ')}; say which with --name`);
 }
 
-function noController(state: ClusterState): ExpectedError {
+function noController(state: ClusterRecord): ExpectedError {
   return new ExpectedError(`no controller is running for cluster "${state.name}"`, { hint: leftHint(state) });
 }
 
@@ -169,7 +169,7 @@ function noController(state: ClusterState): ExpectedError {
  * Both ways on from a dead controller: a new one that adopts its processes, or down. A
  * foreground `up`'s processes stopped with it (their orphan grace is 0): nothing to adopt.
  */
-function leftHint(state: ClusterState): string {
+function leftHint(state: ClusterRecord): string {
   const file = state.source ? `${quoteWord(state.source)} ` : '';
   const name = quoteWord(state.name);
   const up = `sshcluster up ${file}--name ${name}`;

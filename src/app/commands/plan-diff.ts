@@ -3,11 +3,11 @@
 // checks to say whether its file changes anything.
 import { diffSpecs, type SpecDiff } from '../../cluster/spec-diff.js';
 import type { ClusterSpec } from '../../config/spec.js';
-import { adaptiveFromJson, type ClusterState } from '../../control/state-file.js';
+import { adaptiveFromJson, type ClusterRecord } from '../../control/state-file.js';
 import type { ControlApiClient } from '../controller/control-api.js';
 
 export async function diffWithCluster(
-  state: ClusterState,
+  state: ClusterRecord,
   file: ClusterSpec,
   client: ControlApiClient | undefined,
 ): Promise<{ next: ClusterSpec; diff: SpecDiff }> {

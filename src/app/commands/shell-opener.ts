@@ -6,8 +6,8 @@ import type { ClusterSpec, HostSpec } from '../../config/spec.js';
 import { HostConnection } from '../../ssh/host-connection.js';
 import type { ShellPort } from '../../ssh/shell-port.js';
 import type { AppContext } from '../context.js';
-import { LocalShell } from '../remote/local-shell.js';
-import { secretProvider } from '../remote/secrets.js';
+import { LocalShell } from '../transport/local-shell.js';
+import { secretProvider } from '../transport/secrets.js';
 
 export function shellOpener(ctx: AppContext, spec: ClusterSpec): (h: HostSpec) => Promise<ShellPort> {
   if (spec.local) return async () => new LocalShell(ctx.env);

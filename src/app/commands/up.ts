@@ -6,13 +6,13 @@ import type { ClusterSpec } from '../../config/spec.js';
 import { CappedLog } from '../../control/capped-log.js';
 import { httpSocketPathFor, removeClusterDirIfEmpty } from '../../control/paths.js';
 import { EventBus, type ClusterEvent } from '../../events/types.js';
-import { adaptiveFromJson, type ClusterState } from '../../control/state-file.js';
+import { adaptiveFromJson, type ClusterRecord } from '../../control/state-file.js';
 import { newRunId } from '../../control/log-runs.js';
 import { ClusterSession } from '../controller/cluster-session.js';
 import { sessionActions } from '../controller/dashboard-actions.js';
 import { upOutput } from './up-output.js';
 import type { AppContext } from '../context.js';
-import { mergeAdaptive } from './adapt.js';
+import { mergeAdaptive } from '../../adaptive/settings.js';
 import { ControlEndpoint, pathsFor } from '../controller/control-endpoint.js';
 import { ExpectedError, UsageError } from '../../errors.js';
 import { clustersOn, refuseIfRunning } from './find-cluster.js';
@@ -269,7 +269,7 @@ async function withPortHolder(ctx: AppContext, spec: ClusterSpec, err: unknown):
  * changed since is for `plan`/`apply`, not a reason to adopt processes under another
  * spec. That spec when the file differs, else undefined (the file's is used).
  */
-function runningSpec(given: ClusterSpec, previous: ClusterState | undefined): ClusterSpec | undefined {
+function runningSpec(given: ClusterSpec, previous: ClusterRecord | undefined): ClusterSpec | undefined {
   if (
     !previous ||
     !hasChanges(
@@ -281,7 +281,7 @@ function runningSpec(given: ClusterSpec, previous: ClusterState | undefined): Cl
 }
 
 /** The workers an interrupted `apply` had not restarted yet, owed again (state.pendingRoll). */
-function owedRoll(session: ClusterSession, previous: ClusterState | undefined): string[] {
+function owedRoll(session: ClusterSession, previous: ClusterRecord | undefined): string[] {
   const names = (previous?.pendingRoll ?? []).filter((n) => session.state.desiredWorkers.some((w) => w.name === n));
   for (const n of names) session.state.pendingRoll.add(n);
   return names;
@@ -307,7 +307,7 @@ function continueRoll(session: ClusterSession, names: readonly string[], timeout
  * A restarted controller goes on as the dead one did: adaptive with the settings last
  * given (with `adapt` too), or at a fixed size if adaptive had been turned off.
  */
-function carryAdaptive(spec: ClusterSpec, previous: ClusterState | undefined): ClusterSpec {
+function carryAdaptive(spec: ClusterSpec, previous: ClusterRecord | undefined): ClusterSpec {
   if (previous?.adaptive === undefined) return spec;
   const { adaptive: _fromFile, ...rest } = spec;
   return previous.adaptive ? { ...rest, adaptive: adaptiveFromJson(previous.adaptive) } : rest;

@@ -1,11 +1,11 @@
 // `adapt` on a running session (the control socket's method and the dashboard's key):
 // off, a dry-run step, or new settings checked and the loop restarted with them.
-import { newWorkerSize } from '../../adaptive/inputs.js';
+import { newWorkerSize } from '../../config/worker-size.js';
 import { adaptiveRefusal } from '../../adaptive/limits.js';
 import { adaptiveSettingsText } from '../../adaptive/settings-text.js';
 import { slotsWarning } from '../../adaptive/slots.js';
 import { UsageError } from '../../errors.js';
-import { keepTargetDuration, mergeAdaptive } from '../commands/adapt.js';
+import { keepTargetDuration, mergeAdaptive } from '../../adaptive/settings.js';
 import type { ClusterSession } from './cluster-session.js';
 import type { AdaptParams, AdaptReply } from './control-api.js';
 

@@ -1,21 +1,22 @@
 // The adaptive loop: every interval, ask the scheduler for its target, its workers and
 // its pending work by resource (the preload's demand route), step the pure policy
-// (adaptive/), place its decision by resource (cluster/resources/) and apply it to the
+// (adaptive/), place its decision by resource (adaptive/resources/) and apply it to the
 // desired worker set: new workers on the hosts that can run the work, names down. One step at a time; an error in a step is logged
 // and the loop goes on. stop() (or the cluster's end) ends it, and a step still in
 // flight then applies nothing.
 import type { AdaptiveStatus } from '../../control/status-document.js';
 import { DecisionLog } from '../../adaptive/decision-log.js';
-import { adaptiveWorkers, closeOrder, newWorkerSize } from '../../adaptive/inputs.js';
+import { adaptiveWorkers, closeOrder } from '../../adaptive/inputs.js';
+import { newWorkerSize } from '../../config/worker-size.js';
 import { initialAdaptiveState, step, type AdaptiveDecision, type AdaptiveState } from '../../adaptive/policy.js';
 import { countsUnrunnable } from '../../adaptive/target.js';
 import type { AdaptiveSpec } from '../../config/spec.js';
 import type { ClusterState } from '../../cluster/cluster-state.js';
 import { every } from '../../cluster/clock.js';
 import type { Clock, SchedulerPort } from '../../cluster/ports.js';
-import { resourceStep, type ResourceStep } from '../../cluster/resources/adaptive-step.js';
-import type { PendingGroup } from '../../cluster/resources/demand.js';
-import { unmetNotices, type Unmet } from '../../cluster/resources/unmet-notices.js';
+import { resourceStep, type ResourceStep } from '../../adaptive/resources/resource-step.js';
+import type { PendingGroup } from '../../cluster/demand.js';
+import { unmetNotices, type Unmet } from '../../adaptive/resources/unmet-notices.js';
 import type { ClusterEvent } from '../../events/types.js';
 
 /** What the loop needs of the cluster: read its state, change its worker count. */

@@ -1,7 +1,7 @@
 // `apply`, `drain`/`undrain` and the rolling restart, on a running cluster: the core's
-// pure changes (cluster/change.ts, spec-diff.ts) and roll (cluster/rolling.ts), driven
+// pure changes (cluster/desired-change.ts, spec-diff.ts) and roll (cluster/rolling.ts), driven
 // with the session's reconciler, links and adaptive loop. One change at a time.
-import { applySpec, drainHosts, restoreHost, undrainHosts, type DrainResult } from '../../cluster/change.js';
+import { applySpec, drainHosts, restoreHost, undrainHosts, type DrainResult } from '../../cluster/desired-change.js';
 import { delay } from '../../cluster/clock.js';
 import type { ClusterState } from '../../cluster/cluster-state.js';
 import type { Clock } from '../../cluster/ports.js';

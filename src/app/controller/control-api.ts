@@ -7,7 +7,7 @@ import type { ScaleResult } from '../../cluster/scaling.js';
 import type { TeardownResult } from '../../cluster/teardown.js';
 import { UsageError } from '../../errors.js';
 import type { AdaptiveSpec, ClusterSpec } from '../../config/spec.js';
-import type { DrainResult } from '../../cluster/change.js';
+import type { DrainResult } from '../../cluster/desired-change.js';
 import type { RollResult } from '../../cluster/rolling.js';
 import type { ApplyReply, RollParams } from './cluster-changes.js';
 import type { StatusJson } from './status.js';

@@ -14,7 +14,7 @@ import { LogStore } from '../../control/log-store.js';
 import { endRun, startRun } from '../../control/log-runs.js';
 import { startControlServer, type ControlServer } from '../../control/server.js';
 import { removeCerts } from '../../tls/cert-store.js';
-import { adaptiveToJson, writeState, type ClusterState } from '../../control/state-file.js';
+import { adaptiveToJson, writeState, type ClusterRecord } from '../../control/state-file.js';
 import { adapt } from './adapt-session.js';
 import { controlApi } from './control-api.js';
 import type { ClusterSession } from './cluster-session.js';
@@ -137,7 +137,7 @@ export class ControlEndpoint {
     return this.lease.state();
   }
 
-  state(): ClusterState {
+  state(): ClusterRecord {
     const s = this.o.session;
     return {
       version: 1,
@@ -254,7 +254,7 @@ export class ControlEndpoint {
 }
 
 /** What a restarted controller should carry on with: the loop's settings, or none when it is off. */
-function adaptiveOf(s: ClusterSession): ClusterState['adaptive'] {
+function adaptiveOf(s: ClusterSession): ClusterRecord['adaptive'] {
   const spec = s.adaptive ? (s.adaptive.enabled ? s.adaptive.spec : undefined) : s.spec.adaptive;
   return spec ? adaptiveToJson(spec) : null;
 }

@@ -1,6 +1,6 @@
 // argv and env of each process the reconciler starts, from the host file and dask/'s
 // builders: the one place the core's DesiredProcess becomes a command line.
-import type { DesiredProcess } from '../../cluster/plan.js';
+import type { DesiredProcess } from '../../cluster/plan-actions.js';
 import type { ProcessSpec } from '../../cluster/ports.js';
 import { workerHostOf, type ClusterSpec } from '../../config/spec.js';
 import { schedulerArgv, schedulerEnv, workerArgv, workerEnv } from '../../dask/argv.js';

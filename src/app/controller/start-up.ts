@@ -1,7 +1,7 @@
 // Start-up's last step: the scheduler itself confirms readiness, then each worker host
 // is reported running or failed with the reason its workers did not register.
 import type { ClusterState } from '../../cluster/cluster-state.js';
-import { SCHEDULER_NAME } from '../../cluster/plan.js';
+import { SCHEDULER_NAME } from '../../cluster/plan-actions.js';
 import { describeExit } from '../../dask/diagnose.js';
 import { SchedulerClient } from '../../dask/scheduler-client.js';
 import { parseSchedulerLine, parseWorkerLine } from '../../dask/log-lines.js';

@@ -5,7 +5,7 @@ import { constants } from 'node:os';
 import type { HostSpec } from '../../config/spec.js';
 import type { HostResult, HostStatus } from './fold-output.js';
 import { quoteWord } from '../../dask/remote-shell.js';
-import { hostScript, startRemote } from '../remote/remote-script.js';
+import { hostScript, startRemote } from '../transport/remote-script.js';
 import { OutputTail } from './output-tail.js';
 import { CONTROL_COMMAND_TIMEOUT_MS, type ShellPort } from '../../ssh/shell-port.js';
 

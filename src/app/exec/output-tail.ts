@@ -4,7 +4,7 @@
 // A line longer than its own bound keeps its head and says what was cut of it. Memory
 // stays bounded whatever the host prints: the kept lines plus one bounded partial line
 // per stream.
-import { charBoundary, MAX_LINE } from '../remote/line-splitter.js';
+import { charBoundary, MAX_LINE } from '../transport/line-splitter.js';
 
 /** Per host; the newest lines are kept when a command prints more. */
 export const MAX_OUTPUT_BYTES = 1024 * 1024;

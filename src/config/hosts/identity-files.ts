@@ -7,7 +7,7 @@
 import type { LocalFileContext } from '../read/read-security.js';
 import { configError } from '../read/yaml-cursor.js';
 import type { RawHostFile, RawPath } from '../schema.js';
-import { agentSocket, expandPath } from './connect.js';
+import { agentSocket, expandPath } from './connect-spec.js';
 
 const FALLBACK = 'or remove identity_file to use ssh-agent and ~/.ssh/config IdentityFile';
 

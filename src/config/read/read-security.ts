@@ -2,7 +2,7 @@
 // CA made for the cluster. `none`: plain TCP. A mapping: the user's own certificates,
 // in the shape of Dask's distributed.comm.tls config (ca-file, scheduler/worker/client
 // cert and key), as paths on this machine; they are shipped to the hosts like ours.
-import { expandPath } from '../hosts/connect.js';
+import { expandPath } from '../hosts/connect-spec.js';
 import { SECURITY_KEYS, TLS_PAIR_KEYS, type RawPath, type RawSecurity, type RawTlsPair } from '../schema.js';
 import type { SecuritySpec } from '../spec.js';
 import { configError, type Cursor } from './yaml-cursor.js';

@@ -1,7 +1,8 @@
 // What an adaptive step reads (adaptive/inputs.ts): the plan's workers as the policy
 // sees them, the order idle workers should go in, the size of a new worker.
 import { describe, expect, it } from 'vitest';
-import { adaptiveWorkers, closeOrder, newWorkerSize } from '../../../src/adaptive/inputs.js';
+import { adaptiveWorkers, closeOrder } from '../../../src/adaptive/inputs.js';
+import { newWorkerSize } from '../../../src/config/worker-size.js';
 
 const plan = [
   { name: 'a-0', launched: true, nthreads: 2 },

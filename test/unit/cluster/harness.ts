@@ -1,7 +1,7 @@
 // A Reconciler wired over the fakes of cluster-fakes.ts: a scheduler host n0 and worker
 // hosts, connections that can be refused or dropped, events collected.
 import { ClusterState } from '../../../src/cluster/cluster-state.js';
-import type { DesiredProcess } from '../../../src/cluster/plan.js';
+import type { DesiredProcess } from '../../../src/cluster/plan-actions.js';
 import type { ProcessSpec } from '../../../src/cluster/ports.js';
 import { Reconciler } from '../../../src/cluster/reconciler.js';
 import type { HostSpec } from '../../../src/config/spec.js';

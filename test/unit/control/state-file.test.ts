@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  type ClusterState,
+  type ClusterRecord,
   StateFileError,
   adaptiveFromJson,
   adaptiveToJson,
@@ -19,7 +19,7 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-function state(o: Partial<ClusterState> = {}): ClusterState {
+function state(o: Partial<ClusterRecord> = {}): ClusterRecord {
   const name = o.name ?? 't';
   return {
     version: 1,

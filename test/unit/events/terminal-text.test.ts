@@ -4,11 +4,11 @@ import { newRunId } from '../../../src/control/log-runs.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runLogs } from '../../../src/app/commands/cluster-commands.js';
+import { runLogs } from '../../../src/app/commands/cluster-clients.js';
 import { renderFolds } from '../../../src/app/exec/fold-output.js';
 import { statusText } from '../../../src/app/commands/status-text.js';
 import type { StatusJson } from '../../../src/control/status-document.js';
-import { writeState, type ClusterState } from '../../../src/control/state-file.js';
+import { writeState, type ClusterRecord } from '../../../src/control/state-file.js';
 import { ndjsonSink, plainSink } from '../../../src/events/plain-sink.js';
 import { jsonText, safeDeep, safeLine, safeText } from '../../../src/events/terminal-text.js';
 import { DashboardStore } from '../../../src/ui/store.js';
@@ -122,7 +122,7 @@ describe('sshcluster logs', () => {
     const dir = path.join(ctx.stateHome, 'sshcluster', 't');
     const run = newRunId(new Date());
     fs.mkdirSync(path.join(dir, 'logs', run), { recursive: true, mode: 0o700 });
-    const state: ClusterState = {
+    const state: ClusterRecord = {
       version: 1,
       name: 't',
       clusterId: 'id-1',

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { controllerGone } from '../../../../src/app/commands/find-cluster.js';
 import type { ClusterPaths } from '../../../../src/control/paths.js';
-import type { ClusterState } from '../../../../src/control/state-file.js';
+import type { ClusterRecord } from '../../../../src/control/state-file.js';
 
 let tmp = '';
 let child: ChildProcess | undefined;
@@ -19,7 +19,7 @@ afterEach(() => {
 
 /** A process whose command line says sshcluster, as a controller's does, and its state file. */
 async function controller(): Promise<{
-  found: { paths: ClusterPaths; state: ClusterState };
+  found: { paths: ClusterPaths; state: ClusterRecord };
   stateFile: string;
   proc: ChildProcess;
 }> {
@@ -33,7 +33,7 @@ async function controller(): Promise<{
   );
   child = proc;
   await new Promise((r) => proc.stdout!.once('data', r));
-  const found = { paths: { stateFile } as ClusterPaths, state: { controller: { pid: proc.pid! } } as ClusterState };
+  const found = { paths: { stateFile } as ClusterPaths, state: { controller: { pid: proc.pid! } } as ClusterRecord };
   return { found, stateFile, proc };
 }
 

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runLogs } from '../../../../src/app/commands/cluster-commands.js';
+import { runLogs } from '../../../../src/app/commands/cluster-clients.js';
 import { runUp } from '../../../../src/app/commands/up.js';
 import type { ClusterSpec } from '../../../../src/config/spec.js';
 import { stateRoot } from '../../../../src/control/paths.js';

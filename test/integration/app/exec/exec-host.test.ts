@@ -3,7 +3,7 @@
 // then is printed as output, and a timeout or Ctrl-C has no group to stop).
 import { describe, expect, it } from 'vitest';
 import { execOnHost } from '../../../../src/app/exec/exec-host.js';
-import { LocalShell } from '../../../../src/app/remote/local-shell.js';
+import { LocalShell } from '../../../../src/app/transport/local-shell.js';
 import { testHost } from '../../../unit/config/spec-fixture.js';
 
 describe('execOnHost', () => {

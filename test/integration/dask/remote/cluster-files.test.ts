@@ -24,7 +24,7 @@ import {
   buildRemoteCommand,
   CLUSTER_FILES_DIR,
 } from '../../../../src/dask/remote-command.js';
-import { CLUSTER_SCRATCH_DIR } from '../../../../src/dask/env.js';
+import { CLUSTER_SCRATCH_DIR } from '../../../../src/dask/dask-env.js';
 import type { NamedFile } from '../../../../src/tls/tls-files.js';
 import { killStarted, runAsSshd } from './launcher-harness.js';
 

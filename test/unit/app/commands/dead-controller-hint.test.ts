@@ -2,7 +2,7 @@
 // how on. A detached controller's processes wait for a new one to adopt them; a
 // foreground `up`'s stopped with it (their orphan grace is 0), so nothing is promised.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runStatus } from '../../../../src/app/commands/cluster-commands.js';
+import { runStatus } from '../../../../src/app/commands/cluster-clients.js';
 import { clusterPaths, ensureClusterDir, stateRoot } from '../../../../src/control/paths.js';
 import { writeState } from '../../../../src/control/state-file.js';
 import { ExpectedError } from '../../../../src/errors.js';

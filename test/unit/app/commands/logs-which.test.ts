@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runLogs } from '../../../../src/app/commands/cluster-commands.js';
+import { runLogs } from '../../../../src/app/commands/cluster-clients.js';
 import { UsageError } from '../../../../src/errors.js';
 import { testContext, type TestContext } from '../context-fixture.js';
 

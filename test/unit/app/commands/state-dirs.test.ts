@@ -7,9 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { findCluster } from '../../../../src/app/commands/find-cluster.js';
-import { runList } from '../../../../src/app/commands/cluster-commands.js';
+import { runList } from '../../../../src/app/commands/cluster-clients.js';
 import { clusterPaths, ensureClusterDir, stateRoot } from '../../../../src/control/paths.js';
-import { writeState, type ClusterState } from '../../../../src/control/state-file.js';
+import { writeState, type ClusterRecord } from '../../../../src/control/state-file.js';
 import { testContext, type TestContext } from '../context-fixture.js';
 import { testSpec } from '../../config/spec-fixture.js';
 
@@ -27,7 +27,7 @@ const mode = (p: string) => fs.statSync(p).mode & 0o7777;
 async function clusterWithState(name = 't'): Promise<ReturnType<typeof clusterPaths>> {
   const p = clusterPaths(root, name);
   await ensureClusterDir(p);
-  const state: ClusterState = {
+  const state: ClusterRecord = {
     version: 1,
     name,
     clusterId: 'id-1',

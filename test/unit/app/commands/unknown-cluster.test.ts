@@ -6,12 +6,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runApply, runDrain, runRestart } from '../../../../src/app/commands/change-commands.js';
+import { runApply, runDrain, runRestart } from '../../../../src/app/commands/change.js';
 import { runAdapt } from '../../../../src/app/commands/adapt.js';
-import { runAttach, runList, runLogs, runScale, runStatus } from '../../../../src/app/commands/cluster-commands.js';
+import { runAttach, runList, runLogs, runScale, runStatus } from '../../../../src/app/commands/cluster-clients.js';
 import { runDown } from '../../../../src/app/commands/down.js';
 import { runPlan } from '../../../../src/app/commands/plan.js';
-import { runEnv } from '../../../../src/app/env-command.js';
+import { runEnv } from '../../../../src/app/commands/env.js';
 import { clusterPaths, ensureClusterDir, stateRoot } from '../../../../src/control/paths.js';
 import { writeState } from '../../../../src/control/state-file.js';
 import { ExpectedError } from '../../../../src/errors.js';

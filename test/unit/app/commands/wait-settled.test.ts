@@ -1,7 +1,7 @@
 // What scale, drain and apply say when the workers do not all run within --timeout:
 // which are not running, and what their hosts are doing.
 import { describe, expect, it } from 'vitest';
-import { waitSettled } from '../../../../src/app/commands/cluster-commands.js';
+import { waitSettled } from '../../../../src/app/commands/cluster-clients.js';
 import type { ControlApiClient } from '../../../../src/app/controller/control-api.js';
 import type { StatusJson } from '../../../../src/control/status-document.js';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { matchHosts } from '../../../../src/app/hosts/host-pattern.js';
 import { clusterHosts } from '../../../../src/config/spec.js';
 import { UsageError } from '../../../../src/errors.js';
-import { connectLimiter } from '../../../../src/app/remote/fan-out.js';
+import { connectLimiter } from '../../../../src/app/transport/fan-out.js';
 import { exitStatus } from '../../../../src/app/exec/exec-host.js';
 
 const hosts = ['node01', 'node02', 'node03', 'node10', 'gpu1', 'gpu2'].map((name) => ({ name }));

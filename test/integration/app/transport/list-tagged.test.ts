@@ -1,0 +1,201 @@
+// listTagged on this machine's real /proc, through the local shell: a process is ours
+// only when its environment has both this cluster's id and this host's name, each as
+// a whole variable (a longer id or another host's tag does not count).
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CLUSTER_ID_ENV } from '../../../../src/dask/remote-command.js';
+import { LocalShell } from '../../../../src/app/transport/local-shell.js';
+import { HOST_TAG, ShellHostRunner } from '../../../../src/app/transport/host-runner.js';
+import type { ShellPort } from '../../../../src/ssh/shell-port.js';
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) c.kill('SIGKILL');
+});
+
+function sleeper(env: Record<string, string>): number {
+  const c = spawn('sleep', ['60'], { env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' });
+  children.push(c);
+  return c.pid!;
+}
+
+describe('ShellHostRunner.listTagged', () => {
+  it('finds exactly the processes tagged with this cluster and this host', async () => {
+    const id = `t${process.pid}x${Date.now()}`;
+    const ours = sleeper({ [CLUSTER_ID_ENV]: id, [HOST_TAG]: 'h1' });
+    const otherHost = sleeper({ [CLUSTER_ID_ENV]: id, [HOST_TAG]: 'h2' });
+    const longerId = sleeper({ [CLUSTER_ID_ENV]: `${id}0`, [HOST_TAG]: 'h1' });
+    const untagged = sleeper({});
+    const runner = new ShellHostRunner({
+      host: 'h1',
+      clusterId: id,
+      setup: [],
+      shell: new LocalShell(process.env),
+      python: 'python3',
+      env: {},
+    });
+    const found = (await runner.listTagged()).map((p) => p.pid);
+    expect(found).toEqual([ours]);
+    expect(found).not.toContain(otherHost);
+    expect(found).not.toContain(longerId);
+    expect(found).not.toContain(untagged);
+  });
+
+  it('finds them too where grep has no -z (old busybox): the per-process loop then', async () => {
+    const id = `z${process.pid}x${Date.now()}`;
+    const ours = sleeper({ [CLUSTER_ID_ENV]: id, [HOST_TAG]: 'h1' });
+    sleeper({ [CLUSTER_ID_ENV]: id, [HOST_TAG]: 'h2' });
+    const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-grep-'));
+    const real = ['/usr/bin/grep', '/bin/grep'].find((g) => fs.existsSync(g))!;
+    fs.writeFileSync(
+      path.join(bin, 'grep'),
+      `#!/bin/sh\nfor a in "$@"; do case "$a" in -*z*) echo "grep: invalid option -- 'z'" >&2; exit 2;; esac; done\nexec ${real} "$@"\n`,
+      { mode: 0o755 },
+    );
+    try {
+      const shell = new LocalShell({ ...process.env, PATH: `${bin}:${process.env.PATH}` });
+      const runner = new ShellHostRunner({ host: 'h1', clusterId: id, setup: [], shell, python: 'python3', env: {} });
+      expect((await runner.listTagged()).map((p) => p.pid)).toEqual([ours]);
+    } finally {
+      fs.rmSync(bin, { recursive: true, force: true });
+    }
+  });
+
+  it('finds nothing (and does not wait on stdin) when no process carries the id', async () => {
+    const runner = new ShellHostRunner({
+      host: 'h1',
+      clusterId: `none${process.pid}`,
+      setup: [],
+      shell: new LocalShell(process.env),
+      python: 'python3',
+      env: {},
+    });
+    expect(await runner.listTagged()).toEqual([]);
+  });
+});
+
+describe('ShellHostRunner.clearUp', () => {
+  /** A local shell that counts the commands it runs: each is one login shell on a real host. */
+  function counted() {
+    const shell = new LocalShell(process.env);
+    const count = { n: 0 };
+    const port: ShellPort = {
+      exec: (c) => (count.n++, shell.exec(c)),
+      run: (c, o) => (count.n++, shell.run(c, o)),
+      forwardOut: (h, p) => shell.forwardOut(h, p),
+      onClose: () => shell.onClose(),
+      close: () => shell.close(),
+    };
+    return { port, count };
+  }
+
+  async function withFiles(id: string, host = 'h1', tmpdirs?: string[]) {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-clearup-'));
+    const { port, count } = counted();
+    const files = { files: [{ name: 'ca.pem', content: 'x' }], optional: false };
+    const runner = new ShellHostRunner({
+      host,
+      clusterId: id,
+      setup: [],
+      shell: port,
+      python: '/usr/bin/python3',
+      env: { TMPDIR: tmp },
+      files,
+      tmpdirs: tmpdirs && (() => [tmp, ...tmpdirs]),
+    });
+    // A process given the files, which ends at once: the files stay.
+    const p = await runner.start({
+      name: 'p-0',
+      host,
+      role: 'worker',
+      argv: ['/usr/bin/python3', '-c', 'pass'],
+      env: { TMPDIR: tmp },
+    });
+    expect(await p.exited).toEqual({ code: 0, signal: null });
+    const dir = path.join(tmp, `sshcluster-${os.userInfo().uid}`, id, 'files');
+    expect(fs.readdirSync(dir)).toEqual(['ca.pem']);
+    count.n = 0;
+    return { runner, count, dir, tmp };
+  }
+
+  it('on a host with nothing of ours left, looks and removes the files in one exec', async () => {
+    const { runner, count, dir, tmp } = await withFiles(`c${process.pid}x${Date.now()}`);
+    try {
+      expect(await runner.clearUp({ graceMs: 0 })).toEqual({ stopped: [], forced: [], left: [] });
+      expect(count.n).toBe(1);
+      expect(fs.existsSync(dir)).toBe(false);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('also removes the files under the other TMPDIRs it is given (apply changed the host env)', async () => {
+    const tmp2 = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-clearup2-'));
+    const { runner, count, dir, tmp } = await withFiles(`t${process.pid}x${Date.now()}`, 'h1', [tmp2]);
+    try {
+      const p = await runner.start({
+        name: 'p-1',
+        host: 'h1',
+        role: 'worker',
+        argv: ['/usr/bin/python3', '-c', 'pass'],
+        env: { TMPDIR: tmp2 },
+      });
+      expect(await p.exited).toEqual({ code: 0, signal: null });
+      const dir2 = path.join(tmp2, `sshcluster-${os.userInfo().uid}`, path.basename(path.dirname(dir)), 'files');
+      expect(fs.readdirSync(dir2)).toEqual(['ca.pem']);
+      count.n = 0;
+      expect(await runner.clearUp({ graceMs: 0 })).toEqual({ stopped: [], forced: [], left: [] });
+      expect(count.n).toBe(2);
+      expect([fs.existsSync(dir), fs.existsSync(dir2)]).toEqual([false, false]);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+      fs.rmSync(tmp2, { recursive: true, force: true });
+    }
+  });
+
+  it('says nothing of files on a host whose remote_python is missing: no launcher ran there to write any', async () => {
+    const { port } = counted();
+    const runner = new ShellHostRunner({
+      host: 'h1',
+      clusterId: `n${process.pid}`,
+      setup: [],
+      shell: port,
+      python: '/nonexistent/python3',
+      env: {},
+      keepsFiles: true,
+    });
+    expect(await runner.clearUp({ graceMs: 0 })).toEqual({ stopped: [], forced: [], left: [] });
+  });
+
+  it('says why when the files cannot be removed, and still counts the host as clean', async () => {
+    const { runner, count, dir, tmp } = await withFiles(`e${process.pid}x${Date.now()}`);
+    try {
+      fs.chmodSync(path.dirname(dir), 0o777); // the cluster's directory, now writable by others: not ours
+      const r = await runner.clearUp({ graceMs: 0 });
+      expect(r.left).toEqual([]);
+      expect(r.filesError).toMatch(
+        /^could not remove the cluster's files: sshcluster-files: not our directory: .*writable by others/,
+      );
+      expect(count.n).toBe(1);
+      expect(fs.existsSync(dir)).toBe(true);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('stops what is still tagged first, and removes the files only once it is gone', async () => {
+    const id = `d${process.pid}x${Date.now()}`;
+    const ours = sleeper({ [CLUSTER_ID_ENV]: id, [HOST_TAG]: 'h1' });
+    const { runner, dir, tmp } = await withFiles(id);
+    try {
+      const r = await runner.clearUp({ graceMs: 0 });
+      expect(r).toEqual({ stopped: [ours], forced: [ours], left: [] });
+      expect(fs.existsSync(dir)).toBe(false);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});
