@@ -8,6 +8,7 @@ import type { AdaptiveStatus } from '../../control/status-document.js';
 import { DecisionLog } from '../../adaptive/decision-log.js';
 import { adaptiveWorkers, closeOrder, newWorkerSize } from '../../adaptive/inputs.js';
 import { initialAdaptiveState, step, type AdaptiveDecision, type AdaptiveState } from '../../adaptive/policy.js';
+import { groupFloors } from '../../adaptive/scale-down.js';
 import { countsUnrunnable } from '../../adaptive/target.js';
 import type { AdaptiveSpec } from '../../config/spec.js';
 import type { ClusterState } from '../../cluster/cluster-state.js';
@@ -116,6 +117,7 @@ export class AdaptiveLoop {
       workers: adaptiveWorkers(plan, identity.workers),
       schedulerRecommends: closeOrder(plan, identity.workers),
       newWorker: this.newWorker(newWorkerSize(state.spec.workerHosts[0]?.workerOptions, identity.workers)),
+      floors: groupFloors(this.spec.groups ?? [], state.desiredWorkers),
     };
     const r = step(this.state, input, this.spec);
     const placed = demand ? this.place(r.decision, demand, countsUnrunnable(daskVersion)) : undefined;
