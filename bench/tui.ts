@@ -88,7 +88,6 @@ const status: StatusJson = {
     restarts: 0,
     address: `tcp://${h}:1`,
     nthreads: 2,
-    memoryLimit: 'auto',
     cpu: 50,
     memoryBytes: 2 ** 28,
     memoryLimitBytes: 2 ** 32,

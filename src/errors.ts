@@ -41,6 +41,25 @@ export class ConfigError extends ExpectedError {
   }
 }
 
+/** Errors listed of a host file with many; the rest are counted. */
+export const SHOWN_CONFIG_ERRORS = 20;
+
+/**
+ * The errors of one host file as one: a single error as it is; several in the order
+ * written, each on its line with its position and hint, at most `shown`.
+ */
+export function configErrors(errors: readonly ConfigError[], shown = SHOWN_CONFIG_ERRORS): ConfigError {
+  const seen = new Map<string, ConfigError>();
+  for (const e of errors) if (!seen.has(e.message)) seen.set(e.message, e);
+  const all = [...seen.values()].sort(
+    (a, b) => (a.position.line ?? 0) - (b.position.line ?? 0) || (a.position.col ?? 0) - (b.position.col ?? 0),
+  );
+  if (all.length <= 1) return all[0] ?? new ConfigError({ file: '?' }, 'unreadable');
+  const lines = all.slice(0, shown).map((e) => `  ${errorText(e)}`);
+  if (all.length > shown) lines.push(`  and ${all.length - shown} more`);
+  return new ConfigError({ file: all[0]!.position.file }, `${all.length} errors:\n${lines.join('\n')}`);
+}
+
 function formatPosition(p: ConfigErrorPosition): string {
   const where = [p.file, p.line, p.col].filter((x) => x !== undefined).join(':');
   return p.keyPath ? `${where} ${p.keyPath}:` : `${where}:`;

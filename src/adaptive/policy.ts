@@ -7,7 +7,7 @@
 // decision is applied.
 import type { AdaptiveSpec } from '../config/spec.js';
 import type { DecisionKind, DecisionLogEntry } from './decision-log.js';
-import { downCandidates, type AdaptiveWorker } from './scale-down.js';
+import { downCandidates, type AdaptiveWorker, type Floor } from './scale-down.js';
 import { clipTarget, correctedTarget, type PerWorker } from './target.js';
 
 export type { AdaptiveWorker } from './scale-down.js';
@@ -27,6 +27,8 @@ export interface AdaptiveInput {
   schedulerRecommends?: readonly string[];
   /** Threads and memory limit (bytes, 0 = none) of a worker we would start. */
   newWorker: PerWorker;
+  /** Group minimums: workers they keep are no candidates (groupFloors). */
+  floors?: readonly Floor[];
 }
 
 export interface AdaptiveState {
@@ -115,6 +117,7 @@ export function step(state: AdaptiveState, input: AdaptiveInput, spec: AdaptiveS
   const overMaximum = t.bound === 'maximum';
   const picked = downCandidates(input.workers, current - t.target, input.schedulerRecommends, {
     allowBusy: overMaximum,
+    floors: input.floors,
   });
   const counts = new Map<string, number>();
   const firm: string[] = [];
@@ -130,7 +133,10 @@ export function step(state: AdaptiveState, input: AdaptiveInput, spec: AdaptiveS
   // Unseen names drop out of counts, as do the firmly closed (adaptive_core.py:207-209).
   const next: AdaptiveState = { closeCounts: counts };
   const waitNote = waitingReason(waiting, spec.waitCount);
-  const notes = [waitNote, picked.blocked, t.bound ? `clipped to ${t.boundReason}` : undefined].filter(
+  const keptNote = picked.kept.length
+    ? `kept by the minimum: ${picked.kept.map((k) => `${k.name} (${k.reason})`).join(', ')}`
+    : undefined;
+  const notes = [waitNote, keptNote, picked.blocked, t.bound ? `clipped to ${t.boundReason}` : undefined].filter(
     (s): s is string => !!s,
   );
 

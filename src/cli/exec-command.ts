@@ -7,7 +7,10 @@ export function execCommand(ctx: AppContext, done: (code: number) => void): Comm
     .description('run a shell command on every host of HOSTS.yaml; identical output is folded')
     .usage('HOSTS.yaml [options] -- COMMAND')
     .argument('<hosts>', 'host file (YAML)')
-    .argument('<command...>', 'the command, after --; run by the remote shell, words joined with spaces')
+    .argument(
+      '<command...>',
+      "the command, after --; run by the remote shell, words joined with spaces; $SSHCLUSTER_PYTHON is the cluster's interpreter there",
+    )
     .option('--hosts <pattern>', 'only hosts matching: comma list of names, globs (node0*) or ranges (node[01-04])')
     .option('--fanout <n>', 'SSH connections opened at once', positiveInt, 32)
     .addOption(

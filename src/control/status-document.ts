@@ -98,7 +98,6 @@ export interface WorkerStatus {
   /** A held worker's results only it holds (absent: not held, or the scheduler did not say). */
   heldResults?: number;
   nthreads: number;
-  memoryLimit: string;
   /** Optional, from the scheduler (status-metrics.ts): percent of one core. */
   cpu?: number;
   /** Optional: the worker process's RSS in bytes. */

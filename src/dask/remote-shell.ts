@@ -100,6 +100,23 @@ export function discoverPython(): string {
   return `sshc_py=; for c in ${PYTHON_CANDIDATES.map(quoteWord).join(' ')}; do if "$c" -c ${test} >/dev/null 2>&1; then sshc_py=$c; break; fi; done`;
 }
 
+/** What `exec` names the cluster's interpreter on a host by (not the login shell's python3). */
+export const PYTHON_ENV = 'SSHCLUSTER_PYTHON';
+
+/**
+ * sh: exports SSHCLUSTER_PYTHON, the interpreter the cluster's processes run on this
+ * host: remote_python as given, or for `auto` the full path of the one found (left unset
+ * when no candidate has distributed).
+ */
+export function exportPython(python: string): string {
+  if (python !== AUTO_PYTHON) return `export ${PYTHON_ENV}=${quotePath(python)}`;
+  return [
+    discoverPython(),
+    `if [ -n "$sshc_py" ]; then ${PYTHON_ENV}=$(command -v "$sshc_py") && export ${PYTHON_ENV}; fi`,
+    'unset sshc_py',
+  ].join('\n');
+}
+
 /**
  * The sh word that runs remote_python, and the lines to put before it: for `auto`, the
  * discovery, in the same command (no extra round trip, no extra run of the shell rc),

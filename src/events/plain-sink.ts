@@ -1,6 +1,7 @@
 // Off a TTY (or with --no-tui): one plain line per event, process output prefixed
-// with `host/name │`. --json writes the events themselves as NDJSON. Both escape
-// control characters (terminal-text.ts): remote output never reaches a terminal raw.
+// with its source as `logs` and the dashboard show it (`node0/scheduler │`,
+// `node1-0 │`). --json writes the events themselves as NDJSON. Both escape control characters (terminal-text.ts): remote output never reaches a terminal raw.
+import { logSource } from './log-source.js';
 import { jsonText, safeText } from './terminal-text.js';
 import type { ClusterEvent } from './types.js';
 
@@ -16,7 +17,7 @@ export function plainLine(e: ClusterEvent): string | undefined {
     case 'process-started':
       return `[${e.host}] ${e.name} ${e.adopted ? 'adopted' : 'started'} (pid ${e.pid})`;
     case 'process-line':
-      return `${e.host}/${e.name} │ ${e.line}`;
+      return `${logSource(e.name, e.host)} │ ${e.line}`;
     case 'process-exit': {
       const how = exitText(e);
       return `[${e.host}] ${e.name}${how.startsWith('lost') ? ': ' : ' '}${how}`;

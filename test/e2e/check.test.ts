@@ -116,7 +116,7 @@ describe('sshcluster check', () => {
       );
       expect(out).toMatch(
         new RegExp(
-          `ERROR ${esc(h3.ip)}: distributed 2099\\.1\\.0 differs from the scheduler host's \\S+\\n\\s+fix: install the same version everywhere: ${esc(wrapper)} -m pip install "distributed==`,
+          `ERROR ${esc(h3.ip)}: distributed 2099\\.1\\.0 differs from the scheduler host's \\S+\\n\\s+fix: install the same version everywhere: sshcluster exec \\S+ -- '"\\$SSHCLUSTER_PYTHON" -m pip install "distributed==`,
         ),
       );
       expect(out).toMatch(new RegExp(`^${esc(unreachable)}\\s+worker\\s+(timeout|unreachable)\\s`, 'm'));

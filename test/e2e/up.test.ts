@@ -83,9 +83,9 @@ print(sum(c.gather(c.map(lambda x: x * x, range(100)))))
         .sort(),
     );
     expect(Number(total)).toBe(328350);
-    // Log lines of every process stream through, prefixed host/name.
+    // Log lines of every process stream through, prefixed as logs and the dashboard do.
     expect(run.output()).toContain(`${four[0]!.ip}/scheduler │`);
-    expect(run.output()).toContain(`${four[1]!.ip}/${four[1]!.ip}-0 │`);
+    expect(run.output()).toContain(`\n${four[1]!.ip}-0 │`);
 
     run.child.kill('SIGINT');
     const exit = await run.exited;

@@ -155,7 +155,7 @@ function pythonProblems(
       add(
         'error',
         `python not found: remote_python "${o.remotePython}"`,
-        `set remote_python to the interpreter's full path on that host (\`sshcluster exec ${file} -- command -v python3\`)`,
+        `set remote_python to the full path of an interpreter with distributed on that host, or remove it to use the first of ${candidates} that has distributed`,
       );
     return;
   }
@@ -174,13 +174,13 @@ function pythonProblems(
     if (error !== undefined) {
       const fix = auto
         ? `none of ${candidates} has distributed: install it for one (${p.pythonPath} -m pip install ${pin}, or apt-get install python3-distributed), or set remote_python to an interpreter that has it`
-        : `install it for that interpreter: ${p.pythonPath} -m pip install ${pin}; or remove remote_python to use the first of ${candidates} that has distributed`;
+        : `install it for that interpreter: ${pipInstall(file, pin)}; or remove remote_python to use the first of ${candidates} that has distributed`;
       add('error', `${mod} cannot be imported by ${p.pythonPath}: ${error}`, fix);
     } else if (want !== undefined && p[mod] !== undefined && p[mod] !== want) {
       add(
         'error',
         `${mod} ${p[mod]} differs from the scheduler host's ${want}`,
-        `install the same version everywhere: ${p.pythonPath} -m pip install ${pin}`,
+        `install the same version everywhere: ${pipInstall(file, pin)}`,
       );
     }
   }
@@ -193,6 +193,14 @@ function pythonProblems(
       'use the same Python minor version on every host: functions are pickled between them',
     );
   }
+}
+
+/**
+ * pip for the cluster's interpreter on every host (exec's $SSHCLUSTER_PYTHON), not the
+ * login shell's python3; the same on each host, so the problem folds over hosts.
+ */
+function pipInstall(file: string, pin: string): string {
+  return `sshcluster exec ${file} -- '"$SSHCLUSTER_PYTHON" -m pip install ${pin}'`;
 }
 
 function tlsProblems(p: ProbeResult, add: Add): void {

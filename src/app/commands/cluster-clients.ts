@@ -7,6 +7,7 @@ import { checkClusterDirs, checkStateRoot, clusterPaths, stateRoot } from '../..
 import { connectControl } from '../../control/client.js';
 import { ExpectedError, UsageError } from '../../errors.js';
 import { plainSink } from '../../events/plain-sink.js';
+import { logSource } from '../../events/log-source.js';
 import { jsonText, safeLine } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';
 import { dashboardWanted } from '../dashboard/dashboard.js';
@@ -197,13 +198,15 @@ export async function runLogs(
     });
   }
   for (const n of names)
-    for (const line of await store!.tail(n, o.tail)) ctx.stdout.write(`${safeLine(n)} │ ${safeLine(line)}\n`);
+    for (const line of await store!.tail(n, o.tail))
+      ctx.stdout.write(`${safeLine(logSource(n, hostOf.get(n)))} │ ${safeLine(line)}\n`);
   if (!o.follow) {
     found.client?.close();
     return 0;
   }
   await found.client!.subscribe((e) => {
-    if (e.kind === 'process-line' && match(e.name)) ctx.stdout.write(`${safeLine(e.name)} │ ${safeLine(e.line)}\n`);
+    if (e.kind === 'process-line' && match(e.name))
+      ctx.stdout.write(`${safeLine(logSource(e.name, e.host))} │ ${safeLine(e.line)}\n`);
   });
   return 0;
 }

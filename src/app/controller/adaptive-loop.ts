@@ -9,6 +9,7 @@ import { DecisionLog } from '../../adaptive/decision-log.js';
 import { adaptiveWorkers, closeOrder } from '../../adaptive/inputs.js';
 import { newWorkerSize } from '../../config/worker-size.js';
 import { initialAdaptiveState, step, type AdaptiveDecision, type AdaptiveState } from '../../adaptive/policy.js';
+import { groupFloors } from '../../adaptive/scale-down.js';
 import { countsUnrunnable } from '../../adaptive/target.js';
 import type { AdaptiveSpec } from '../../config/spec.js';
 import type { ClusterState } from '../../cluster/cluster-state.js';
@@ -117,6 +118,7 @@ export class AdaptiveLoop {
       workers: adaptiveWorkers(plan, identity.workers),
       schedulerRecommends: closeOrder(plan, identity.workers),
       newWorker: this.newWorker(newWorkerSize(state.spec.workerHosts[0]?.workerOptions, identity.workers)),
+      floors: groupFloors(this.spec.groups ?? [], state.desiredWorkers),
     };
     const r = step(this.state, input, this.spec);
     const placed = demand ? this.place(r.decision, demand, countsUnrunnable(daskVersion)) : undefined;

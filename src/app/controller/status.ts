@@ -46,7 +46,6 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
       address: c.registered.get(name) ?? null,
       ...(c.held.get(name)?.results !== undefined ? { heldResults: c.held.get(name)!.results } : {}),
       nthreads: opts?.nthreads ?? 0,
-      memoryLimit: opts?.memoryLimit ?? '',
     };
   });
   // A host removed by apply is listed while its processes retire.

@@ -4,7 +4,7 @@
 import { constants } from 'node:os';
 import type { HostSpec } from '../../config/spec.js';
 import type { HostResult, HostStatus } from './fold-output.js';
-import { quoteWord } from '../../dask/remote-shell.js';
+import { exportPython, quoteWord } from '../../dask/remote-shell.js';
 import { hostScript, startRemote } from '../transport/remote-script.js';
 import { OutputTail } from './output-tail.js';
 import { CONTROL_COMMAND_TIMEOUT_MS, type ShellPort } from '../../ssh/shell-port.js';
@@ -22,8 +22,9 @@ export async function execOnHost(h: HostSpec, shell: ShellPort, o: ExecHostOptio
   // `$$` is the session leader sshd made for this command: its PID is its process group.
   // Said first, before the host's setup, which may print too. The command runs by eval,
   // so that the shell's errors number its lines, not those of the script around it
-  // ("bash: -c: line 10: syntax error" for a one-line `python -c print(1)`).
-  const inv = hostScript(h, `eval ${quoteWord(o.command)}`);
+  // ("bash: -c: line 10: syntax error" for a one-line `python -c print(1)`). It gets
+  // the cluster's interpreter as $SSHCLUSTER_PYTHON: the login shell's python3 may differ.
+  const inv = hostScript(h, `${exportPython(h.remotePython)}\neval ${quoteWord(o.command)}`);
   const handle = await startRemote(shell, { ...inv, command: `echo $$\n${inv.command}` });
   handle.closeStdin();
   const out = new OutputTail({ onLine: o.onLine });

@@ -27,11 +27,28 @@ import {
   stringList,
 } from './read-options.js';
 import { readSecurity } from './read-security.js';
-import { configError, Cursor, type Source } from './yaml-cursor.js';
+import { ConfigError, configErrors } from '../../errors.js';
+import { configError, Cursor, positionKey, recover, type Source } from './yaml-cursor.js';
 
 const NO_HOSTS_HINT = 'add "hosts: [node1, node2]": the first host runs the scheduler, the others workers';
 
+/** Every error the file's reading meets (up to a bound), or its contents as written. */
 export function readHostFile(src: Source): RawHostFile {
+  const errors: ConfigError[] = [];
+  const unknownKeysIn = new Map<string, ConfigError[]>();
+  let raw: RawHostFile | undefined;
+  try {
+    raw = readTop({ ...src, errors, unknownKeysIn });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    errors.push(err);
+  }
+  if (!errors.length && raw) return raw;
+  // `{hots: [a]}` lacks "hosts" too: say the misspelt key, not also the missing one.
+  throw configErrors(errors.filter((e) => unknownKeysIn.get(positionKey(e.position))?.includes(e) ?? true));
+}
+
+function readTop(src: Source): RawHostFile {
   const root = new Cursor(src, src.doc.contents ?? undefined, '');
   if (!root.present) root.fail('the host file is empty; expected a mapping with a "hosts" list');
   if (root.isSeq()) root.fail('expected a mapping with a "hosts" key', 'put the list of hosts under "hosts:"');
@@ -83,7 +100,7 @@ function readEnv(c: Cursor): Record<string, string> {
 function readHosts(c: Cursor): RawHostEntry[] {
   const items = c.items('expected a list of hosts');
   if (items.length === 0) c.fail('no hosts: expected at least one host', NO_HOSTS_HINT);
-  return items.map(readHostEntry);
+  return items.flatMap((item) => recover(item, () => [readHostEntry(item)]) ?? []);
 }
 
 function readHostEntry(c: Cursor): RawHostEntry {

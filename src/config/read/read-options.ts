@@ -14,18 +14,18 @@ import {
   type RawWorkerOptions,
 } from '../schema.js';
 import type { HostKeyPolicy, SecretSource } from '../spec.js';
-import type { Cursor } from './yaml-cursor.js';
+import { recover, type Cursor } from './yaml-cursor.js';
 
 type Fields = Map<string, Cursor>;
 
 /** Present (non-null) value of a key, so `setup:` with nothing after it means unset. */
 export function opt<T>(fields: Fields, key: string, read: (c: Cursor) => T): T | undefined {
   const c = fields.get(key);
-  return c?.present ? read(c) : undefined;
+  return c?.present ? recover(c, () => read(c)) : undefined;
 }
 
 export function section(c: Cursor | undefined, keys: readonly string[]): Fields {
-  return c?.present ? c.entries(keys, { sections: SECTIONS }) : new Map();
+  return c?.present ? (recover(c, () => c.entries(keys, { sections: SECTIONS })) ?? new Map()) : new Map();
 }
 
 export function readConnectOptions(c: Cursor | undefined): RawConnectOptions {

@@ -9,6 +9,17 @@ export interface Source {
   file: string;
   doc: Document;
   lines: LineCounter;
+  /** Set while reading: errors a reader could step over (recover), reported all at once. */
+  errors?: ConfigError[];
+  /**
+   * Where (line:col) each mapping with an unknown key starts: a key it then lacks is
+   * likely the one misspelt, so an error there says nothing the unknown key does not.
+   */
+  unknownKeysIn?: Map<string, ConfigError[]>;
+}
+
+export function positionKey(p: { line?: number; col?: number }): string {
+  return `${p.line ?? 0}:${p.col ?? 0}`;
 }
 
 /** Where something was written, for errors raised after reading (rules, normalize). */
@@ -135,9 +146,16 @@ export class Cursor {
       const path = this.path ? `${this.path}.${key}` : key;
       const at = (detail: string, hint?: string) => configError({ ...keyCursor.where(), keyPath: path }, detail, hint);
       if (valid !== 'any' && !valid.includes(key)) {
-        throw at(`unknown key "${key}"`, unknownKeyHint(key, valid, opts.sections));
+        const err = at(`unknown key "${key}"`, unknownKeyHint(key, valid, opts.sections));
+        this.keep(err);
+        const here = positionKey(this.where());
+        this.src.unknownKeysIn?.set(here, [...(this.src.unknownKeysIn.get(here) ?? []), err]);
+        continue;
       }
-      if (opts.keyPattern && !opts.keyPattern.re.test(key)) throw at(opts.keyPattern.expected);
+      if (opts.keyPattern && !opts.keyPattern.re.test(key)) {
+        this.keep(at(opts.keyPattern.expected));
+        continue;
+      }
       const keyEnd = (pair.key as Node | null)?.range?.[1];
       out.set(key, this.child(pair.value as Node | null, path, keyEnd));
     }
@@ -152,9 +170,29 @@ export class Cursor {
     return isSeq(this.node);
   }
 
+  /** An error to report with the others when the source collects them; else thrown. */
+  private keep(err: ConfigError): void {
+    if (!this.src.errors) throw err;
+    this.src.errors.push(err);
+  }
+
   private child(node: Node | null, path: string, offset = this.offset): Cursor {
     const resolved = isAlias(node) ? (node.resolve(this.src.doc) as Node | undefined) : (node ?? undefined);
     return new Cursor(this.src, resolved, path, offset);
+  }
+}
+
+/**
+ * read's value; when the source collects errors, one it throws is kept and undefined
+ * returned, so reading goes on with the next key (whose errors are reported too).
+ */
+export function recover<T>(c: Cursor, read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (err) {
+    if (!(err instanceof ConfigError) || !c.src.errors) throw err;
+    c.src.errors.push(err);
+    return undefined;
   }
 }
 

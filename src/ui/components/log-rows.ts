@@ -3,6 +3,7 @@
 // 80 columns says all it says.
 import type { LogLevel, LogLine } from '../state/log-ring.js';
 import { wrapWords } from './wrap.js';
+import { logSource } from '../../events/log-source.js';
 
 export interface LogRow {
   key: string;
@@ -14,10 +15,9 @@ export interface LogRow {
   level: LogLevel;
 }
 
-/** scheduler lines name their host; a worker's name already starts with it. */
+/** As `logs` and `up` off a terminal name the line's process. */
 export function sourceLabel(l: Pick<LogLine, 'host' | 'source'>): string {
-  if (l.host && l.source === 'scheduler') return `${l.host}/scheduler`;
-  return l.source;
+  return logSource(l.source, l.host);
 }
 
 /**

@@ -41,6 +41,14 @@ describe('docs/reference.md and the JSON the commands write', () => {
     },
   );
 
+  it.each(['WorkerStatus', 'TaskFigures', 'AdaptiveStatus'])(
+    "says each value of %s once: no field beside its own XBytes (the text form is the text rendering's)",
+    (name) => {
+      const names = fields(read('src/control/status-document.ts'), name);
+      expect(names.filter((n) => names.includes(`${n}Bytes`))).toEqual([]);
+    },
+  );
+
   it('reports a field that is missing', () => {
     expect(undocumented(['name', 'noSuchField'], subsection(reference, '`status --json`'))).toEqual(['noSuchField']);
   });

@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { ndjsonSink, plainLine } from '../../../src/events/plain-sink.js';
 
 describe('plain sink', () => {
-  it('prefixes process lines with host/name', () => {
+  it('prefixes process lines with their source as logs and the dashboard name it', () => {
     expect(plainLine({ kind: 'process-line', host: 'n1', name: 'n1-0', stream: 'stderr', line: 'hello' })).toBe(
-      'n1/n1-0 │ hello',
+      'n1-0 │ hello',
+    );
+    expect(plainLine({ kind: 'process-line', host: 'n0', name: 'scheduler', stream: 'stderr', line: 'hi' })).toBe(
+      'n0/scheduler │ hi',
     );
   });
   it('ends start-up with the scheduler address, dashboard and the env line', () => {

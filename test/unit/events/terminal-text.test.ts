@@ -51,7 +51,7 @@ describe('sinks of remote text', () => {
     sink({ kind: 'host-state', host: 'n2', state: 'failed', reason: `python said ${EVIL}`, detail: [EVIL] });
     sink({ kind: 'notice', level: 'warning', message: EVIL });
     expect(out).not.toMatch(RAW);
-    expect(out).toContain(`n1/n1-0 │ ${SHOWN}`);
+    expect(out).toContain(`n1-0 │ ${SHOWN}`);
     expect(out).toContain(`[n2] failed: python said ${SHOWN}\n    ${SHOWN}`);
   });
   it('NDJSON (up --json) stays valid JSON with no raw control character', () => {
@@ -89,7 +89,6 @@ describe('sinks of remote text', () => {
           restarts: 5,
           address: EVIL,
           nthreads: 2,
-          memoryLimit: 'auto',
         },
       ],
     };

@@ -14,7 +14,6 @@ export function snapshot(over: Partial<StatusJson> = {}): StatusJson {
     restarts: 0,
     address: `tcp://${host}:40000`,
     nthreads: 2,
-    memoryLimit: 'auto',
     cpu: 12.5,
     memoryBytes: 150 * 2 ** 20,
     memoryLimitBytes: 2 * 2 ** 30,

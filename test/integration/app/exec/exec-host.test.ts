@@ -58,4 +58,29 @@ describe('execOnHost', () => {
       shell.close();
     }
   });
+
+  it("offers the cluster's interpreter as $SSHCLUSTER_PYTHON: remote_python as given, or for auto the one found with distributed", async () => {
+    const shell = new LocalShell(process.env);
+    try {
+      const python = async (remotePython: string) =>
+        (
+          await execOnHost({ ...testHost('h1'), remotePython }, shell, {
+            command: 'echo "[$SSHCLUSTER_PYTHON]"',
+            timeoutMs: 30_000,
+          })
+        ).output;
+      expect(await python('/opt/venv/bin/python')).toBe('[/opt/venv/bin/python]\n');
+      expect(await python('~/venv/bin/python')).toBe(`[${process.env.HOME}/venv/bin/python]\n`);
+      // auto: a full path, one that has distributed (a login shell's python3 may be a shim without it).
+      const found = (await python('auto')).trim().slice(1, -1);
+      expect(found).toMatch(/^\//);
+      const r = await execOnHost({ ...testHost('h1'), remotePython: 'auto' }, shell, {
+        command: '"$SSHCLUSTER_PYTHON" -c "import distributed; print(1)"',
+        timeoutMs: 60_000,
+      });
+      expect([r.output, r.status.code]).toEqual(['1\n', 0]);
+    } finally {
+      shell.close();
+    }
+  });
 });

@@ -94,15 +94,20 @@ describe('evaluateCheck', () => {
       ['n2', "distributed cannot be imported by /usr/bin/python3: ModuleNotFoundError: No module named 'distributed'"],
     ]);
     expect(r.problems[1]!.hint).toBe(
-      'install it for that interpreter: /usr/bin/python3 -m pip install "distributed==2024.1.0"; or remove remote_python to use the first of python3, /usr/bin/python3, python that has distributed',
+      // The cluster's interpreter on that host, as exec offers it (not the login shell's python3).
+      'install it for that interpreter: sshcluster exec HOSTS.yaml -- \'"$SSHCLUSTER_PYTHON" -m pip install "distributed==2024.1.0"\'; or remove remote_python to use the first of python3, /usr/bin/python3, python that has distributed',
+    );
+    // No `command -v python3` (the login shell's, which the cluster need not run).
+    expect(r.problems[0]!.hint).toBe(
+      'set remote_python to the full path of an interpreter with distributed on that host, or remove it to use the first of python3, /usr/bin/python3, python that has distributed',
     );
     // The command in a hint names the file checked, as given.
     const named = evaluateCheck(
-      [sched(), worker('n1', { remotePython: '/opt/py', probe: probe({ pythonPath: undefined }) })],
+      [sched(), worker('n1', { probe: probe({ distributed: undefined, distributedError: 'No module' }) })],
       "'my lab.yaml'",
     );
-    expect(named.problems[0]!.hint).toBe(
-      "set remote_python to the interpreter's full path on that host (`sshcluster exec 'my lab.yaml' -- command -v python3`)",
+    expect(named.problems[0]!.hint).toContain(
+      `sshcluster exec 'my lab.yaml' -- '"$SSHCLUSTER_PYTHON" -m pip install "distributed==2024.1.0"'`,
     );
   });
 
@@ -145,6 +150,9 @@ describe('evaluateCheck', () => {
       ['error', "distributed 2099.1.0 differs from the scheduler host's 2024.1.0"],
       ['warning', "python 3.10.4 differs from the scheduler host's 3.11.2"],
     ]);
+    expect(r.problems[0]!.hint).toBe(
+      `install the same version everywhere: sshcluster exec HOSTS.yaml -- '"$SSHCLUSTER_PYTHON" -m pip install "distributed==2024.1.0"'`,
+    );
     expect(r.launchable).toBe(false);
   });
 

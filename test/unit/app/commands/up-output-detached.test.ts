@@ -26,6 +26,6 @@ describe('upOutput in the detached controller', () => {
     const bus = new EventBus();
     upOutput(ctxWriting(written), bus, 'c', { json: false, tui: false, detachedChild: false });
     bus.emit({ kind: 'process-line', host: 'h1', name: 'h1-0', stream: 'stdout', line: 'hello' });
-    expect(written.join('')).toBe('h1/h1-0 │ hello\n');
+    expect(written.join('')).toBe('h1-0 │ hello\n');
   });
 });

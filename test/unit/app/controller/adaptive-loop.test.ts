@@ -224,6 +224,29 @@ describe('adaptive loop with resources', () => {
     loop.stop();
   });
 
+  it('waits on no worker a group minimum keeps: its reason says the minimum keeps it, every step, and nothing is retired', async () => {
+    const h = gpuLab();
+    await startUp(h);
+    h.scheduler.pending = [];
+    await h.reconciler.add([{ host: 'gpu', count: 1 }]);
+    h.scheduler.registered.add('gpu-0');
+    h.scheduler.metrics.set('gpu-0', { executing: 0, memory: 100 }); // idle: the policy would retire it
+    h.scheduler.target = 0;
+    const groups = [{ name: 'gpu', hosts: ['gpu'], minimum: 1, maximum: 2 }];
+    const { loop, calls } = loopOver(h, { waitCount: 3, groups });
+    loop.start();
+    await flush();
+    for (let i = 0; i < 4; i++) await h.clock.advance(1_000);
+    expect(calls).toEqual([]);
+    const log = loop.status().log;
+    const reasons = log.map((e) => e.reason);
+    expect(log.reduce((n, e) => n + e.count, 0)).toBeGreaterThanOrEqual(5); // equal steps are one entry, counted
+    // It said "waiting 1/3 to retire gpu-0", "waiting 2/3 …", then "retire gpu-0; kept gpu-0 (group gpu minimum 1)".
+    expect(new Set(reasons)).toEqual(new Set(['kept by the minimum: gpu-0 (group gpu minimum 1)']));
+    expect(loop.status().lastDecision).toBeNull();
+    loop.stop();
+  });
+
   it('without the demand route scales by count, resource-blind, and says so once', async () => {
     const h = gpuLab();
     await startUp(h);
