@@ -98,10 +98,21 @@ def list_clusters(root: Path | None = None, probe: bool = True) -> list[ClusterI
     return [c for c in found if c is not None]
 
 
+def name_from_env(env) -> str | None:
+    """The cluster the environment names: $SSHCLUSTER_CLUSTER in one of a cluster's own
+    processes (a task on a worker), else $SSHCLUSTER_NAME. A process an older controller
+    started (SSHCLUSTER_ID, no SSHCLUSTER_CLUSTER) had its own name in SSHCLUSTER_NAME."""
+    if env.get("SSHCLUSTER_CLUSTER"):
+        return env["SSHCLUSTER_CLUSTER"]
+    if env.get("SSHCLUSTER_ID"):
+        return None
+    return env.get("SSHCLUSTER_NAME") or None
+
+
 def pick_running(name: str | None, env: dict | None = None) -> ClusterInfo:
-    """The named cluster, else $SSHCLUSTER_NAME's, else the only running one."""
+    """The named cluster, else the environment's (name_from_env), else the only running one."""
     env = os.environ if env is None else env
-    name = name or env.get("SSHCLUSTER_NAME") or None
+    name = name or name_from_env(env)
     if name is not None:
         info = cluster_info(name)
         if info is None:

@@ -67,6 +67,38 @@ def test_get_logs_has_what_tasks_print(cluster, client):
     assert "Scheduler at" in only_scheduler["scheduler"]
 
 
+def test_cluster_without_a_name_in_a_task_is_its_own_cluster(shared, client):
+    """On a worker, SSHCLUSTER_CLUSTER names the cluster; the process's own name is
+    SSHCLUSTER_PROCESS (SSHCLUSTER_NAME was the worker's name there, so Cluster()
+    looked for a cluster called like the worker)."""
+    from conftest import REPO
+
+    def which(path):
+        import os
+        import sys
+        sys.path.insert(0, path)
+        from sshcluster._state import pick_running
+        env = {k: os.environ.get(k) for k in ("SSHCLUSTER_CLUSTER", "SSHCLUSTER_PROCESS", "SSHCLUSTER_NAME")}
+        return pick_running(None).name, env
+
+    name, env = client.submit(which, str(REPO / "python"), pure=False).result()
+    assert name == shared
+    assert env["SSHCLUSTER_CLUSTER"] == shared
+    assert env["SSHCLUSTER_PROCESS"].startswith("localhost-")
+    assert env["SSHCLUSTER_NAME"] is None
+
+
+def test_a_process_of_an_older_controller_is_told_apart():
+    """SSHCLUSTER_ID without SSHCLUSTER_CLUSTER: a process an older controller started,
+    where SSHCLUSTER_NAME is the process's name, not a cluster's."""
+    from sshcluster._state import name_from_env
+
+    assert name_from_env({"SSHCLUSTER_NAME": "lab"}) == "lab"
+    assert name_from_env({"SSHCLUSTER_CLUSTER": "lab", "SSHCLUSTER_ID": "lab-1"}) == "lab"
+    assert name_from_env({"SSHCLUSTER_NAME": "n1-0", "SSHCLUSTER_ID": "lab-1"}) is None
+    assert name_from_env({}) is None
+
+
 def test_wait_for_workers_fails_at_once_when_n_cannot_be_placed(cluster):
     t = time.monotonic()
     with pytest.raises(SSHClusterError, match="cannot wait for 50 worker.*only 2 can be placed"):

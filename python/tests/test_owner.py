@@ -75,4 +75,9 @@ def test_a_plain_clients_shutdown_is_a_requested_down():
     log = (info.dir / "controller.log").read_text()
     assert "a client shut the scheduler down (Client.shutdown()); stopping the cluster" in log
     assert "error: the scheduler exited" not in log
+    # Asked for: the scheduler is said to have stopped, and nothing tries to retire
+    # workers through the scheduler that is gone.
+    assert "[localhost] scheduler stopped" in log
+    assert "exited unexpectedly" not in log
+    assert "warning:" not in log.split("a client shut the scheduler down")[1]
     assert "verified: no process of this cluster is left" in log

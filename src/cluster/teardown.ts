@@ -107,7 +107,11 @@ async function retireAll(d: TeardownDeps, forceSignal: AbortSignal | undefined):
   const scheduler = d.scheduler();
   const names = new Set(d.state.alive('worker').map((t) => t.desired.name));
   const addresses = [...d.state.registered].filter(([name]) => names.has(name)).map(([, address]) => address);
-  if (!scheduler || !addresses.length) return undefined;
+  // A scheduler process that has ended (a client's shutdown()) retires nothing: the
+  // workers are stopped directly, and that is no failure to report.
+  const schedulers = d.state.all().filter((t) => t.desired.role === 'scheduler');
+  const ended = schedulers.length > 0 && schedulers.every((t) => t.exit);
+  if (!scheduler || !addresses.length || ended) return undefined;
   let cancel = () => {};
   const late = new Promise<never>((_, reject) => {
     const fail = (why: string) => reject(new Error(why));

@@ -26,8 +26,13 @@ export type { RemoteInvocation } from './remote-shell.js';
 
 /** Exported into every process we start; how leftovers are found at teardown. */
 export const CLUSTER_ID_ENV = 'SSHCLUSTER_ID';
-/** The process's name, also in the launcher's argv (ps) and its orphan log's name. */
-export const PROCESS_NAME_ENV = 'SSHCLUSTER_NAME';
+/**
+ * The process's name, also in the launcher's argv (ps) and its orphan log's name. Not
+ * SSHCLUSTER_NAME: that is the cluster a user's Python attaches to (CLUSTER_NAME_ENV here).
+ */
+export const PROCESS_NAME_ENV = 'SSHCLUSTER_PROCESS';
+/** The cluster's name: what `sshcluster.Cluster()` attaches to from a task. */
+export const CLUSTER_NAME_ENV = 'SSHCLUSTER_CLUSTER';
 /** Seconds between SIGTERM and SIGKILL when the launcher stops its group (default 10). */
 export const LAUNCHER_GRACE_ENV = 'SSHCLUSTER_GRACE';
 /** Seconds an orphaned process waits for a new controller (default 0: stop at once). */

@@ -209,7 +209,10 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
     continueRoll(session, owed, opts.readyTimeoutMs);
     let clientTerminated = false;
     const offTerminate = bus.on((e) => {
-      if (e.kind === 'process-line' && e.name === 'scheduler' && isClientTerminate(e.line)) clientTerminated = true;
+      if (e.kind === 'process-line' && e.name === 'scheduler' && isClientTerminate(e.line)) {
+        clientTerminated = true;
+        session.schedulerStopAsked();
+      }
     });
     const schedulerDied = session
       .schedulerExit()

@@ -81,6 +81,8 @@ export class ClusterSession {
   /** A second Ctrl-C: no more grace for anything still running. */
   private readonly forced = new AbortController();
   private stopping?: Promise<TeardownResult>;
+  /** The scheduler's exit was asked for by a client (schedulerStopAsked). */
+  private clientStopped = false;
   private version?: Promise<string>;
   private changer?: ClusterChanges;
   /** What happened, for status and the dashboard's events view. */
@@ -472,10 +474,21 @@ export class ClusterSession {
     this.forced.abort();
   }
 
+  /**
+   * A client asked the scheduler to terminate (Client.shutdown()): its exit, which follows,
+   * is a stop that was asked for ("stopped", not "exited unexpectedly").
+   */
+  schedulerStopAsked(): void {
+    const t = this.state.processes.get(SCHEDULER_NAME);
+    if (!t || t.exit) return;
+    t.stopping = true;
+    this.clientStopped = true;
+  }
+
   /** Resolves when the scheduler process ends for a reason other than our teardown. */
   schedulerExit(): Promise<unknown> {
     const t = this.state.processes.get(SCHEDULER_NAME);
     if (!t) return new Promise(() => {});
-    return t.proc.exited.then((e) => (t.stopping ? new Promise(() => {}) : e));
+    return t.proc.exited.then((e) => (t.stopping && !this.clientStopped ? new Promise(() => {}) : e));
   }
 }

@@ -7,6 +7,7 @@ import { schedulerArgv, schedulerEnv, workerArgv, workerEnv } from '../../dask/a
 import { schedulerPreloadArgv } from '../../dask/scheduler-preload.js';
 import { schedulerWaitArgv } from '../../dask/scheduler-wait.js';
 import { sslPreloadArgv } from '../../dask/ssl-preload.js';
+import { CLUSTER_NAME_ENV } from '../../dask/remote-command.js';
 import { requireEncryptionEnv } from '../../dask/tls.js';
 import { tlsPathsIn } from '../../tls/tls-files.js';
 import type { SessionTls } from '../tls-setup.js';
@@ -50,6 +51,7 @@ export function processSpecs(
       ...(tls ? requireEncryptionEnv() : {}),
       // The TLS preload is imported from the cluster's files directory: no __pycache__ there.
       ...(sslArgv.length ? { PYTHONDONTWRITEBYTECODE: '1' } : {}),
+      [CLUSTER_NAME_ENV]: spec.name,
     };
     return { name: d.name, host: d.host, role: d.role, argv, env, setup: h.setup };
   };

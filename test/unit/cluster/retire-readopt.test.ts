@@ -260,6 +260,25 @@ describe('teardown', () => {
     );
   });
 
+  it('stops the workers directly, saying nothing, when the scheduler process has ended (a Client.shutdown())', async () => {
+    const h = harness({ workers: ['a'] });
+    await startUp(h);
+    h.host('n0').running('scheduler')[0]!.exit(0);
+    await flush();
+    const deps = {
+      state: h.state,
+      clock: h.clock,
+      emit: (e: never) => h.events.push(e),
+      scheduler: () => h.scheduler,
+      closeAll: () => h.reconciler.links.closeAll(),
+    };
+    const r = await teardown(deps, { reason: 'sshcluster down', force: false });
+    expect(r.leftover).toEqual([]);
+    expect(h.scheduler.retireCalls).toEqual([]);
+    expect(h.notices()).toEqual([]);
+    expect(h.host('a').running()).toEqual([]);
+  });
+
   it('goes on at once after a second Ctrl-C while the scheduler still moves data, and gives no grace', async () => {
     const h = harness({ workers: ['a'] });
     await startUp(h);

@@ -35,4 +35,16 @@ describe('processSpecs', () => {
       processSpecs(() => ({ ...spec, workerHosts: [] }), 'tcp://n0:8786')({ name: 'n0-0', host: 'n0', role: 'worker' }),
     ).toBeUndefined();
   });
+
+  it("gives every process the cluster's name (SSHCLUSTER_CLUSTER), whatever the host file's env says", () => {
+    const base = testSpec({ workers: ['n1'] });
+    const spec: ClusterSpec = {
+      ...base,
+      name: 'lab',
+      workerHosts: [{ ...testHost('n1'), env: { SSHCLUSTER_CLUSTER: 'x' } }],
+    };
+    const specFor = processSpecs(() => spec, 'tcp://n0:8786');
+    expect(specFor({ name: 'n1-0', host: 'n1', role: 'worker' })!.env.SSHCLUSTER_CLUSTER).toBe('lab');
+    expect(specFor({ name: 'scheduler', host: 'n0', role: 'scheduler' })!.env.SSHCLUSTER_CLUSTER).toBe('lab');
+  });
 });
