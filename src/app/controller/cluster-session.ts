@@ -168,6 +168,7 @@ export class ClusterSession {
       files,
       keepsFiles,
       tmpdirs,
+      commandTimeoutMs: h.connect.commandTimeoutMs,
     });
   }
 
