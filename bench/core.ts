@@ -6,6 +6,7 @@
 //
 //   npx tsx bench/core.ts --hosts 1000        # last line: hosts=… workers=… tick_p50_ms=… …
 //   npx tsx bench/core.ts --hosts 10000 --waves 1
+//   CORE_TICKS=1 npx tsx bench/core.ts        # also each tick's and adaptive step's time, in order
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { AdaptiveLoop } from '../src/app/controller/adaptive-loop.js';
@@ -210,8 +211,11 @@ const pct = (xs: number[], p: number) => {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
 };
 const ms = (x: number) => x.toFixed(2);
+if (process.env.CORE_TICKS)
+  process.stderr.write(`ticks: ${tickMs.map(ms).join(' ')}\nsteps: ${stepMs.map(ms).join(' ')}\n`);
+const { plans, skipped } = reconciler.counts;
 process.stderr.write(
-  `core: ${tickMs.length} ticks, ${stepMs.length} adaptive steps (p50 ${ms(pct(stepMs, 50))} ms, p99 ${ms(pct(stepMs, 99))} ms), ${emitted} events\n`,
+  `core: ${tickMs.length} ticks timed; of all reconcile passes (the adaptive steps' too) ${plans} planned, ${skipped} found nothing changed; ${stepMs.length} adaptive steps (p50 ${ms(pct(stepMs, 50))} ms, p99 ${ms(pct(stepMs, 99))} ms), ${emitted} events\n`,
 );
 console.log(
   `hosts=${HOSTS} workers=${HOSTS * PER_HOST} tick_p50_ms=${ms(pct(tickMs, 50))} tick_p99_ms=${ms(pct(tickMs, 99))} ` +

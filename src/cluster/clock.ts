@@ -18,25 +18,65 @@ export function delay(clock: Clock, ms: number, signal?: AbortSignal): Promise<v
 
 /**
  * `p`, or undefined once `ms` have passed or `signal` is aborted, whichever comes first.
- * Unlike racing `delay`, the timer and the abort listener go as soon as `p` settles: a
+ * Unlike racing `delay`, the timer and the abort wait go as soon as `p` settles: a
  * scale-down of thousands of workers would otherwise hold one of each per worker for the
- * whole timeout, and every new listener on one signal costs more than the last.
+ * whole timeout. All the waits on one signal share one listener (onAbort): every new
+ * listener on a signal costs more than the last, and `AbortSignal.any` per wait made a
+ * signal and weak references per retirement (a third of a 1,000-host wave's tick).
  */
-const SETTLED = Symbol('settled');
-
-export async function within<T>(
+export function within<T>(
   clock: Clock,
   ms: number,
   signal: AbortSignal | undefined,
   p: Promise<T>,
 ): Promise<T | undefined> {
-  const gone = new AbortController();
-  const timeout = delay(clock, ms, signal ? AbortSignal.any([signal, gone.signal]) : gone.signal).then(() => undefined);
-  try {
-    return await Promise.race([p, timeout]);
-  } finally {
-    gone.abort(SETTLED); // a reason of our own: without one, abort() builds a DOMException each time
+  return new Promise<T | undefined>((resolve, reject) => {
+    let settled = false;
+    const end = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      cancel();
+      unlisten();
+      return true;
+    };
+    const giveUp = () => end() && resolve(undefined);
+    const cancel = clock.after(ms, giveUp);
+    const unlisten = signal ? onAbort(signal, giveUp) : () => {};
+    p.then(
+      (v) => end() && resolve(v),
+      (err: unknown) => end() && reject(err),
+    );
+  });
+}
+
+/** The waiters on each signal: one 'abort' listener per signal, however many wait. */
+const waiters = new WeakMap<AbortSignal, { fns: Set<() => void>; listener: () => void }>();
+
+/** Calls `fn` once `signal` is aborted (in a microtask if it already is); returns the unsubscribe. */
+function onAbort(signal: AbortSignal, fn: () => void): () => void {
+  if (signal.aborted) {
+    queueMicrotask(fn);
+    return () => {};
   }
+  let w = waiters.get(signal);
+  if (!w) {
+    const fns = new Set<() => void>();
+    const listener = () => {
+      waiters.delete(signal);
+      for (const f of fns) f();
+    };
+    w = { fns, listener };
+    waiters.set(signal, w);
+    signal.addEventListener('abort', listener, { once: true });
+  }
+  const mine = w;
+  mine.fns.add(fn);
+  return () => {
+    mine.fns.delete(fn);
+    if (mine.fns.size || waiters.get(signal) !== mine) return;
+    waiters.delete(signal);
+    signal.removeEventListener('abort', mine.listener);
+  };
 }
 
 /** Calls fn every `ms` (the first time after `ms`) until `signal` is aborted. */

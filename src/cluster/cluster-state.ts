@@ -15,6 +15,7 @@ import {
 } from './plan-actions.js';
 import type { ExitInfo, HostRunner, RunningProcess } from './ports.js';
 import { RestartSupervisor } from './supervisor.js';
+import { VersionedMap } from './versioned-map.js';
 
 export interface TrackedProcess {
   desired: DesiredProcess;
@@ -43,14 +44,20 @@ export interface HeldWorker {
 }
 
 export class ClusterState {
-  /** Desired: the workers we want (the scheduler is always wanted). */
-  desiredWorkers: PlacedWorker[];
+  /**
+   * Bumped by every change a reconcile plans from (see `version`): the desired workers,
+   * the spec, the processes and their exit or stop, the scheduler's list, the runners,
+   * the held workers. Writes that bypass the setters and maps below call changed().
+   */
+  private changes = 0;
+  private desiredList: PlacedWorker[] = [];
+  private specNow: ClusterSpec;
+  private registeredNow = new Map<string, string>();
+  private desiredNow?: { workers: PlacedWorker[]; scheduler: string; list: readonly DesiredProcess[] };
   /** Requested: the processes started or adopted, the latest of each name. */
-  readonly processes = new Map<string, TrackedProcess>();
-  /** Observed: the scheduler's worker list (name → address), refreshed every tick. */
-  registered = new Map<string, string>();
+  readonly processes: Map<string, TrackedProcess> = new VersionedMap(() => this.changed());
   /** Observed: a runner per connected host. */
-  readonly runners = new Map<string, HostRunner>();
+  readonly runners: Map<string, HostRunner> = new VersionedMap(() => this.changed());
   readonly health = new HostHealth();
   readonly supervisor = new RestartSupervisor();
   /** Hosts that failed at start-up, with the reason. */
@@ -64,7 +71,7 @@ export class ClusterState {
    * they keep running though no longer desired (their host stays draining) and are
    * retired again from `retryAt` on (retire-hold.ts).
    */
-  readonly held = new Map<string, HeldWorker>();
+  readonly held: Map<string, HeldWorker> = new VersionedMap(() => this.changed());
   /** Workers the user let go with their results (`--force`): stopped even if the scheduler keeps them. */
   readonly forced = new Set<string>();
   /**
@@ -85,10 +92,11 @@ export class ClusterState {
 
   constructor(
     /** Desired: the hosts and how to launch on them; `apply` replaces it. */
-    public spec: ClusterSpec,
+    spec: ClusterSpec,
     /** Start with this many workers instead of the host file's nworkers (adaptive start). */
     initialWorkers?: number,
   ) {
+    this.specNow = spec;
     this.desiredWorkers = desiredProcesses(spec)
       .filter((d) => d.role === 'worker')
       .map(({ name, host }) => ({ name, host }));
@@ -96,6 +104,46 @@ export class ClusterState {
       const hosts = spec.workerHosts.map((h) => ({ name: h.name, maxWorkers: h.maxWorkers, healthy: true }));
       this.desiredWorkers = placeWorkers(initialWorkers, hosts, []).workers;
     }
+  }
+
+  /** Desired: the workers we want (the scheduler is always wanted). Replaced whole, never edited in place. */
+  get desiredWorkers(): PlacedWorker[] {
+    return this.desiredList;
+  }
+  set desiredWorkers(ws: PlacedWorker[]) {
+    this.desiredList = ws;
+    this.changed();
+  }
+
+  /** Desired: the hosts and how to launch on them; `apply` replaces it. */
+  get spec(): ClusterSpec {
+    return this.specNow;
+  }
+  set spec(s: ClusterSpec) {
+    this.specNow = s;
+    this.changed();
+  }
+
+  /** Observed: the scheduler's worker list (name → address), refreshed every tick; replaced whole. */
+  get registered(): Map<string, string> {
+    return this.registeredNow;
+  }
+  set registered(m: Map<string, string>) {
+    this.registeredNow = m;
+    this.changed();
+  }
+
+  /** A process's exit or stop, or a held worker's retry time, changed in place. */
+  changed(): void {
+    this.changes++;
+  }
+
+  /**
+   * Changes when anything a reconcile plans from may have changed (this state's, the
+   * hosts' health, the restart supervisor's); equal versions: the same plan.
+   */
+  get version(): number {
+    return this.changes + this.health.version + this.supervisor.version;
   }
 
   hostSpec(name: string): HostSpec | undefined {
@@ -122,11 +170,17 @@ export class ClusterState {
     return tmpdirsOn(this.spec, this.formerHosts, host);
   }
 
-  desired(): DesiredProcess[] {
-    return [
-      { name: SCHEDULER_NAME, host: this.spec.schedulerHost.name, role: 'scheduler' },
-      ...this.desiredWorkers.map((w) => ({ ...w, role: 'worker' as const })),
+  /** The scheduler and the desired workers; the same list until either changes (a tick reads it each time). */
+  desired(): readonly DesiredProcess[] {
+    const scheduler = this.spec.schedulerHost.name;
+    const c = this.desiredNow;
+    if (c?.workers === this.desiredList && c.scheduler === scheduler) return c.list;
+    const list: DesiredProcess[] = [
+      { name: SCHEDULER_NAME, host: scheduler, role: 'scheduler' },
+      ...this.desiredList.map((w) => ({ ...w, role: 'worker' as const })),
     ];
+    this.desiredNow = { workers: this.desiredList, scheduler, list };
+    return list;
   }
 
   observed(): ObservedProcess[] {

@@ -31,17 +31,24 @@ interface Entry {
   lastError?: string;
   /** Consecutive failed connects (or drops) counted for the back-off. */
   failures: number;
+  /** Order first seen (ties in dueForReconnect). */
+  seq: number;
   retryAt?: number;
 }
 
 export class HostHealth {
   private readonly entries = new Map<string, Entry>();
+  /** Unreachable hosts (those dueForReconnect looks at), so a tick does not walk every host. */
+  private readonly down = new Set<string>();
+  private changes = 0;
+  private seen = 0;
 
   constructor(readonly policy: Readonly<ReconnectPolicy> = DEFAULT_RECONNECT_POLICY) {}
 
   /** A connect attempt begins (first connect, or a reconnect that dueForReconnect offered). */
   markConnecting(host: string, now: number): void {
     const e = this.entry(host, now);
+    this.moved(host, 'connecting');
     e.kind = 'connecting';
     e.since = now;
     e.retryAt = undefined;
@@ -51,6 +58,7 @@ export class HostHealth {
   markUp(host: string, now: number): void {
     const e = this.entry(host, now);
     if (e.kind !== 'up') e.since = now;
+    this.moved(host, 'up');
     e.kind = 'up';
     e.retryAt = undefined;
   }
@@ -64,6 +72,7 @@ export class HostHealth {
     const e = this.entry(host, now);
     const stable = e.kind === 'up' && now - e.since >= this.policy.stableMs;
     e.failures = stable ? 1 : e.failures + 1;
+    this.moved(host, 'unreachable');
     e.kind = 'unreachable';
     e.since = now;
     e.lastError = error;
@@ -85,10 +94,24 @@ export class HostHealth {
 
   /** Unreachable hosts whose retry time has come, earliest first (ties: first seen). */
   dueForReconnect(now: number): string[] {
-    return [...this.entries]
-      .filter(([, e]) => e.kind === 'unreachable' && e.retryAt !== undefined && e.retryAt <= now)
-      .sort(([, a], [, b]) => (a.retryAt ?? 0) - (b.retryAt ?? 0))
-      .map(([h]) => h);
+    const due: [string, Entry][] = [];
+    for (const h of this.down) {
+      const e = this.entries.get(h);
+      if (e?.kind === 'unreachable' && e.retryAt !== undefined && e.retryAt <= now) due.push([h, e]);
+    }
+    return due.sort(([, a], [, b]) => (a.retryAt ?? 0) - (b.retryAt ?? 0) || a.seq - b.seq).map(([h]) => h);
+  }
+
+  /** Bumped whenever a host becomes usable or stops being so (what plan() reads of it). */
+  get version(): number {
+    return this.changes;
+  }
+
+  private moved(host: string, kind: Entry['kind']): void {
+    const was = this.entries.get(host)?.kind;
+    if (kind === 'unreachable') this.down.add(host);
+    else this.down.delete(host);
+    if (was !== kind || was === 'unreachable') this.changes++;
   }
 
   state(host: string): HostState | undefined {
@@ -129,14 +152,16 @@ export class HostHealth {
 
   /** The host left the cluster. */
   forget(host: string): void {
-    this.entries.delete(host);
+    this.down.delete(host);
+    if (this.entries.delete(host)) this.changes++;
   }
 
   private entry(host: string, now: number): Entry {
     let e = this.entries.get(host);
     if (!e) {
-      e = { kind: 'connecting', since: now, failures: 0 };
+      e = { kind: 'connecting', since: now, failures: 0, seq: this.seen++ };
       this.entries.set(host, e);
+      this.changes++;
     }
     return e;
   }

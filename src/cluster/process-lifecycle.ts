@@ -115,6 +115,7 @@ export class ProcessLifecycle {
   private exited(t: TrackedProcess, e: ExitInfo): void {
     const { state, emit, clock } = this.d;
     t.exit = e;
+    state.changed();
     const { name, host } = t.desired;
     emit({ kind: 'process-exit', host, name, code: e.code, signal: e.signal, expected: t.stopping });
     if (t.desired.role !== 'worker') return;
@@ -157,6 +158,7 @@ export class ProcessLifecycle {
     const t = this.d.state.processes.get(name);
     if (!t || t.exit || t.stopping) return this.retiring.get(name) ?? Promise.resolve({ kind: 'stopped' });
     t.stopping = true;
+    this.d.state.changed();
     if (opts.force) this.d.state.forced.add(name);
     const p = this.retireThenStop(t);
     this.retiring.set(name, p);
@@ -182,6 +184,7 @@ export class ProcessLifecycle {
     const kept = await this.retire(name);
     if (kept && !state.forced.has(name) && !this.d.signal.aborted) {
       t.stopping = false;
+      state.changed();
       const retryAt = clock.now() + HELD_RETRY_MS;
       state.held.set(name, { ...(kept.results !== undefined ? { results: kept.results } : {}), retryAt });
       this.d.wakeAt(retryAt);

@@ -10,7 +10,8 @@ import type { ClusterEvent } from '../events/types.js';
 import { every } from './clock.js';
 import type { ClusterState } from './cluster-state.js';
 import { HostLinks } from './host-links.js';
-import { plan, type DesiredProcess } from './plan-actions.js';
+import type { DesiredProcess } from './plan-actions.js';
+import { planState } from './plan-state.js';
 import type { Clock, HostRunner, ProcessSpec, SchedulerPort } from './ports.js';
 import { ProcessLifecycle } from './process-lifecycle.js';
 import { heldBack, retryHeld, type RetireStop } from './retire-hold.js';
@@ -34,12 +35,38 @@ export interface ReconcilerDeps {
 /** Added to every wake-up so the due time has surely come when the tick runs. */
 const WAKE_SLACK_MS = 10;
 
+/**
+ * Every this many ticks the plan runs whatever the versions say (a minute at the
+ * controller's 2 s tick): level-triggered still, should a change ever miss its bump.
+ */
+export const RESYNC_TICKS = 30;
+
+/** What the ticks did: plans made, ticks that found nothing changed (tests and the bench read it). */
+export interface TickCounts {
+  ticks: number;
+  plans: number;
+  skipped: number;
+}
+
+/** When the last plan that had nothing to do was made, and until when that holds. */
+interface Quiet {
+  version: number;
+  desired: readonly DesiredProcess[];
+  started: boolean;
+  /** The first back-off or held worker's retry that a later tick must act on. */
+  until: number;
+  /** Ticks since a plan last ran. */
+  skips: number;
+}
+
 export class Reconciler {
   readonly links: HostLinks;
   readonly lifecycle: ProcessLifecycle;
   private ticking?: Promise<void>;
   private again = false;
   private started = false;
+  private quiet?: Quiet;
+  readonly counts: TickCounts = { ticks: 0, plans: 0, skipped: 0 };
 
   constructor(private readonly d: ReconcilerDeps) {
     const { state, clock, emit } = d;
@@ -85,15 +112,32 @@ export class Reconciler {
     // only after it: start-up's ticks (one per host as it connects) must not wait on it.
     if (this.started) await Promise.all(state.health.dueForReconnect(now).map((h) => this.links.connect(h)));
     await this.observeScheduler();
+    this.counts.ticks++;
+    const desired = state.desired();
+    if (this.unchanged(now, desired)) {
+      this.counts.skipped++;
+      return;
+    }
+    this.counts.plans++;
     const held = heldBack(state, now);
-    const actions = plan(state.desired(), state.observed(), state.unusable()).filter(
+    let until = Infinity;
+    const actions = planState(state, desired).filter((a) => {
       // The scheduler is started once; after start-up its death ends the cluster. A
       // worker the scheduler would not retire waits for its retry (retire-hold.ts).
-      (a) =>
-        a.kind === 'stop'
-          ? !held.has(a.name)
-          : (a.process.role === 'worker' || !this.started) && state.supervisor.mayStart(a.process.name, now),
-    );
+      if (a.kind === 'stop') {
+        if (held.has(a.name)) until = Math.min(until, state.held.get(a.name)?.retryAt ?? now);
+        return !held.has(a.name);
+      }
+      if (a.process.role !== 'worker' && this.started) return false;
+      const at = state.supervisor.canStartAt(a.process.name);
+      if (at !== null && at > now) until = Math.min(until, at);
+      return at !== null && now >= at;
+    });
+    // Nothing to do: later ticks skip the plan until the state changes or a wait ends. A
+    // tick that acted plans again next time (a start that failed is tried again).
+    this.quiet = actions.length
+      ? undefined
+      : { version: state.version, desired, started: this.started, until, skips: 0 };
     // Retiring can take as long as moving the worker's data: it must not hold up the
     // next tick (restarts, reconnects, growth). retireAndStop marks the process
     // `stopping` at once, so the next plan does not stop it twice.
@@ -101,11 +145,23 @@ export class Reconciler {
     await Promise.all(actions.flatMap((a) => (a.kind === 'start' ? [this.lifecycle.start(a.process)] : [])));
   }
 
+  /** Nothing a plan reads changed since the last plan, which had nothing to do. */
+  private unchanged(now: number, desired: readonly DesiredProcess[]): boolean {
+    const q = this.quiet;
+    if (!q || q.version !== this.d.state.version || q.desired !== desired) return false;
+    if (q.started !== this.started || now >= q.until) return false;
+    return ++q.skips < RESYNC_TICKS;
+  }
+
   private async observeScheduler(): Promise<void> {
     const scheduler = this.d.scheduler();
     if (!scheduler) return;
     try {
-      this.d.state.registered = new Map((await scheduler.workers()).map((w) => [w.name, w.address]));
+      const listed = await scheduler.workers();
+      // The same list as last time (the usual answer): kept, so the state's version stays.
+      const known = this.d.state.registered;
+      if (listed.length === known.size && listed.every((w) => known.get(w.name) === w.address)) return;
+      this.d.state.registered = new Map(listed.map((w) => [w.name, w.address]));
     } catch {
       // Keep the last list: one slow answer is not a reason to think workers left.
     }

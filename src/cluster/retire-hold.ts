@@ -26,8 +26,9 @@ export function resultsText(n: number | undefined): string {
  * scale up) or ended are forgotten; one whose retry time has come is left to the stop.
  */
 export function heldBack(s: ClusterState, now: number): Set<string> {
-  const wanted = new Set(s.desiredWorkers.map((w) => w.name));
   const out = new Set<string>();
+  if (!s.held.size) return out;
+  const wanted = new Set(s.desiredWorkers.map((w) => w.name));
   for (const [name, h] of s.held) {
     const t = s.processes.get(name);
     if (wanted.has(name) || !t || t.exit) {
@@ -44,6 +45,7 @@ export function retryHeld(s: ClusterState, names: readonly string[], force: bool
     const h = s.held.get(n);
     if (h) h.retryAt = 0;
     if (force) s.forced.add(n);
+    s.changed();
   }
 }
 

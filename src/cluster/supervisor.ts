@@ -59,6 +59,12 @@ export function backoffDelay(policy: Pick<RestartPolicy, 'baseMs' | 'factor' | '
 
 export class RestartSupervisor {
   private readonly entries = new Map<string, Entry>();
+  private changes = 0;
+
+  /** Bumped by every record, reset and forget: what mayStart() answers may have changed. */
+  get version(): number {
+    return this.changes;
+  }
 
   constructor(readonly policy: Readonly<RestartPolicy> = DEFAULT_RESTART_POLICY) {}
 
@@ -67,6 +73,7 @@ export class RestartSupervisor {
    * state (a crash-looping process started by hand is running); gating is canStartAt().
    */
   recordStart(name: string, now: number): void {
+    this.changes++;
     const e = this.entry(name);
     if (e.state === 'restarting' || e.state === 'crash-looping') e.restarts++;
     e.state = 'running';
@@ -81,6 +88,7 @@ export class RestartSupervisor {
    * minutes still ends up crash-looping.
    */
   recordExit(name: string, now: number, expected: boolean): RestartDecision {
+    this.changes++;
     const e = this.entry(name);
     const startedAt = e.state === 'running' ? e.startedAt : undefined;
     e.lastExitAt = now;
@@ -134,6 +142,7 @@ export class RestartSupervisor {
   reset(name: string): void {
     const e = this.entries.get(name);
     if (!e) return;
+    this.changes++;
     e.consecutive = 0;
     e.failures = [];
     e.nextStartAt = undefined;
@@ -142,7 +151,7 @@ export class RestartSupervisor {
 
   /** Drop a process that is no longer desired. */
   forget(name: string): void {
-    this.entries.delete(name);
+    if (this.entries.delete(name)) this.changes++;
   }
 
   private entry(name: string): Entry {

@@ -56,6 +56,7 @@ export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<Tea
     Promise.all(
       list.map(async (t) => {
         t.stopping = true;
+        state.changed();
         const r = await t.proc.stop(grace, o.forceSignal).catch(() => ({ forced: true }));
         if (r.forced) forced.push(t.desired.name);
       }),

@@ -26,6 +26,7 @@ export const CONNECT_KEYS = [
   'strict_host_key_checking',
   'proxy_jump',
   'connect_timeout',
+  'command_timeout',
   'password',
   'passphrase',
   'agent',
@@ -92,6 +93,7 @@ export interface RawConnectOptions {
   /** [] means "none": no jump even if ~/.ssh/config has one. */
   proxy_jump?: HostAddress[];
   connect_timeout_ms?: number;
+  command_timeout_ms?: number;
   password?: SecretSource;
   passphrase?: SecretSource;
   /** false: no agent; a string: that socket instead of $SSH_AUTH_SOCK. */

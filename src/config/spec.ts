@@ -24,6 +24,11 @@ export interface ConnectSpec {
   /** Hops to go through first, outermost first (OpenSSH ProxyJump). */
   proxyJump: ConnectSpec[];
   connectTimeoutMs: number;
+  /**
+   * How long a short command we run on the host (a scan, a kill, the files' removal) may
+   * take (`command_timeout`); unset: CONTROL_COMMAND_TIMEOUT_MS (15 s).
+   */
+  commandTimeoutMs?: number;
 }
 
 export interface SchedulerOptions {

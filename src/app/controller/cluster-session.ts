@@ -170,6 +170,7 @@ export class ClusterSession {
       files,
       keepsFiles,
       tmpdirs,
+      commandTimeoutMs: h.connect.commandTimeoutMs,
     });
   }
 

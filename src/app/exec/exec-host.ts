@@ -56,7 +56,7 @@ export async function execOnHost(h: HostSpec, shell: ShellPort, o: ExecHostOptio
   if (onAbort) o.signal?.removeEventListener('abort', onAbort);
   let status: HostStatus;
   if (outcome === 'timeout' || outcome === 'aborted') {
-    if (pid) await stopGroup(shell, pid);
+    if (pid) await stopGroup(shell, pid, h.connect.commandTimeoutMs ?? CONTROL_COMMAND_TIMEOUT_MS);
     handle.close();
     status =
       outcome === 'timeout'
@@ -69,11 +69,11 @@ export async function execOnHost(h: HostSpec, shell: ShellPort, o: ExecHostOptio
   return { host: h.name, status, output: out.text(), truncated: out.truncated, ...(out.cut ? { cut: out.cut } : {}) };
 }
 
-async function stopGroup(shell: ShellPort, pid: number): Promise<void> {
+async function stopGroup(shell: ShellPort, pid: number, timeoutMs: number): Promise<void> {
   const cmd =
     `kill -TERM -- -${pid} 2>/dev/null || kill -TERM ${pid} 2>/dev/null; ` +
     `(sleep 2; kill -KILL -- -${pid} 2>/dev/null) >/dev/null 2>&1 </dev/null & true`;
-  await shell.run(cmd, { timeoutMs: CONTROL_COMMAND_TIMEOUT_MS }).catch(() => undefined);
+  await shell.run(cmd, { timeoutMs }).catch(() => undefined);
 }
 
 export function exitStatus(code: number | null, signal: string | null): HostStatus {

@@ -27,6 +27,7 @@ export async function clearHost(shell: ShellPort, h: HostSpec, o: ClearHostOptio
     env: h.env,
     keepsFiles,
     tmpdirs: () => tmpdirs,
+    commandTimeoutMs: h.connect.commandTimeoutMs,
   });
   try {
     return await runner.clearUp({ graceMs: o.graceMs });

@@ -51,6 +51,11 @@ export interface HostRunnerOptions {
    * may have changed the host's env (ClusterState.tmpdirsOf). Default: its env's.
    */
   tmpdirs?: () => Iterable<string | undefined>;
+  /**
+   * How long a control command there (a scan, a kill, the files' removal) may take: the
+   * host's `command_timeout`, for hosts slow to answer when many are busy at once.
+   */
+  commandTimeoutMs?: number;
 }
 
 export type { TaggedProcess };
@@ -58,9 +63,11 @@ export type { TaggedProcess };
 export class ShellHostRunner implements HostRunner {
   readonly host: string;
   private readonly keepsFiles: boolean;
+  private readonly commandMs: number;
   constructor(private readonly o: HostRunnerOptions) {
     this.host = o.host;
     this.keepsFiles = o.keepsFiles ?? o.files !== undefined;
+    this.commandMs = o.commandTimeoutMs ?? CONTROL_COMMAND_TIMEOUT_MS;
   }
 
   async start(spec: ProcessSpec): Promise<RunningProcess> {
@@ -76,7 +83,7 @@ export class ShellHostRunner implements HostRunner {
       files,
     });
     const handle = await startRemote(this.o.shell, command);
-    return new ShellProcess(spec, handle, this.o.shell);
+    return new ShellProcess(spec, handle, this.o.shell, { commandTimeoutMs: this.commandMs });
   }
 
   /** Takes over `pid`, a process a previous controller started as `spec`. */
@@ -92,11 +99,11 @@ export class ShellHostRunner implements HostRunner {
       pid,
     });
     const handle = await startRemote(this.o.shell, command);
-    return new ShellProcess(spec, handle, this.o.shell);
+    return new ShellProcess(spec, handle, this.o.shell, { commandTimeoutMs: this.commandMs });
   }
 
   async listTagged(): Promise<TaggedProcess[]> {
-    const r = await this.o.shell.run(this.scanCommand(), { timeoutMs: CONTROL_COMMAND_TIMEOUT_MS });
+    const r = await this.o.shell.run(this.scanCommand(), { timeoutMs: this.commandMs });
     return parseTagged(r.stdout);
   }
 
@@ -138,13 +145,11 @@ export class ShellHostRunner implements HostRunner {
 
   private async signalPids(signal: 'TERM' | 'KILL', pids: number[]): Promise<void> {
     if (!pids.length) return;
-    await this.o.shell.run(`kill -${signal} ${pids.join(' ')} 2>/dev/null; true`, {
-      timeoutMs: CONTROL_COMMAND_TIMEOUT_MS,
-    });
+    await this.o.shell.run(`kill -${signal} ${pids.join(' ')} 2>/dev/null; true`, { timeoutMs: this.commandMs });
   }
 
   /** A short command on the host (version probes); bounded in time. */
-  run(command: string, timeoutMs = CONTROL_COMMAND_TIMEOUT_MS): Promise<RunResult> {
+  run(command: string, timeoutMs = this.commandMs): Promise<RunResult> {
     return this.o.shell.run(command, { timeoutMs });
   }
 
@@ -158,14 +163,14 @@ export class ShellHostRunner implements HostRunner {
     const swept = await runRemote(
       this.o.shell,
       buildSweepCommand(this.filesCommand(), this.scanCommand()),
-      CONTROL_COMMAND_TIMEOUT_MS,
+      this.commandMs,
     );
     if (!parseTagged(swept.stdout).length)
       return { stopped: [], forced: [], left: [], ...(await this.removeElsewhere(removal(swept))) };
     const stopped = await this.stopTagged('all', o);
     if (stopped.left.length) return stopped;
     const removed = removal(
-      await runRemote(this.o.shell, buildClusterFilesCommand(this.filesCommand()), CONTROL_COMMAND_TIMEOUT_MS),
+      await runRemote(this.o.shell, buildClusterFilesCommand(this.filesCommand()), this.commandMs),
     );
     return { ...stopped, ...(await this.removeElsewhere(removed)) };
   }
@@ -179,11 +184,7 @@ export class ShellHostRunner implements HostRunner {
       const { TMPDIR: _, ...rest } = this.o.env;
       const env = tmpdir === undefined ? rest : { ...rest, TMPDIR: tmpdir };
       const r = removal(
-        await runRemote(
-          this.o.shell,
-          buildClusterFilesCommand({ ...this.filesCommand(), env }),
-          CONTROL_COMMAND_TIMEOUT_MS,
-        ),
+        await runRemote(this.o.shell, buildClusterFilesCommand({ ...this.filesCommand(), env }), this.commandMs),
       );
       result = result.filesError ? result : r;
     }

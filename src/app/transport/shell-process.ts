@@ -22,6 +22,8 @@ export interface ShellProcessOptions {
   limits?: BudgetLimits;
   now?: () => number;
   reportMs?: number;
+  /** A kill sent by a new exec may take this long (the host's `command_timeout`). */
+  commandTimeoutMs?: number;
 }
 
 export class ShellProcess implements RunningProcess {
@@ -134,7 +136,7 @@ export class ShellProcess implements RunningProcess {
     // The group first (nanny + worker), then the PID itself in case the group is gone.
     await this.shell
       .run(`kill -${sig} -- -${pid} 2>/dev/null || kill -${sig} ${pid} 2>/dev/null; true`, {
-        timeoutMs: CONTROL_COMMAND_TIMEOUT_MS,
+        timeoutMs: this.o.commandTimeoutMs ?? CONTROL_COMMAND_TIMEOUT_MS,
       })
       .catch(() => undefined);
   }

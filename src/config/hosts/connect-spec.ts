@@ -89,6 +89,7 @@ function shared(opts: RawConnectOptions, ctx: ConnectContext) {
     knownHosts: expandPath(opts.known_hosts ?? DEFAULT_KNOWN_HOSTS, ctx.fileDir, ctx.homedir),
     strictHostKeyChecking: opts.strict_host_key_checking ?? 'yes',
     connectTimeoutMs: opts.connect_timeout_ms ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    ...(opts.command_timeout_ms !== undefined ? { commandTimeoutMs: opts.command_timeout_ms } : {}),
   } as const;
 }
 

@@ -38,6 +38,7 @@ export function readConnectOptions(c: Cursor | undefined): RawConnectOptions {
     strict_host_key_checking: opt(f, 'strict_host_key_checking', hostKeyPolicy),
     proxy_jump: opt(f, 'proxy_jump', jumpList),
     connect_timeout_ms: opt(f, 'connect_timeout', positiveDurationMs),
+    command_timeout_ms: opt(f, 'command_timeout', positiveDurationMs),
     password: opt(f, 'password', (v) => secret(v, 'password')),
     passphrase: opt(f, 'passphrase', (v) => secret(v, 'passphrase')),
     agent: opt(f, 'agent', agent),
