@@ -6,6 +6,7 @@
 import { installedExec, remoteProgram, programCommand, type ProgramFile } from './remote-programs.js';
 import { envInput, pythonWord, quoteWord, shellScript, type RemoteInvocation } from './remote-shell.js';
 import type { NamedFile } from '../tls/tls-files.js';
+import { sweepLines, type SweepEscalation } from './sweep-script.js';
 
 export {
   quoteWord,
@@ -149,14 +150,17 @@ export function buildClusterFilesCommand(cmd: ClusterFilesCommand): RemoteInvoca
 }
 
 /**
- * `scan` (shell text that prints what of ours still runs there) and, only when it
- * prints nothing, the removal of the cluster's files, in one exec: a teardown's last
- * look at a host costs one login shell, not two.
+ * `scan` (shell text that prints what of ours still runs there) with the stop of what it
+ * finds, and, only once nothing is left, the removal of the cluster's files, in one exec:
+ * a teardown's last look at a host costs one login shell, whatever it finds.
  */
-export function buildSweepCommand(cmd: ClusterFilesCommand, scan: string): RemoteInvocation {
-  const first = [
-    `__sshc_found=$(${scan})`,
-    `if [ -n "$__sshc_found" ]; then printf '%s\\n' "$__sshc_found"; exit 0; fi`,
-  ];
-  return hostProgram(cmd, 'cluster-files', false, () => ['remove', quoteWord(cmd.clusterId)], '', first);
+export function buildSweepCommand(cmd: ClusterFilesCommand, scan: string, esc: SweepEscalation): RemoteInvocation {
+  return hostProgram(
+    cmd,
+    'cluster-files',
+    false,
+    () => ['remove', quoteWord(cmd.clusterId)],
+    '',
+    sweepLines(scan, esc),
+  );
 }

@@ -28,6 +28,7 @@ export async function probeHost(
   target: Promise<string | undefined>,
   timeoutMs: number,
 ): Promise<ProbeOutcome> {
+  const sent = Date.now();
   const handle = await startRemote(shell, probeScript(h));
   let arrived: number | undefined;
   let stdout = '';
@@ -49,11 +50,22 @@ export async function probeHost(
     const last = stderr.trim().split('\n').slice(-1)[0] ?? '';
     probe.setupFailed = `exit ${exit.code ?? exit.signal ?? '?'}${last ? `: ${last}` : ''}`;
   }
-  // Against the arrival time: the date is printed first, so only the one-way delay
-  // separates the two (the channel's set-up before it does not count).
   const clockOffsetS =
-    probe.remoteTime !== undefined && arrived !== undefined ? probe.remoteTime - arrived / 1000 : undefined;
+    probe.remoteTime !== undefined && arrived !== undefined
+      ? clockOffset(probe.remoteTime, sent / 1000, arrived / 1000)
+      : undefined;
   return { probe, ...(clockOffsetS !== undefined ? { clockOffsetS } : {}) };
+}
+
+/**
+ * How far the host's clock is off, in seconds: a host whose clock agrees with ours read
+ * it between the command being sent and its date arriving, so only a reading outside that
+ * window is an offset (by its distance to the window). Against the arrival time alone, a
+ * busy controller (256 handshakes on 2 cores) read its own late events as hosts behind.
+ */
+export function clockOffset(remote: number, sent: number, arrived: number): number {
+  if (remote < sent) return remote - sent;
+  return remote > arrived ? remote - arrived : 0;
 }
 
 function feed(handle: ExecHandle, target: string | undefined): void {

@@ -51,6 +51,22 @@ export interface ListenSpec {
   lifetimeS: number;
 }
 
+/**
+ * How long the scheduler host's listener may outlive a controller that died (a live one
+ * stops it once every worker has tried it): the probe's time limit, then, since the
+ * handshakes go `fanout` at a time, one connect time limit per wave of them. A fixed
+ * lifetime ended the listener before the last workers of a large file reached it.
+ */
+export function listenerLifetimeS(o: {
+  hosts: number;
+  fanout: number;
+  timeoutMs: number;
+  connectTimeoutMs: number;
+}): number {
+  const waves = Math.ceil(o.hosts / Math.max(1, o.fanout));
+  return Math.ceil((o.timeoutMs + waves * o.connectTimeoutMs) / 1000) + 30;
+}
+
 export function listenerScript(h: HostSpec, l: ListenSpec): RemoteInvocation {
   const listener = remoteProgram('check-listener');
   const args = [l.host, String(l.port), l.dashboardHost, String(l.dashboardPort), String(l.lifetimeS)].map(quoteWord);

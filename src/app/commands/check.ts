@@ -17,6 +17,7 @@ import {
 } from '../check/check-evaluate.js';
 import { checkJson, renderCheck } from '../check/check-format.js';
 import { probeHost, startListener, type Listener } from '../check/check-host.js';
+import { listenerLifetimeS } from '../check/check-probe.js';
 import { safeText } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';
 import { connectLimiter } from '../transport/fan-out.js';
@@ -67,7 +68,7 @@ export async function runCheck(ctx: AppContext, o: CheckOptions): Promise<number
       const authMethod = shell instanceof HostConnection ? shell.authMethod : 'local';
       const obs: HostObservation = { ...base, connect: { ok: true, authMethod, hostKey } };
       if (role !== 'worker') {
-        listener = await startListener(h, shell, listenSpec(spec, o.timeoutMs), o.timeoutMs).catch((err: unknown) =>
+        listener = await startListener(h, shell, listenSpec(spec, o), o.timeoutMs).catch((err: unknown) =>
           failedListener(err),
         );
         obs.ports = listener.ports;
@@ -163,7 +164,7 @@ function schedulerHostname(spec: ClusterSpec): string {
   return spec.schedulerOptions.host ?? spec.schedulerHost.connect.hostname;
 }
 
-function listenSpec(spec: ClusterSpec, timeoutMs: number) {
+function listenSpec(spec: ClusterSpec, o: CheckOptions) {
   const dash = parseDashboardAddress(spec.schedulerOptions.dashboardAddress);
   const any = (host: string | undefined): string => (!host || host === '0.0.0.0' || host === '*' ? '' : host);
   return {
@@ -171,7 +172,12 @@ function listenSpec(spec: ClusterSpec, timeoutMs: number) {
     port: spec.schedulerOptions.port,
     dashboardHost: any(dash.host),
     dashboardPort: dash.port,
-    lifetimeS: Math.ceil(timeoutMs / 1000) + 30,
+    lifetimeS: listenerLifetimeS({
+      hosts: clusterHosts(spec).length,
+      fanout: o.fanout,
+      timeoutMs: o.timeoutMs,
+      connectTimeoutMs: Math.max(...clusterHosts(spec).map((h) => h.connect.connectTimeoutMs)),
+    }),
   };
 }
 

@@ -28,6 +28,10 @@ import { runRemote, startRemote } from './remote-script.js';
 import { ShellProcess } from './shell-process.js';
 import { CONTROL_COMMAND_TIMEOUT_MS, type ShellPort } from '../../ssh/shell-port.js';
 import { stopTagged } from './stop-tagged.js';
+import { parseSweep, sweepLines } from '../../dask/sweep-script.js';
+
+/** After KILL, how long a sweep waits for what it killed to be gone. */
+const SWEEP_VERIFY_MS = 300;
 
 /** Names the host a process was started for, next to the cluster id. */
 export const HOST_TAG = 'SSHCLUSTER_HOST';
@@ -155,24 +159,20 @@ export class ShellHostRunner implements HostRunner {
 
   /**
    * Everything tagged there stopped (stopTagged('all')), then the cluster's files
-   * removed once nothing is left. The first look and the removal are one exec: on a
-   * host already clean, as after a teardown, that is its only one.
+   * removed once nothing is left: the look, the stop of what it finds and the removal
+   * are one exec (sweep-script.ts), so a host costs one login shell however it turns out.
    */
   async clearUp(o: StopOptions): Promise<ClearUpResult> {
-    if (!this.keepsFiles) return this.stopTagged('all', o);
-    const swept = await runRemote(
-      this.o.shell,
-      buildSweepCommand(this.filesCommand(), this.scanCommand()),
-      this.commandMs,
-    );
-    if (!parseTagged(swept.stdout).length)
-      return { stopped: [], forced: [], left: [], ...(await this.removeElsewhere(removal(swept))) };
-    const stopped = await this.stopTagged('all', o);
-    if (stopped.left.length) return stopped;
-    const removed = removal(
-      await runRemote(this.o.shell, buildClusterFilesCommand(this.filesCommand()), this.commandMs),
-    );
-    return { ...stopped, ...(await this.removeElsewhere(removed)) };
+    const esc = { graceMs: o.force?.aborted ? 0 : o.graceMs, verifyMs: o.verifyMs ?? SWEEP_VERIFY_MS };
+    const timeoutMs = this.commandMs + esc.graceMs + esc.verifyMs;
+    const swept = this.keepsFiles
+      ? await runRemote(this.o.shell, buildSweepCommand(this.filesCommand(), this.scanCommand(), esc), timeoutMs)
+      : await this.o.shell.run([...sweepLines(this.scanCommand(), esc), 'true'].join('\n'), { timeoutMs });
+    const report = parseSweep(swept.stdout);
+    const pids = (lines: string[]) => parseTagged(lines.join('\n')).map((t) => t.pid);
+    const stopped = { stopped: pids(report.found), forced: pids(report.forced), left: pids(report.left) };
+    if (stopped.left.length || !this.keepsFiles) return stopped;
+    return { ...stopped, ...(await this.removeElsewhere(removal(swept))) };
   }
 
   /** The files under the other TMPDIRs (one exec each; none unless `apply` changed the host's). */

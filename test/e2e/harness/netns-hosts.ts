@@ -49,10 +49,9 @@ async function place(
 ): Promise<{ mode: TestHostsNet['mode']; bridgeIp: string; at: Placement[] }> {
   try {
     if (o.forceLoopback) throw new Error('forced by SSHC_E2E_FORCE_LOOPBACK');
-    const { id, subnet } = pickRunId();
-    const gateway = `10.213.${subnet}.1`;
-    const at = createNetwork(id, subnet, o.count, net).map((h) => ({ ...h, port: o.sshdPort ?? 22, gateway }));
-    return { mode: 'netns', bridgeIp: gateway, at };
+    const { id, subnet } = pickRunId(o.count);
+    const at = createNetwork(id, subnet, o.count, net).map((h) => ({ ...h, port: o.sshdPort ?? 22 }));
+    return { mode: 'netns', bridgeIp: at[0]?.gateway ?? `10.213.${subnet}.1`, at };
   } catch (err) {
     const partial = destroyNetwork(net);
     const reason = String(err).replace(/^Error: /, '') + (partial.length ? `; cleanup: ${partial.join('; ')}` : '');

@@ -189,13 +189,56 @@ describe('ShellHostRunner.clearUp', () => {
   it('stops what is still tagged first, and removes the files only once it is gone', async () => {
     const id = `d${process.pid}x${Date.now()}`;
     const ours = sleeper({ [CLUSTER_ID_ENV]: id, [HOST_TAG]: 'h1' });
-    const { runner, dir, tmp } = await withFiles(id);
+    const { runner, count, dir, tmp } = await withFiles(id);
     try {
       const r = await runner.clearUp({ graceMs: 0 });
       expect(r).toEqual({ stopped: [ours], forced: [ours], left: [] });
       expect(fs.existsSync(dir)).toBe(false);
+      // The look, the KILL, the verify and the removal: one login shell on the host.
+      expect(count.n).toBe(1);
     } finally {
       fs.rmSync(tmp, { recursive: true, force: true });
     }
+  });
+
+  it('with a grace, TERM ends what was found, still in one exec, and nothing is forced', async () => {
+    const id = `g${process.pid}x${Date.now()}`;
+    const ours = sleeper({ [CLUSTER_ID_ENV]: id, [HOST_TAG]: 'h1' });
+    const { runner, count, dir, tmp } = await withFiles(id);
+    try {
+      expect(await runner.clearUp({ graceMs: 10_000 })).toEqual({ stopped: [ours], forced: [], left: [] });
+      expect(count.n).toBe(1);
+      expect(fs.existsSync(dir)).toBe(false);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('what ignores TERM is KILLed after the grace, in the same exec', async () => {
+    const id = `i${process.pid}x${Date.now()}`;
+    const c = spawn(
+      '/usr/bin/python3',
+      [
+        '-c',
+        "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); print('up', flush=True); time.sleep(60)",
+      ],
+      {
+        env: { PATH: process.env.PATH, [CLUSTER_ID_ENV]: id, [HOST_TAG]: 'h1' },
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
+    children.push(c);
+    await new Promise((resolve) => c.stdout!.once('data', resolve)); // the trap is set
+    const { port, count } = counted();
+    const runner = new ShellHostRunner({
+      host: 'h1',
+      clusterId: id,
+      setup: [],
+      shell: port,
+      python: 'python3',
+      env: {},
+    });
+    expect(await runner.clearUp({ graceMs: 300 })).toEqual({ stopped: [c.pid], forced: [c.pid], left: [] });
+    expect(count.n).toBe(1);
   });
 });
