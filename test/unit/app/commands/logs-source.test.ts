@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runLogs } from '../../../../src/app/commands/cluster-commands.js';
+import { runLogs } from '../../../../src/app/commands/cluster-clients.js';
 import { clusterPaths, ensureClusterDir, stateRoot } from '../../../../src/control/paths.js';
 import { writeState } from '../../../../src/control/state-file.js';
 import { logRows } from '../../../../src/ui/components/log-rows.js';
