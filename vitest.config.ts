@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 // e2e files whose outcome depends on Dask's behaviour: they run again on hosts with a
 // current Dask (project e2e-dask2024). Add new ones (resources, TLS, …) here.
-const DASK_BEHAVIOUR = ['up', 'controller', 'adaptive', 'check', 'dask-version', 'tls-ssh', 'resources', 'apply', 'planted-dir', 'python-package', 'task-outcomes'].map((f) => `test/e2e/${f}.test.ts`);
+const DASK_BEHAVIOUR = ['up', 'controller', 'adaptive', 'check', 'dask-version', 'tls-ssh', 'resources', 'apply', 'planted-dir', 'python-package', 'python-pytest', 'task-outcomes'].map((f) => `test/e2e/${f}.test.ts`);
 
 const e2e = {
   globalSetup: ['test/e2e/harness/global-setup.ts'],

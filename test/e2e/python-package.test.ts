@@ -1,7 +1,7 @@
 // The Python package against a real cluster that `up --detach` starts from this build:
 // python/tests/smoke_attach.py on this project's Dask (2022.12, and 2024.12 from the
-// trixie root, which has no pytest), on a TLS cluster of namespace hosts. The pytest
-// suite runs once, in python-pytest.test.ts.
+// trixie root), on a TLS cluster of namespace hosts. The pytest suite (local clusters)
+// is python-pytest.test.ts, on both lines too.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

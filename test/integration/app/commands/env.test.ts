@@ -101,6 +101,26 @@ describe('sshcluster env', () => {
     expect(stdout.trim()).toBe('tcp://n0:8786|unset');
   });
 
+  it("exports no security loader: in a Python without the sshcluster package, Dask's Client would fail on it", async () => {
+    await cluster('lab', 'tls://n0:8786');
+    await runEnv(ctx(), { name: 'lab', json: false, python: false });
+    expect(out).not.toContain('SECURITY_LOADER');
+    // Why: what `env` exports reaches every Python of that shell, and Dask imports the
+    // configured loader for every Client(address), failing when it cannot.
+    const py = [
+      'import sys; sys.modules["sshcluster"] = None  # a Python without the package',
+      'from distributed.client import _maybe_call_security_loader',
+      'try:',
+      '    _maybe_call_security_loader("tls://n0:8786")',
+      'except ImportError as e:',
+      '    print("ImportError", e)',
+    ].join('\n');
+    const { stdout } = await run('/usr/bin/python3', ['-c', py], {
+      env: { ...process.env, DASK_DISTRIBUTED__CLIENT__SECURITY_LOADER: 'sshcluster.security_loader' },
+    });
+    expect(stdout).toContain('ImportError Failed to import `sshcluster.security_loader`');
+  });
+
   it('--json gives the same variables for scripts', async () => {
     await cluster('lab', 'tls://n0:8786');
     await runEnv(ctx(), { name: 'lab', json: true, python: false });
