@@ -282,6 +282,7 @@ export class ClusterSession {
     }
     await confirmReady({
       state,
+      clock: this.clock,
       emit: (e) => this.bus.emit(e),
       readyTimeoutMs: this.o.readyTimeoutMs,
       signal: this.life.signal,

@@ -1,6 +1,7 @@
 // Start-up's last step: the scheduler itself confirms readiness, then each worker host
 // is reported running or failed with the reason its workers did not register.
 import type { ClusterState } from '../../cluster/cluster-state.js';
+import type { Clock } from '../../cluster/ports.js';
 import { SCHEDULER_NAME } from '../../cluster/plan-actions.js';
 import { describeExit } from '../../dask/diagnose.js';
 import { SchedulerClient } from '../../dask/scheduler-client.js';
@@ -8,10 +9,11 @@ import { parseSchedulerLine, parseWorkerLine } from '../../dask/log-lines.js';
 import { ExpectedError } from '../../errors.js';
 import type { ClusterEvent } from '../../events/types.js';
 import { dashboardForward, dashboardUrl } from './addresses.js';
-import { waitForScheduler, type Whose } from './readiness.js';
+import { waitForScheduler, type Whose } from '../../cluster/readiness.js';
 
 export interface StartupDeps {
   state: ClusterState;
+  clock: Clock;
   emit(e: ClusterEvent): void;
   readyTimeoutMs: number;
   /** Aborted: stop waiting (the cluster is being stopped). */
@@ -83,6 +85,7 @@ export async function confirmReady(d: StartupDeps): Promise<void> {
     });
   const r = await waitForScheduler({
     client,
+    clock: d.clock,
     expected,
     schedulerGone,
     timeoutMs: d.readyTimeoutMs,
