@@ -26,7 +26,7 @@ import { AdaptiveLoop } from './adaptive-loop.js';
 import { dashboardForward, dashboardUrl, recordedDashboardPort, schedulerAddress } from './addresses.js';
 import { startHttpForwards, type HttpForwards } from './http/http-forwards.js';
 import { processSpecs } from './process-specs.js';
-import { confirmReady } from './start-up.js';
+import { confirmReady, type StartupDeps } from './start-up.js';
 import type { SessionTls } from '../tls-setup.js';
 import { distributedVersion } from './dask-version.js';
 import { systemClock } from '../system-clock.js';
@@ -61,6 +61,10 @@ export interface SessionOptions {
   signal?: AbortSignal;
   /** Where the owner-only socket to the scheduler's HTTP server goes (none: not opened). */
   apiSocket?: string;
+  /** A host's runner (the core's HostRunner port); by default one over openShell. */
+  connectHost?: (h: HostSpec) => Promise<HostRunner>;
+  /** The scheduler's HTTP API over a connector (start-up.ts has the real one). */
+  schedulerFor?: StartupDeps['schedulerFor'];
 }
 
 export class ClusterSession {
@@ -110,7 +114,7 @@ export class ClusterSession {
       state: this.state,
       clock: this.clock,
       emit: (e) => this.bus.emit(e),
-      connect: (h) => this.openRunner(h),
+      connect: (h) => (o.connectHost ? o.connectHost(h) : this.openRunner(h)),
       specFor: processSpecs(() => this.state.spec, this.address, o.tls),
       adoptRefusal: parseKeeperRefusal,
       scheduler: () => this.client,
@@ -290,6 +294,7 @@ export class ClusterSession {
       failHost: (h, reason, detail) => reconciler.links.failHost(h, reason, detail),
       dashboardMoved: (url) => (this.dashboard = url),
       useClient: (client) => (this.client = client),
+      schedulerFor: this.o.schedulerFor,
     });
     if (this.o.requireAll && state.failedHosts.size) {
       throw await this.fatal(

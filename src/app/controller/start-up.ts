@@ -4,7 +4,7 @@ import type { ClusterState } from '../../cluster/cluster-state.js';
 import type { Clock } from '../../cluster/ports.js';
 import { SCHEDULER_NAME } from '../../cluster/plan-actions.js';
 import { describeExit } from '../../dask/diagnose.js';
-import { SchedulerClient } from '../../dask/scheduler-client.js';
+import { SchedulerClient, type Connector } from '../../dask/scheduler-client.js';
 import { parseSchedulerLine, parseWorkerLine } from '../../dask/log-lines.js';
 import { ExpectedError } from '../../errors.js';
 import type { ClusterEvent } from '../../events/types.js';
@@ -25,7 +25,11 @@ export interface StartupDeps {
   dashboardMoved(url: string): void;
   /** The scheduler's client, before it answers: the tick and teardown use it from then on. */
   useClient(client: SchedulerClient): void;
+  /** The scheduler's HTTP API over a connector to it (by default the real client). */
+  schedulerFor?: (connect: Connector) => SchedulerClient;
 }
+
+const realScheduler = (connect: Connector) => new SchedulerClient(connect, { timeoutMs: 5_000 });
 
 /** Resolves once the scheduler answers; its worker list lands in state.registered. */
 export async function confirmReady(d: StartupDeps): Promise<void> {
@@ -56,7 +60,8 @@ export async function confirmReady(d: StartupDeps): Promise<void> {
   };
   sched.tail.forEach(dashboardSeen);
   sched.proc.onLine((_stream, line) => dashboardSeen(line));
-  const client = new SchedulerClient(() => runner.forwardOut(fwd.host, fwd.port), { timeoutMs: 5_000 });
+  // The port is read at each connection: a moved dashboard is found on its new one.
+  const client = (d.schedulerFor ?? realScheduler)(() => runner.forwardOut(fwd.host, fwd.port));
   d.useClient(client);
   const expected = () => new Set(state.alive('worker').map((t) => t.desired.name));
   const schedulerGone = sched.proc.exited.then((e) =>
