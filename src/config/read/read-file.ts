@@ -27,7 +27,8 @@ import {
   stringList,
 } from './read-options.js';
 import { readSecurity } from './read-security.js';
-import { configError, Cursor, type Source } from './yaml-cursor.js';
+import { configError } from '../config-error.js';
+import { Cursor, type Source } from './yaml-cursor.js';
 
 const NO_HOSTS_HINT = 'add "hosts: [node1, node2]": the first host runs the scheduler, the others workers';
 

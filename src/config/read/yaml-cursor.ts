@@ -3,20 +3,13 @@
 // fault, which a plain JS object from doc.toJS() has forgotten.
 import { isAlias, isMap, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
 import { ConfigError } from '../../errors.js';
+import { configError, type Where } from '../config-error.js';
 import { unknownKeyHint } from './did-you-mean.js';
 
 export interface Source {
   file: string;
   doc: Document;
   lines: LineCounter;
-}
-
-/** Where something was written, for errors raised after reading (rules, normalize). */
-export interface Where {
-  file: string;
-  line: number;
-  col: number;
-  keyPath: string;
 }
 
 export interface EntryOptions {
@@ -156,9 +149,4 @@ export class Cursor {
     const resolved = isAlias(node) ? (node.resolve(this.src.doc) as Node | undefined) : (node ?? undefined);
     return new Cursor(this.src, resolved, path, offset);
   }
-}
-
-export function configError(w: Where, detail: string, hint?: string): ConfigError {
-  const pos = { file: w.file, line: w.line, col: w.col, ...(w.keyPath ? { keyPath: w.keyPath } : {}) };
-  return new ConfigError(pos, detail, hint === undefined ? {} : { hint });
 }
