@@ -69,16 +69,14 @@ export interface SessionOptions {
 
 export class ClusterSession {
   readonly address: string;
-  dashboard: string;
-  /** When the cluster started: for a re-adopted one, its first start, not this controller's. */
-  startedAt: number;
+  private url: string;
+  private firstStart: number;
   /** When this controller started. */
   readonly controllerStartedAt: number;
   readonly state: ClusterState;
   readonly clock: Clock;
-  client?: SchedulerClient;
-  /** The adaptive loop, when the cluster is or was adaptive; userScale() turns it off. */
-  adaptive?: AdaptiveLoop;
+  private scheduler?: SchedulerClient;
+  private loop?: AdaptiveLoop;
   private readonly reconciler: Reconciler;
   /** The cluster's life: aborted at teardown (ticks, loops and start-up waits end). */
   private readonly life = new AbortController();
@@ -93,9 +91,9 @@ export class ClusterSession {
   constructor(readonly o: SessionOptions) {
     this.clock = o.clock ?? systemClock;
     this.controllerStartedAt = this.clock.now();
-    this.startedAt = this.controllerStartedAt;
+    this.firstStart = this.controllerStartedAt;
     this.address = schedulerAddress(o.spec, o.tls ? 'tls' : 'tcp');
-    this.dashboard = dashboardUrl(o.spec);
+    this.url = dashboardUrl(o.spec);
     this.state = new ClusterState(o.spec, o.initialWorkers);
     for (const h of o.drained ?? []) this.state.drained.add(h);
     this.state.formerHosts = [...(o.previous?.formerHosts ?? [])];
@@ -120,6 +118,26 @@ export class ClusterSession {
       scheduler: () => this.client,
       signal: this.life.signal,
     });
+  }
+
+  /** The dashboard's URL: the scheduler's, or this machine's forward of it. */
+  get dashboard(): string {
+    return this.url;
+  }
+
+  /** When the cluster started: for a re-adopted one, its first start, not this controller's. */
+  get startedAt(): number {
+    return this.firstStart;
+  }
+
+  /** The scheduler's client, once start-up has made it. */
+  get client(): SchedulerClient | undefined {
+    return this.scheduler;
+  }
+
+  /** The adaptive loop, when the cluster is or was adaptive; userScale() turns it off. */
+  get adaptive(): AdaptiveLoop | undefined {
+    return this.loop;
   }
 
   get bus(): EventBus {
@@ -259,7 +277,7 @@ export class ClusterSession {
         reconciler.lifecycle.adopt(p, pid);
       adopted = await readopt({ state, address: this.address, emit: (e) => this.bus.emit(e), adopt }, this.o.previous);
       const before = Date.parse(this.o.previous.startedAt ?? '');
-      if (adopted > 0 && before <= this.startedAt) this.startedAt = before;
+      if (adopted > 0 && before <= this.firstStart) this.firstStart = before;
     } else {
       // Pipelined: each host's processes start as soon as that host connects, not once
       // every host has. The scheduler's host is connected first; a worker does not wait
@@ -292,8 +310,8 @@ export class ClusterSession {
       signal: this.life.signal,
       fatal: (m, detail) => this.fatal(m, detail),
       failHost: (h, reason, detail) => reconciler.links.failHost(h, reason, detail),
-      dashboardMoved: (url) => (this.dashboard = url),
-      useClient: (client) => (this.client = client),
+      dashboardMoved: (url) => (this.url = url),
+      useClient: (client) => (this.scheduler = client),
       schedulerFor: this.o.schedulerFor,
     });
     if (this.o.requireAll && state.failedHosts.size) {
@@ -362,7 +380,7 @@ export class ClusterSession {
       apiSocket: this.o.apiSocket,
       say: (e) => this.bus.emit(e),
     });
-    if (this.httpForwards.url) this.dashboard = this.httpForwards.url;
+    if (this.httpForwards.url) this.url = this.httpForwards.url;
   }
 
   tick(): Promise<void> {
@@ -415,9 +433,9 @@ export class ClusterSession {
   /** A new adaptive loop with these bounds, replacing the running one. */
   startAdaptive(spec: AdaptiveSpec): void {
     this.state.drainShort = 0; // adaptive sizes the cluster from here on
-    this.adaptive?.stop();
-    this.adaptive = this.adaptiveLoop(spec);
-    this.adaptive.start();
+    this.loop?.stop();
+    this.loop = this.adaptiveLoop(spec);
+    this.loop.start();
   }
 
   /** An adaptive loop over this cluster, not started (a dry run steps it once). */
