@@ -10,7 +10,8 @@ import type { Layout, PlacedHost } from './layout.js';
 import { opt, stringList } from './read/read-options.js';
 import { GROUP_KEYS, type RawAdaptiveGroup } from './schema.js';
 import type { AdaptiveGroupSpec } from './spec.js';
-import { configError, type Cursor } from './read/yaml-cursor.js';
+import { configError } from './config-error.js';
+import type { Cursor } from './read/yaml-cursor.js';
 
 const GROUP_NAME = {
   re: /^[A-Za-z0-9][A-Za-z0-9._-]*$/,

@@ -5,7 +5,7 @@ import { DEFAULT_WORKER_OPTIONS } from './defaults.js';
 import type { Layout, PlacedHost } from './layout.js';
 import type { RawHostFile } from './schema.js';
 import type { AdaptiveGroupSpec } from './spec.js';
-import { configError } from './read/yaml-cursor.js';
+import { configError } from './config-error.js';
 import { newWorkerSize } from './worker-size.js';
 import { bytes } from '../events/units.js';
 

@@ -3,7 +3,7 @@
 // and parsed (durations in ms, sizes in bytes) because only the reader knows where
 // they were written.
 import type { HostKeyPolicy, SecretSource } from './spec.js';
-import type { Where } from './read/yaml-cursor.js';
+import type { Where } from './config-error.js';
 
 export const TOP_KEYS = [
   'name',

@@ -26,7 +26,7 @@ import { AdaptiveLoop } from './adaptive-loop.js';
 import { dashboardForward, dashboardUrl, recordedDashboardPort, schedulerAddress } from './addresses.js';
 import { startHttpForwards, type HttpForwards } from './http/http-forwards.js';
 import { processSpecs } from './process-specs.js';
-import { confirmReady } from './start-up.js';
+import { confirmReady, type StartupDeps } from './start-up.js';
 import type { SessionTls } from '../tls-setup.js';
 import { distributedVersion } from './dask-version.js';
 import { systemClock } from '../system-clock.js';
@@ -61,20 +61,22 @@ export interface SessionOptions {
   signal?: AbortSignal;
   /** Where the owner-only socket to the scheduler's HTTP server goes (none: not opened). */
   apiSocket?: string;
+  /** A host's runner (the core's HostRunner port); by default one over openShell. */
+  connectHost?: (h: HostSpec) => Promise<HostRunner>;
+  /** The scheduler's HTTP API over a connector (start-up.ts has the real one). */
+  schedulerFor?: StartupDeps['schedulerFor'];
 }
 
 export class ClusterSession {
   readonly address: string;
-  dashboard: string;
-  /** When the cluster started: for a re-adopted one, its first start, not this controller's. */
-  startedAt: number;
+  private url: string;
+  private firstStart: number;
   /** When this controller started. */
   readonly controllerStartedAt: number;
   readonly state: ClusterState;
   readonly clock: Clock;
-  client?: SchedulerClient;
-  /** The adaptive loop, when the cluster is or was adaptive; userScale() turns it off. */
-  adaptive?: AdaptiveLoop;
+  private scheduler?: SchedulerClient;
+  private loop?: AdaptiveLoop;
   private readonly reconciler: Reconciler;
   /** The cluster's life: aborted at teardown (ticks, loops and start-up waits end). */
   private readonly life = new AbortController();
@@ -91,9 +93,9 @@ export class ClusterSession {
   constructor(readonly o: SessionOptions) {
     this.clock = o.clock ?? systemClock;
     this.controllerStartedAt = this.clock.now();
-    this.startedAt = this.controllerStartedAt;
+    this.firstStart = this.controllerStartedAt;
     this.address = schedulerAddress(o.spec, o.tls ? 'tls' : 'tcp');
-    this.dashboard = dashboardUrl(o.spec);
+    this.url = dashboardUrl(o.spec);
     this.state = new ClusterState(o.spec, o.initialWorkers);
     for (const h of o.drained ?? []) this.state.drained.add(h);
     this.state.formerHosts = [...(o.previous?.formerHosts ?? [])];
@@ -112,12 +114,32 @@ export class ClusterSession {
       state: this.state,
       clock: this.clock,
       emit: (e) => this.bus.emit(e),
-      connect: (h) => this.openRunner(h),
+      connect: (h) => (o.connectHost ? o.connectHost(h) : this.openRunner(h)),
       specFor: processSpecs(() => this.state.spec, this.address, o.tls),
       adoptRefusal: parseKeeperRefusal,
       scheduler: () => this.client,
       signal: this.life.signal,
     });
+  }
+
+  /** The dashboard's URL: the scheduler's, or this machine's forward of it. */
+  get dashboard(): string {
+    return this.url;
+  }
+
+  /** When the cluster started: for a re-adopted one, its first start, not this controller's. */
+  get startedAt(): number {
+    return this.firstStart;
+  }
+
+  /** The scheduler's client, once start-up has made it. */
+  get client(): SchedulerClient | undefined {
+    return this.scheduler;
+  }
+
+  /** The adaptive loop, when the cluster is or was adaptive; userScale() turns it off. */
+  get adaptive(): AdaptiveLoop | undefined {
+    return this.loop;
   }
 
   get bus(): EventBus {
@@ -258,7 +280,7 @@ export class ClusterSession {
         reconciler.lifecycle.adopt(p, pid);
       adopted = await readopt({ state, address: this.address, emit: (e) => this.bus.emit(e), adopt }, this.o.previous);
       const before = Date.parse(this.o.previous.startedAt ?? '');
-      if (adopted > 0 && before <= this.startedAt) this.startedAt = before;
+      if (adopted > 0 && before <= this.firstStart) this.firstStart = before;
     } else {
       // Pipelined: each host's processes start as soon as that host connects, not once
       // every host has. The scheduler's host is connected first; a worker does not wait
@@ -285,13 +307,15 @@ export class ClusterSession {
     }
     await confirmReady({
       state,
+      clock: this.clock,
       emit: (e) => this.bus.emit(e),
       readyTimeoutMs: this.o.readyTimeoutMs,
       signal: this.life.signal,
       fatal: (m, detail) => this.fatal(m, detail),
       failHost: (h, reason, detail) => reconciler.links.failHost(h, reason, detail),
-      dashboardMoved: (url) => (this.dashboard = url),
-      useClient: (client) => (this.client = client),
+      dashboardMoved: (url) => (this.url = url),
+      useClient: (client) => (this.scheduler = client),
+      schedulerFor: this.o.schedulerFor,
     });
     if (this.o.requireAll && state.failedHosts.size) {
       throw await this.fatal(
@@ -359,7 +383,7 @@ export class ClusterSession {
       apiSocket: this.o.apiSocket,
       say: (e) => this.bus.emit(e),
     });
-    if (this.httpForwards.url) this.dashboard = this.httpForwards.url;
+    if (this.httpForwards.url) this.url = this.httpForwards.url;
   }
 
   tick(): Promise<void> {
@@ -412,9 +436,9 @@ export class ClusterSession {
   /** A new adaptive loop with these bounds, replacing the running one. */
   startAdaptive(spec: AdaptiveSpec): void {
     this.state.drainShort = 0; // adaptive sizes the cluster from here on
-    this.adaptive?.stop();
-    this.adaptive = this.adaptiveLoop(spec);
-    this.adaptive.start();
+    this.loop?.stop();
+    this.loop = this.adaptiveLoop(spec);
+    this.loop.start();
   }
 
   /** An adaptive loop over this cluster, not started (a dry run steps it once). */

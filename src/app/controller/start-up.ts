@@ -1,17 +1,19 @@
 // Start-up's last step: the scheduler itself confirms readiness, then each worker host
 // is reported running or failed with the reason its workers did not register.
 import type { ClusterState } from '../../cluster/cluster-state.js';
+import type { Clock } from '../../cluster/ports.js';
 import { SCHEDULER_NAME } from '../../cluster/plan-actions.js';
 import { describeExit } from '../../dask/diagnose.js';
-import { SchedulerClient } from '../../dask/scheduler-client.js';
+import { SchedulerClient, type Connector } from '../../dask/scheduler-client.js';
 import { parseSchedulerLine, parseWorkerLine } from '../../dask/log-lines.js';
 import { ExpectedError } from '../../errors.js';
 import type { ClusterEvent } from '../../events/types.js';
 import { dashboardForward, dashboardUrl } from './addresses.js';
-import { waitForScheduler, type Whose } from './readiness.js';
+import { waitForScheduler, type Whose } from '../../cluster/readiness.js';
 
 export interface StartupDeps {
   state: ClusterState;
+  clock: Clock;
   emit(e: ClusterEvent): void;
   readyTimeoutMs: number;
   /** Aborted: stop waiting (the cluster is being stopped). */
@@ -23,7 +25,11 @@ export interface StartupDeps {
   dashboardMoved(url: string): void;
   /** The scheduler's client, before it answers: the tick and teardown use it from then on. */
   useClient(client: SchedulerClient): void;
+  /** The scheduler's HTTP API over a connector to it (by default the real client). */
+  schedulerFor?: (connect: Connector) => SchedulerClient;
 }
+
+const realScheduler = (connect: Connector) => new SchedulerClient(connect, { timeoutMs: 5_000 });
 
 /** Resolves once the scheduler answers; its worker list lands in state.registered. */
 export async function confirmReady(d: StartupDeps): Promise<void> {
@@ -54,7 +60,8 @@ export async function confirmReady(d: StartupDeps): Promise<void> {
   };
   sched.tail.forEach(dashboardSeen);
   sched.proc.onLine((_stream, line) => dashboardSeen(line));
-  const client = new SchedulerClient(() => runner.forwardOut(fwd.host, fwd.port), { timeoutMs: 5_000 });
+  // The port is read at each connection: a moved dashboard is found on its new one.
+  const client = (d.schedulerFor ?? realScheduler)(() => runner.forwardOut(fwd.host, fwd.port));
   d.useClient(client);
   const expected = () => new Set(state.alive('worker').map((t) => t.desired.name));
   const schedulerGone = sched.proc.exited.then((e) =>
@@ -83,6 +90,7 @@ export async function confirmReady(d: StartupDeps): Promise<void> {
     });
   const r = await waitForScheduler({
     client,
+    clock: d.clock,
     expected,
     schedulerGone,
     timeoutMs: d.readyTimeoutMs,

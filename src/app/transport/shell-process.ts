@@ -4,7 +4,7 @@
 // unreliable on OpenSSH); KILL also goes by PID over a separate command.
 // Each stream has an output budget (output-budget.ts): what is over it is dropped here,
 // before it costs the controller anything, and said in the process's log and a notice.
-import type { ExitInfo, LineStream, ProcessSpec, RunningProcess } from '../../cluster/ports.js';
+import type { Clock, ExitInfo, LineStream, ProcessSpec, RunningProcess } from '../../cluster/ports.js';
 import { LAUNCHER_PID_PREFIX, parseLauncherPid } from '../../dask/log-lines.js';
 import { splitLines, type Admit } from './line-splitter.js';
 import { DEFAULT_LIMITS, droppedText, OutputBudget, type BudgetLimits } from './output-budget.js';
@@ -24,6 +24,8 @@ export interface ShellProcessOptions {
   reportMs?: number;
   /** A kill sent by a new exec may take this long (the host's `command_timeout`). */
   commandTimeoutMs?: number;
+  /** The stop's waits (grace, KILL's verification); the system clock if not given. */
+  clock?: Clock;
 }
 
 export class ShellProcess implements RunningProcess {
@@ -121,7 +123,7 @@ export class ShellProcess implements RunningProcess {
       alive: async (pids: number[]) => (this.done ? [] : pids),
       gone: this.exited,
     };
-    const r = await stopTagged(target, [pid], { graceMs, verifyMs: KILL_VERIFY_MS, force });
+    const r = await stopTagged(target, [pid], { graceMs, verifyMs: KILL_VERIFY_MS, force, clock: this.o.clock });
     if (!r.forced.length) return { forced: false, exit: await this.exited };
     const exit = this.done ? await this.exited : { code: null, signal: 'SIGKILL' };
     this.handle.close();

@@ -4,7 +4,7 @@
 // way of signalling and of seeing a PID gone differs. SSH channel signals are not
 // reliable on OpenSSH, so signals always go by PID over a separate command.
 import { delay } from '../../cluster/clock.js';
-import type { StopResult } from '../../cluster/ports.js';
+import type { Clock, StopResult } from '../../cluster/ports.js';
 import { systemClock } from '../system-clock.js';
 
 export interface StopTarget {
@@ -23,6 +23,8 @@ export interface EscalationOptions {
   pollMs?: number;
   /** Aborted (a second Ctrl-C): no more grace, KILL now. */
   force?: AbortSignal;
+  /** The waits' clock (tests: a fake one); the system clock if not given. */
+  clock?: Clock;
 }
 
 const DEFAULT_VERIFY_MS = 300;
@@ -45,20 +47,26 @@ export async function stopTagged(t: StopTarget, pids: number[], o: EscalationOpt
 
 /** Waits until every PID is gone or `ms` passed (or force is aborted); returns what is left. */
 async function waitGone(t: StopTarget, pids: number[], ms: number, o: EscalationOptions): Promise<number[]> {
-  const end = Date.now() + ms;
+  const clock = o.clock ?? systemClock;
+  const end = clock.now() + ms;
   let left = pids;
   while (left.length) {
-    const wait = Math.min(o.pollMs ?? DEFAULT_POLL_MS, end - Date.now());
+    const wait = Math.min(o.pollMs ?? DEFAULT_POLL_MS, end - clock.now());
     if (wait <= 0 || o.force?.aborted) break;
-    if (await sleepUnless(wait, t.gone, o.force)) return [];
+    if (await sleepUnless(clock, wait, t.gone, o.force)) return [];
     left = await t.alive(left).catch(() => left);
   }
   return left;
 }
 
 /** true when `gone` settled first; false after `ms` or once `force` is aborted. */
-function sleepUnless(ms: number, gone: Promise<unknown> | undefined, force: AbortSignal | undefined): Promise<boolean> {
-  const slept = delay(systemClock, ms, force).then(() => false);
+function sleepUnless(
+  clock: Clock,
+  ms: number,
+  gone: Promise<unknown> | undefined,
+  force: AbortSignal | undefined,
+): Promise<boolean> {
+  const slept = delay(clock, ms, force).then(() => false);
   return gone
     ? Promise.race([
         slept,

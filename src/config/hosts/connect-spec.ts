@@ -13,7 +13,7 @@ import { parseJumpList } from './host-address.js';
 import type { HostAddress, RawConnectOptions } from '../schema.js';
 import type { ConnectSpec } from '../spec.js';
 import type { SshHostConfig, SshResolver } from './ssh-config.js';
-import { configError, type Where } from '../read/yaml-cursor.js';
+import { configError, type Where } from '../config-error.js';
 
 export interface ConnectContext {
   resolveSsh: SshResolver;

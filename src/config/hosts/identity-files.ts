@@ -4,8 +4,7 @@
 // which may well not exist, and ssh skips them silently, as ssh/auth.ts does; nor for a
 // host that also has an agent or a password (OpenSSH only warns then: the agent may hold
 // the key, as with a host file shared between machines).
-import type { LocalFileContext } from '../read/read-security.js';
-import { configError } from '../read/yaml-cursor.js';
+import { configError, type LocalFileContext } from '../config-error.js';
 import type { RawHostFile, RawPath } from '../schema.js';
 import { agentSocket, expandPath } from './connect-spec.js';
 

@@ -28,7 +28,8 @@ import {
 } from './read-options.js';
 import { readSecurity } from './read-security.js';
 import { ConfigError, configErrors } from '../../errors.js';
-import { configError, Cursor, positionKey, recover, type Source } from './yaml-cursor.js';
+import { configError } from '../config-error.js';
+import { Cursor, positionKey, recover, type Source } from './yaml-cursor.js';
 
 const NO_HOSTS_HINT = 'add "hosts: [node1, node2]": the first host runs the scheduler, the others workers';
 

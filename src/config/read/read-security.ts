@@ -5,7 +5,8 @@
 import { expandPath } from '../hosts/connect-spec.js';
 import { SECURITY_KEYS, TLS_PAIR_KEYS, type RawPath, type RawSecurity, type RawTlsPair } from '../schema.js';
 import type { SecuritySpec } from '../spec.js';
-import { configError, type Cursor } from './yaml-cursor.js';
+import { configError, type LocalFileContext } from '../config-error.js';
+import type { Cursor } from './yaml-cursor.js';
 
 const EXPECTED =
   'expected "tls", "none", or {ca_file, scheduler: {cert, key}, worker: {cert, key}, client: {cert, key}}';
@@ -48,14 +49,6 @@ function pair(c: Cursor): RawTlsPair {
 
 function rawPath(c: Cursor): RawPath {
   return { path: c.string('expected a file path'), where: c.where() };
-}
-
-/** How a path written in the host file is resolved and read. */
-export interface LocalFileContext {
-  fileDir: string;
-  homedir: string;
-  /** Throws when the file cannot be read. */
-  readFile(path: string): string | Uint8Array;
 }
 
 /**

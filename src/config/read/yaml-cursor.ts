@@ -3,6 +3,7 @@
 // fault, which a plain JS object from doc.toJS() has forgotten.
 import { isAlias, isMap, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
 import { ConfigError } from '../../errors.js';
+import { configError, type Where } from '../config-error.js';
 import { unknownKeyHint } from './did-you-mean.js';
 
 export interface Source {
@@ -20,14 +21,6 @@ export interface Source {
 
 export function positionKey(p: { line?: number; col?: number }): string {
   return `${p.line ?? 0}:${p.col ?? 0}`;
-}
-
-/** Where something was written, for errors raised after reading (rules, normalize). */
-export interface Where {
-  file: string;
-  line: number;
-  col: number;
-  keyPath: string;
 }
 
 export interface EntryOptions {
@@ -194,9 +187,4 @@ export function recover<T>(c: Cursor, read: () => T): T | undefined {
     c.src.errors.push(err);
     return undefined;
   }
-}
-
-export function configError(w: Where, detail: string, hint?: string): ConfigError {
-  const pos = { file: w.file, line: w.line, col: w.col, ...(w.keyPath ? { keyPath: w.keyPath } : {}) };
-  return new ConfigError(pos, detail, hint === undefined ? {} : { hint });
 }

@@ -125,7 +125,9 @@ describe('ControlEndpoint subscribe', () => {
       clients: 1,
       scheduler: { cpu: 7, memoryBytes: 90 * 2 ** 20 },
     };
-    session.client = { demand: async () => ({ groups: [], workers: [], figures }) } as unknown as SchedulerClient;
+    // The scheduler's client start-up would have made (session.client is read-only).
+    const scheduler = { demand: async () => ({ groups: [], workers: [], figures }) } as unknown as SchedulerClient;
+    Object.defineProperty(session, 'client', { value: scheduler });
     const paths = pathsFor(ctx, session.spec.name);
     const ep = new ControlEndpoint(paths, {
       session,

@@ -170,8 +170,9 @@ function fakeSession(
     state: new ClusterState(spec),
     clock: systemClock,
     life: new AbortController(),
-    adaptive: undefined as ClusterSession['adaptive'],
-    client: {
+    // The session's private fields behind its adaptive and client getters.
+    loop: undefined as ClusterSession['adaptive'],
+    scheduler: {
       identityOrWorkers: async () => ({ address: '', services: {}, workers: registered }),
       adaptiveTarget: async () => 0,
       demand: async () => undefined,

@@ -7,10 +7,11 @@ import type { ExitInfo, ProcessSpec } from '../../../../src/cluster/ports.js';
 import { ShellProcess } from '../../../../src/app/transport/shell-process.js';
 import type { ExecHandle } from '../../../../src/ssh/exec-handle.js';
 import type { ShellPort } from '../../../../src/ssh/shell-port.js';
+import { FakeClock } from '../../cluster/fakes.js';
 
 const spec: ProcessSpec = { name: 'h-0', host: 'h', role: 'worker', argv: ['python3'], env: {} };
 
-function started() {
+function started(clock = new FakeClock()) {
   let exit!: (e: ExitInfo) => void;
   const stdout = new PassThrough();
   const stdin = new PassThrough();
@@ -28,7 +29,7 @@ function started() {
   const shell = {
     run: vi.fn(async (c: string) => (commands.push(c), { code: 0, stdout: '', stderr: '' })),
   } as unknown as ShellPort;
-  const p = new ShellProcess(spec, handle, shell);
+  const p = new ShellProcess(spec, handle, shell, { clock });
   stdout.write('__SSHCLUSTER_PID__ 42\n');
   return { p, stdout, exit, commands, written: () => written };
 }
@@ -45,9 +46,14 @@ describe('ShellProcess.stop', () => {
   });
 
   it('after the grace, writes KILL and also kills the group by PID over a command', async () => {
-    const { p, commands, written } = started();
+    const clock = new FakeClock();
+    const { p, commands, written } = started(clock);
     await p.pid;
-    const r = await p.stop(50);
+    // The grace and KILL's verification (5 s) pass on the fake clock, not in real time.
+    let r: Awaited<ReturnType<typeof p.stop>> | undefined;
+    void p.stop(50).then((x) => (r = x));
+    for (let polls = 0; r === undefined && polls < 100; polls++) await clock.advance(250);
+    if (!r) throw new Error('stop() did not end within 25 s of fake time');
     expect(written()).toBe('TERM\nKILL\n');
     expect(commands).toEqual(['kill -KILL -- -42 2>/dev/null || kill -KILL 42 2>/dev/null; true']);
     expect(r.forced).toBe(true);

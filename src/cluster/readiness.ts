@@ -1,8 +1,7 @@
 // Readiness comes from the scheduler itself (/health, then its worker list), not from
 // INFO log lines: a scheduler run at log level WARN prints none and would never look ready.
-import { delay } from '../../cluster/clock.js';
-import type { SchedulerPort } from '../../cluster/ports.js';
-import { systemClock } from '../system-clock.js';
+import { delay } from './clock.js';
+import type { Clock, SchedulerPort } from './ports.js';
 
 export interface ReadyWaitOptions {
   client: Pick<SchedulerPort, 'health' | 'workers'>;
@@ -12,7 +11,8 @@ export interface ReadyWaitOptions {
   schedulerGone: Promise<string>;
   timeoutMs: number;
   pollMs?: number;
-  now?: () => number;
+  /** The core's clock: the poll interval and the deadline are read from it. */
+  clock: Clock;
   /** Aborted: stop waiting at once (the cluster is being stopped). */
   signal?: AbortSignal;
   /**
@@ -41,7 +41,7 @@ export type ReadyResult =
   | { kind: 'stopped' };
 
 export async function waitForScheduler(o: ReadyWaitOptions): Promise<ReadyResult> {
-  const now = o.now ?? Date.now;
+  const now = () => o.clock.now();
   const pollMs = o.pollMs ?? 250;
   const deadline = now() + o.timeoutMs;
   let gone: string | undefined;
@@ -79,7 +79,7 @@ export async function waitForScheduler(o: ReadyWaitOptions): Promise<ReadyResult
     }
     if (news) continue;
     nap = new AbortController();
-    await delay(systemClock, pollMs, o.signal ? AbortSignal.any([o.signal, nap.signal]) : nap.signal);
+    await delay(o.clock, pollMs, o.signal ? AbortSignal.any([o.signal, nap.signal]) : nap.signal);
     nap = undefined;
   }
   if (o.signal?.aborted) return { kind: 'stopped' };

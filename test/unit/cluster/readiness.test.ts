@@ -1,6 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { waitForScheduler } from '../../../../src/app/controller/readiness.js';
-import type { SchedulerClient } from '../../../../src/dask/scheduler-client.js';
+import { waitForScheduler, type ReadyResult, type ReadyWaitOptions } from '../../../src/cluster/readiness.js';
+import type { SchedulerClient } from '../../../src/dask/scheduler-client.js';
+import { FakeClock, flush } from './fakes.js';
+
+/**
+ * waitForScheduler on a fake clock, moved on one poll at a time until it answers (the
+ * deadline and the poll interval are the clock's, so no real time passes).
+ */
+async function wait(o: Omit<ReadyWaitOptions, 'clock'>, clock = new FakeClock()): Promise<ReadyResult> {
+  let result: ReadyResult | undefined;
+  void waitForScheduler({ ...o, clock }).then((r) => (result = r));
+  await flush();
+  for (let polls = 0; result === undefined; polls++) {
+    if (polls > 1_000) throw new Error('waitForScheduler did not answer within 1000 polls');
+    await clock.advance(o.pollMs ?? 250);
+  }
+  return result;
+}
 
 // A fake at the port: answers from a script of states, one per poll.
 function fakeClient(states: { health: boolean | 'throw'; workers: string[] }[]): SchedulerClient {
@@ -32,7 +48,7 @@ describe('waitForScheduler', () => {
       { health: true, workers: ['a-0'] },
       { health: true, workers: ['a-0', 'b-0'] },
     ]);
-    const r = await waitForScheduler({
+    const r = await wait({
       client,
       expected: () => new Set(['a-0', 'b-0']),
       schedulerGone: never,
@@ -49,7 +65,7 @@ describe('waitForScheduler', () => {
   });
   it('reports the missing workers when time runs out', async () => {
     const client = fakeClient([{ health: true, workers: ['a-0'] }]);
-    const r = await waitForScheduler({
+    const r = await wait({
       client,
       expected: () => new Set(['a-0', 'b-0']),
       schedulerGone: never,
@@ -60,7 +76,7 @@ describe('waitForScheduler', () => {
   });
   it('stops waiting when the scheduler process is gone, with its reason', async () => {
     const client = fakeClient([{ health: 'throw', workers: [] }]);
-    const r = await waitForScheduler({
+    const r = await wait({
       client,
       expected: () => new Set(),
       schedulerGone: Promise.resolve('port already in use'),
@@ -72,14 +88,18 @@ describe('waitForScheduler', () => {
   it('stops expecting a worker whose process died', async () => {
     const expected = new Set(['a-0', 'b-0']);
     const client = fakeClient([{ health: true, workers: ['a-0'] }]);
-    setTimeout(() => expected.delete('b-0'), 5);
-    const r = await waitForScheduler({
-      client,
-      expected: () => expected,
-      schedulerGone: never,
-      timeoutMs: 5_000,
-      pollMs: 1,
-    });
+    const clock = new FakeClock();
+    clock.after(5, () => expected.delete('b-0'));
+    const r = await wait(
+      {
+        client,
+        expected: () => expected,
+        schedulerGone: never,
+        timeoutMs: 5_000,
+        pollMs: 1,
+      },
+      clock,
+    );
     expect(r.kind).toBe('ready');
   });
   it('stops waiting at once when its signal is aborted (the cluster is being stopped)', async () => {
@@ -92,6 +112,7 @@ describe('waitForScheduler', () => {
       timeoutMs: 600_000,
       pollMs: 600_000,
       signal: stop.signal,
+      clock: new FakeClock(),
     });
     stop.abort();
     expect(await waiting).toEqual({ kind: 'stopped' });
@@ -103,7 +124,7 @@ describe('waitForScheduler', () => {
       { health: true, workers: ['a-0', 'b-0'] },
     ]);
     let poke = () => {};
-    // A 10-minute interval: without the news this would outlast the test's timeout.
+    // The fake clock never moves here: without the news the wait would never end.
     const waiting = waitForScheduler({
       client,
       expected: () => new Set(['a-0', 'b-0']),
@@ -111,8 +132,10 @@ describe('waitForScheduler', () => {
       timeoutMs: 600_000,
       pollMs: 600_000,
       onNews: (p) => (poke = p),
+      clock: new FakeClock(),
     });
-    setTimeout(() => poke(), 0);
+    await flush();
+    poke();
     expect((await waiting).kind).toBe('ready');
   });
 
@@ -127,7 +150,7 @@ describe('waitForScheduler', () => {
         return (asked === 1 ? ['a-0'] : ['a-0', 'b-0']).map((name) => ({ name, address: 'tcp://h:1' }));
       },
     } as unknown as SchedulerClient;
-    const r = await waitForScheduler({
+    const r = await wait({
       client,
       expected: () => new Set(['a-0', 'b-0']),
       schedulerGone: never,
@@ -153,7 +176,7 @@ describe('waitForScheduler: whose scheduler answers', () => {
       if (++asked === 3) gone('address already in use');
       return 'foreign' as const;
     };
-    const r = await waitForScheduler({
+    const r = await wait({
       client: full(),
       expected: both,
       schedulerGone,
@@ -168,7 +191,7 @@ describe('waitForScheduler: whose scheduler answers', () => {
   });
 
   it('says so when only another scheduler answered until the time ran out', async () => {
-    const r = await waitForScheduler({
+    const r = await wait({
       client: full(),
       expected: both,
       schedulerGone: never,
@@ -186,7 +209,7 @@ describe('waitForScheduler: whose scheduler answers', () => {
     const answers = ['pending', 'pending', 'ours'] as const;
     let asked = 0;
     const whose = async () => answers[Math.min(asked++, answers.length - 1)]!;
-    const r = await waitForScheduler({
+    const r = await wait({
       client: full(),
       expected: both,
       schedulerGone: never,
@@ -199,7 +222,7 @@ describe('waitForScheduler: whose scheduler answers', () => {
   });
 
   it('takes a scheduler that cannot say (no sshcluster preload), as before', async () => {
-    const r = await waitForScheduler({
+    const r = await wait({
       client: full(),
       expected: both,
       schedulerGone: never,
