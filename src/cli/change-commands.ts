@@ -111,7 +111,7 @@ export const undrainCommand = (ctx: AppContext, done: Done) => drainLike(ctx, do
 export function restartCommand(ctx: AppContext, done: Done): Command {
   return new Command('restart')
     .description(
-      'restart workers a batch at a time, each batch registered before the next (a leaking worker, a new package)',
+      'restart workers a batch at a time, each batch registered before the next (a leaking worker, a new package); each batch is printed as it completes',
     )
     .option('--rolling', 'one batch at a time (the only mode; accepted for clarity)', true)
     .option('--hosts <pattern>', 'only workers on these hosts (names, globs, ranges)')

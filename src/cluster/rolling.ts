@@ -69,7 +69,9 @@ export async function rollingRestart(d: RollDeps, names: readonly string[], o: R
     const also = { ...(gone.length ? { gone } : {}), ...(dropped.length ? { dropped } : {}) };
     if (!batch.length) return { kind: 'done', restarted, ...also };
     const before = new Map(batch.map((n) => [n, d.state.processes.get(n)]));
-    d.progress(`restarting ${batch.join(', ')} (${restarted.length + batch.length} of ${names.length - gone.length})`);
+    const total = names.length - gone.length;
+    const began = d.clock.now();
+    d.progress(`restarting ${batch.join(', ')} (${restarted.length + batch.length} of ${total})`);
     const outcomes = await Promise.all(batch.map(async (n) => [n, await d.restart(n)] as const));
     const kept = keptAndDropped(new Map(outcomes));
     dropped.push(...kept.dropped);
@@ -87,6 +89,11 @@ export async function rollingRestart(d: RollDeps, names: readonly string[], o: R
     const done = batch.filter((n) => !held.includes(n));
     restarted.push(...done);
     for (const n of done) d.state.pendingRoll.delete(n);
+    // Said as each batch completes: `restart` prints it (it said nothing for a minute).
+    if (done.length)
+      d.progress(
+        `restarted ${restarted.length}/${total}: ${done.join(', ')} (${Math.round((d.clock.now() - began) / 1000)} s)`,
+      );
     if (held.length)
       return {
         kind: 'stopped',

@@ -278,6 +278,11 @@ describe('changing a running cluster', () => {
     const r2 = runCli(['restart', '--rolling', '--hosts', h2.ip, '--name', NAME], {}, 180_000);
     expect(r2.code, r2.stdout + r2.stderr).toBe(0);
     expect(r2.stdout).toContain('2 worker(s) restarted, 1 at a time');
+    // Each batch printed as it completed, before the last line.
+    const ip2 = h2.ip.replace(/\./g, '\\.');
+    expect(r2.stdout).toMatch(
+      new RegExp(`^restarted 1/2: ${ip2}-\\d \\(\\d+ s\\)\nrestarting ${ip2}-\\d \\(2 of 2\\)$`, 'm'),
+    );
     const after = running(status());
     const pid = (list: Status['workers'], host: string) =>
       list

@@ -6,6 +6,7 @@ import { ExpectedError, UsageError } from '../../errors.js';
 import { jsonText, safeLine } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';
 import type { ControlApiClient } from '../controller/control-api.js';
+import { ROLL_NOTICE } from '../controller/cluster-changes.js';
 import { waitSettled } from './cluster-clients.js';
 import { droppedLine, heldError } from './held-text.js';
 import { findCluster } from './find-cluster.js';
@@ -144,6 +145,7 @@ export async function runRestart(
       );
     }
     const maxUnavailable = await unavailableCount(client!, o.maxUnavailable);
+    await followRoll(client!, (line) => ctx.stdout.write(`${safeLine(line)}\n`));
     const r = await client!.call(
       'roll',
       { workers, maxUnavailable, timeoutMs: o.timeoutMs, ...(o.force ? { force: true } : {}) },
@@ -162,6 +164,27 @@ export async function runRestart(
   } finally {
     client!.close();
   }
+}
+
+/**
+ * The roll's progress, printed as the controller says it ("restarting n1-0 (1 of 6)",
+ * "restarted 1/6: n1-0 (12 s)"): a restart of many workers takes minutes. One change
+ * runs at a time, so the roll's notices while ours runs are ours.
+ */
+async function followRoll(client: ControlApiClient, write: (line: string) => void): Promise<void> {
+  let ready!: () => void;
+  const subscribed = new Promise<void>((r) => (ready = r));
+  void client
+    .subscribe(
+      (e) => {
+        if (e.kind === 'notice' && e.message.startsWith(ROLL_NOTICE)) write(e.message.slice(ROLL_NOTICE.length));
+      },
+      { onSubscribed: () => ready() },
+    )
+    // Progress is a courtesy: without it the roll's reply still says how it ended.
+    .catch(() => undefined)
+    .finally(() => ready());
+  await subscribed;
 }
 
 async function unavailableCount(client: ControlApiClient, u: Unavailable): Promise<number> {

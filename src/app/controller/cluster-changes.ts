@@ -12,6 +12,9 @@ import type { AdaptiveSpec, ClusterSpec } from '../../config/spec.js';
 import { ExpectedError, UsageError } from '../../errors.js';
 import type { ClusterEvent } from '../../events/types.js';
 
+/** How a roll's progress notices begin; `restart` prints what follows as it comes. */
+export const ROLL_NOTICE = 'rolling restart: ';
+
 export interface ChangeDeps {
   state: ClusterState;
   clock: Clock;
@@ -189,7 +192,7 @@ export class ClusterChanges {
   private async roll(names: readonly string[], o: RollParams): Promise<RollResult> {
     const { state, clock, signal } = this.d;
     const progress = (line: string) => {
-      this.say(`rolling restart: ${line}`);
+      this.say(`${ROLL_NOTICE}${line}`);
       this.changed();
     };
     const restart = (n: string) => this.d.restartWorker(n, { force: o.force === true });

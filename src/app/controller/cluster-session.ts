@@ -35,6 +35,8 @@ import { clearHost } from '../transport/clear-host.js';
 import { hostsToClear } from '../../cluster/former-hosts.js';
 import { ClusterChanges } from './cluster-changes.js';
 import { EventLog } from './event-log.js';
+import { isSetupLine } from '../../dask/setup-lines.js';
+import { QuietLines } from './quiet-lines.js';
 
 export interface SessionOptions {
   spec: ClusterSpec;
@@ -110,10 +112,12 @@ export class ClusterSession {
     // its listener when done: as many as the cluster has processes, which is no leak, and
     // past 10 Node would print a MaxListenersExceededWarning to the user's terminal.
     setMaxListeners(0, this.life.signal, this.forced.signal);
+    // Our preloads' start-up lines stay out of the logs unless the process fails.
+    const quiet = new QuietLines(isSetupLine);
     this.reconciler = new Reconciler({
       state: this.state,
       clock: this.clock,
-      emit: (e) => this.bus.emit(e),
+      emit: (e) => quiet.pass(e).forEach((x) => this.bus.emit(x)),
       connect: (h) => (o.connectHost ? o.connectHost(h) : this.openRunner(h)),
       specFor: processSpecs(() => this.state.spec, this.address, o.tls),
       adoptRefusal: parseKeeperRefusal,

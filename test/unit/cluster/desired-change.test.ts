@@ -26,12 +26,13 @@ async function roll(
   h: Harness,
   names: string[],
   maxUnavailable = 1,
+  progress: (line: string) => void = () => {},
 ): Promise<{ r: RollResult; registeredAtRestart: number[] }> {
   const registeredAtRestart: number[] = [];
   const tick = () => h.reconciler.tick();
   const restart = (n: string) => (registeredAtRestart.push(h.state.registered.size), h.reconciler.restartWorker(n));
   const done = rollingRestart(
-    { state: h.state, clock: h.clock, signal: h.life.signal, restart, tick, progress: () => {} },
+    { state: h.state, clock: h.clock, signal: h.life.signal, restart, tick, progress },
     names,
     { maxUnavailable, timeoutMs: 30_000, pollMs: 500 },
   );
@@ -256,8 +257,16 @@ describe('rollingRestart', () => {
       stopping.push(h.state.alive('worker').filter((t) => t.stopping).length);
       return p;
     };
-    const { r, registeredAtRestart } = await roll(h, ['a-0', 'a-1', 'b-0', 'b-1'], 2);
+    const lines: string[] = [];
+    const { r, registeredAtRestart } = await roll(h, ['a-0', 'a-1', 'b-0', 'b-1'], 2, (l) => lines.push(l));
     expect(r.kind).toBe('done');
+    // Each batch said as it begins and as it completes (registered), with how long it took.
+    expect(lines).toEqual([
+      'restarting a-0, a-1 (2 of 4)',
+      expect.stringMatching(/^restarted 2\/4: a-0, a-1 \(\d+ s\)$/),
+      'restarting b-0, b-1 (4 of 4)',
+      expect.stringMatching(/^restarted 4\/4: b-0, b-1 \(\d+ s\)$/),
+    ]);
     // Two retire together; the next two only once both replacements registered.
     expect(stopping).toEqual([1, 2, 1, 2]);
     expect(registeredAtRestart).toEqual([4, 4, 4, 4]);
