@@ -210,6 +210,16 @@ say(`${lost} lost and back (${state.health.state(lost)?.kind ?? 'unknown'})`);
 
 for (let i = 0; i < STATUS_ROUNDS; i++) status();
 sampleRss();
+
+// Quiet ticks: nothing changed since the last (timed apart from the ticks above).
+const quietMs: number[] = [];
+for (let i = 0; i < 10; i++) {
+  register();
+  const t0 = performance.now();
+  await reconciler.tick();
+  quietMs.push(performance.now() - t0);
+  clock.t += 1000;
+}
 life.abort();
 
 const pct = (xs: number[], p: number) => {
@@ -223,6 +233,7 @@ const { plans, skipped } = reconciler.counts;
 process.stderr.write(
   `core: ${tickMs.length} ticks timed; of all reconcile passes (the adaptive steps' too) ${plans} planned, ${skipped} found nothing changed; ${stepMs.length} adaptive steps (p50 ${ms(pct(stepMs, 50))} ms, p99 ${ms(pct(stepMs, 99))} ms), ${emitted} events\n`,
 );
+process.stderr.write(`core: a tick with nothing changed: p50 ${ms(pct(quietMs, 50))} ms\n`);
 process.stderr.write(
   `core: tick CPU p50 ${ms(pct(tickCpuMs, 50))} ms, p99 ${ms(pct(tickCpuMs, 99))} ms; load ${loadavg()
     .map((x) => x.toFixed(2))
