@@ -8,6 +8,7 @@
 //   npx tsx bench/core.ts --hosts 10000 --waves 1
 //   CORE_TICKS=1 npx tsx bench/core.ts        # also each tick's and adaptive step's time, in order
 import { parseArgs } from 'node:util';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { AdaptiveLoop } from '../src/app/controller/adaptive-loop.js';
 import { EventLog } from '../src/app/controller/event-log.js';
@@ -101,10 +102,15 @@ function register(): void {
 }
 
 const tickMs: number[] = [];
+/** The same ticks in CPU time (this process's user + system): what a loaded machine's wall clock inflates. */
+const tickCpuMs: number[] = [];
 async function tick(): Promise<void> {
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   await reconciler.tick();
   tickMs.push(performance.now() - t0);
+  const c = process.cpuUsage(c0);
+  tickCpuMs.push((c.user + c.system) / 1000);
   register();
   clock.t += 1000;
 }
@@ -204,6 +210,16 @@ say(`${lost} lost and back (${state.health.state(lost)?.kind ?? 'unknown'})`);
 
 for (let i = 0; i < STATUS_ROUNDS; i++) status();
 sampleRss();
+
+// Quiet ticks: nothing changed since the last (timed apart from the ticks above).
+const quietMs: number[] = [];
+for (let i = 0; i < 10; i++) {
+  register();
+  const t0 = performance.now();
+  await reconciler.tick();
+  quietMs.push(performance.now() - t0);
+  clock.t += 1000;
+}
 life.abort();
 
 const pct = (xs: number[], p: number) => {
@@ -216,6 +232,12 @@ if (process.env.CORE_TICKS)
 const { plans, skipped } = reconciler.counts;
 process.stderr.write(
   `core: ${tickMs.length} ticks timed; of all reconcile passes (the adaptive steps' too) ${plans} planned, ${skipped} found nothing changed; ${stepMs.length} adaptive steps (p50 ${ms(pct(stepMs, 50))} ms, p99 ${ms(pct(stepMs, 99))} ms), ${emitted} events\n`,
+);
+process.stderr.write(`core: a tick with nothing changed: p50 ${ms(pct(quietMs, 50))} ms\n`);
+process.stderr.write(
+  `core: tick CPU p50 ${ms(pct(tickCpuMs, 50))} ms, p99 ${ms(pct(tickCpuMs, 99))} ms; load ${loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ')}\n`,
 );
 console.log(
   `hosts=${HOSTS} workers=${HOSTS * PER_HOST} tick_p50_ms=${ms(pct(tickMs, 50))} tick_p99_ms=${ms(pct(tickMs, 99))} ` +

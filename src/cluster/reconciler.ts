@@ -1,6 +1,8 @@
 // The reconcile loop, in the spirit of Dask's SpecCluster._correct_state and of
 // controller-runtime: each tick re-observes (hosts due for a reconnect, the scheduler's
 // worker list, our processes), diffs plan(desired, observed) and applies the actions.
+// It plans only when something it plans from changed since a plan that had nothing to
+// do (ClusterState.version), a wait came due, or every RESYNC_TICKS ticks.
 // One tick at a time; a request during a tick schedules one follow-up; a failed tick is
 // reported and the loop goes on. Once `signal` is aborted (teardown) nothing starts.
 // Everything it touches is a port (hosts, scheduler, clock), so tests step it by hand.
