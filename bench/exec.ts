@@ -1,6 +1,6 @@
 // Benchmark: `exec -- true` on 64 (or up to 1,000) real SSH hosts, sshcluster against pdsh and clush.
 //
-//   npx tsx bench/exec.ts [--rounds N] [--hosts N] [--keep-bashrc] [--check]
+//   npx tsx bench/exec.ts [--rounds N] [--hosts N] [--keep-bashrc] [--check] [--only TOOL,…] [--soft-nofile N] [--no-warmup]
 //
 // Makes N OpenSSH hosts (one Linux network namespace each, the e2e harness), then runs,
 // alternating run by run in each round:
@@ -33,18 +33,28 @@ interface Args {
   hosts: number;
   keepBashrc: boolean;
   check: boolean;
+  /** Only these tools (--only sshcluster,check), e.g. for a 1,000-host run. */
+  only?: string[];
+  /** Start sshcluster under this soft limit of open files (`ulimit -Sn`), e.g. 1024. */
+  softNofile?: number;
+  warmup: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { rounds: 5, hosts: 64, keepBashrc: false, check: false };
+  const a: Args = { rounds: 5, hosts: 64, keepBashrc: false, check: false, warmup: true };
   for (let i = 0; i < argv.length; i++) {
     const f = argv[i];
     if (f === '--rounds') a.rounds = Number(argv[++i]);
     else if (f === '--hosts') a.hosts = Number(argv[++i]);
     else if (f === '--keep-bashrc') a.keepBashrc = true;
     else if (f === '--check') a.check = true;
+    else if (f === '--only') a.only = (argv[++i] ?? '').split(',');
+    else if (f === '--soft-nofile') a.softNofile = Number(argv[++i]);
+    else if (f === '--no-warmup') a.warmup = false;
     else {
-      console.error(`usage: npx tsx bench/exec.ts [--rounds N] [--hosts N] [--keep-bashrc] [--check]  (unknown: ${f})`);
+      console.error(
+        `usage: npx tsx bench/exec.ts [--rounds N] [--hosts N] [--keep-bashrc] [--check] [--only TOOL,…] [--soft-nofile N] [--no-warmup]  (unknown: ${f})`,
+      );
       process.exit(2);
     }
   }
@@ -140,8 +150,12 @@ async function main(): Promise<void> {
     // clush's progress meter ("clush: 12/256") is not an answer.
     const quiet = (out: string) =>
       out.replace(/clush:\s+\d+\/\d+/g, '').trim() ? `output from \`true\`:\n${out.slice(-2000)}` : undefined;
+    // This bench is node too, whose soft limit node has raised: sshcluster gets `ulimit -Sn` back from a shell.
+    const node = args.softNofile
+      ? ['sh', '-c', `ulimit -Sn ${args.softNofile} && exec "$@"`, 'sh', process.execPath]
+      : [process.execPath];
     const tools: Record<string, () => Promise<Sample>> = {
-      sshcluster: () => timed([process.execPath, BIN, 'exec', file, '--', 'true']),
+      sshcluster: () => timed([...node, BIN, 'exec', file, '--', 'true']),
       pdsh: () =>
         timed(
           ['pdsh', '-R', 'ssh', '-f', '32', '-t', '30', '-S', '-l', 'root', '-w', ips, 'true'],
@@ -151,14 +165,13 @@ async function main(): Promise<void> {
       clush: () => timed(['clush', '-b', '-f', '32', '-l', 'root', '-o', sshArgs, '-w', ips, 'true'], {}, quiet),
       ...(args.check
         ? {
-            check: () =>
-              timed([process.execPath, BIN, 'check', file, '--json'], {}, (out) => checkRows(out, args.hosts)),
+            check: () => timed([...node, BIN, 'check', file, '--json'], {}, (out) => checkRows(out, args.hosts)),
           }
         : {}),
     };
-    const names = Object.keys(tools);
+    const names = Object.keys(tools).filter((n) => !args.only || args.only.includes(n));
     const samples: Record<string, Sample[]> = Object.fromEntries(names.map((n) => [n, []]));
-    for (const n of names) await tools[n]!(); // warm-up: page cache, sshd keys in memory
+    if (args.warmup) for (const n of names) await tools[n]!(); // warm-up: page cache, sshd keys in memory
     for (let round = 0; round < args.rounds; round++) {
       const order = names.map((_, i) => names[(i + round) % names.length]!);
       for (const n of order) {
