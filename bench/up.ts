@@ -43,10 +43,11 @@ import {
   SCHED_PORT,
   type Leftover,
 } from './lib/hosts.js';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { observer } from './lib/observer.js';
 import { createTestHosts, daskRole, writeHostsYaml, type TestHosts } from '../test/e2e/harness/netns-hosts.js';
 
 /** The cluster every contender starts: host 0 the scheduler, each other host one worker. */
@@ -106,6 +107,20 @@ const isDask = (l: Leftover) =>
 
 // ---------------------------------------------------------------- the three contenders
 
+/** The `up` process (the controller) at "Cluster up": RSS and its peak in MB, open file descriptors. */
+function controllerNow(pid: number): Record<string, number> {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rssMB: kb('VmRSS') / 1024, hwmMB: kb('VmHWM') / 1024, fds: readdirSync(`/proc/${pid}/fd`).length };
+  } catch {
+    return {};
+  }
+}
+
+/** The outside client, ready before each contender (bench/lib/observer.ts). */
+const watch = (info: TestHosts) => observer(info.hosts[0]!.ip, SCHED_PORT, WORKERS());
+
 interface Result {
   ok: boolean;
   /** SSH exec sessions per host the run opened (scheduler host first). */
@@ -120,8 +135,12 @@ interface Result {
 }
 
 async function runSshcluster(info: TestHosts, yaml: string, timeoutMs: number): Promise<Result> {
+  const obs = await watch(info);
+  obs.go();
   const p = start(process.execPath, [BIN, 'up', '--no-tui', yaml], { ...process.env, NO_COLOR: '1' });
   const up = await p.waitFor(/Cluster up: (\d+) worker\(s\)/, timeoutMs);
+  const observed = typeof up === 'object' ? await obs.seen(timeoutMs) : 'no Cluster up';
+  await obs.stop();
   if (up === 'timeout' || up === 'exited') {
     if (up === 'timeout') p.child.kill('SIGINT');
     if (!(await closedWithin(p, 30_000))) await killAndWait(p);
@@ -135,6 +154,7 @@ async function runSshcluster(info: TestHosts, yaml: string, timeoutMs: number): 
   }
   const tUp = up.at - p.t0;
   const n = Number(up.m[1]);
+  const mem = controllerNow(p.child.pid!);
   const addrM = await p.waitFor(/ {2}scheduler: (\S+)\n.*\n {2}eval "\$\(sshcluster env/, 10_000);
   const address = typeof addrM === 'object' ? addrM.m[1]! : `tcp://${info.hosts[0]!.ip}:${SCHED_PORT}`;
   // Not timed: ask the scheduler itself how many workers it has.
@@ -157,6 +177,8 @@ async function runSshcluster(info: TestHosts, yaml: string, timeoutMs: number): 
     return { ok: false, timeout: true, t: { up: tUp }, error: `no exit within 60s of SIGINT:\n${tail(p.out())}` };
   }
   const t: Record<string, number> = { up: tUp, teardown: exit.at - tSig };
+  if (typeof observed === 'number') t.observed = observed - p.t0;
+  Object.assign(t, mem);
   if (process.env.BENCH_DEBUG)
     console.log(`--- sshcluster output (SIGINT at +${((tSig - p.t0) / 1000).toFixed(2)}s):\n${p.out()}\n---`);
   const problems: string[] = [];
@@ -165,6 +187,7 @@ async function runSshcluster(info: TestHosts, yaml: string, timeoutMs: number): 
     problems.push(
       `scheduler reports ${workers ?? '?'} workers, expected ${WORKERS()}${typeof seen === 'object' ? '' : `:\n${tail(check.out())}`}`,
     );
+  if (typeof observed === 'string') problems.push(observed);
   if (exit.code !== 0) problems.push(`exit ${exit.code ?? exit.signal} after SIGINT, expected 0`);
   if (!p.out().includes('verified: no process of this cluster is left on any host'))
     problems.push('no "verified: no process … left" line');
@@ -218,8 +241,12 @@ async function runDaskSSHCluster(info: TestHosts, script: string, scratch: strin
     dashboard_address: `:${DASH_PORT}`,
     remote_python: PY,
   };
+  const obs = await watch(info);
+  obs.go();
   const p = start(PY, [script, JSON.stringify(cfg)]);
   const up = await p.waitFor(/BENCH (\{"event": "up".*\})/, timeoutMs);
+  const seen = typeof up === 'object' ? await obs.seen(timeoutMs) : 'not up';
+  await obs.stop();
   if (up === 'timeout' || up === 'exited') {
     await killAndWait(p);
     return {
@@ -242,6 +269,7 @@ async function runDaskSSHCluster(info: TestHosts, script: string, scratch: strin
     import: u.import * 1000,
     preScript: up.at - p.t0 - u.up * 1000,
   };
+  if (typeof seen === 'number') t.observed = seen - p.t0;
   if (!exit) {
     await killAndWait(p);
     return { ok: false, timeout: true, t, error: `close did not finish within 60s:\n${tail(p.out())}` };
@@ -252,6 +280,7 @@ async function runDaskSSHCluster(info: TestHosts, script: string, scratch: strin
   const n = typeof closing === 'object' ? (JSON.parse(closing.m[1]!) as { workers: number }).workers : undefined;
   const problems: string[] = [];
   if (n !== WORKERS()) problems.push(`scheduler reports ${n ?? '?'} workers, expected ${WORKERS()}`);
+  if (typeof seen === 'string') problems.push(seen);
   if (exit.code !== 0) problems.push(`python exited ${exit.code ?? exit.signal}`);
   if (!closedM) problems.push('no "closed" line');
   if (problems.length) return { ok: false, t, error: `${problems.join('; ')}\n${tail(p.out())}` };
@@ -302,6 +331,8 @@ async function runRawFloor(info: TestHosts, scratch: string, timeoutMs: number):
   const [s, ...ws] = benchHosts(info);
   const env = { ...process.env, DASK_TEMPORARY_DIRECTORY: scratch };
   const inNs = (ns: string, args: string[]) => start('ip', ['netns', 'exec', ns, PY, '-m', ...args], env);
+  const obs = await watch(info);
+  obs.go();
   const t0 = performance.now();
   const sched = inNs(s!.ns, [
     'distributed.cli.dask_scheduler',
@@ -330,6 +361,8 @@ async function runRawFloor(info: TestHosts, scratch: string, timeoutMs: number):
   const up = workers.length
     ? await sched.waitForCount('Register worker', WORKERS(), Math.max(1, timeoutMs - (performance.now() - t0)))
     : listening;
+  const seen = typeof up === 'object' ? await obs.seen(timeoutMs) : 'no third worker';
+  await obs.stop();
   const tSig = performance.now();
   const stop = async (ps: typeof workers) => {
     for (const p of ps) p.child.kill('SIGTERM');
@@ -348,7 +381,9 @@ async function runRawFloor(info: TestHosts, scratch: string, timeoutMs: number):
       error: `the scheduler logged no third worker (${up}):\n${tail(sched.out())}${workers[0] ? `\n${tail(workers[0].out())}` : ''}`,
     };
   }
-  return { ok: true, t: { up: up.at - t0, teardown: Math.max(...exits.map((e) => e!.at)) - tSig }, stopAt: tSig };
+  if (typeof seen === 'string') return { ok: false, t: {}, error: seen };
+  const t = { up: up.at - t0, observed: seen - t0, teardown: Math.max(...exits.map((e) => e!.at)) - tSig };
+  return { ok: true, t, stopAt: tSig };
 }
 
 // ---------------------------------------------------------------- report
@@ -359,6 +394,9 @@ interface Series {
   key: string;
 }
 const SERIES: Series[] = [
+  { label: 'observer: sshcluster spawn -> scheduler lists N workers', tool: 'sshcluster', key: 'observed' },
+  { label: 'observer: SSHCluster spawn -> scheduler lists N workers', tool: 'SSHCluster', key: 'observed' },
+  { label: 'observer: raw floor spawn -> scheduler lists N workers', tool: 'raw floor', key: 'observed' },
   { label: 'sshcluster up: spawn -> "Cluster up: N worker(s)"', tool: 'sshcluster', key: 'up' },
   { label: 'sshcluster teardown: SIGINT -> exit 0 (verified)', tool: 'sshcluster', key: 'teardown' },
   { label: 'sshcluster teardown: SIGINT -> hosts seen clean', tool: 'sshcluster', key: 'clean' },
@@ -397,7 +435,27 @@ function report(results: Record<string, Result[]>, header: string[], rounds: num
   const ratio = (a: number | undefined, b: number | undefined) =>
     a !== undefined && b !== undefined && b > 0 ? `${(a / b).toFixed(2)}x` : '-';
   const m = (tool: string, key: string) => median(vals(tool, key));
+  /** The median of each round's a/b, where both runs of the round passed (the machine's load is shared by the pair). */
+  const paired = (a: string, b: string) => {
+    const [ra, rb] = [results[a] ?? [], results[b] ?? []];
+    const xs = ra.flatMap((r, i) => {
+      const [x, y] = [r.ok ? r.t.observed : undefined, rb[i]?.ok ? rb[i]!.t.observed : undefined];
+      return x !== undefined && y !== undefined && y > 0 ? [x / y] : [];
+    });
+    const med = median(xs);
+    return med === undefined ? '-' : `${med.toFixed(2)}x`;
+  };
   const ratios: [string, string][] = [
+    [
+      'observer: sshcluster / raw floor (ratio of medians)',
+      ratio(m('sshcluster', 'observed'), m('raw floor', 'observed')),
+    ],
+    ['observer: sshcluster / raw floor (median of per-round ratios)', paired('sshcluster', 'raw floor')],
+    [
+      'observer: SSHCluster / sshcluster (ratio of medians)',
+      ratio(m('SSHCluster', 'observed'), m('sshcluster', 'observed')),
+    ],
+    ['observer: SSHCluster / sshcluster (median of per-round ratios)', paired('SSHCluster', 'sshcluster')],
     [
       'ratio SSHCluster / sshcluster, up (spawn to ready, both)',
       ratio(m('SSHCluster', 'upProcess'), m('sshcluster', 'up')),
@@ -502,38 +560,53 @@ async function main(): Promise<number> {
         const r = await run();
         return { ...r, execs: sessions(info).map((n, i) => n - before[i]!) };
       };
-      const r1 = await counted(() => runSshcluster(info, yaml, timeoutMs));
-      results.sshcluster!.push(r1);
-      const w1 = await ensureClean(hosts, `sshcluster round ${round}`, isDask);
-      if (r1.ok && r1.stopAt !== undefined) r1.t.clean = w1.at - r1.stopAt;
-      console.log(
-        `round ${round}/${rounds} sshcluster  ${r1.ok ? 'ok     ' : r1.timeout ? 'TIMEOUT' : 'FAILED '} up ${fmt(r1.t.up)}  teardown ${fmt(r1.t.teardown)}` +
-          `${r1.note ? `  (${r1.note})` : ''}  execs ${execText(r1.execs)}  [hosts clean ${fmt(w1.waited)} after exit]${r1.error ? `\n  ${r1.error}` : ''}`,
-      );
-
-      const r2 = await counted(() => runDaskSSHCluster(info, script, scratchB, timeoutMs));
-      results.SSHCluster!.push(r2);
-      const w2 = await ensureClean(hosts, `SSHCluster round ${round}`, isDask);
-      if (r2.ok && r2.stopAt !== undefined) r2.t.clean = w2.at - r2.stopAt;
-      console.log(
-        `round ${round}/${rounds} SSHCluster  ${r2.ok ? 'ok     ' : r2.timeout ? 'TIMEOUT' : 'FAILED '} up ${fmt(r2.t.upProcess)} (in script ${fmt(r2.t.upScript)})  close ${fmt(r2.t.closeScript)} (to exit ${fmt(r2.t.closeProcess)})` +
-          `${r2.note ? `  (${r2.note})` : ''}  execs ${execText(r2.execs)}  [hosts clean ${fmt(w2.waited)} after exit]${r2.error ? `\n  ${r2.error}` : ''}`,
-      );
-
-      const r3 = await counted(() => runPdsh(info, timeoutMs));
-      results.pdsh!.push(r3);
-      const w3 = await ensureClean(hosts, `pdsh round ${round}`, isDask);
-      console.log(
-        `round ${round}/${rounds} pdsh        ${r3.ok ? 'ok     ' : r3.timeout ? 'TIMEOUT' : 'FAILED '} ${fmt(r3.t.run)}  execs ${execText(r3.execs)}  [hosts clean ${fmt(w3.waited)} after exit]${r3.error ? `\n  ${r3.error}` : ''}`,
-      );
-
-      const r4 = await runRawFloor(info, scratchC, timeoutMs);
-      results['raw floor']!.push(r4);
-      const w4 = await ensureClean(hosts, `raw floor round ${round}`, isDask);
-      if (r4.ok && r4.stopAt !== undefined) r4.t.clean = w4.at - r4.stopAt;
-      console.log(
-        `round ${round}/${rounds} raw floor   ${r4.ok ? 'ok     ' : r4.timeout ? 'TIMEOUT' : 'FAILED '} up ${fmt(r4.t.up)}  teardown ${fmt(r4.t.teardown)}  [hosts clean ${fmt(w4.waited)} after exit]${r4.error ? `\n  ${r4.error}` : ''}`,
-      );
+      const obsText = (r: Result) => (r.t.observed === undefined ? '' : `  observer ${fmt(r.t.observed)}`);
+      const contenders: Record<string, () => Promise<void>> = {
+        sshcluster: async () => {
+          const r1 = await counted(() => runSshcluster(info, yaml, timeoutMs));
+          results.sshcluster!.push(r1);
+          const w1 = await ensureClean(hosts, `sshcluster round ${round}`, isDask);
+          if (r1.ok && r1.stopAt !== undefined) r1.t.clean = w1.at - r1.stopAt;
+          const mem =
+            r1.t.rssMB === undefined
+              ? ''
+              : `  [controller at up: RSS ${r1.t.rssMB.toFixed(0)} MB, peak ${r1.t.hwmMB!.toFixed(0)} MB, ${r1.t.fds} fds]`;
+          console.log(
+            `round ${round}/${rounds} sshcluster  ${r1.ok ? 'ok     ' : r1.timeout ? 'TIMEOUT' : 'FAILED '}${obsText(r1)}  up ${fmt(r1.t.up)}  teardown ${fmt(r1.t.teardown)}${mem}` +
+              `${r1.note ? `  (${r1.note})` : ''}  execs ${execText(r1.execs)}  [hosts clean ${fmt(w1.waited)} after exit]${r1.error ? `\n  ${r1.error}` : ''}`,
+          );
+        },
+        SSHCluster: async () => {
+          const r2 = await counted(() => runDaskSSHCluster(info, script, scratchB, timeoutMs));
+          results.SSHCluster!.push(r2);
+          const w2 = await ensureClean(hosts, `SSHCluster round ${round}`, isDask);
+          if (r2.ok && r2.stopAt !== undefined) r2.t.clean = w2.at - r2.stopAt;
+          console.log(
+            `round ${round}/${rounds} SSHCluster  ${r2.ok ? 'ok     ' : r2.timeout ? 'TIMEOUT' : 'FAILED '}${obsText(r2)}  up ${fmt(r2.t.upProcess)} (in script ${fmt(r2.t.upScript)})  close ${fmt(r2.t.closeScript)} (to exit ${fmt(r2.t.closeProcess)})` +
+              `${r2.note ? `  (${r2.note})` : ''}  execs ${execText(r2.execs)}  [hosts clean ${fmt(w2.waited)} after exit]${r2.error ? `\n  ${r2.error}` : ''}`,
+          );
+        },
+        pdsh: async () => {
+          const r3 = await counted(() => runPdsh(info, timeoutMs));
+          results.pdsh!.push(r3);
+          const w3 = await ensureClean(hosts, `pdsh round ${round}`, isDask);
+          console.log(
+            `round ${round}/${rounds} pdsh        ${r3.ok ? 'ok     ' : r3.timeout ? 'TIMEOUT' : 'FAILED '} ${fmt(r3.t.run)}  execs ${execText(r3.execs)}  [hosts clean ${fmt(w3.waited)} after exit]${r3.error ? `\n  ${r3.error}` : ''}`,
+          );
+        },
+        'raw floor': async () => {
+          const r4 = await runRawFloor(info, scratchC, timeoutMs);
+          results['raw floor']!.push(r4);
+          const w4 = await ensureClean(hosts, `raw floor round ${round}`, isDask);
+          if (r4.ok && r4.stopAt !== undefined) r4.t.clean = w4.at - r4.stopAt;
+          console.log(
+            `round ${round}/${rounds} raw floor   ${r4.ok ? 'ok     ' : r4.timeout ? 'TIMEOUT' : 'FAILED '}${obsText(r4)}  up ${fmt(r4.t.up)}  teardown ${fmt(r4.t.teardown)}  [hosts clean ${fmt(w4.waited)} after exit]${r4.error ? `\n  ${r4.error}` : ''}`,
+          );
+        },
+      };
+      // The order turns each round, so no contender always follows the same one.
+      const order = ['sshcluster', 'raw floor', 'SSHCluster', 'pdsh'];
+      for (let k = 0; k < order.length; k++) await contenders[order[(k + round - 1) % order.length]!]!();
     }
   } catch (err) {
     if (!(err instanceof BenchAbort)) throw err;
