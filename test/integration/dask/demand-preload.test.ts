@@ -3,13 +3,14 @@
 // GPU=2, one plain), read through SchedulerClient.demand() like the controller will.
 // SSHCLUSTER_TEST_PYTHON=<interpreter> runs it under another Dask (e.g. the e2e
 // harness's Debian trixie wrapper, which sees only /tmp: both files are copied there).
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SchedulerClient, tcpConnector } from '../../../src/dask/scheduler-client.js';
+import { parseRetire } from '../../../src/dask/retire-json.js';
 import { SCHEDULER_DEMAND_PRELOAD_PATH } from '../../../src/dask/scheduler-preload.js';
 
 const PYTHON = process.env['SSHCLUSTER_TEST_PYTHON'] || '/usr/bin/python3';
@@ -151,5 +152,30 @@ describe('GET /api/v1/sshcluster/demand', () => {
 
   it('is undefined (the caller falls back) on a scheduler started without the preload', async () => {
     expect(await client(ports.bare).demand()).toBeUndefined();
+  });
+});
+
+describe('POST /api/v1/sshcluster/retire', () => {
+  it("answers JSON whatever Dask's identity of a retired worker holds (2024.12: metrics keyed by tuples)", () => {
+    // The identity 2024.12 gives for a worker that ran tasks since its last heartbeat: the
+    // route answered 500 on it after the retirement had happened.
+    const script = [
+      'import importlib.util, json, sys',
+      'spec = importlib.util.spec_from_file_location("scheduler_demand", sys.argv[1])',
+      'm = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)',
+      'identity = {"name": "n1-0", "metrics": {"digests_total_since_heartbeat": {("execute", "inc", "thread-cpu", "seconds"): 0.1}}}',
+      'print(m.retire_answer({"tcp://10.0.0.2:40000": identity}, {"tcp://10.0.0.3:40000": {"results": 2}}))',
+    ].join('\n');
+    const r = spawnSync(PYTHON, ['-c', script, SCHEDULER_DEMAND_PRELOAD_PATH], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const body = JSON.parse(r.stdout) as unknown;
+    expect(body).toEqual({
+      retired: { 'tcp://10.0.0.2:40000': { name: 'n1-0' } },
+      kept: { 'tcp://10.0.0.3:40000': { results: 2 } },
+    });
+    expect(parseRetire({ method: 'POST', path: '/api/v1/sshcluster/retire' }, undefined, body)).toEqual({
+      retired: ['tcp://10.0.0.2:40000'],
+      kept: [{ address: 'tcp://10.0.0.3:40000', results: 2 }],
+    });
   });
 });

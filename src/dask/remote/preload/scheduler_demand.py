@@ -42,7 +42,7 @@ so every queued task is plain and `scheduler.queued` is only counted.
 
 It also adds POST /api/v1/sshcluster/retire, {"workers": [address, ...]}: Dask's
 retire_workers (data moved off) with remove=False, answered {"retired": {address:
-identity}, "kept": {address: {"results": n}}}. Kept are the workers Dask did not retire
+{"name": name}}, "kept": {address: {"results": n}}}. Kept are the workers Dask did not retire
 (both versions leave them out of their answer, 2022.12 without a word): n results only
 they (or workers retired with them) hold had no other running worker to go to. Those
 keep running, back in the state they had. The retired stay known to the scheduler, closing gracefully,
@@ -314,6 +314,15 @@ def _kept(scheduler, asked, retired):
     return kept
 
 
+def retire_answer(retired, kept):
+    """The retire route's body. Of a retired worker the controller reads its address;
+    the name stays for a person reading it. Not Dask's identity: on 2024.12 that of a
+    worker that ran tasks since its last heartbeat holds metrics keyed by tuples, which
+    JSON cannot take (the route answered 500 after retiring, seen under load)."""
+    names = {a: {"name": str(i.get("name", "")) if isinstance(i, dict) else ""} for a, i in retired.items()}
+    return json.dumps({"retired": names, "kept": kept})
+
+
 def _retire_class():
     from distributed.http.utils import RequestHandler
 
@@ -332,7 +341,7 @@ def _retire_class():
             try:
                 info = await self.server.retire_workers(workers=workers, remove=False)
                 kept = _kept(self.server, workers, info)
-                self.write(json.dumps({"retired": info, "kept": kept}, default=str))
+                self.write(retire_answer(info, kept))
             except Exception as e:
                 logger.exception("sshcluster retire failed")
                 self.set_status(500)
