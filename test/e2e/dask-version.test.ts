@@ -12,7 +12,7 @@ import { SchedulerClient, tcpConnector } from '../../src/dask/scheduler-client.j
 import type { StatusJson } from '../../src/control/status-document.js';
 import { daskClient, runCli, sleep, until } from './cli-driver.js';
 import { clientPython, getTestHosts } from './harness/context.js';
-import { writeHostsYaml } from './harness/netns-hosts.js';
+import { daskProcessesIn, writeHostsYaml } from './harness/netns-hosts.js';
 
 const info = getTestHosts();
 const [h0, h1] = info.hosts as [(typeof info.hosts)[0], (typeof info.hosts)[0]];
@@ -125,9 +125,14 @@ describe(`Dask ${info.dask} on the hosts`, () => {
   it("the worker's nanny waits for the scheduler with our preload, and the scheduler logs nothing of its probes", () => {
     const logs = runCli(['logs', '--name', 'version', '--tail', '1000']);
     expect(logs.code, logs.stderr).toBe(0);
-    // By module name, from the cluster's files: a path the nanny would copy into its scratch space.
-    expect(logs.stdout).toMatch(/Run preload setup: scheduler_wait\n/);
+    // The nanny is given the wait preload (loaded by module name from the cluster's files,
+    // nothing copied: planted-dir.test.ts).
+    const nanny = daskProcessesIn(h1).find((p) => p.argv.includes('--preload-nanny'));
+    expect(nanny?.argv[nanny.argv.indexOf('--preload-nanny') + 1]).toMatch(/scheduler_wait/);
     expect(logs.stdout).toMatch(/Registered to: +tcp:/);
+    // Its own lines (Dask's "Run preload setup: scheduler_wait" and the like) are held back
+    // while the worker runs well.
+    expect(logs.stdout).not.toMatch(/preload/i);
     expect(logs.stdout).not.toMatch(/closed before handshake/);
   });
 
