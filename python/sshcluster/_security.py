@@ -5,6 +5,7 @@ in the environment by `eval "$(sshcluster env)"` for another cluster do not appl
 """
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 from distributed.security import Security
@@ -39,3 +40,26 @@ def security_loader(info: dict) -> Security | None:
         if c.scheduler_address == address and c.dir is not None:
             return security_for(c.name, c.dir, address)
     return None
+
+
+def imported_loader(info: dict) -> Security | None:
+    """security_loader as `import sshcluster` configures it: where this user's cluster
+    state cannot be read (a state dir refused), a warning and Dask's default, so that a
+    Client of any other address in the process is not stopped by it."""
+    try:
+        return security_loader(info)
+    except SSHClusterError as e:
+        warnings.warn(f"sshcluster: no TLS files for {info.get('address')}: {e}", stacklevel=2)
+        return None
+
+
+def install_loader() -> bool:
+    """Make a plain Client("tls://…") of one of this user's clusters find its files: set
+    Dask's distributed.client.security-loader to imported_loader unless one is set
+    (a user's own choice stays). True when it was set."""
+    import dask
+
+    if dask.config.get("distributed.client.security-loader", None):
+        return False
+    dask.config.set({"distributed.client.security-loader": "sshcluster._security.imported_loader"})
+    return True

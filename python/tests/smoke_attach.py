@@ -47,6 +47,17 @@ def main(name: str) -> None:
             with Client(cluster.scheduler_address) as plain:
                 assert plain.submit(lambda: 5).result() == 5
         print("tls: plain Client(address) through sshcluster.security_loader ok")
+        # A fresh process that only imported the package: no setting, no environment.
+        import os
+        import subprocess
+        code = ("import sshcluster\nfrom distributed import Client\n"
+                f"with Client({cluster.scheduler_address!r}, timeout=60) as c:\n"
+                "    print(c.submit(lambda: 6).result())\n")
+        env = {k: v for k, v in os.environ.items() if not k.startswith("DASK_")}
+        env["PYTHONPATH"] = os.pathsep.join(sys.path)
+        r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+        assert (r.returncode, r.stdout) == (0, "6\n"), r.stderr[-2000:]
+        print("tls: plain Client(address) after import sshcluster ok")
     cluster.close()
     assert cluster.status.name == "closed"
     assert [c.state for c in sshcluster.list_clusters() if c.name == name] == ["running"]

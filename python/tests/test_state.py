@@ -106,3 +106,29 @@ def test_an_older_controller_without_hello_is_named(root):
             sshcluster.Cluster("old")
     finally:
         srv.close()
+
+
+def test_import_sets_dasks_security_loader_unless_one_is_set():
+    import subprocess
+    import sys
+
+    code = "import sshcluster, dask; print(dask.config.get('distributed.client.security-loader'))"
+    env = {k: v for k, v in os.environ.items() if k != "DASK_DISTRIBUTED__CLIENT__SECURITY_LOADER"}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert (r.returncode, r.stdout) == (0, "sshcluster._security.imported_loader\n"), r.stderr
+    env["DASK_DISTRIBUTED__CLIENT__SECURITY_LOADER"] = "mine.loader"
+    r = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert (r.returncode, r.stdout) == (0, "mine.loader\n"), r.stderr
+
+
+def test_the_imported_loader_finds_a_clusters_files_and_steps_aside_where_state_is_refused(root, tmp_path_factory):
+    from sshcluster._security import imported_loader
+
+    make_dir(root, "plain", state_doc("plain", root / "x.sock"))
+    assert imported_loader({"address": "tcp://127.0.0.1:1"}).require_encryption is False
+    assert imported_loader({"address": "tls://10.9.9.9:8786"}) is None
+    # A refused state dir: a Client of any address still connects with Dask's default.
+    os.chmod(root / "sshcluster" / "plain", 0o770)
+    with pytest.warns(UserWarning, match="writable by group or others"):
+        assert imported_loader({"address": "tcp://127.0.0.1:1"}) is None

@@ -45,6 +45,7 @@ describe('python package', () => {
     expect(r.status, out).toBe(0);
     expect(r.stdout).toContain(`distributed ${info.daskVersion}`);
     expect(r.stdout).toContain('tls: plain Client(address) through sshcluster.security_loader ok');
+    expect(r.stdout).toContain('tls: plain Client(address) after import sshcluster ok');
     expect(r.stdout).toContain('SMOKE OK');
     console.log(r.stdout.split('\n').find((l) => l.startsWith('attach ')));
   }, 600_000);
