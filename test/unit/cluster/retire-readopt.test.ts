@@ -178,6 +178,17 @@ describe('a reconnect whose clean-up fails', () => {
   });
 });
 
+/** What teardown needs, from the harness. */
+function teardownDeps(h: Harness) {
+  return {
+    state: h.state,
+    clock: h.clock,
+    emit: (e: never) => h.events.push(e),
+    scheduler: () => h.scheduler,
+    closeAll: () => h.reconciler.links.closeAll(),
+  };
+}
+
 describe('teardown', () => {
   it('reports a host it could not check instead of claiming nothing is left', async () => {
     const h = harness({ workers: ['a', 'b'] });
@@ -185,13 +196,7 @@ describe('teardown', () => {
     h.refuse.set('b', 'no route');
     h.host('b').drop();
     await flush();
-    const deps = {
-      state: h.state,
-      clock: h.clock,
-      emit: (e: never) => h.events.push(e),
-      scheduler: () => h.scheduler,
-      closeAll: () => h.reconciler.links.closeAll(),
-    };
+    const deps = teardownDeps(h);
     const r = await teardown(deps, { reason: 'test', force: false });
     expect(r.leftover).toEqual([{ host: 'b', pids: [] }]);
     expect(h.notices()).toContain('b: not connected, so not checked; `sshcluster down` can check it later');
@@ -206,13 +211,7 @@ describe('teardown', () => {
     const h = harness({ workers: ['a', 'b'] });
     await startUp(h);
     h.scheduler.unmovable.set('a-0', 12).set('b-0', 8);
-    const deps = {
-      state: h.state,
-      clock: h.clock,
-      emit: (e: never) => h.events.push(e),
-      scheduler: () => h.scheduler,
-      closeAll: () => h.reconciler.links.closeAll(),
-    };
+    const deps = teardownDeps(h);
     const r = await teardown(deps, { reason: 'test', force: false });
     expect(r.droppedResults).toBe(20);
     expect(h.notices()).toContain('down: 20 result(s) only the workers held are dropped with them');
@@ -225,13 +224,7 @@ describe('teardown', () => {
     // A process on b that survives every stop: b is not clean, so its files stay.
     const b = h.host('b');
     b.stopTagged = async () => ({ stopped: [999], forced: [], left: [999] });
-    const deps = {
-      state: h.state,
-      clock: h.clock,
-      emit: (e: never) => h.events.push(e),
-      scheduler: () => h.scheduler,
-      closeAll: () => h.reconciler.links.closeAll(),
-    };
+    const deps = teardownDeps(h);
     const r = await teardown(deps, { reason: 'test', force: false });
     expect(r.leftover).toEqual([{ host: 'b', pids: [999] }]);
     expect(h.host('a').filesRemoved).toEqual([0]);
@@ -244,14 +237,7 @@ describe('teardown', () => {
     await startUp(h);
     let asked = 0;
     const clearFormer = async () => (asked++, [{ host: 'gone', pids: [] }]);
-    const deps = {
-      state: h.state,
-      clock: h.clock,
-      emit: (e: never) => h.events.push(e),
-      scheduler: () => h.scheduler,
-      closeAll: () => h.reconciler.links.closeAll(),
-      clearFormer,
-    };
+    const deps = { ...teardownDeps(h), clearFormer };
     const r = await teardown(deps, { reason: 'test', force: false });
     expect(asked).toBe(1);
     expect(r.leftover).toEqual([{ host: 'gone', pids: [] }]);
@@ -265,13 +251,7 @@ describe('teardown', () => {
     await startUp(h);
     h.host('n0').running('scheduler')[0]!.exit(0);
     await flush();
-    const deps = {
-      state: h.state,
-      clock: h.clock,
-      emit: (e: never) => h.events.push(e),
-      scheduler: () => h.scheduler,
-      closeAll: () => h.reconciler.links.closeAll(),
-    };
+    const deps = teardownDeps(h);
     const r = await teardown(deps, { reason: 'sshcluster down', force: false });
     expect(r.leftover).toEqual([]);
     expect(h.scheduler.retireCalls).toEqual([]);
@@ -284,13 +264,7 @@ describe('teardown', () => {
     await startUp(h);
     h.scheduler.retireHold = hold();
     const force = new AbortController();
-    const deps = {
-      state: h.state,
-      clock: h.clock,
-      emit: (e: never) => h.events.push(e),
-      scheduler: () => h.scheduler,
-      closeAll: () => h.reconciler.links.closeAll(),
-    };
+    const deps = teardownDeps(h);
     const done = teardown(deps, { reason: 'Ctrl-C', force: false, forceSignal: force.signal });
     await flush();
     expect(h.scheduler.retireCalls).toHaveLength(1);
