@@ -22,12 +22,18 @@ const { values } = parseArgs({
     'attach-idle': { type: 'boolean', default: false },
     cols: { type: 'string', default: '80' },
     rows: { type: 'string', default: '24' },
+    settle: { type: 'string', default: '3' },
   },
 });
 if (values['attach-idle']) {
   const { attachIdle } = await import('./lib/attach-idle.js');
   process.exit(
-    await attachIdle({ seconds: Number(values.seconds ?? 20), cols: Number(values.cols), rows: Number(values.rows) }),
+    await attachIdle({
+      seconds: Number(values.seconds ?? 20),
+      cols: Number(values.cols),
+      rows: Number(values.rows),
+      settle: Number(values.settle),
+    }),
   );
 }
 const SECONDS = Number(values.seconds ?? 30);

@@ -21,6 +21,8 @@ export interface AttachIdleOptions {
   seconds: number;
   cols: number;
   rows: number;
+  /** Seconds from the dashboard's first showing the cluster to the measure (default 3). */
+  settle?: number;
 }
 
 export async function attachIdle(o: AttachIdleOptions): Promise<number> {
@@ -48,7 +50,7 @@ export async function attachIdle(o: AttachIdleOptions): Promise<number> {
         for (const until = Date.now() + 60_000; !/workers 1\/1/.test(screen()); await sleep(250)) {
           if (Date.now() > until) throw new Error(`attach did not show the cluster; screen:\n${screen()}`);
         }
-        await sleep(3_000); // past the first status polls and frames
+        await sleep((o.settle ?? 3) * 1000); // past the first status polls and frames
         const a0 = cpuMs(attach);
         const c0 = cpuMs(controller);
         const t0 = performance.now();

@@ -14,6 +14,22 @@ export function bytes(n: number | undefined): string {
   return `${v >= 10 || u === 0 ? Math.round(v) : v.toFixed(1)}${units[u]}`;
 }
 
+/**
+ * An uptime as the dashboard's header shows it: seconds for the first minute, then
+ * minutes (42s, 3m, 2h07m, 3d4h), so an idle dashboard draws once a minute, not once a
+ * second, for it.
+ */
+export function uptimeText(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return s < 60 ? `${s}s` : duration(s * 1000).replace(/m\d\ds$/, 'm');
+}
+
+/** Milliseconds from `ms` of uptime until uptimeText shows something else. */
+export function uptimeTextChangesIn(ms: number): number {
+  const step = ms < 60_000 ? 1_000 : ms < 48 * 3_600_000 ? 60_000 : 3_600_000;
+  return step - (Math.max(0, ms) % step);
+}
+
 /** 42s, 3m05s, 2h07m, 3d4h. */
 export function duration(ms: number): string {
   const s = Math.max(0, Math.floor(ms / 1000));

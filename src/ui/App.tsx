@@ -18,6 +18,7 @@ import { StartupList } from './components/StartupList.js';
 import type { DashboardStore } from './store.js';
 import { ColorContext } from './hooks/use-color.js';
 import { useClock } from './hooks/use-clock.js';
+import { uptimeTextChangesIn } from '../events/units.js';
 import { useDashboardKeys } from './hooks/use-dashboard-keys.js';
 import { useStatusPoll } from './hooks/use-status-poll.js';
 import { useStoreFrame } from './hooks/use-store-frame.js';
@@ -50,8 +51,9 @@ export function App(p: AppProps) {
 function Dashboard({ store, actions, size, now: fixedNow, pollMs = 1_000, fps = 15 }: AppProps) {
   // The clock ticks at least once a second (unless fixed): status snapshots wait for it.
   const m = useStoreFrame(store, fps, fixedNow === undefined);
-  // A spinner moves only during start-up; after it, what the clock changes is the uptime's second.
-  const now = useClock(m.phase === 'starting' ? 250 : 1_000, fixedNow, m.startedAt ?? 0);
+  // A spinner moves only during start-up; after it, what the clock changes is the uptime
+  // shown: each second for a minute, then each minute.
+  const now = useClock(m.phase === 'starting' ? 250 : uptimeTextChangesIn, fixedNow, m.startedAt ?? 0);
   const { width, height: rows } = useTerminalSize(size);
   // One row short of the screen: a frame as tall as the terminal makes Ink clear it every time.
   const height = Math.max(1, rows - 1);

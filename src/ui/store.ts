@@ -10,6 +10,7 @@ import { initialModel, type Phase, type ViewModel } from './state/model.js';
 import { reduceEvent, reduceStatus } from './state/reduce-event.js';
 import { reduceUi, type UiCommand } from './state/reduce-ui.js';
 import type { StatusJson } from '../control/status-document.js';
+import { bytes } from '../events/units.js';
 
 /**
  * How soon a change wants a frame: a key's at once; an event's within the frame rate; a
@@ -18,6 +19,16 @@ import type { StatusJson } from '../control/status-document.js';
  */
 export type Urgency = 'key' | 'event' | 'status';
 export type StoreListener = (urgency: Urgency) => void;
+
+/**
+ * A snapshot's values as the dashboard shows them, for telling a new one from the last:
+ * memory as its text (47M), an idle time to 10 s (it grows by each poll's second).
+ */
+function shownValue(key: string, v: unknown): unknown {
+  if (typeof v !== 'number') return v;
+  if (key === 'idleS') return Math.floor(v / 10);
+  return /Bytes$/.test(key) ? bytes(v) : v;
+}
 
 export class DashboardStore {
   private m: ViewModel;
@@ -47,7 +58,7 @@ export class DashboardStore {
   setStatus(st: StatusJson): void {
     // A poll that brings nothing new (an idle cluster) changes nothing and draws no frame;
     // its uptime is the clock's to show.
-    const same = JSON.stringify({ ...st, uptimeS: 0 });
+    const same = JSON.stringify({ ...st, uptimeS: 0 }, shownValue);
     if (same === this.lastStatus && this.m === this.afterStatus) return;
     this.lastStatus = same;
     this.set(reduceStatus(this.m, safeDeep(st), this.now()), 'status');

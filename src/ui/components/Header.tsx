@@ -4,6 +4,7 @@
 import { Box, Text } from 'ink';
 import type { ViewModel } from '../state/model.js';
 import { bytes, duration } from './format.js';
+import { uptimeText } from '../../events/units.js';
 import { clientsAndScheduler, progressBar, progressText, taskStates } from '../../control/task-figures-text.js';
 import { useColor } from '../hooks/use-color.js';
 import { PrefixProgress, prefixRows } from './PrefixProgress.js';
@@ -31,7 +32,7 @@ export function Header({ m, now }: { m: ViewModel; now: number }) {
         </Text>{' '}
         <Text bold>{m.name || '…'}</Text>
         {'  up '}
-        {m.startedAt === null ? '-' : duration(now - m.startedAt)}
+        {m.startedAt === null ? '-' : uptimeText(now - m.startedAt)}
         {'  workers '}
         <Text bold>{running}</Text>/{m.desiredWorkers ?? '-'}
         {phase ? <Text color={c('yellow')}>{'  ' + phase}</Text> : null}

@@ -42,7 +42,7 @@ function show(p: Partial<AppProps> & Pick<AppProps, 'store'>, size = { width: 10
 function normalize(s: string): string {
   return s
     .replace(/[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/g, '*')
-    .replace(/\b\d+(m\d\ds|s|h\d\dm)\b/g, '<t>')
+    .replace(/\b\d+(m\d\ds|s|h\d\dm|m)\b/g, '<t>')
     .replace(/[ \t]+$/gm, '')
     .replace(/\n+$/, '');
 }
