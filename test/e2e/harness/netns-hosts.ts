@@ -121,7 +121,9 @@ export async function createTestHosts(o: CreateOptions): Promise<TestHosts> {
       const host: TestHost = { name: `host${i}`, ...p, hostKeyPubPath: `${hostKey}.pub`, sshdPid: handle.pid };
       return { host, handle };
     });
-    await Promise.all(started.map(({ host, handle }) => waitForSshd(handle, host.ip, host.port)));
+    // All start at once: 1,000 sshd on 2 cores need more than the 10 s one needs.
+    const waitMs = 10_000 + 50 * o.count;
+    await Promise.all(started.map(({ host, handle }) => waitForSshd(handle, host.ip, host.port, waitMs)));
     const hosts = started.map((s) => s.host);
     const knownHostsPath = join(dir, 'known_hosts');
     writeFileSync(
