@@ -24,6 +24,7 @@ import { diffSpecs, hasChanges } from '../../cluster/spec-diff.js';
 import { serveMetrics, type MetricsAddress } from '../controller/metrics-server.js';
 import { statusOf, type StatusJson } from '../controller/status.js';
 import { isClientTerminate } from '../../dask/log-lines.js';
+import { runLife } from '../../cluster/life.js';
 
 /**
  * How long (s) the processes of a detached controller outlive it, waiting for an `up`
@@ -121,7 +122,6 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
   // The one stop of this command (Ctrl-C, SIGTERM, `down`, q): aborted with its reason,
   // and passed down so that start-up's waits and the reconcile loop end with it.
   const stop = new AbortController();
-  const stopRequested = new Promise<void>((r) => stop.signal.addEventListener('abort', () => r(), { once: true }));
   const stopReason = (fallback: string) => (stop.signal.aborted ? String(stop.signal.reason) : fallback);
   const session = new ClusterSession({
     signal: stop.signal,
@@ -193,55 +193,28 @@ export async function runUp(ctx: AppContext, opts: UpOptions): Promise<number> {
 
   let result: TeardownResult | undefined;
   try {
-    const started = session.start(written);
-    const first = await Promise.race([started.then(() => 'up' as const), stopRequested.then(() => 'stop' as const)]);
-    if (first === 'stop') {
-      result = await session.teardown({ reason: stopReason('stop'), force: false });
-      await started.catch(() => undefined);
-      return 130;
-    }
-    // In the state file from its first save on: killed again before the roll goes on,
-    // the next controller still owes it.
-    const owed = owedRoll(session, previous);
-    await controller.start();
-    if (upEvent) opts.report?.(upEvent);
-    if (spec.adaptive) session.startAdaptive(spec.adaptive);
-    continueRoll(session, owed, opts.readyTimeoutMs);
-    let clientTerminated = false;
-    const offTerminate = bus.on((e) => {
-      if (e.kind === 'process-line' && e.name === 'scheduler' && isClientTerminate(e.line)) {
-        clientTerminated = true;
-        session.schedulerStopAsked();
-      }
+    const end = await runLife({
+      stop: stop.signal,
+      start: () => session.start(written),
+      teardown: (reason) => session.teardown({ reason, force: false }),
+      serve: async () => {
+        await controller.start();
+        if (upEvent) opts.report?.(upEvent);
+      },
+      startAdaptive: spec.adaptive ? () => session.startAdaptive(spec.adaptive!) : undefined,
+      owedRoll: () => owedRoll(session, previous),
+      resumeRoll: (names) => session.changes.resume(names, { maxUnavailable: 1, timeoutMs: opts.readyTimeoutMs }),
+      schedulerExit: () => session.schedulerExit(),
+      onClientShutdown: (fn) =>
+        bus.on((e) => {
+          if (e.kind === 'process-line' && e.name === 'scheduler' && isClientTerminate(e.line)) fn();
+        }),
+      schedulerStopAsked: () => session.schedulerStopAsked(),
+      emit: (e) => bus.emit(e),
     });
-    const schedulerDied = session
-      .schedulerExit()
-      .then(() => 'scheduler-died' as const)
-      .finally(offTerminate);
-    const why = await Promise.race([stopRequested.then(() => 'stop' as const), schedulerDied]);
-    if (why === 'scheduler-died' && clientTerminated) {
-      // Client.shutdown() from a notebook or script: a down that was asked for.
-      bus.emit({
-        kind: 'notice',
-        level: 'info',
-        message: 'a client shut the scheduler down (Client.shutdown()); stopping the cluster',
-      });
-      result = await session.teardown({ reason: 'sshcluster down', force: false });
-      return result.leftover.length ? 1 : 0;
-    }
-    if (why === 'scheduler-died') {
-      // Workers do not reconnect to a new scheduler (they close when its connection
-      // breaks), and the tasks' state died with it: fail loudly rather than pretend.
-      bus.emit({ kind: 'notice', level: 'error', message: 'the scheduler exited; stopping the cluster' });
-      result = await session.teardown({ reason: 'scheduler exited', force: false });
-      return 1;
-    }
-    result = await session.teardown({ reason: stopReason('stop'), force: false });
-    return result.leftover.length ? 1 : 0;
-  } catch (err) {
-    result = await session.teardown({ reason: 'failure', force: false });
-    if (stop.signal.aborted) return 130;
-    throw await withPortHolder(ctx, spec, err);
+    result = end.result;
+    if (end.kind === 'error') throw await withPortHolder(ctx, spec, end.error);
+    return end.code;
   } finally {
     await metrics?.close();
     off();
@@ -288,22 +261,6 @@ function owedRoll(session: ClusterSession, previous: ClusterRecord | undefined):
   const names = (previous?.pendingRoll ?? []).filter((n) => session.state.desiredWorkers.some((w) => w.name === n));
   for (const n of names) session.state.pendingRoll.add(n);
   return names;
-}
-
-/** Restarts them now, one at a time. */
-function continueRoll(session: ClusterSession, names: readonly string[], timeoutMs: number): void {
-  if (!names.length) return;
-  session.bus.emit({
-    kind: 'notice',
-    level: 'info',
-    message: `continuing the interrupted apply: restarting ${names.length} worker(s) onto the spec in force`,
-  });
-  // A roll that stops says so itself (cluster-changes.ts).
-  void session.changes
-    .resume(names, { maxUnavailable: 1, timeoutMs })
-    .catch((err: unknown) =>
-      session.bus.emit({ kind: 'notice', level: 'error', message: `rolling restart failed: ${String(err)}` }),
-    );
 }
 
 /**
