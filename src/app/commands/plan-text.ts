@@ -17,7 +17,7 @@ export function planText(
   o: { applying?: boolean; recorded?: boolean; scheduler?: string } = {},
 ): string {
   const against = o.recorded ? 'the cluster as last recorded' : 'the running cluster';
-  // A re-adopting up keeps the spec the processes run (up.ts, runningSpec): apply comes after.
+  // A re-adopting up keeps the spec the processes run (up-prepare.ts, runningSpec): apply comes after.
   const gone = `${cluster}'s controller is not running: sshcluster up ${file} --detach starts one that takes the cluster over as it runs${hasChanges(d) ? `, then sshcluster apply ${file} carries this out` : ''}`;
   if (!hasChanges(d))
     return (
