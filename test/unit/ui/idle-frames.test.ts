@@ -4,21 +4,13 @@ import { render } from 'ink-testing-library';
 import { createElement } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../../../src/ui/App.js';
-import { fakeActions, T0, upStore } from './fixture.js';
+import { fakeActions, fakeTimers, step, T0, upStore } from './fixture.js';
 
 afterEach(() => vi.useRealTimers());
-/** React renders on a real setImmediate (not faked here): a fake-clock step, then the frame it caused. */
-async function step(ms: number): Promise<void> {
-  await vi.advanceTimersByTimeAsync(ms);
-  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-}
 
 describe('an idle dashboard', () => {
   it('draws once a second for its uptime, with status polls that bring nothing new drawing nothing', async () => {
-    vi.useFakeTimers({
-      now: T0 + 65_000,
-      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
-    });
+    fakeTimers(T0 + 65_000);
     const store = upStore(() => Date.now());
     const { actions } = fakeActions('attached');
     const r = render(
