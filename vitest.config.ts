@@ -18,7 +18,20 @@ export default defineConfig({
     projects: [
       {
         // Pure: no process, no socket, no server (the setup file makes either throw).
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], setupFiles: ['test/support/pure-guard.ts'], testTimeout: 20_000 },
+        // Not isolated: a worker runs file after file on one module cache instead of a
+        // fresh worker importing everything again for each (that was ~50 of the lane's
+        // ~60 s on 2 cores). Pure tests leave nothing behind; what one could (a fake clock,
+        // stubs, spies) the setup file and the options below undo after it.
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          setupFiles: ['test/support/pure-guard.ts'],
+          testTimeout: 20_000,
+          isolate: false,
+          restoreMocks: true,
+          unstubEnvs: true,
+          unstubGlobals: true,
+        },
       },
       {
         // Real processes (Python, the built binary, sh), sockets and in-process servers on this machine.

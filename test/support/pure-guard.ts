@@ -4,6 +4,7 @@
 import childProcess from 'node:child_process';
 import { syncBuiltinESMExports } from 'node:module';
 import net from 'node:net';
+import { afterAll, vi } from 'vitest';
 
 export class ImpureUnitTest extends Error {
   constructor(what: string) {
@@ -24,3 +25,9 @@ net.Server.prototype.listen = forbid('open a listening socket (net.Server.listen
 net.Socket.prototype.connect = forbid('open a socket (net.Socket.connect)');
 // `import { spawn } from 'node:child_process'` sees the replacements too.
 syncBuiltinESMExports();
+
+// The unit project does not isolate its files (vitest.config.ts): a file that left the
+// clock fake would hand it to the next file in its worker.
+afterAll(() => {
+  vi.useRealTimers();
+});

@@ -119,8 +119,9 @@ export async function waitSettled(
   name: string,
   desired: number | undefined,
   timeoutMs: number,
+  time: WaitTime = realTime,
 ): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
+  const deadline = time.now() + timeoutMs;
   for (;;) {
     const st = await client.call('status');
     const want = desired ?? st.desiredWorkers;
@@ -140,15 +141,27 @@ export async function waitSettled(
         },
       );
     }
-    if (Date.now() > deadline) {
+    if (time.now() > deadline) {
       throw new ExpectedError(
         `${name}: ${running} of ${want} worker(s) running after ${timeoutMs / 1000}s${notRunning(st)}`,
         { hint: 'sshcluster status shows which workers are not running and why' },
       );
     }
-    await new Promise((res) => setTimeout(res, 500));
+    await time.sleep(500);
   }
 }
+
+/** The clock a wait polls on: injected so a unit test steps it instead of sleeping. */
+export interface WaitTime {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+
+// A ref'd timer, as before: the wait itself keeps the command alive.
+const realTime: WaitTime = {
+  now: () => Date.now(),
+  sleep: (ms) => new Promise((res) => setTimeout(res, ms)),
+};
 
 /**
  * "; not running: w-1 (starting) on h2 (connecting: connect EHOSTUNREACH …)": what the

@@ -6,6 +6,7 @@
 import type { Duplex } from 'node:stream';
 import type {
   ClearUpResult,
+  Clock,
   HostRunner,
   ProcessSpec,
   RunningProcess,
@@ -60,6 +61,8 @@ export interface HostRunnerOptions {
    * host's `command_timeout`, for hosts slow to answer when many are busy at once.
    */
   commandTimeoutMs?: number;
+  /** What a stop's waits (the grace, the check after KILL) run on; the system clock if not given. */
+  clock?: Clock;
 }
 
 export type { TaggedProcess };
@@ -144,7 +147,7 @@ export class ShellHostRunner implements HostRunner {
         return pids === 'all' ? live : p.filter((x) => live.includes(x));
       },
     };
-    return stopTagged(target, pids === 'all' ? await tagged() : pids, o);
+    return stopTagged(target, pids === 'all' ? await tagged() : pids, { ...o, clock: this.o.clock });
   }
 
   private async signalPids(signal: 'TERM' | 'KILL', pids: number[]): Promise<void> {

@@ -11,6 +11,7 @@ beforeEach(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-logs-'));
 });
 afterEach(async () => {
+  vi.useRealTimers();
   await Promise.all(stores.splice(0).map((s) => s.close()));
   fs.rmSync(tmp, { recursive: true, force: true });
 });
@@ -36,9 +37,21 @@ describe('log store', () => {
   });
 
   it('flushes on its interval and on close', async () => {
+    // The interval on a fake clock; the write it starts is real I/O, waited for by event.
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });
     const s = store({ flushIntervalMs: 20 });
     s.append('scheduler', 'hello');
-    await vi.waitFor(() => expect(fs.readFileSync(path.join(tmp, 'scheduler.log'), 'utf8')).toBe('hello\n'));
+    const written = () => fs.existsSync(path.join(tmp, 'scheduler.log'));
+    await vi.advanceTimersByTimeAsync(19);
+    expect(written()).toBe(false);
+    await vi.advanceTimersByTimeAsync(1);
+    const file = path.join(tmp, 'scheduler.log');
+    for (
+      const until = Date.now() + 5_000;
+      !(written() && fs.readFileSync(file, 'utf8') === 'hello\n') && Date.now() < until;
+    )
+      await new Promise((r) => setImmediate(r));
+    expect(fs.readFileSync(path.join(tmp, 'scheduler.log'), 'utf8')).toBe('hello\n');
     s.append('scheduler', 'bye');
     await s.close();
     expect(fs.readFileSync(path.join(tmp, 'scheduler.log'), 'utf8')).toBe('hello\nbye\n');

@@ -2,24 +2,22 @@
 // and snapshots with spinner frames and durations normalized.
 import { render } from 'ink-testing-library';
 import { createElement } from 'react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { App, type AppProps } from '../../../src/ui/App.js';
 import { DashboardStore } from '../../../src/ui/store.js';
 import { highlightParts } from '../../../src/ui/components/LogPane.js';
 import { helpLines } from '../../../src/ui/components/HelpOverlay.js';
 import { KEY_TABLE } from '../../../src/ui/hooks/key-table.js';
-import { fakeActions, snapshot, T0, upStore } from './fixture.js';
+import { fakeActions, fakeTimers, press, snapshot, step, T0, upStore } from './fixture.js';
 
 const NOW = T0 + 65_000;
-const tick = () => new Promise((r) => setTimeout(r, 30));
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Waits for the frame a key press causes (event, not time: a loaded machine renders late). */
-async function nextFrame(r: { frames: string[] }, before: number): Promise<void> {
-  for (const until = Date.now() + 5_000; r.frames.length === before && Date.now() < until;) await sleep(5);
-  await sleep(5);
-}
 let unmount: (() => void) | undefined;
-afterEach(() => unmount?.());
+// The frame timers run on a fake clock: a key's frame, a burst's, in no real time.
+beforeEach(() => fakeTimers());
+afterEach(() => {
+  unmount?.();
+  vi.useRealTimers();
+});
 
 function show(p: Partial<AppProps> & Pick<AppProps, 'store'>, size = { width: 100, height: 24 }) {
   const { actions, calls } = fakeActions(p.actions?.mode);
@@ -30,11 +28,7 @@ function show(p: Partial<AppProps> & Pick<AppProps, 'store'>, size = { width: 10
     r,
     calls,
     frame,
-    press: async (k: string) => {
-      const before = r.frames.length;
-      r.stdin.write(k);
-      await nextFrame(r, before);
-    },
+    press: (k: string) => press(r, k),
   };
 }
 
@@ -124,7 +118,7 @@ describe('dashboard', () => {
     await press('+');
     await press('+');
     release();
-    await sleep(20);
+    await step(20);
     expect(calls).toEqual(['scale 4', 'scale 5']);
   });
 
@@ -166,7 +160,7 @@ describe('dashboard', () => {
     );
     unmount = r.unmount;
     r.stdin.write('q');
-    await tick();
+    await step(30);
     expect(calls).toEqual(['detach']);
   });
 
@@ -333,9 +327,8 @@ describe('dashboard', () => {
     const before = r.frames.length;
     for (let i = 0; i < 5_000; i++)
       s.apply({ kind: 'process-line', host: 'node1', name: 'node1-0', stream: 'stdout', line: `line ${i}` });
-    await new Promise((res) => setTimeout(res, 250));
-    for (const until = Date.now() + 5_000; !r.lastFrame()?.includes('line 4999') && Date.now() < until;)
-      await sleep(10);
+    await step(250);
+    for (let i = 0; i < 500 && !r.lastFrame()?.includes('line 4999'); i++) await step(10);
     expect(r.frames.length - before).toBeLessThanOrEqual(4);
     expect(r.lastFrame()).toContain('line 4999');
   });

@@ -1,4 +1,5 @@
 // A status snapshot and a store with events, for the dashboard's tests.
+import { vi } from 'vitest';
 import type { DashboardActions } from '../../../src/ui/actions.js';
 import type { StatusJson, WorkerStatus } from '../../../src/control/status-document.js';
 import { DashboardStore } from '../../../src/ui/store.js';
@@ -111,4 +112,29 @@ export function fakeActions(mode: 'controller' | 'attached' = 'controller') {
     interrupt: () => void calls.push('interrupt'),
   };
   return { actions, calls };
+}
+
+/**
+ * Fakes the timers the dashboard draws and polls on, and Date. React renders on a real
+ * setImmediate (not faked), so a test steps the clock and the frames follow, in no real time.
+ */
+export function fakeTimers(now = Date.now()): void {
+  vi.useFakeTimers({ now, toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+}
+
+/** A fake-clock step, then the frame it caused. */
+export async function step(ms = 0): Promise<void> {
+  await vi.advanceTimersByTimeAsync(ms);
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+}
+
+/**
+ * Presses a key and waits for the frame it causes (an event, not time), then lets what the
+ * key started settle. With fakeTimers: a key's frame is drawn on a 0 ms timer.
+ */
+export async function press(r: { frames: string[]; stdin: { write(data: string): void } }, k: string): Promise<void> {
+  const before = r.frames.length;
+  r.stdin.write(k);
+  for (let i = 0; i < 1_000 && r.frames.length === before; i++) await step(1);
+  await step(5);
 }

@@ -7,22 +7,14 @@ import { render } from 'ink-testing-library';
 import { createElement } from 'react';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../../../src/ui/App.js';
-import { fakeActions, snapshot, T0, upStore } from './fixture.js';
+import { fakeActions, fakeTimers, snapshot, step, T0, upStore } from './fixture.js';
 import type { DashboardActions } from '../../../src/ui/actions.js';
 import type { StatusJson } from '../../../src/control/status-document.js';
 
 afterEach(() => vi.useRealTimers());
-/** React renders on a real setImmediate (not faked here): a fake-clock step, then the frame it caused. */
-async function step(ms: number): Promise<void> {
-  await vi.advanceTimersByTimeAsync(ms);
-  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
-}
 
 function dashboard(status: () => StatusJson) {
-  vi.useFakeTimers({
-    now: T0 + 65_000,
-    toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'],
-  });
+  fakeTimers(T0 + 65_000);
   const store = upStore(() => Date.now());
   const actions: DashboardActions = { ...fakeActions('attached').actions, status: async () => status() };
   const r = render(

@@ -3,28 +3,27 @@
 // connects (c); no dashboard URL before our forward holds it.
 import { render } from 'ink-testing-library';
 import { createElement } from 'react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { App, type AppProps } from '../../../src/ui/App.js';
 import { KEY_TABLE } from '../../../src/ui/hooks/key-table.js';
 import { DashboardStore } from '../../../src/ui/store.js';
-import { fakeActions, snapshot, T0, upStore } from './fixture.js';
+import { fakeActions, snapshot, T0, upStore, fakeTimers, press as pressKey } from './fixture.js';
 
 const NOW = T0 + 65_000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let unmount: (() => void) | undefined;
-afterEach(() => unmount?.());
+// The frame timers run on a fake clock: a key's frame in no real time.
+beforeEach(() => fakeTimers());
+afterEach(() => {
+  unmount?.();
+  vi.useRealTimers();
+});
 
 function show(p: Partial<AppProps> & Pick<AppProps, 'store'>, size = { width: 80, height: 24 }) {
   const { actions } = fakeActions(p.actions?.mode);
   const r = render(createElement(App, { actions, size, now: NOW, pollMs: 0, color: false, ...p }));
   unmount = r.unmount;
   const frame = () => (r.lastFrame() ?? '').replace(/[ \t]+$/gm, '');
-  const press = async (k: string) => {
-    const before = r.frames.length;
-    r.stdin.write(k);
-    for (const until = Date.now() + 5_000; r.frames.length === before && Date.now() < until;) await sleep(5);
-    await sleep(5);
-  };
+  const press = (k: string) => pressKey(r, k);
   return { frame, press };
 }
 

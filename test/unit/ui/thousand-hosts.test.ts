@@ -3,17 +3,21 @@
 // help lists), and sorting by a figure keeps it usable.
 import { render } from 'ink-testing-library';
 import { createElement } from 'react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { App } from '../../../src/ui/App.js';
 import type { StatusJson, WorkerStatus } from '../../../src/control/status-document.js';
 import { sortedHosts } from '../../../src/ui/state/model.js';
 import { DashboardStore } from '../../../src/ui/store.js';
-import { fakeActions, snapshot, T0 } from './fixture.js';
+import { fakeActions, snapshot, T0, fakeTimers, press as pressKey } from './fixture.js';
 
 const NOW = T0 + 65_000;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let unmount: (() => void) | undefined;
-afterEach(() => unmount?.());
+// The frame timers run on a fake clock: a key's frame in no real time.
+beforeEach(() => fakeTimers());
+afterEach(() => {
+  unmount?.();
+  vi.useRealTimers();
+});
 
 function thousand(): StatusJson {
   const st = snapshot();
@@ -34,12 +38,7 @@ function show(size: { width: number; height: number }) {
   const r = render(createElement(App, { store: s, actions, size, now: NOW, pollMs: 0, color: false }));
   unmount = r.unmount;
   const frame = () => (r.lastFrame() ?? '').replace(/[ \t]+$/gm, '');
-  const press = async (k: string) => {
-    const before = r.frames.length;
-    r.stdin.write(k);
-    for (const until = Date.now() + 5_000; r.frames.length === before && Date.now() < until;) await sleep(5);
-    await sleep(5);
-  };
+  const press = (k: string) => pressKey(r, k);
   return { frame, press, store: s };
 }
 

@@ -47,7 +47,7 @@ describe('connectLimiter', () => {
         limit(async () => {
           running += 1;
           peak = Math.max(peak, running);
-          await new Promise((r) => setTimeout(r, 5));
+          await new Promise((r) => setImmediate(r)); // held past a turn of the event loop, in no real time
           running -= 1;
         }),
       ),

@@ -3,6 +3,16 @@
 import { describe, expect, it } from 'vitest';
 import { ShellHostRunner } from '../../../../src/app/transport/host-runner.js';
 import { CONTROL_COMMAND_TIMEOUT_MS, type ShellPort } from '../../../../src/ssh/shell-port.js';
+import type { Clock } from '../../../../src/cluster/ports.js';
+
+/** A clock whose waits end at once (time moves on by what was waited): the check after KILL takes no real time. */
+function steppingClock(waits: number[]): Clock {
+  let t = 0;
+  return {
+    now: () => t,
+    after: (ms, fn) => (waits.push(ms), (t += ms), queueMicrotask(fn), () => {}),
+  };
+}
 
 function shell(timeouts: number[]): ShellPort {
   return {
@@ -14,8 +24,9 @@ function shell(timeouts: number[]): ShellPort {
   };
 }
 
-const runner = (timeouts: number[], commandTimeoutMs?: number) =>
+const runner = (timeouts: number[], commandTimeoutMs?: number, waits: number[] = []) =>
   new ShellHostRunner({
+    clock: steppingClock(waits),
     host: 'node1',
     clusterId: 'c0ffee',
     setup: [],
@@ -28,10 +39,13 @@ const runner = (timeouts: number[], commandTimeoutMs?: number) =>
 describe('a host runner’s control commands', () => {
   it('take the host’s command_timeout', async () => {
     const timeouts: number[] = [];
-    const r = runner(timeouts, 120_000);
+    const waits: number[] = [];
+    const r = runner(timeouts, 120_000, waits);
     await r.listTagged();
     await r.stopTagged([4242], { graceMs: 0 });
     await r.run('true');
+    // The stop waited on the runner's clock once (a poll after KILL), then scanned: gone.
+    expect(waits).toEqual([250]);
     expect(timeouts.length).toBeGreaterThanOrEqual(3);
     expect(new Set(timeouts)).toEqual(new Set([120_000]));
   });

@@ -1,7 +1,7 @@
 // A process printing without pause: the controller takes in a bounded share of its
 // output per stream, and counts and says the rest (issue 12, finding 1).
 import { PassThrough } from 'node:stream';
-import { describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ExitInfo, ProcessSpec } from '../../../../src/cluster/ports.js';
 import { ShellProcess } from '../../../../src/app/transport/shell-process.js';
 import type { ExecHandle } from '../../../../src/ssh/exec-handle.js';
@@ -26,7 +26,11 @@ function fakeHandle() {
 }
 
 describe('ShellProcess under a flood', () => {
+  afterEach(() => vi.useRealTimers());
+
   it('keeps a burst of each stream, drops the rest, and says how much', async () => {
+    // The report's timer on a fake clock: it is due after 10 ms of it, not of real time.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
     const { handle, stdout, stderr, exit } = fakeHandle();
     // The clock stands still: no budget is refilled while the test runs.
     const p = new ShellProcess(spec, handle, shell, {
@@ -41,7 +45,10 @@ describe('ShellProcess under a flood', () => {
     stdout.write('__SSHCLUSTER_PID__ 42\n' + 'flood\n'.repeat(10_000));
     stderr.write('distributed.worker - INFO - Registered to: tcp://198.18.0.10:8786\n');
     expect(await p.pid).toBe(42);
-    await vi.waitFor(() => expect(said.length).toBe(1));
+    await vi.advanceTimersByTimeAsync(9);
+    expect(said).toEqual([]);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(said.length).toBe(1);
     expect(lines.filter((l) => l === 'stdout:flood')).toHaveLength(100);
     // The other stream has its own budget: Dask's log lines still come through.
     expect(lines).toContain('stderr:distributed.worker - INFO - Registered to: tcp://198.18.0.10:8786');

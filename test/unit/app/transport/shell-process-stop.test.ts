@@ -9,6 +9,11 @@ import type { ExecHandle } from '../../../../src/ssh/exec-handle.js';
 import type { ShellPort } from '../../../../src/ssh/shell-port.js';
 import { FakeClock } from '../../cluster/fakes.js';
 
+/** Lets the streams move until `ok` holds: turns of the event loop, not polls of real time (5 s at most). */
+async function until(ok: () => boolean): Promise<void> {
+  for (const end = Date.now() + 5_000; !ok() && Date.now() < end;) await new Promise((r) => setImmediate(r));
+}
+
 const spec: ProcessSpec = { name: 'h-0', host: 'h', role: 'worker', argv: ['python3'], env: {} };
 
 function started(clock = new FakeClock()) {
@@ -39,7 +44,8 @@ describe('ShellProcess.stop', () => {
     const { p, exit, commands, written } = started();
     await p.pid;
     const stopping = p.stop(60_000);
-    await vi.waitFor(() => expect(written()).toBe('TERM\n'));
+    await until(() => written() === 'TERM\n');
+    expect(written()).toBe('TERM\n');
     exit({ code: 143, signal: null });
     expect(await stopping).toEqual({ forced: false, exit: { code: 143, signal: null } });
     expect(commands).toEqual([]);
@@ -67,7 +73,8 @@ describe('ShellProcess.onLine', () => {
     const seen: string[] = [];
     const off = p.onLine((_s, line) => seen.push(line));
     stdout.write('one\n');
-    await vi.waitFor(() => expect(seen).toEqual(['one']));
+    await until(() => seen.length > 0);
+    expect(seen).toEqual(['one']);
     off();
     stdout.write('two\n');
     await new Promise((r) => setImmediate(r));
