@@ -62,17 +62,23 @@ export function snapshot(over: Partial<StatusJson> = {}): StatusJson {
   };
 }
 
-export function upStore(now = () => T0 + 65_000): DashboardStore {
+/** A dashboard that has seen one status and the cluster-up event, nothing else. */
+export function clusterUpStore(now: () => number, status: StatusJson, failedHosts: string[]): DashboardStore {
   const s = new DashboardStore('lab', now);
-  s.setStatus(snapshot());
+  s.setStatus(status);
   s.apply({
     kind: 'cluster-up',
     name: 'lab',
     schedulerAddress: 'tcp://10.0.0.1:8786',
     dashboardUrl: 'http://10.0.0.1:8787/status',
     workers: [],
-    failedHosts: ['node2'],
+    failedHosts,
   });
+  return s;
+}
+
+export function upStore(now = () => T0 + 65_000): DashboardStore {
+  const s = clusterUpStore(now, snapshot(), ['node2']);
   s.apply({
     kind: 'process-line',
     host: 'node0',

@@ -8,7 +8,7 @@ import { App } from '../../../src/ui/App.js';
 import type { StatusJson, WorkerStatus } from '../../../src/control/status-document.js';
 import { sortedHosts } from '../../../src/ui/state/model.js';
 import { DashboardStore } from '../../../src/ui/store.js';
-import { fakeActions, snapshot, T0, fakeTimers, press as pressKey } from './fixture.js';
+import { clusterUpStore, fakeActions, snapshot, T0, fakeTimers, press as pressKey } from './fixture.js';
 
 const NOW = T0 + 65_000;
 let unmount: (() => void) | undefined;
@@ -101,15 +101,5 @@ describe('1,000 hosts sorted by CPU', () => {
 
 /** A dashboard that has seen only the status of 1,000 hosts. */
 function fresh(): DashboardStore {
-  const s = new DashboardStore('lab', () => NOW);
-  s.setStatus(thousand());
-  s.apply({
-    kind: 'cluster-up',
-    name: 'lab',
-    schedulerAddress: 'tcp://10.0.0.1:8786',
-    dashboardUrl: 'http://10.0.0.1:8787/status',
-    workers: [],
-    failedHosts: [],
-  });
-  return s;
+  return clusterUpStore(() => NOW, thousand(), []);
 }
