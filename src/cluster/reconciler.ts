@@ -12,7 +12,7 @@ import type { ClusterEvent } from '../events/types.js';
 import { every } from './clock.js';
 import type { ClusterState } from './cluster-state.js';
 import { HostLinks } from './host-links.js';
-import type { DesiredProcess } from './plan-actions.js';
+import type { Action, DesiredProcess } from './plan-actions.js';
 import { planState } from './plan-state.js';
 import type { Clock, HostRunner, ProcessSpec, SchedulerPort } from './ports.js';
 import { ProcessLifecycle } from './process-lifecycle.js';
@@ -43,11 +43,23 @@ const WAKE_SLACK_MS = 10;
  */
 export const RESYNC_TICKS = 30;
 
+/**
+ * At most this many starts, and this many retirements, one tick applies; the rest go
+ * to a follow-up tick at once (clock.after(0)), so no tick holds the controller's one
+ * thread for long: ~5 µs of CPU per worker started or retired makes a 10,000-worker
+ * tick 50 ms and more (docs/scale.md). A cluster whose tick has fewer to do (any
+ * start-up up to this size, a scale of this many) is applied in one tick as before.
+ */
+export const TICK_STARTS = 1000;
+export const TICK_RETIRES = 1000;
+
 /** What the ticks did: plans made, ticks that found nothing changed (tests and the bench read it). */
 export interface TickCounts {
   ticks: number;
   plans: number;
   skipped: number;
+  /** Ticks that left starts or retirements to a follow-up (over TICK_STARTS / TICK_RETIRES). */
+  capped: number;
 }
 
 /** When the last plan that had nothing to do was made, and until when that holds. */
@@ -68,7 +80,7 @@ export class Reconciler {
   private again = false;
   private started = false;
   private quiet?: Quiet;
-  readonly counts: TickCounts = { ticks: 0, plans: 0, skipped: 0 };
+  readonly counts: TickCounts = { ticks: 0, plans: 0, skipped: 0, capped: 0 };
 
   constructor(private readonly d: ReconcilerDeps) {
     const { state, clock, emit } = d;
@@ -99,7 +111,7 @@ export class Reconciler {
         try {
           await this.reconcileOnce();
         } catch (err) {
-          this.d.emit({ kind: 'notice', level: 'warning', message: `reconcile step failed: ${String(err)}` });
+          this.failed(err);
         }
       } while (this.again && !this.d.signal.aborted);
       this.ticking = undefined;
@@ -123,6 +135,7 @@ export class Reconciler {
     this.counts.plans++;
     const held = heldBack(state, now);
     let until = Infinity;
+    let launching = false;
     const actions = planState(state, desired).filter((a) => {
       // The scheduler is started once; after start-up its death ends the cluster. A
       // worker the scheduler would not retire waits for its retry (retire-hold.ts).
@@ -131,20 +144,56 @@ export class Reconciler {
         return !held.has(a.name);
       }
       if (a.process.role !== 'worker' && this.started) return false;
+      // Started by a capped tick and not answered yet: not started twice.
+      if (this.lifecycle.starting(a.process.name)) {
+        launching = true;
+        return false;
+      }
       const at = state.supervisor.canStartAt(a.process.name);
       if (at !== null && at > now) until = Math.min(until, at);
       return at !== null && now >= at;
     });
     // Nothing to do: later ticks skip the plan until the state changes or a wait ends. A
-    // tick that acted plans again next time (a start that failed is tried again).
-    this.quiet = actions.length
-      ? undefined
-      : { version: state.version, desired, started: this.started, until, skips: 0 };
-    // Retiring can take as long as moving the worker's data: it must not hold up the
-    // next tick (restarts, reconnects, growth). retireAndStop marks the process
-    // `stopping` at once, so the next plan does not stop it twice.
-    for (const a of actions) if (a.kind === 'stop') void this.lifecycle.retireAndStop(a.name);
-    await Promise.all(actions.flatMap((a) => (a.kind === 'start' ? [this.lifecycle.start(a.process)] : [])));
+    // tick that acted plans again next time (a start that failed is tried again), as
+    // does one that saw starts under way (one may fail without changing the state).
+    this.quiet =
+      actions.length || launching
+        ? undefined
+        : { version: state.version, desired, started: this.started, until, skips: 0 };
+    await this.apply(actions);
+  }
+
+  /**
+   * Retirements, then starts, at most TICK_RETIRES and TICK_STARTS of them; the rest in
+   * a follow-up tick at once rather than on the periodic timer. A capped tick's starts
+   * are not waited for (the follow-up skips them: lifecycle.starting), so a cluster over
+   * the cap starts no later than in one tick.
+   */
+  private async apply(actions: readonly Action[]): Promise<void> {
+    const starts: DesiredProcess[] = [];
+    let stops = 0;
+    let capped = false;
+    for (const a of actions) {
+      const room = a.kind === 'start' ? starts.length < TICK_STARTS : stops < TICK_RETIRES;
+      if (!room) capped = true;
+      else if (a.kind === 'start') starts.push(a.process);
+      else {
+        // Retiring can take as long as moving the worker's data: it must not hold up the
+        // next tick (restarts, reconnects, growth). retireAndStop marks the process
+        // `stopping` at once, so the next plan does not stop it twice.
+        stops++;
+        void this.lifecycle.retireAndStop(a.name);
+      }
+    }
+    const started = Promise.all(starts.map((p) => this.lifecycle.start(p)));
+    if (!capped) return void (await started);
+    this.counts.capped++;
+    started.catch((err: unknown) => this.failed(err));
+    this.d.clock.after(0, () => void this.tick());
+  }
+
+  private failed(err: unknown): void {
+    this.d.emit({ kind: 'notice', level: 'warning', message: `reconcile step failed: ${String(err)}` });
   }
 
   /** Nothing a plan reads changed since the last plan, which had nothing to do. */
