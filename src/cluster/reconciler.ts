@@ -45,13 +45,15 @@ export const RESYNC_TICKS = 30;
 
 /**
  * At most this many starts, and this many retirements, one tick applies; the rest go
- * to a follow-up tick at once (clock.after(0)), so no tick holds the controller's one
- * thread for long: ~5 µs of CPU per worker started or retired makes a 10,000-worker
- * tick 50 ms and more (docs/scale.md). A cluster whose tick has fewer to do (any
- * start-up up to this size, a scale of this many) is applied in one tick as before.
+ * to follow-up ticks at once (clock.after(0)), which apply what the capped plan left
+ * without planning again. No tick then holds the controller's one thread for long: a
+ * worker started costs ~5 µs of CPU, one retired (the scheduler's answer, the stop, the
+ * exit and its event) several times that, so a tick of a 10,000-host wave took 100 ms
+ * and more (docs/scale.md). A tick with fewer to do (any pipelined start-up, whose ticks
+ * start the hosts connected since the last, a scale by this many) is as before.
  */
-export const TICK_STARTS = 1000;
-export const TICK_RETIRES = 1000;
+export const TICK_STARTS = 250;
+export const TICK_RETIRES = 100;
 
 /** What the ticks did: plans made, ticks that found nothing changed (tests and the bench read it). */
 export interface TickCounts {
@@ -80,6 +82,10 @@ export class Reconciler {
   private again = false;
   private started = false;
   private quiet?: Quiet;
+  /** The next reconcile continues a capped one (apply): it need not read the scheduler's list again. */
+  private followUp = false;
+  /** What a capped tick left to its follow-ups: its plan, from `next` on. */
+  private backlog?: { desired: readonly DesiredProcess[]; actions: readonly Action[]; next: number };
   readonly counts: TickCounts = { ticks: 0, plans: 0, skipped: 0, capped: 0 };
 
   constructor(private readonly d: ReconcilerDeps) {
@@ -119,15 +125,30 @@ export class Reconciler {
     return this.ticking;
   }
 
+  /** Resolves once no tick runs (a follow-up the clock started, for the bench). */
+  idle(): Promise<void> {
+    return this.ticking ?? Promise.resolve();
+  }
+
   private async reconcileOnce(): Promise<void> {
     const { state, clock } = this.d;
     const now = clock.now();
     // A host that failed during start-up is reported with the cluster-up, and retried
     // only after it: start-up's ticks (one per host as it connects) must not wait on it.
     if (this.started) await Promise.all(state.health.dueForReconnect(now).map((h) => this.links.connect(h)));
-    await this.observeScheduler();
+    // A follow-up goes on with the plan of the tick before: the scheduler's whole list
+    // (40,000 workers at 10,000 hosts) is read again by the next periodic tick.
+    const followUp = this.followUp;
+    this.followUp = false;
+    if (!followUp) await this.observeScheduler();
     this.counts.ticks++;
     const desired = state.desired();
+    // It applies what the capped plan left while the desired list is the one planned
+    // from: a plan per follow-up made a wave of 30,000 retirements plan 30,000 stops
+    // a hundred times over.
+    const left = this.backlog;
+    this.backlog = undefined;
+    if (followUp && left?.desired === desired) return this.apply(left.actions, left.next, desired);
     if (this.unchanged(now, desired)) {
       this.counts.skipped++;
       return;
@@ -160,23 +181,25 @@ export class Reconciler {
       actions.length || launching
         ? undefined
         : { version: state.version, desired, started: this.started, until, skips: 0 };
-    await this.apply(actions);
+    await this.apply(actions, 0, desired);
   }
 
   /**
-   * Retirements, then starts, at most TICK_RETIRES and TICK_STARTS of them; the rest in
-   * a follow-up tick at once rather than on the periodic timer. A capped tick's starts
-   * are not waited for (the follow-up skips them: lifecycle.starting), so a cluster over
-   * the cap starts no later than in one tick.
+   * Retirements and starts from actions[from], at most TICK_RETIRES and TICK_STARTS of
+   * them; the rest in a follow-up tick at once rather than on the periodic timer. A
+   * capped tick's starts are not waited for (the follow-up skips them:
+   * lifecycle.starting), so a cluster over the cap starts no later than in one tick.
    */
-  private async apply(actions: readonly Action[]): Promise<void> {
+  private async apply(actions: readonly Action[], from: number, desired: readonly DesiredProcess[]): Promise<void> {
+    const now = this.d.clock.now();
     const starts: DesiredProcess[] = [];
     let stops = 0;
-    let capped = false;
-    for (const a of actions) {
-      const room = a.kind === 'start' ? starts.length < TICK_STARTS : stops < TICK_RETIRES;
-      if (!room) capped = true;
-      else if (a.kind === 'start') starts.push(a.process);
+    let i = from;
+    for (; i < actions.length; i++) {
+      const a = actions[i]!;
+      if (a.kind === 'start' ? starts.length >= TICK_STARTS : stops >= TICK_RETIRES) break;
+      if (from > 0 && !this.stillDue(a, now)) continue;
+      if (a.kind === 'start') starts.push(a.process);
       else {
         // Retiring can take as long as moving the worker's data: it must not hold up the
         // next tick (restarts, reconnects, growth). retireAndStop marks the process
@@ -186,10 +209,31 @@ export class Reconciler {
       }
     }
     const started = Promise.all(starts.map((p) => this.lifecycle.start(p)));
-    if (!capped) return void (await started);
+    if (i === actions.length) return void (await started);
     this.counts.capped++;
+    this.backlog = { desired, actions, next: i };
     started.catch((err: unknown) => this.failed(err));
-    this.d.clock.after(0, () => void this.tick());
+    this.d.clock.after(0, () => {
+      this.followUp = true;
+      void this.tick();
+    });
+  }
+
+  /** An action a capped plan left is still to do (its desired list is the same; the rest may have moved). */
+  private stillDue(a: Action, now: number): boolean {
+    const { state } = this.d;
+    if (a.kind === 'stop') {
+      const t = state.processes.get(a.name);
+      const held = state.held.get(a.name);
+      return t !== undefined && !t.exit && !t.stopping && !(held && held.retryAt > now);
+    }
+    const { name, host, role } = a.process;
+    const t = state.processes.get(name);
+    const at = state.supervisor.canStartAt(name);
+    if (role !== 'worker' && this.started) return false;
+    return (
+      (!t || t.exit !== undefined) && state.usable(host) && !this.lifecycle.starting(name) && at !== null && at <= now
+    );
   }
 
   private failed(err: unknown): void {

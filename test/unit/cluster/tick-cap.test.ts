@@ -30,7 +30,7 @@ describe('the tick cap', () => {
     await h.clock.advance(0); // the follow-ups are due now: no time passes
     expect(startedNames(h)).toHaveLength(wanted);
     expect(new Set(startedNames(h)).size).toBe(wanted); // none started twice
-    expect(h.reconciler.counts.capped).toBe(2); // 1,000, then 1,000, then 401
+    expect(h.reconciler.counts.capped).toBe(Math.ceil(wanted / TICK_STARTS) - 1); // every tick but the last
     expect(h.state.alive()).toHaveLength(wanted);
   });
 
@@ -59,6 +59,42 @@ describe('the tick cap', () => {
     await h.clock.advance(0);
     expect(startedNames(h)).toHaveLength(wanted);
     expect(new Set(startedNames(h)).size).toBe(wanted);
+  });
+
+  it('follow-ups go on with the capped plan: no new plan, no new read of the scheduler’s list', async () => {
+    const h = cluster(3 * TICK_STARTS);
+    const wanted = h.state.desired().length;
+    await connected(h);
+    let reads = 0;
+    const workers = h.scheduler.workers.bind(h.scheduler);
+    h.scheduler.workers = () => (reads++, workers());
+    await h.reconciler.tick();
+    const { plans } = h.reconciler.counts;
+    await h.clock.advance(0);
+    expect(startedNames(h)).toHaveLength(wanted);
+    expect(h.reconciler.counts.plans).toBe(plans);
+    expect(reads).toBe(1);
+  });
+
+  it('a follow-up skips what is no longer to do: a start on a host that dropped since', async () => {
+    const h = cluster(2 * TICK_STARTS); // 4 a host: the first tick reaches h62, not h100
+    await connected(h);
+    await h.reconciler.tick();
+    expect(h.host('h100').started).toHaveLength(0);
+    h.host('h100').drop();
+    await h.clock.advance(0);
+    expect(h.host('h100').started).toHaveLength(0);
+    expect(h.host('h101').started).toHaveLength(4);
+  });
+
+  it('a follow-up after the desired workers changed plans anew', async () => {
+    const h = cluster(2 * TICK_STARTS);
+    await connected(h);
+    await h.reconciler.tick(); // capped: the rest is left to a follow-up
+    await h.reconciler.scale(10);
+    await h.clock.advance(0);
+    expect(startedNames(h)).toHaveLength(TICK_STARTS); // nothing of the old plan started
+    expect(h.state.alive('worker').map((t) => t.desired.name)).toEqual(h.state.desiredWorkers.map((w) => w.name));
   });
 
   it('retires at most TICK_RETIRES in one tick and the rest in follow-up ticks', async () => {
