@@ -110,18 +110,19 @@ const reconciler = new Reconciler({
 const idle = { executing: 0, memory: 0 };
 function register(): void {
   const running = new Set<string>();
-  for (const t of state.processes.values())
+  state.processes.forEach((t) => {
     if (t.desired.role === 'worker' && !t.exit && !t.stopping) running.add(t.desired.name);
-  for (const name of scheduler.registered)
-    if (!running.has(name)) {
-      scheduler.registered.delete(name);
-      scheduler.metrics.delete(name);
-    }
-  for (const name of running)
-    if (!scheduler.registered.has(name)) {
-      scheduler.registered.add(name);
-      scheduler.metrics.set(name, idle);
-    }
+  });
+  scheduler.registered.forEach((name) => {
+    if (running.has(name)) return;
+    scheduler.registered.delete(name);
+    scheduler.metrics.delete(name);
+  });
+  running.forEach((name) => {
+    if (scheduler.registered.has(name)) return;
+    scheduler.registered.add(name);
+    scheduler.metrics.set(name, idle);
+  });
 }
 
 const tickMs: number[] = [];

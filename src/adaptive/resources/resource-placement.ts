@@ -175,10 +175,15 @@ class Fill {
   fillTo(hosts: readonly ResourceHost[], want: number, tier: (h: ResourceHost) => number): number {
     const unique = [...new Map(hosts.map((h) => [h.name, h])).values()];
     let held = unique.reduce((a, h) => a + this.on(h), 0);
-    // By (tier, workers there, host order), compared without making a key per comparison.
+    // By (tier, workers there, host order), compared without making a key per comparison;
+    // a host's tier is fixed, so found once, not per comparison.
+    const tiers = new Map(unique.map((h) => [h, tier(h)]));
+    const tierOf = (h: ResourceHost) => tiers.get(h) ?? 0;
     const heap = new MinHeap<ResourceHost>(
       (a, b) =>
-        tier(a) - tier(b) || this.on(a) - this.on(b) || (this.order.get(a.name) ?? 0) - (this.order.get(b.name) ?? 0),
+        tierOf(a) - tierOf(b) ||
+        this.on(a) - this.on(b) ||
+        (this.order.get(a.name) ?? 0) - (this.order.get(b.name) ?? 0),
     );
     for (const h of unique) if (this.blocker(h) === undefined) heap.push(h);
     while (held < want) {
