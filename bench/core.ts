@@ -9,6 +9,11 @@
 //   CORE_TICKS=1 npx tsx bench/core.ts        # also each tick's and adaptive step's time, in order
 //   CORE_TRACE=1 node --trace-gc --import tsx bench/core.ts   # each tick as it ends, among the GCs
 //
+// As the background controller runs it (bundled JavaScript, no tsx loader thread, its V8
+// flags: CONTROLLER_V8_FLAGS in src/app/commands/detach.ts):
+//   npx esbuild bench/core.ts --bundle --platform=node --format=esm --outfile=/tmp/core.mjs
+//   node --no-opt --no-sparkplug /tmp/core.mjs --hosts 10000 --waves 1
+//
 // A tick is timed until the event loop is free again (what it set going, exits and
 // events, is its cost too); a follow-up tick the reconciler asks for (over TICK_STARTS
 // starts or TICK_RETIRES retirements) is timed as a tick of its own.
@@ -138,6 +143,7 @@ async function tick(): Promise<void> {
   tickMs.push(performance.now() - t0);
   const c = process.cpuUsage(c0);
   tickCpuMs.push((c.user + c.system) / 1000);
+  sampleRss();
   if (process.env.CORE_TRACE) process.stderr.write(`TICK ${tickMs.at(-1)!.toFixed(2)}\n`);
   await followUps();
   register();
@@ -155,12 +161,14 @@ async function followUps(): Promise<void> {
     tickMs.push(performance.now() - t0);
     const c = process.cpuUsage(c0);
     tickCpuMs.push((c.user + c.system) / 1000);
+    sampleRss();
     if (process.env.CORE_TRACE) process.stderr.write(`TICK(follow-up) ${tickMs.at(-1)!.toFixed(2)}\n`);
   }
 }
 
+/** The peak RSS, sampled after every tick, adaptive step and `status` (a phase's peak was missed between checkpoints). */
 let rssPeak = 0;
-const sampleRss = () => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss));
+const sampleRss = () => (rssPeak = Math.max(rssPeak, process.memoryUsage.rss()));
 
 const adaptiveSpec: AdaptiveSpec = {
   minimum: HOSTS,
@@ -189,6 +197,7 @@ async function adaptiveStep(): Promise<void> {
   await adaptive.stepOnce(false);
   await settled();
   stepMs.push(performance.now() - t0);
+  sampleRss();
   if (process.env.CORE_TRACE) process.stderr.write(`STEP ${stepMs.at(-1)!.toFixed(2)}\n`);
   await followUps();
   await tick();
@@ -212,6 +221,7 @@ function status(): void {
   JSON.stringify(doc);
   statusText(doc);
   statusMs.push(performance.now() - t0);
+  sampleRss();
 }
 
 const running = () => scheduler.registered.size;
@@ -285,6 +295,7 @@ process.stderr.write(
   `core: ${tickMs.length} ticks timed; of all reconcile passes (the adaptive steps' too) ${plans} planned, ${skipped} found nothing changed, ${capped} capped; ${stepMs.length} adaptive steps (p50 ${ms(pct(stepMs, 50))} ms, p99 ${ms(pct(stepMs, 99))} ms), ${emitted} events\n`,
 );
 process.stderr.write(`core: a tick with nothing changed: p50 ${ms(pct(quietMs, 50))} ms\n`);
+process.stderr.write(`core: the slowest tick of ${tickMs.length}: ${ms(Math.max(...tickMs))} ms\n`);
 process.stderr.write(
   `core: tick CPU p50 ${ms(pct(tickCpuMs, 50))} ms, p99 ${ms(pct(tickCpuMs, 99))} ms; load ${loadavg()
     .map((x) => x.toFixed(2))
