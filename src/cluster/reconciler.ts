@@ -84,6 +84,8 @@ export class Reconciler {
   private quiet?: Quiet;
   /** The next reconcile continues a capped one (apply): it need not read the scheduler's list again. */
   private followUp = false;
+  /** Resolved once no capped plan is left to follow-ups (outcomes() waits for it). */
+  private behind?: { promise: Promise<void>; resolve: () => void };
   /** What a capped tick left to its follow-ups: its plan, from `next` on. */
   private backlog?: { desired: readonly DesiredProcess[]; actions: readonly Action[]; next: number };
   readonly counts: TickCounts = { ticks: 0, plans: 0, skipped: 0, capped: 0 };
@@ -106,7 +108,10 @@ export class Reconciler {
 
   /** One reconcile at a time; a request during a tick schedules one follow-up. */
   tick(): Promise<void> {
-    if (this.d.signal.aborted) return Promise.resolve();
+    if (this.d.signal.aborted) {
+      this.caughtUp();
+      return Promise.resolve();
+    }
     if (this.ticking) {
       this.again = true;
       return this.ticking;
@@ -121,6 +126,7 @@ export class Reconciler {
         }
       } while (this.again && !this.d.signal.aborted);
       this.ticking = undefined;
+      if (!this.backlog || this.d.signal.aborted) this.caughtUp();
     })();
     return this.ticking;
   }
@@ -212,6 +218,11 @@ export class Reconciler {
     if (i === actions.length) return void (await started);
     this.counts.capped++;
     this.backlog = { desired, actions, next: i };
+    if (!this.behind) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.behind = { promise, resolve };
+    }
     started.catch((err: unknown) => this.failed(err));
     this.d.clock.after(0, () => {
       this.followUp = true;
@@ -328,8 +339,17 @@ export class Reconciler {
     return r;
   }
 
-  /** How the retirements of these workers ended (those under way are waited for). */
-  outcomes(names: readonly string[]): Promise<Map<string, RetireStop>> {
+  /**
+   * How the retirements of these workers ended (those under way are waited for, and
+   * those a capped tick left to its follow-ups are waited for to begin).
+   */
+  async outcomes(names: readonly string[]): Promise<Map<string, RetireStop>> {
+    await this.behind?.promise;
     return this.lifecycle.outcomes(names);
+  }
+
+  private caughtUp(): void {
+    this.behind?.resolve();
+    this.behind = undefined;
   }
 }

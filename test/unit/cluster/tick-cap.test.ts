@@ -115,6 +115,27 @@ describe('the tick cap', () => {
     expect(h.state.alive('worker')).toHaveLength(100);
   });
 
+  it('waits, for the outcomes of retirements a capped tick left, until its follow-ups have begun them', async () => {
+    const h = cluster(TICK_RETIRES + 100);
+    await connected(h);
+    await h.reconciler.tick();
+    await h.clock.advance(0);
+    for (const w of h.state.desiredWorkers) h.scheduler.registered.add(w.name);
+    await h.reconciler.tick();
+    h.reconciler.startupDone();
+    const names = h.state.desiredWorkers.slice(10).map((w) => w.name);
+    const last = names.at(-1)!;
+    h.scheduler.unmovable.set(last, 3); // its results have nowhere to go: kept running
+    await h.reconciler.retire(names);
+    const outcomes = h.reconciler.outcomes(names); // as drain, apply and scale ask, at once
+    await h.clock.advance(0);
+    expect((await outcomes).get(last)).toEqual({ kind: 'held', results: 3 });
+    expect(h.state.alive('worker').map((t) => t.desired.name)).toEqual([
+      ...h.state.desiredWorkers.map((w) => w.name),
+      last,
+    ]);
+  });
+
   it('applies a tick under the cap in that tick, with no follow-up', async () => {
     const h = cluster(TICK_STARTS - 1); // the scheduler makes TICK_STARTS starts
     await connected(h);
