@@ -215,7 +215,10 @@ export class Reconciler {
       }
     }
     const started = Promise.all(starts.map((p) => this.lifecycle.start(p)));
-    if (i === actions.length) return void (await started);
+    if (i === actions.length) {
+      this.caughtUp(); // every retirement of the plan has begun: outcomes() can catch them
+      return void (await started);
+    }
     this.counts.capped++;
     this.backlog = { desired, actions, next: i };
     if (!this.behind) {
@@ -343,9 +346,15 @@ export class Reconciler {
    * How the retirements of these workers ended (those under way are waited for, and
    * those a capped tick left to its follow-ups are waited for to begin).
    */
-  async outcomes(names: readonly string[]): Promise<Map<string, RetireStop>> {
-    await this.behind?.promise;
-    return this.lifecycle.outcomes(names);
+  outcomes(names: readonly string[]): Promise<Map<string, RetireStop>> {
+    // Those under way are caught now: one may end while the follow-ups run.
+    const now = this.lifecycle.outcomes(names);
+    const behind = this.behind;
+    if (!behind) return now;
+    return behind.promise.then(async () => {
+      const [before, later] = await Promise.all([now, this.lifecycle.outcomes(names)]);
+      return new Map([...later, ...before]);
+    });
   }
 
   private caughtUp(): void {
