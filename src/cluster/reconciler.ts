@@ -12,7 +12,8 @@ import type { ClusterEvent } from '../events/types.js';
 import { every } from './clock.js';
 import type { ClusterState } from './cluster-state.js';
 import { HostLinks } from './host-links.js';
-import type { Action, DesiredProcess } from './plan-actions.js';
+import { CappedApply } from './capped-apply.js';
+import type { DesiredProcess } from './plan-actions.js';
 import { planState } from './plan-state.js';
 import type { Clock, HostRunner, ProcessSpec, SchedulerPort } from './ports.js';
 import { ProcessLifecycle } from './process-lifecycle.js';
@@ -43,17 +44,7 @@ const WAKE_SLACK_MS = 10;
  */
 export const RESYNC_TICKS = 30;
 
-/**
- * At most this many starts, and this many retirements, one tick applies; the rest go
- * to follow-up ticks at once (clock.after(0)), which apply what the capped plan left
- * without planning again. No tick then holds the controller's one thread for long: a
- * worker started costs ~5 µs of CPU, one retired (the scheduler's answer, the stop, the
- * exit and its event) several times that, so a tick of a 10,000-host wave took 100 ms
- * and more (docs/scale.md). A tick with fewer to do (any pipelined start-up, whose ticks
- * start the hosts connected since the last, a scale by this many) is as before.
- */
-export const TICK_STARTS = 250;
-export const TICK_RETIRES = 100;
+export { TICK_RETIRES, TICK_STARTS } from './capped-apply.js';
 
 /** What the ticks did: plans made, ticks that found nothing changed (tests and the bench read it). */
 export interface TickCounts {
@@ -82,12 +73,9 @@ export class Reconciler {
   private again = false;
   private started = false;
   private quiet?: Quiet;
-  /** The next reconcile continues a capped one (apply): it need not read the scheduler's list again. */
+  /** The next reconcile continues a capped one: it need not read the scheduler's list again. */
   private followUp = false;
-  /** Resolved once no capped plan is left to follow-ups (outcomes() waits for it). */
-  private behind?: { promise: Promise<void>; resolve: () => void };
-  /** What a capped tick left to its follow-ups: its plan, from `next` on. */
-  private backlog?: { desired: readonly DesiredProcess[]; actions: readonly Action[]; next: number };
+  private readonly capping: CappedApply;
   readonly counts: TickCounts = { ticks: 0, plans: 0, skipped: 0, capped: 0 };
 
   constructor(private readonly d: ReconcilerDeps) {
@@ -104,12 +92,26 @@ export class Reconciler {
       signal: d.signal,
       adoptRefusal: d.adoptRefusal,
     });
+    this.capping = new CappedApply({
+      state,
+      clock,
+      lifecycle: this.lifecycle,
+      started: () => this.started,
+      followUp: () => {
+        this.counts.capped++;
+        clock.after(0, () => {
+          this.followUp = true;
+          void this.tick();
+        });
+      },
+      failed: (err) => this.failed(err),
+    });
   }
 
   /** One reconcile at a time; a request during a tick schedules one follow-up. */
   tick(): Promise<void> {
     if (this.d.signal.aborted) {
-      this.caughtUp();
+      this.capping.caughtUp();
       return Promise.resolve();
     }
     if (this.ticking) {
@@ -126,7 +128,7 @@ export class Reconciler {
         }
       } while (this.again && !this.d.signal.aborted);
       this.ticking = undefined;
-      if (!this.backlog || this.d.signal.aborted) this.caughtUp();
+      if (!this.capping.pending || this.d.signal.aborted) this.capping.caughtUp();
     })();
     return this.ticking;
   }
@@ -152,9 +154,8 @@ export class Reconciler {
     // It applies what the capped plan left while the desired list is the one planned
     // from: a plan per follow-up made a wave of 30,000 retirements plan 30,000 stops
     // a hundred times over.
-    const left = this.backlog;
-    this.backlog = undefined;
-    if (followUp && left?.desired === desired) return this.apply(left.actions, left.next, desired);
+    const rest = this.capping.take(desired, followUp);
+    if (rest) return rest();
     if (this.unchanged(now, desired)) {
       this.counts.skipped++;
       return;
@@ -187,67 +188,7 @@ export class Reconciler {
       actions.length || launching
         ? undefined
         : { version: state.version, desired, started: this.started, until, skips: 0 };
-    await this.apply(actions, 0, desired);
-  }
-
-  /**
-   * Retirements and starts from actions[from], at most TICK_RETIRES and TICK_STARTS of
-   * them; the rest in a follow-up tick at once rather than on the periodic timer. A
-   * capped tick's starts are not waited for (the follow-up skips them:
-   * lifecycle.starting), so a cluster over the cap starts no later than in one tick.
-   */
-  private async apply(actions: readonly Action[], from: number, desired: readonly DesiredProcess[]): Promise<void> {
-    const now = this.d.clock.now();
-    const starts: DesiredProcess[] = [];
-    let stops = 0;
-    let i = from;
-    for (; i < actions.length; i++) {
-      const a = actions[i]!;
-      if (a.kind === 'start' ? starts.length >= TICK_STARTS : stops >= TICK_RETIRES) break;
-      if (from > 0 && !this.stillDue(a, now)) continue;
-      if (a.kind === 'start') starts.push(a.process);
-      else {
-        // Retiring can take as long as moving the worker's data: it must not hold up the
-        // next tick (restarts, reconnects, growth). retireAndStop marks the process
-        // `stopping` at once, so the next plan does not stop it twice.
-        stops++;
-        void this.lifecycle.retireAndStop(a.name);
-      }
-    }
-    const started = Promise.all(starts.map((p) => this.lifecycle.start(p)));
-    if (i === actions.length) {
-      this.caughtUp(); // every retirement of the plan has begun: outcomes() can catch them
-      return void (await started);
-    }
-    this.counts.capped++;
-    this.backlog = { desired, actions, next: i };
-    if (!this.behind) {
-      let resolve!: () => void;
-      const promise = new Promise<void>((r) => (resolve = r));
-      this.behind = { promise, resolve };
-    }
-    started.catch((err: unknown) => this.failed(err));
-    this.d.clock.after(0, () => {
-      this.followUp = true;
-      void this.tick();
-    });
-  }
-
-  /** An action a capped plan left is still to do (its desired list is the same; the rest may have moved). */
-  private stillDue(a: Action, now: number): boolean {
-    const { state } = this.d;
-    if (a.kind === 'stop') {
-      const t = state.processes.get(a.name);
-      const held = state.held.get(a.name);
-      return t !== undefined && !t.exit && !t.stopping && !(held && held.retryAt > now);
-    }
-    const { name, host, role } = a.process;
-    const t = state.processes.get(name);
-    const at = state.supervisor.canStartAt(name);
-    if (role !== 'worker' && this.started) return false;
-    return (
-      (!t || t.exit !== undefined) && state.usable(host) && !this.lifecycle.starting(name) && at !== null && at <= now
-    );
+    await this.capping.apply(actions, desired);
   }
 
   private failed(err: unknown): void {
@@ -347,18 +288,6 @@ export class Reconciler {
    * those a capped tick left to its follow-ups are waited for to begin).
    */
   outcomes(names: readonly string[]): Promise<Map<string, RetireStop>> {
-    // Those under way are caught now: one may end while the follow-ups run.
-    const now = this.lifecycle.outcomes(names);
-    const behind = this.behind;
-    if (!behind) return now;
-    return behind.promise.then(async () => {
-      const [before, later] = await Promise.all([now, this.lifecycle.outcomes(names)]);
-      return new Map([...later, ...before]);
-    });
-  }
-
-  private caughtUp(): void {
-    this.behind?.resolve();
-    this.behind = undefined;
+    return this.capping.outcomes(names);
   }
 }
