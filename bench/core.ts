@@ -7,6 +7,16 @@
 //   npx tsx bench/core.ts --hosts 1000        # last line: hosts=… workers=… tick_p50_ms=… …
 //   npx tsx bench/core.ts --hosts 10000 --waves 1
 //   CORE_TICKS=1 npx tsx bench/core.ts        # also each tick's and adaptive step's time, in order
+//   CORE_TRACE=1 node --trace-gc --import tsx bench/core.ts   # each tick as it ends, among the GCs
+//
+// As the background controller runs it (bundled JavaScript, no tsx loader thread, its V8
+// flags: CONTROLLER_V8_FLAGS in src/app/commands/detach.ts):
+//   npx esbuild bench/core.ts --bundle --platform=node --format=esm --outfile=/tmp/core.mjs
+//   node --no-opt --no-sparkplug /tmp/core.mjs --hosts 10000 --waves 1
+//
+// A tick is timed until the event loop is free again (what it set going, exits and
+// events, is its cost too); a follow-up tick the reconciler asks for (over TICK_STARTS
+// starts or TICK_RETIRES retirements) is timed as a tick of its own.
 import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -46,11 +56,17 @@ function whole(k: keyof typeof values): number {
   return n;
 }
 
-/** Time stands still unless the bench moves it; timers are not needed: the bench ticks by hand. */
+/**
+ * Time stands still unless the bench moves it; the bench ticks by hand. The one timer it
+ * keeps is the reconciler's follow-up tick (after(0): a tick capped at TICK_STARTS or
+ * TICK_RETIRES), which the bench runs, and times, as a tick of its own.
+ */
 class StepClock implements Clock {
   t = 1_000_000;
+  readonly due: (() => void)[] = [];
   now = () => this.t;
-  after(): () => void {
+  after(ms: number, fn: () => void): () => void {
+    if (ms === 0) this.due.push(fn);
     return () => {};
   }
 }
@@ -90,33 +106,69 @@ const reconciler = new Reconciler({
   signal: life.signal,
 });
 
-/** The scheduler sees every worker process that runs (registration is instant here). */
+/**
+ * The scheduler sees every worker process that runs (registration is instant here). Its
+ * list changes in place: the simulated scheduler lives in another process in a real
+ * cluster, so its own garbage (a new list and 40,000 metrics after every tick, at
+ * 10,000 hosts) must not count as the controller's memory.
+ */
+const idle = { executing: 0, memory: 0 };
 function register(): void {
-  scheduler.registered.clear();
-  scheduler.metrics.clear();
-  for (const t of state.processes.values()) {
-    if (t.desired.role !== 'worker' || t.exit || t.stopping) continue;
-    scheduler.registered.add(t.desired.name);
-    scheduler.metrics.set(t.desired.name, { executing: 0, memory: 0 });
-  }
+  const running = new Set<string>();
+  state.processes.forEach((t) => {
+    if (t.desired.role === 'worker' && !t.exit && !t.stopping) running.add(t.desired.name);
+  });
+  scheduler.registered.forEach((name) => {
+    if (running.has(name)) return;
+    scheduler.registered.delete(name);
+    scheduler.metrics.delete(name);
+  });
+  running.forEach((name) => {
+    if (scheduler.registered.has(name)) return;
+    scheduler.registered.add(name);
+    scheduler.metrics.set(name, idle);
+  });
 }
 
 const tickMs: number[] = [];
 /** The same ticks in CPU time (this process's user + system): what a loaded machine's wall clock inflates. */
 const tickCpuMs: number[] = [];
+/** Until the event loop is free again: what a tick set going (exits, events) is its cost too. */
+const settled = () => new Promise<void>((r) => setImmediate(r));
 async function tick(): Promise<void> {
   const t0 = performance.now();
   const c0 = process.cpuUsage();
   await reconciler.tick();
+  await settled();
   tickMs.push(performance.now() - t0);
   const c = process.cpuUsage(c0);
   tickCpuMs.push((c.user + c.system) / 1000);
+  sampleRss();
+  if (process.env.CORE_TRACE) process.stderr.write(`TICK ${tickMs.at(-1)!.toFixed(2)}\n`);
+  await followUps();
   register();
   clock.t += 1000;
 }
 
+/** The follow-up ticks a capped tick asked for, each timed as a tick (they come at once, as in the controller). */
+async function followUps(): Promise<void> {
+  for (let fn = clock.due.shift(); fn; fn = clock.due.shift()) {
+    const t0 = performance.now();
+    const c0 = process.cpuUsage();
+    fn();
+    await reconciler.idle();
+    await settled();
+    tickMs.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    tickCpuMs.push((c.user + c.system) / 1000);
+    sampleRss();
+    if (process.env.CORE_TRACE) process.stderr.write(`TICK(follow-up) ${tickMs.at(-1)!.toFixed(2)}\n`);
+  }
+}
+
+/** The peak RSS, sampled after every tick, adaptive step and `status` (a phase's peak was missed between checkpoints). */
 let rssPeak = 0;
-const sampleRss = () => (rssPeak = Math.max(rssPeak, process.memoryUsage().rss));
+const sampleRss = () => (rssPeak = Math.max(rssPeak, process.memoryUsage.rss()));
 
 const adaptiveSpec: AdaptiveSpec = {
   minimum: HOSTS,
@@ -143,7 +195,11 @@ const stepMs: number[] = [];
 async function adaptiveStep(): Promise<void> {
   const t0 = performance.now();
   await adaptive.stepOnce(false);
+  await settled();
   stepMs.push(performance.now() - t0);
+  sampleRss();
+  if (process.env.CORE_TRACE) process.stderr.write(`STEP ${stepMs.at(-1)!.toFixed(2)}\n`);
+  await followUps();
   await tick();
 }
 
@@ -165,11 +221,16 @@ function status(): void {
   JSON.stringify(doc);
   statusText(doc);
   statusMs.push(performance.now() - t0);
+  sampleRss();
 }
 
 const running = () => scheduler.registered.size;
 function say(what: string): void {
-  process.stderr.write(`core: ${what}: ${running()} workers registered, ${state.desiredWorkers.length} desired\n`);
+  const m = process.memoryUsage();
+  const mb = (x: number) => Math.round(x / 2 ** 20);
+  process.stderr.write(
+    `core: ${what}: ${running()} workers registered, ${state.desiredWorkers.length} desired; rss ${mb(m.rss)} MB, heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB\n`,
+  );
 }
 
 // Start-up: every host connects, the first ticks start the scheduler and one worker a host.
@@ -229,11 +290,12 @@ const pct = (xs: number[], p: number) => {
 const ms = (x: number) => x.toFixed(2);
 if (process.env.CORE_TICKS)
   process.stderr.write(`ticks: ${tickMs.map(ms).join(' ')}\nsteps: ${stepMs.map(ms).join(' ')}\n`);
-const { plans, skipped } = reconciler.counts;
+const { plans, skipped, capped } = reconciler.counts;
 process.stderr.write(
-  `core: ${tickMs.length} ticks timed; of all reconcile passes (the adaptive steps' too) ${plans} planned, ${skipped} found nothing changed; ${stepMs.length} adaptive steps (p50 ${ms(pct(stepMs, 50))} ms, p99 ${ms(pct(stepMs, 99))} ms), ${emitted} events\n`,
+  `core: ${tickMs.length} ticks timed; of all reconcile passes (the adaptive steps' too) ${plans} planned, ${skipped} found nothing changed, ${capped} capped; ${stepMs.length} adaptive steps (p50 ${ms(pct(stepMs, 50))} ms, p99 ${ms(pct(stepMs, 99))} ms), ${emitted} events\n`,
 );
 process.stderr.write(`core: a tick with nothing changed: p50 ${ms(pct(quietMs, 50))} ms\n`);
+process.stderr.write(`core: the slowest tick of ${tickMs.length}: ${ms(Math.max(...tickMs))} ms\n`);
 process.stderr.write(
   `core: tick CPU p50 ${ms(pct(tickCpuMs, 50))} ms, p99 ${ms(pct(tickCpuMs, 99))} ms; load ${loadavg()
     .map((x) => x.toFixed(2))

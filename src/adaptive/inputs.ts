@@ -47,9 +47,11 @@ export function adaptiveWorkers(plan: readonly PlannedWorker[], scheduler: reado
  */
 export function closeOrder(plan: readonly PlannedWorker[], scheduler: readonly SchedulerView[]): string[] {
   const planned = new Set(plan.map((p) => p.name));
-  const m = (w: SchedulerView) => ({ executing: w.metrics?.executing ?? 0, memory: w.metrics?.memory ?? 0 });
+  // Read in place: an object per comparison made millions a step at 10,000 hosts.
+  const executing = (w: SchedulerView) => w.metrics?.executing ?? 0;
+  const memory = (w: SchedulerView) => w.metrics?.memory ?? 0;
   return scheduler
     .filter((w) => planned.has(w.name))
-    .sort((a, b) => m(a).executing - m(b).executing || m(a).memory - m(b).memory)
+    .sort((a, b) => executing(a) - executing(b) || memory(a) - memory(b))
     .map((w) => w.name);
 }

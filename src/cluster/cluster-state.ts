@@ -206,12 +206,13 @@ export class ClusterState {
     return this.runners.has(host) && this.health.isUsable(host);
   }
 
+  /** Hosts not usable now: usually none, so nothing per host is built (a tick asks it at every plan). */
   unusable(): Set<string> {
-    return new Set(
-      this.hosts()
-        .map((h) => h.name)
-        .filter((h) => !this.usable(h)),
-    );
+    const out = new Set<string>();
+    const { schedulerHost, workerHosts } = this.spec;
+    if (!this.usable(schedulerHost.name)) out.add(schedulerHost.name);
+    for (const h of workerHosts) if (!this.usable(h.name)) out.add(h.name);
+    return out;
   }
 
   /**

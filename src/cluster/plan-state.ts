@@ -21,14 +21,17 @@ function namesIn(desired: readonly DesiredProcess[]): Set<string> {
 export function planState(s: ClusterState, desired: readonly DesiredProcess[] = s.desired()): Action[] {
   const unusable = s.unusable();
   const actions: Action[] = [];
-  for (const d of desired) {
+  // Indexed and forEach, not for-of: no iterator result per element (at 10,000 hosts,
+  // 80,000 of them a plan, garbage the controller would carry until a full GC).
+  for (let i = 0; i < desired.length; i++) {
+    const d = desired[i]!;
     const t = s.processes.get(d.name);
     if ((!t || t.exit) && !unusable.has(d.host)) actions.push({ kind: 'start', process: { ...d } });
   }
   const wanted = namesIn(desired);
-  for (const t of s.processes.values()) {
-    if (t.exit || t.stopping || wanted.has(t.desired.name)) continue;
+  s.processes.forEach((t) => {
+    if (t.exit || t.stopping || wanted.has(t.desired.name)) return;
     actions.push({ kind: 'stop', name: t.desired.name, host: t.desired.host, reason: 'not-desired' });
-  }
+  });
   return actions;
 }

@@ -35,13 +35,21 @@ export const RETIRE_TIMEOUT_MS = 600_000;
 export class ProcessLifecycle {
   /** Retirements under way, by worker name. */
   private readonly retiring = new Map<string, Promise<RetireStop>>();
+  /** Starts asked of a runner and not yet answered, by name. */
+  private readonly launching = new Set<string>();
   constructor(private readonly d: LifecycleDeps) {}
+
+  /** `name`'s start is under way: its runner has not answered yet. */
+  starting(name: string): boolean {
+    return this.launching.has(name);
+  }
 
   async start(p: DesiredProcess): Promise<void> {
     const runner = this.d.state.runners.get(p.host);
     const spec = this.d.specFor(p);
     if (!runner || !spec) return;
     let proc: RunningProcess;
+    this.launching.add(p.name);
     try {
       proc = await runner.start(spec);
     } catch (err) {
@@ -51,6 +59,8 @@ export class ProcessLifecycle {
         message: `${p.host}: could not start ${p.name}: ${errorText(err)}`,
       });
       return;
+    } finally {
+      this.launching.delete(p.name);
     }
     this.track(p, proc);
   }

@@ -12,6 +12,7 @@ import type { ClusterEvent } from '../events/types.js';
 import { every } from './clock.js';
 import type { ClusterState } from './cluster-state.js';
 import { HostLinks } from './host-links.js';
+import { CappedApply } from './capped-apply.js';
 import type { DesiredProcess } from './plan-actions.js';
 import { planState } from './plan-state.js';
 import type { Clock, HostRunner, ProcessSpec, SchedulerPort } from './ports.js';
@@ -43,11 +44,15 @@ const WAKE_SLACK_MS = 10;
  */
 export const RESYNC_TICKS = 30;
 
+export { TICK_RETIRES, TICK_STARTS } from './capped-apply.js';
+
 /** What the ticks did: plans made, ticks that found nothing changed (tests and the bench read it). */
 export interface TickCounts {
   ticks: number;
   plans: number;
   skipped: number;
+  /** Ticks that left starts or retirements to a follow-up (over TICK_STARTS / TICK_RETIRES). */
+  capped: number;
 }
 
 /** When the last plan that had nothing to do was made, and until when that holds. */
@@ -68,7 +73,10 @@ export class Reconciler {
   private again = false;
   private started = false;
   private quiet?: Quiet;
-  readonly counts: TickCounts = { ticks: 0, plans: 0, skipped: 0 };
+  /** The next reconcile continues a capped one: it need not read the scheduler's list again. */
+  private followUp = false;
+  private readonly capping: CappedApply;
+  readonly counts: TickCounts = { ticks: 0, plans: 0, skipped: 0, capped: 0 };
 
   constructor(private readonly d: ReconcilerDeps) {
     const { state, clock, emit } = d;
@@ -84,11 +92,28 @@ export class Reconciler {
       signal: d.signal,
       adoptRefusal: d.adoptRefusal,
     });
+    this.capping = new CappedApply({
+      state,
+      clock,
+      lifecycle: this.lifecycle,
+      started: () => this.started,
+      followUp: () => {
+        this.counts.capped++;
+        clock.after(0, () => {
+          this.followUp = true;
+          void this.tick();
+        });
+      },
+      failed: (err) => this.failed(err),
+    });
   }
 
   /** One reconcile at a time; a request during a tick schedules one follow-up. */
   tick(): Promise<void> {
-    if (this.d.signal.aborted) return Promise.resolve();
+    if (this.d.signal.aborted) {
+      this.capping.caughtUp();
+      return Promise.resolve();
+    }
     if (this.ticking) {
       this.again = true;
       return this.ticking;
@@ -99,12 +124,18 @@ export class Reconciler {
         try {
           await this.reconcileOnce();
         } catch (err) {
-          this.d.emit({ kind: 'notice', level: 'warning', message: `reconcile step failed: ${String(err)}` });
+          this.failed(err);
         }
       } while (this.again && !this.d.signal.aborted);
       this.ticking = undefined;
+      if (!this.capping.pending || this.d.signal.aborted) this.capping.caughtUp();
     })();
     return this.ticking;
+  }
+
+  /** Resolves once no tick runs (a follow-up the clock started, for the bench). */
+  idle(): Promise<void> {
+    return this.ticking ?? Promise.resolve();
   }
 
   private async reconcileOnce(): Promise<void> {
@@ -113,9 +144,18 @@ export class Reconciler {
     // A host that failed during start-up is reported with the cluster-up, and retried
     // only after it: start-up's ticks (one per host as it connects) must not wait on it.
     if (this.started) await Promise.all(state.health.dueForReconnect(now).map((h) => this.links.connect(h)));
-    await this.observeScheduler();
+    // A follow-up goes on with the plan of the tick before: the scheduler's whole list
+    // (40,000 workers at 10,000 hosts) is read again by the next periodic tick.
+    const followUp = this.followUp;
+    this.followUp = false;
+    if (!followUp) await this.observeScheduler();
     this.counts.ticks++;
     const desired = state.desired();
+    // It applies what the capped plan left while the desired list is the one planned
+    // from: a plan per follow-up made a wave of 30,000 retirements plan 30,000 stops
+    // a hundred times over.
+    const rest = this.capping.take(desired, followUp);
+    if (rest) return rest();
     if (this.unchanged(now, desired)) {
       this.counts.skipped++;
       return;
@@ -123,6 +163,7 @@ export class Reconciler {
     this.counts.plans++;
     const held = heldBack(state, now);
     let until = Infinity;
+    let launching = false;
     const actions = planState(state, desired).filter((a) => {
       // The scheduler is started once; after start-up its death ends the cluster. A
       // worker the scheduler would not retire waits for its retry (retire-hold.ts).
@@ -131,20 +172,27 @@ export class Reconciler {
         return !held.has(a.name);
       }
       if (a.process.role !== 'worker' && this.started) return false;
+      // Started by a capped tick and not answered yet: not started twice.
+      if (this.lifecycle.starting(a.process.name)) {
+        launching = true;
+        return false;
+      }
       const at = state.supervisor.canStartAt(a.process.name);
       if (at !== null && at > now) until = Math.min(until, at);
       return at !== null && now >= at;
     });
     // Nothing to do: later ticks skip the plan until the state changes or a wait ends. A
-    // tick that acted plans again next time (a start that failed is tried again).
-    this.quiet = actions.length
-      ? undefined
-      : { version: state.version, desired, started: this.started, until, skips: 0 };
-    // Retiring can take as long as moving the worker's data: it must not hold up the
-    // next tick (restarts, reconnects, growth). retireAndStop marks the process
-    // `stopping` at once, so the next plan does not stop it twice.
-    for (const a of actions) if (a.kind === 'stop') void this.lifecycle.retireAndStop(a.name);
-    await Promise.all(actions.flatMap((a) => (a.kind === 'start' ? [this.lifecycle.start(a.process)] : [])));
+    // tick that acted plans again next time (a start that failed is tried again), as
+    // does one that saw starts under way (one may fail without changing the state).
+    this.quiet =
+      actions.length || launching
+        ? undefined
+        : { version: state.version, desired, started: this.started, until, skips: 0 };
+    await this.capping.apply(actions, desired);
+  }
+
+  private failed(err: unknown): void {
+    this.d.emit({ kind: 'notice', level: 'warning', message: `reconcile step failed: ${String(err)}` });
   }
 
   /** Nothing a plan reads changed since the last plan, which had nothing to do. */
@@ -235,8 +283,11 @@ export class Reconciler {
     return r;
   }
 
-  /** How the retirements of these workers ended (those under way are waited for). */
+  /**
+   * How the retirements of these workers ended (those under way are waited for, and
+   * those a capped tick left to its follow-ups are waited for to begin).
+   */
   outcomes(names: readonly string[]): Promise<Map<string, RetireStop>> {
-    return this.lifecycle.outcomes(names);
+    return this.capping.outcomes(names);
   }
 }

@@ -20,7 +20,9 @@ export function slotsFor(declared: Resources, nthreads: number, need: Resources)
 }
 
 export function isPlain(resources: Resources): boolean {
-  return Object.values(resources).every((v) => v <= 0);
+  // No array made: placement asks it of every host, many times a step.
+  for (const k in resources) if (Object.hasOwn(resources, k) && !(resources[k]! <= 0)) return false;
+  return true;
 }
 
 /** {GPU: 1} → "GPU", {GPU: 2, MEMORY: 70e9} → "GPU=2+MEMORY=70000000000", in name order. */

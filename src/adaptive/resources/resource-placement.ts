@@ -175,11 +175,16 @@ class Fill {
   fillTo(hosts: readonly ResourceHost[], want: number, tier: (h: ResourceHost) => number): number {
     const unique = [...new Map(hosts.map((h) => [h.name, h])).values()];
     let held = unique.reduce((a, h) => a + this.on(h), 0);
-    const key = (h: ResourceHost) => [tier(h), this.on(h), this.order.get(h.name) ?? 0] as const;
-    const heap = new MinHeap<ResourceHost>((a, b) => {
-      const [x, y] = [key(a), key(b)];
-      return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
-    });
+    // By (tier, workers there, host order), compared without making a key per comparison;
+    // a host's tier is fixed, so found once, not per comparison.
+    const tiers = new Map(unique.map((h) => [h, tier(h)]));
+    const tierOf = (h: ResourceHost) => tiers.get(h) ?? 0;
+    const heap = new MinHeap<ResourceHost>(
+      (a, b) =>
+        tierOf(a) - tierOf(b) ||
+        this.on(a) - this.on(b) ||
+        (this.order.get(a.name) ?? 0) - (this.order.get(b.name) ?? 0),
+    );
     for (const h of unique) if (this.blocker(h) === undefined) heap.push(h);
     while (held < want) {
       const best = heap.pop();

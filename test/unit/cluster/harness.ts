@@ -78,10 +78,14 @@ export function harness(o: {
   return out;
 }
 
-/** Connects every host, runs the first tick, registers the workers and ends start-up. */
+/**
+ * Connects every host, runs the first tick (and its follow-ups, over TICK_STARTS starts:
+ * due at once, no time passes), registers the workers and ends start-up.
+ */
 export async function startUp(h: Harness): Promise<void> {
   await Promise.all(h.state.hosts().map((x) => h.reconciler.links.connect(x.name)));
   await h.reconciler.tick();
+  await h.clock.advance(0);
   for (const w of h.state.desiredWorkers) if (h.state.processes.has(w.name)) h.scheduler.registered.add(w.name);
   await h.reconciler.tick();
   h.reconciler.startupDone();
