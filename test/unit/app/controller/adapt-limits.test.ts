@@ -8,6 +8,7 @@ import { adaptiveSettingsText } from '../../../../src/adaptive/settings-text.js'
 import type { ClusterSession } from '../../../../src/app/controller/cluster-session.js';
 import { ClusterSession as Session } from '../../../../src/app/controller/cluster-session.js';
 import { adapt } from '../../../../src/app/controller/adapt-session.js';
+import { adaptiveStatus } from '../../../../src/app/controller/adaptive-status.js';
 import { controlApi } from '../../../../src/app/controller/control-api.js';
 import { ClusterState } from '../../../../src/cluster/cluster-state.js';
 import { systemClock } from '../../../../src/app/system-clock.js';
@@ -213,8 +214,8 @@ describe('the controller side of adapt and scale', () => {
     );
     expect(session.adaptive).toBeUndefined();
     await adapt(session, { dryRun: false, spec: { maximum: 4, maximumMemory: 8e9, minimumCores: 2 } });
-    expect(session.adaptive?.status()).toMatchObject({ maximumMemory: 8e9, minimumCores: 2 });
-    expect(session.adaptive?.status()).not.toHaveProperty('maximumCores');
+    expect(adaptiveStatus(session.adaptive!)).toMatchObject({ maximumMemory: 8e9, minimumCores: 2 });
+    expect(adaptiveStatus(session.adaptive!)).not.toHaveProperty('maximumCores');
   });
 
   it('warns in its reply that a running scheduler keeps its target_duration, and reports the one in use', async () => {
