@@ -190,8 +190,7 @@ export class Cluster<L extends AdaptiveHandle = AdaptiveHandle> {
    * fight, so adaptive goes off; crash-looping workers get another chance.
    */
   async userScale(n: number, opts: { force?: boolean } = {}): Promise<ScaleResult & { adaptiveOff?: true }> {
-    const wasAdaptive = this.adaptive?.enabled === true;
-    this.adaptive?.stop();
+    const wasAdaptive = this.stopAdaptive();
     const was = this.state.desiredWorkers.length;
     // Workers an earlier retirement left running (held) are tried again with this one.
     const held = [...this.state.held.keys()];
@@ -225,6 +224,13 @@ export class Cluster<L extends AdaptiveHandle = AdaptiveHandle> {
 
   restartWorker(name: string, opts: { force?: boolean } = {}): Promise<RetireStop> {
     return this.reconciler.restartWorker(name, opts);
+  }
+
+  /** Adaptive off: the worker count stays where it is. Whether it was on. */
+  stopAdaptive(): boolean {
+    const was = this.loop?.enabled === true;
+    this.loop?.stop();
+    return was;
   }
 
   /** A new adaptive loop with these bounds, replacing the running one. */

@@ -207,6 +207,11 @@ export class ClusterSession {
     return this.core.restartWorker(name, opts);
   }
 
+  /** Adaptive off (`adapt --off`, the dashboard's key): whether it was on. */
+  stopAdaptive(): boolean {
+    return this.core.stopAdaptive();
+  }
+
   /** A new adaptive loop with these bounds, replacing the running one. */
   startAdaptive(spec: AdaptiveSpec): void {
     this.core.startAdaptive(spec);
