@@ -6,9 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { Cluster, type AdaptiveHandle } from '../../../src/cluster/cluster.js';
 import type { DaskPort } from '../../../src/cluster/ports.js';
+import type { PreviousCluster } from '../../../src/cluster/readopt.js';
 import type { ExpectedError } from '../../../src/errors.js';
 import type { ClusterEvent } from '../../../src/events/types.js';
-import { testSpec } from '../config/spec-fixture.js';
+import { testHost, testSpec } from '../config/spec-fixture.js';
 import { FakeClock, FakeHost, FakeScheduler, flush } from './fakes.js';
 
 interface Up {
@@ -23,6 +24,8 @@ interface Up {
   widest: () => number;
   /** The ports each dashboard forward was asked for. */
   forwards: number[][];
+  /** Hosts no runner reaches that were cleared (a dead controller's apply removed them). */
+  cleared: string[];
   until<T>(p: Promise<T>): Promise<T>;
 }
 
@@ -37,13 +40,23 @@ const dask = (scheduler: FakeScheduler): DaskPort => ({
   describeExit: (exit) => `exited with code ${exit.code}`,
 });
 
-function up(o: { requireAll?: boolean; dashboard?: string; forwardUrl?: string } = {}): Up {
+function up(
+  o: {
+    requireAll?: boolean;
+    dashboard?: string;
+    forwardUrl?: string;
+    previous?: PreviousCluster;
+    /** PIDs of ours already running on a host when it connects (a dead controller's). */
+    left?: Record<string, number[]>;
+  } = {},
+): Up {
   const clock = new FakeClock();
   const scheduler = new FakeScheduler();
   const hosts = new Map<string, FakeHost>();
   const refuse = new Set<string>();
   const events: ClusterEvent[] = [];
   const forwards: number[][] = [];
+  const cleared: string[] = [];
   let open = 0;
   let widest = 0;
   const cluster = new Cluster({
@@ -55,11 +68,16 @@ function up(o: { requireAll?: boolean; dashboard?: string; forwardUrl?: string }
     connect: async (h) => {
       if (refuse.has(h.name)) throw new Error('connection refused');
       const host = new FakeHost(h.name);
+      for (const pid of o.left?.[h.name] ?? []) host.remote.set(pid, { pid, ppid: 1, pgid: pid });
       hosts.set(h.name, host);
       return host;
     },
     specFor: (d) => ({ name: d.name, host: d.host, role: d.role, argv: ['dask'], env: {} }),
-    clearHost: () => Promise.reject(new Error('no former host in this test')),
+    previous: o.previous,
+    clearHost: async (h) => {
+      cleared.push(h.name);
+      return { stopped: [], forced: [], left: [] };
+    },
     adaptiveLoop: (): AdaptiveHandle => {
       throw new Error('not adaptive in this test');
     },
@@ -95,7 +113,7 @@ function up(o: { requireAll?: boolean; dashboard?: string; forwardUrl?: string }
     }
     return settled;
   };
-  return { cluster, clock, scheduler, hosts, events, refuse, widest: () => widest, forwards, until };
+  return { cluster, clock, scheduler, hosts, events, refuse, widest: () => widest, forwards, cleared, until };
 }
 
 const running = (u: Up) =>
@@ -149,6 +167,37 @@ describe('start-up in the core', () => {
     expect(u.events.find((e) => e.kind === 'cluster-up')).toMatchObject({
       dashboardUrl: 'http://127.0.0.1:40001/status',
     });
+    await u.until(u.cluster.teardown({ reason: 'test', force: false }));
+  });
+
+  it('re-adopts what a dead controller left, keeps its first start, and clears the host its apply had removed', async () => {
+    const u = up({
+      previous: {
+        schedulerAddress: 'tcp://n0:8786',
+        startedAt: new Date(500_000).toISOString(),
+        processes: [
+          { name: 'scheduler', host: 'n0', role: 'scheduler', pid: 501 },
+          { name: 'n1-0', host: 'n1', role: 'worker', pid: 601 },
+          { name: 'n2-0', host: 'n2', role: 'worker', pid: 701 }, // died meanwhile
+          { name: 'old-0', host: 'old', role: 'worker', pid: 801 },
+        ],
+        formerHosts: [testHost('old')],
+      },
+      left: { n0: [501], n1: [601] },
+    });
+    u.scheduler.registered.add('old-0');
+    await u.until(u.cluster.start());
+    expect(u.hosts.get('n0')!.started.map((p) => p.remotePid)).toEqual([501]);
+    expect(u.hosts.get('n1')!.started.map((p) => p.remotePid)).toEqual([601]);
+    expect(u.hosts.get('n2')!.running('n2-0')).toHaveLength(1);
+    const notices = u.events.flatMap((e) => (e.kind === 'notice' ? [e.message] : []));
+    expect(notices).toContain('re-adopted 2 process(es) from the state file, started 1');
+    expect(u.cluster.startedAt).toBe(500_000);
+    // The removed host's worker retired through the scheduler first (data moved), then the host cleared.
+    expect(u.scheduler.retireCalls).toEqual([['tcp://old-0:1']]);
+    expect(u.cleared).toEqual(['old']);
+    expect(notices).toContain('old left the cluster (an interrupted apply had removed it)');
+    expect(u.cluster.state.formerHosts).toEqual([]);
     await u.until(u.cluster.teardown({ reason: 'test', force: false }));
   });
 
