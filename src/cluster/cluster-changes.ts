@@ -1,6 +1,6 @@
 // `apply`, `drain`/`undrain` and the rolling restart, on a running cluster: the core's
 // pure changes (cluster/desired-change.ts, spec-diff.ts) and roll (cluster/rolling.ts), driven
-// with the session's reconciler, links and adaptive loop. One change at a time.
+// with the core's reconciler, links and adaptive loop (cluster.ts). One change at a time.
 import { applySpec, drainHosts, restoreHost, undrainHosts, type DrainResult } from './desired-change.js';
 import { delay } from './clock.js';
 import type { ClusterState } from './cluster-state.js';

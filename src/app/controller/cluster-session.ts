@@ -19,7 +19,6 @@ import { describeExit } from '../../dask/diagnose.js';
 import { isSetupLine } from '../../dask/setup-lines.js';
 import { parseKeeperRefusal, parseSchedulerLine, parseWorkerLine } from '../../dask/log-lines.js';
 import { SchedulerClient, type Connector } from '../../dask/scheduler-client.js';
-import type { ExpectedError } from '../../errors.js';
 import type { EventBus } from '../../events/types.js';
 import type { ShellPort } from '../../ssh/shell-port.js';
 import { systemClock } from '../system-clock.js';
@@ -185,22 +184,9 @@ export class ClusterSession {
     return this.core.start(launchAfter);
   }
 
-  tick(): Promise<void> {
-    return this.core.tick();
-  }
-
-  /** A worker count from adaptive (or the dashboard's own rule, userScale). */
-  scale(n: number, opts: { retryCrashed?: boolean } = {}): Promise<ScaleResult> {
-    return this.core.scale(n, opts);
-  }
-
   /** A user's `scale N`: adaptive goes off (cluster.ts). */
   userScale(n: number, opts: { force?: boolean } = {}): Promise<ScaleResult & { adaptiveOff?: true }> {
     return this.core.userScale(n, opts);
-  }
-
-  retire(names: readonly string[]): Promise<void> {
-    return this.core.retire(names);
   }
 
   restartWorker(name: string, opts: { force?: boolean } = {}): Promise<RetireStop> {
@@ -241,10 +227,6 @@ export class ClusterSession {
     this.version ??= distributedVersion(this.spec.schedulerHost, this.state.runners.get(this.spec.schedulerHost.name));
     this.version.catch(() => (this.version = undefined));
     return this.version;
-  }
-
-  fatal(message: string, detail: string[] = []): Promise<ExpectedError> {
-    return this.core.fatal(message, detail);
   }
 
   /** Idempotent: a second call gets the first call's result. */
