@@ -226,6 +226,17 @@ export class Cluster<L extends AdaptiveHandle = AdaptiveHandle> {
     return this.reconciler.restartWorker(name, opts);
   }
 
+  /**
+   * The workers an interrupted `apply` had not restarted yet and still wanted: owed again,
+   * and kept in state.pendingRoll (the state file) until the roll restarts them.
+   */
+  owedRoll(): string[] {
+    const { state } = this;
+    const names = (this.p.previous?.pendingRoll ?? []).filter((n) => state.desiredWorkers.some((w) => w.name === n));
+    for (const n of names) state.pendingRoll.add(n);
+    return names;
+  }
+
   /** Adaptive off: the worker count stays where it is. Whether it was on. */
   stopAdaptive(): boolean {
     const was = this.loop?.enabled === true;

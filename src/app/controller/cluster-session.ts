@@ -193,6 +193,11 @@ export class ClusterSession {
     return this.core.restartWorker(name, opts);
   }
 
+  /** The workers an interrupted `apply` owes a restart (cluster.ts). */
+  owedRoll(): string[] {
+    return this.core.owedRoll();
+  }
+
   /** Adaptive off (`adapt --off`, the dashboard's key): whether it was on. */
   stopAdaptive(): boolean {
     return this.core.stopAdaptive();

@@ -201,6 +201,14 @@ describe('start-up in the core', () => {
     await u.until(u.cluster.teardown({ reason: 'test', force: false }));
   });
 
+  it('owes the workers an interrupted apply had not restarted, of those still wanted, and keeps them in pendingRoll', () => {
+    const previous = { schedulerAddress: 'tcp://n0:8786', processes: [], pendingRoll: ['n1-0', 'gone-0'] };
+    const u = up({ previous });
+    expect(u.cluster.owedRoll()).toEqual(['n1-0']);
+    expect([...u.cluster.state.pendingRoll]).toEqual(['n1-0']);
+    expect(up().cluster.owedRoll()).toEqual([]);
+  });
+
   it('--require-all: a failed host fails the start-up, and what started is stopped', async () => {
     const u = up({ requireAll: true });
     u.refuse.add('n2');
