@@ -20,7 +20,7 @@
 import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { AdaptiveLoop } from '../src/app/controller/adaptive-loop.js';
+import { AdaptiveLoop } from '../src/adaptive/adaptive-loop.js';
 import { EventLog } from '../src/app/controller/event-log.js';
 import { statusOf } from '../src/app/controller/status.js';
 import type { ClusterSession } from '../src/app/controller/cluster-session.js';

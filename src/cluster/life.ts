@@ -10,7 +10,7 @@ export interface LifePorts {
   readonly stop: AbortSignal;
   /** Starts the cluster; resolves once it is up. */
   start(): Promise<unknown>;
-  /** A graceful teardown (the session makes one however often it is asked). */
+  /** A graceful teardown (the core's Cluster makes one however often it is asked). */
   teardown(reason: string): Promise<TeardownResult>;
   /** Once up: the control endpoint listens (and a detached parent hears of it). */
   serve(): Promise<void>;

@@ -140,7 +140,16 @@ export interface SchedulerPort {
    * Pending work by resource restriction set (the scheduler preload); undefined without
    * it. `registered`: the workers as identityOrWorkers() gives them, when the preload said.
    */
-  demand(): Promise<{ groups: PendingGroup[]; plainPending: number; registered?: SchedulerWorker[] } | undefined>;
+  demand(): Promise<
+    | {
+        groups: PendingGroup[];
+        plainPending: number;
+        registered?: SchedulerWorker[];
+        /** The process that answered and its ancestors (start-up tells our scheduler from another). */
+        pids?: number[];
+      }
+    | undefined
+  >;
 }
 
 /** A worker as the scheduler's identity document describes it (what adaptive reads). */
@@ -156,4 +165,19 @@ export interface Clock {
   now(): number;
   /** Calls fn after ms; returns a cancel function. Never keeps the process alive. */
   after(ms: number, fn: () => void): () => void;
+}
+
+/**
+ * What the core reads in Dask's output and how it reaches the scheduler's API: dask/'s
+ * parsers and client, handed in by app/ (the core knows no Dask line format).
+ */
+export interface DaskPort {
+  /** The scheduler's HTTP API over a stream to it (opened at each request). */
+  scheduler(connect: () => Promise<Duplex>): SchedulerPort;
+  /** A scheduler line saying where it really serves its dashboard. */
+  dashboardAt(line: string): { host: string | undefined; port: number } | undefined;
+  /** A worker line saying it registered with the scheduler. */
+  registered(line: string): boolean;
+  /** Why a process ended, for a person (its exit, the tail of its output). */
+  describeExit(exit: ExitInfo, tail: string[], python: string, firstError?: string): string;
 }

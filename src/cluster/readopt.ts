@@ -38,6 +38,8 @@ export interface PreviousCluster {
   unreached?: string[];
   /** The dashboard URL it gave (its forward's port is kept when free). */
   dashboardUrl?: string;
+  /** Workers its `apply` had yet to restart onto the spec in force (ClusterState.pendingRoll). */
+  pendingRoll?: string[];
 }
 
 export interface ReadoptDeps {

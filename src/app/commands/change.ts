@@ -6,7 +6,7 @@ import { ExpectedError, UsageError } from '../../errors.js';
 import { jsonText, safeLine } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';
 import type { ControlApiClient } from '../controller/control-api.js';
-import { ROLL_NOTICE } from '../controller/cluster-changes.js';
+import { ROLL_NOTICE } from '../../cluster/cluster-changes.js';
 import { waitSettled } from './cluster-clients.js';
 import { droppedLine, heldError } from './held-text.js';
 import { findCluster } from './find-cluster.js';

@@ -6,7 +6,7 @@ import type { ClusterSpec, ConnectSpec, HostSpec } from '../../config/spec.js';
 import { HostConnection } from '../../ssh/host-connection.js';
 import { knownKeyTypes } from '../../ssh/known-hosts.js';
 import { SshError } from '../../ssh/ssh-error.js';
-import { parseDashboardAddress } from '../controller/addresses.js';
+import { parseDashboardAddress } from '../../config/addresses.js';
 import {
   evaluateCheck,
   type HostKeyStatus,

@@ -2,7 +2,7 @@
 // ports are taken, take free ones rather than let workers join someone else's scheduler.
 import net from 'node:net';
 import type { ClusterSpec } from '../../config/spec.js';
-import { parseDashboardAddress } from '../controller/addresses.js';
+import { parseDashboardAddress } from '../../config/addresses.js';
 
 function bindable(port: number, host: string): Promise<number | undefined> {
   return new Promise((resolve) => {

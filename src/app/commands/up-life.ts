@@ -2,7 +2,6 @@
 // and what its error becomes for the user.
 import type { LifePorts } from '../../cluster/life.js';
 import type { ClusterSpec } from '../../config/spec.js';
-import type { ClusterRecord } from '../../control/state-file.js';
 import { isClientTerminate } from '../../dask/log-lines.js';
 import { ExpectedError } from '../../errors.js';
 import type { AppContext } from '../context.js';
@@ -14,7 +13,7 @@ import type { UpOptions } from './up-options.js';
 import type { UpPlan } from './up-prepare.js';
 
 export function lifePorts(
-  { spec, previous }: UpPlan,
+  { spec }: UpPlan,
   o: {
     session: ClusterSession;
     controller: ControlEndpoint;
@@ -38,7 +37,7 @@ export function lifePorts(
       if (up) o.report?.(up);
     },
     startAdaptive: adaptive ? () => session.startAdaptive(adaptive) : undefined,
-    owedRoll: () => owedRoll(session, previous),
+    owedRoll: () => session.owedRoll(),
     resumeRoll: (names) => session.changes.resume(names, { maxUnavailable: 1, timeoutMs: o.readyTimeoutMs }),
     schedulerExit: () => session.schedulerExit(),
     onClientShutdown: (fn) =>
@@ -48,13 +47,6 @@ export function lifePorts(
     schedulerStopAsked: () => session.schedulerStopAsked(),
     emit: (e) => outputs.bus.emit(e),
   };
-}
-
-/** The workers an interrupted `apply` had not restarted yet, owed again (state.pendingRoll). */
-function owedRoll(session: ClusterSession, previous: ClusterRecord | undefined): string[] {
-  const names = (previous?.pendingRoll ?? []).filter((n) => session.state.desiredWorkers.some((w) => w.name === n));
-  for (const n of names) session.state.pendingRoll.add(n);
-  return names;
 }
 
 /**

@@ -11,8 +11,7 @@ import type { AdaptParams, AdaptReply } from './control-api.js';
 
 export async function adapt(session: ClusterSession, p: AdaptParams): Promise<AdaptReply> {
   if (p.off) {
-    if (session.adaptive?.enabled) say(session, 'adaptive off: the worker count stays where it is');
-    session.adaptive?.stop();
+    if (session.stopAdaptive()) say(session, 'adaptive off: the worker count stays where it is');
     return { enabled: false };
   }
   const spec = mergeAdaptive(session.adaptive?.spec ?? session.spec.adaptive, p.spec);

@@ -9,7 +9,7 @@ import { UsageError } from '../../errors.js';
 import type { AdaptiveSpec, ClusterSpec } from '../../config/spec.js';
 import type { DrainResult } from '../../cluster/desired-change.js';
 import type { RollResult } from '../../cluster/rolling.js';
-import type { ApplyReply, RollParams } from './cluster-changes.js';
+import type { ApplyReply, RollParams } from '../../cluster/cluster-changes.js';
 import type { StatusJson } from './status.js';
 import type { ProcessLine } from './recent-lines.js';
 

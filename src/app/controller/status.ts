@@ -3,6 +3,7 @@ import type { HostStatusState, StatusJson, WorkerState } from '../../control/sta
 import type { HostState as HostHealthState } from '../../cluster/host-health.js';
 import type { ClusterSession } from './cluster-session.js';
 import { certificatesStatus } from '../../tls/cert-expiry.js';
+import { adaptiveStatus } from './adaptive-status.js';
 
 export function statusOf(s: ClusterSession, clusterId: string, controllerPid: number): StatusJson {
   const now = s.now();
@@ -87,7 +88,7 @@ export function statusOf(s: ClusterSession, clusterId: string, controllerPid: nu
     desiredWorkers: c.desiredWorkers.length,
     hosts,
     workers,
-    adaptive: s.adaptive?.status() ?? null,
+    adaptive: s.adaptive ? adaptiveStatus(s.adaptive) : null,
     events: s.events.recent(),
     certificates: s.o.tls?.notAfter ? certificatesStatus(s.o.tls.notAfter, now) : null,
   };

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
-import { schedulerAddress } from '../../../src/app/controller/addresses.js';
+import { schedulerAddress } from '../../../src/config/addresses.js';
 import type { WorkerOptions } from '../../../src/config/spec.js';
 import { schedulerArgv, schedulerEnv, workerArgv } from '../../../src/dask/argv.js';
 import { parseSchedulerLine } from '../../../src/dask/log-lines.js';

@@ -8,7 +8,9 @@ import { adaptiveSettingsText } from '../../../../src/adaptive/settings-text.js'
 import type { ClusterSession } from '../../../../src/app/controller/cluster-session.js';
 import { ClusterSession as Session } from '../../../../src/app/controller/cluster-session.js';
 import { adapt } from '../../../../src/app/controller/adapt-session.js';
+import { adaptiveStatus } from '../../../../src/app/controller/adaptive-status.js';
 import { controlApi } from '../../../../src/app/controller/control-api.js';
+import { Cluster } from '../../../../src/cluster/cluster.js';
 import { ClusterState } from '../../../../src/cluster/cluster-state.js';
 import { systemClock } from '../../../../src/app/system-clock.js';
 import { buildProgram } from '../../../../src/cli/program.js';
@@ -154,7 +156,7 @@ describe('host file adaptive: section', () => {
   });
 });
 
-/** A ClusterSession whose reconciler is a fake: adapt and scale run the real session code. */
+/** A ClusterSession whose core's reconciler is a fake: adapt and scale run the real session and core code. */
 function fakeSession(
   adaptive?: AdaptiveSpec,
   registered: { name: string; nthreads: number; memoryLimit: number }[] = [],
@@ -164,23 +166,32 @@ function fakeSession(
   bus.on((e) => events.push(e));
   const scaled: number[] = [];
   const spec = { ...testSpec({ workers: ['n1', 'n2'] }), ...(adaptive ? { adaptive } : {}) };
-  // spec is read from state (a getter on the prototype).
-  const s = Object.assign(Object.create(Session.prototype) as object, {
-    o: { bus },
+  const scheduler = {
+    identityOrWorkers: async () => ({ address: '', services: {}, workers: registered }),
+    adaptiveTarget: async () => 0,
+    demand: async () => undefined,
+  };
+  // The core's private fields behind its state, adaptive, client and signal getters, and its ports.
+  const core = Object.assign(Object.create(Cluster.prototype) as object, {
+    scheduler,
     state: new ClusterState(spec),
     clock: systemClock,
     life: new AbortController(),
-    // The session's private fields behind its adaptive and client getters.
     loop: undefined as ClusterSession['adaptive'],
-    scheduler: {
-      identityOrWorkers: async () => ({ address: '', services: {}, workers: registered }),
-      adaptiveTarget: async () => 0,
-      demand: async () => undefined,
-    },
-    daskVersion: async () => '2022.12.1',
     reconciler: { scale: async (n: number) => (scaled.push(n), { desired: n }), outcomes: async () => new Map() },
+    p: { emit: (e: ClusterEvent) => bus.emit(e), adaptiveLoop: (a: AdaptiveSpec) => session.adaptiveLoop(a) },
   });
-  return { session: s as unknown as ClusterSession, events, scaled };
+  // spec is read from the core's state (a getter on the prototype).
+  const s = Object.assign(Object.create(Session.prototype) as object, {
+    o: { bus },
+    clock: systemClock,
+    core,
+    // The session's private field behind its client getter: the core's client.
+    scheduler,
+    daskVersion: async () => '2022.12.1',
+  });
+  const session = s as unknown as ClusterSession;
+  return { session, core, events, scaled };
 }
 
 describe('the controller side of adapt and scale', () => {
@@ -213,8 +224,8 @@ describe('the controller side of adapt and scale', () => {
     );
     expect(session.adaptive).toBeUndefined();
     await adapt(session, { dryRun: false, spec: { maximum: 4, maximumMemory: 8e9, minimumCores: 2 } });
-    expect(session.adaptive?.status()).toMatchObject({ maximumMemory: 8e9, minimumCores: 2 });
-    expect(session.adaptive?.status()).not.toHaveProperty('maximumCores');
+    expect(adaptiveStatus(session.adaptive!)).toMatchObject({ maximumMemory: 8e9, minimumCores: 2 });
+    expect(adaptiveStatus(session.adaptive!)).not.toHaveProperty('maximumCores');
   });
 
   it('warns in its reply that a running scheduler keeps its target_duration, and reports the one in use', async () => {
@@ -266,7 +277,7 @@ describe('the controller side of adapt and scale', () => {
   });
 
   it("records a user's scale and adapt among the events, with the settings taken (memory bounds readable); a dry run and an off that changes nothing record none", async () => {
-    const { session, events } = fakeSession();
+    const { session, core, events } = fakeSession();
     sessions.push(session);
     const notices = () => events.flatMap((e) => (e.kind === 'notice' ? [e.message] : []));
     await adapt(session, { dryRun: true, spec: { maximum: 3 } });
@@ -293,7 +304,7 @@ describe('the controller side of adapt and scale', () => {
       'adaptive off: the worker count stays where it is',
     ]);
     // Fewer placed than asked: the event says how many, and why.
-    Object.assign(session, {
+    Object.assign(core, {
       reconciler: {
         scale: async () => ({ desired: 3, message: 'no host has room for more' }),
         outcomes: async () => new Map(),

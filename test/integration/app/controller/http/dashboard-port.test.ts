@@ -4,7 +4,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { recordedDashboardPort } from '../../../../../src/app/controller/addresses.js';
+import { recordedDashboardPort } from '../../../../../src/config/addresses.js';
 import { startDashboardForward, type Forward } from '../../../../../src/app/controller/http/dashboard-forward.js';
 
 const opened: (Forward | net.Server)[] = [];

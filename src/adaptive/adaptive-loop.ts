@@ -4,21 +4,20 @@
 // desired worker set: new workers on the hosts that can run the work, names down. One step at a time; an error in a step is logged
 // and the loop goes on. stop() (or the cluster's end) ends it, and a step still in
 // flight then applies nothing.
-import type { AdaptiveStatus } from '../../control/status-document.js';
-import { DecisionLog } from '../../adaptive/decision-log.js';
-import { adaptiveWorkers, closeOrder } from '../../adaptive/inputs.js';
-import { newWorkerSize } from '../../config/worker-size.js';
-import { initialAdaptiveState, step, type AdaptiveDecision, type AdaptiveState } from '../../adaptive/policy.js';
-import { groupFloors } from '../../adaptive/scale-down.js';
-import { countsUnrunnable } from '../../adaptive/target.js';
-import type { AdaptiveSpec } from '../../config/spec.js';
-import type { ClusterState } from '../../cluster/cluster-state.js';
-import { every } from '../../cluster/clock.js';
-import type { Clock, SchedulerPort } from '../../cluster/ports.js';
-import { resourceStep, type ResourceStep } from '../../adaptive/resources/resource-step.js';
-import type { PendingGroup } from '../../cluster/demand.js';
-import { unmetNotices, type Unmet } from '../../adaptive/resources/unmet-notices.js';
-import type { ClusterEvent } from '../../events/types.js';
+import { DecisionLog } from './decision-log.js';
+import { adaptiveWorkers, closeOrder } from './inputs.js';
+import { newWorkerSize } from '../config/worker-size.js';
+import { initialAdaptiveState, step, type AdaptiveDecision, type AdaptiveState } from './policy.js';
+import { groupFloors } from './scale-down.js';
+import { countsUnrunnable } from './target.js';
+import type { AdaptiveSpec } from '../config/spec.js';
+import type { ClusterState } from '../cluster/cluster-state.js';
+import { every } from '../cluster/clock.js';
+import type { Clock, SchedulerPort } from '../cluster/ports.js';
+import { resourceStep, type ResourceStep } from './resources/resource-step.js';
+import type { PendingGroup } from '../cluster/demand.js';
+import { unmetNotices, type Unmet } from './resources/unmet-notices.js';
+import type { ClusterEvent } from '../events/types.js';
 
 /** What the loop needs of the cluster: read its state, change its worker count. */
 export interface AdaptivePort {
@@ -226,35 +225,14 @@ export class AdaptiveLoop {
     }
   }
 
-  status(): AdaptiveStatus {
-    const iso = (t: number) => new Date(t).toISOString();
-    const entries = this.log.recent(20);
-    // The last change (up or down), not the last step: a step that changed nothing is in
-    // the log, and "last: none (waiting …)" read as if something were about to happen.
-    const last = this.log
-      .recent()
-      .filter((e) => e.decision !== 'none')
-      .pop();
-    return {
-      enabled: this.enabled,
-      minimum: this.spec.minimum,
-      maximum: Number.isFinite(this.spec.maximum) ? this.spec.maximum : null,
-      intervalMs: this.spec.intervalMs,
-      waitCount: this.spec.waitCount,
-      targetDurationMs: this.spec.targetDurationMs,
-      ...pick(this.spec, ['minimumCores', 'maximumCores', 'minimumMemory', 'maximumMemory']),
-      target: this.lastTarget,
-      unmet: [...this.unmet.values()].map((u) => u.line),
-      lastDecision: last ? { decision: last.decision, reason: last.reason, time: iso(last.time) } : null,
-      log: entries.map((e) => ({
-        time: iso(e.time),
-        target: e.target,
-        current: e.current,
-        decision: e.decision,
-        reason: e.reason,
-        count: e.count,
-      })),
-    };
+  /** The target of the last step applied (null before one). */
+  get target(): number | null {
+    return this.lastTarget;
+  }
+
+  /** Unmet demand as last said, one line each. */
+  get unmetLines(): string[] {
+    return [...this.unmet.values()].map((u) => u.line);
   }
 }
 
@@ -271,9 +249,4 @@ function placementNote(p: ResourceStep): string {
 /** Workers in the plan once a policy decision is applied. */
 function planAfter(d: AdaptiveDecision, current: number): number {
   return d.status === 'up' ? d.n : d.status === 'down' ? current - d.workers.length : current;
-}
-
-/** The keys of `o` that are set. */
-function pick<T extends object, K extends keyof T>(o: T, keys: readonly K[]): Partial<Pick<T, K>> {
-  return Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]])) as Partial<Pick<T, K>>;
 }

@@ -4,8 +4,8 @@ import {
   dashboardUrl,
   parseDashboardAddress,
   schedulerAddress,
-} from '../../../../src/app/controller/addresses.js';
-import { testSpec } from '../../config/spec-fixture.js';
+} from '../../../src/config/addresses.js';
+import { testSpec } from './spec-fixture.js';
 
 describe('addresses', () => {
   it('builds the scheduler address from the scheduler host and port', () => {

@@ -1,5 +1,5 @@
 // Addresses users see and the one we reach the scheduler's HTTP server by.
-import type { ClusterSpec } from '../../config/spec.js';
+import type { ClusterSpec } from './spec.js';
 
 /** `tls` when the cluster's processes talk TLS (see tls-setup.ts), else plain `tcp`. */
 export function schedulerAddress(spec: ClusterSpec, scheme: 'tcp' | 'tls' = 'tcp'): string {

@@ -1,15 +1,12 @@
 // Start-up's last step: the scheduler itself confirms readiness, then each worker host
 // is reported running or failed with the reason its workers did not register.
-import type { ClusterState } from '../../cluster/cluster-state.js';
-import type { Clock } from '../../cluster/ports.js';
-import { SCHEDULER_NAME } from '../../cluster/plan-actions.js';
-import { describeExit } from '../../dask/diagnose.js';
-import { SchedulerClient, type Connector } from '../../dask/scheduler-client.js';
-import { parseSchedulerLine, parseWorkerLine } from '../../dask/log-lines.js';
-import { ExpectedError } from '../../errors.js';
-import type { ClusterEvent } from '../../events/types.js';
-import { dashboardForward, dashboardUrl } from './addresses.js';
-import { waitForScheduler, type Whose } from '../../cluster/readiness.js';
+import type { ClusterState } from './cluster-state.js';
+import type { Clock, DaskPort, SchedulerPort } from './ports.js';
+import { SCHEDULER_NAME } from './plan-actions.js';
+import { dashboardForward, dashboardUrl } from '../config/addresses.js';
+import { ExpectedError } from '../errors.js';
+import type { ClusterEvent } from '../events/types.js';
+import { waitForScheduler, type Whose } from './readiness.js';
 
 export interface StartupDeps {
   state: ClusterState;
@@ -24,12 +21,10 @@ export interface StartupDeps {
   /** The scheduler serves its dashboard elsewhere than configured. */
   dashboardMoved(url: string): void;
   /** The scheduler's client, before it answers: the tick and teardown use it from then on. */
-  useClient(client: SchedulerClient): void;
-  /** The scheduler's HTTP API over a connector to it (by default the real client). */
-  schedulerFor?: (connect: Connector) => SchedulerClient;
+  useClient(client: SchedulerPort): void;
+  /** Dask's lines and the scheduler's client. */
+  dask: DaskPort;
 }
-
-const realScheduler = (connect: Connector) => new SchedulerClient(connect, { timeoutMs: 5_000 });
 
 /** Resolves once the scheduler answers; its worker list lands in state.registered. */
 export async function confirmReady(d: StartupDeps): Promise<void> {
@@ -42,8 +37,8 @@ export async function confirmReady(d: StartupDeps): Promise<void> {
   // Dask moves the dashboard to another port when the configured one is taken (with a
   // warning only); its "dashboard at:" line says where it really is.
   const dashboardSeen = (line: string) => {
-    const p = parseSchedulerLine(line);
-    if (p?.kind === 'dashboard' && p.port !== fwd.port) {
+    const p = d.dask.dashboardAt(line);
+    if (p && p.port !== fwd.port) {
       fwd.port = p.port;
       d.dashboardMoved(
         dashboardUrl({
@@ -61,18 +56,18 @@ export async function confirmReady(d: StartupDeps): Promise<void> {
   sched.tail.forEach(dashboardSeen);
   sched.proc.onLine((_stream, line) => dashboardSeen(line));
   // The port is read at each connection: a moved dashboard is found on its new one.
-  const client = (d.schedulerFor ?? realScheduler)(() => runner.forwardOut(fwd.host, fwd.port));
+  const client = d.dask.scheduler(() => runner.forwardOut(fwd.host, fwd.port));
   d.useClient(client);
   const expected = () => new Set(state.alive('worker').map((t) => t.desired.name));
   const schedulerGone = sched.proc.exited.then((e) =>
-    describeExit(e, sched.tail, spec.schedulerHost.remotePython, sched.firstError),
+    d.dask.describeExit(e, sched.tail, spec.schedulerHost.remotePython, sched.firstError),
   );
   // A worker's "Registered to" line is news worth asking the scheduler about at once;
   // the listeners go once start-up is over.
   const unlisten: (() => void)[] = [];
   const onNews = (poke: () => void) => {
     for (const t of state.alive('worker'))
-      unlisten.push(t.proc.onLine((_stream, line) => parseWorkerLine(line)?.kind === 'registered' && poke()));
+      unlisten.push(t.proc.onLine((_stream, line) => d.dask.registered(line) && poke()));
   };
   // The demand route (our preload) says which process answers, and its ancestors (a
   // remote_python wrapper may stand between ours and the scheduler); without it, unknown.
@@ -128,7 +123,7 @@ function reportWorkerHosts(d: StartupDeps, missing: Set<string>): void {
     const reason = !bad
       ? 'no worker started'
       : bad.exit
-        ? `${bad.desired.name}: ${describeExit(bad.exit, bad.tail, h.remotePython, bad.firstError)}`
+        ? `${bad.desired.name}: ${d.dask.describeExit(bad.exit, bad.tail, h.remotePython, bad.firstError)}`
         : `${bad.desired.name}: ${missing.has(bad.desired.name) ? 'did not register with the scheduler in time' : 'not registered'}`;
     d.failHost(h.name, reason, bad?.tail.slice(-8));
   }

@@ -3,9 +3,9 @@
 // ours there, the scheduler too), and adding workers there must not connect it again.
 import { describe, expect, it } from 'vitest';
 import { changes } from './changes-fixture.js';
-import type { ClusterSpec } from '../../../../src/config/spec.js';
-import { testHost } from '../../config/spec-fixture.js';
-import { harness, startUp, type Harness } from '../../cluster/harness.js';
+import type { ClusterSpec } from '../../../src/config/spec.js';
+import { testHost } from '../config/spec-fixture.js';
+import { harness, startUp, type Harness } from './harness.js';
 
 /** Runs an apply to its end, moving the fake clock on while it waits for hosts to empty. */
 async function applied(h: Harness, next: ClusterSpec, over: Parameters<typeof changes>[1] = {}): Promise<void> {

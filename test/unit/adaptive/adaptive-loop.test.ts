@@ -1,10 +1,11 @@
-// The adaptive loop (app/controller/adaptive-loop.ts) over a fake port and clock: what
+// The adaptive loop (adaptive/adaptive-loop.ts) over a fake port and clock: what
 // it applies, that a step it no longer owns applies nothing, and how pending work by
 // resource (the scheduler preload's demand) decides where workers go and which stay.
 import { describe, expect, it } from 'vitest';
-import { AdaptiveLoop, type AdaptivePort } from '../../../../src/app/controller/adaptive-loop.js';
-import type { AdaptiveSpec } from '../../../../src/config/spec.js';
-import { flush, harness, startUp, type Harness } from '../../cluster/harness.js';
+import { AdaptiveLoop, type AdaptivePort } from '../../../src/adaptive/adaptive-loop.js';
+import { adaptiveStatus } from '../../../src/app/controller/adaptive-status.js';
+import type { AdaptiveSpec } from '../../../src/config/spec.js';
+import { flush, harness, startUp, type Harness } from '../cluster/harness.js';
 
 const spec: AdaptiveSpec = { minimum: 0, maximum: 10, intervalMs: 1_000, waitCount: 1, targetDurationMs: 5_000 };
 
@@ -86,7 +87,7 @@ describe('adaptive loop', () => {
     answer(4);
     await flush();
     expect(calls).toEqual([]);
-    expect(loop.status().log).toEqual([]);
+    expect(adaptiveStatus(loop).log).toEqual([]);
     expect(loop.enabled).toBe(false);
   });
 
@@ -124,11 +125,11 @@ describe('adaptive loop with resources', () => {
     loop.start();
     await flush();
     expect(calls).toEqual(['add gpu+1']);
-    expect(loop.status().log.at(-1)?.reason).toMatch(/; placed gpu \+1$/);
+    expect(adaptiveStatus(loop).log.at(-1)?.reason).toMatch(/; placed gpu \+1$/);
     expect(
       h.events.filter((e) => e.kind === 'adaptive-decision').map((e) => e.kind === 'adaptive-decision' && e.decision),
     ).toEqual(['up']);
-    expect(loop.status().unmet).toEqual([]);
+    expect(adaptiveStatus(loop).unmet).toEqual([]);
     loop.stop();
   });
 
@@ -142,12 +143,14 @@ describe('adaptive loop with resources', () => {
     await h.clock.advance(3_000);
     const said = notices(h).filter((m) => m.includes('GPU'));
     expect(said).toEqual(['adaptive: want 1 GPU worker, 0 placeable: no host declares GPU']);
-    expect(loop.status().unmet).toEqual(['want 1 GPU worker, 0 placeable: no host declares GPU']);
-    expect(loop.status().log.at(-1)?.reason).toMatch(/; unmet: want 1 GPU worker, 0 placeable: no host declares GPU$/);
+    expect(adaptiveStatus(loop).unmet).toEqual(['want 1 GPU worker, 0 placeable: no host declares GPU']);
+    expect(adaptiveStatus(loop).log.at(-1)?.reason).toMatch(
+      /; unmet: want 1 GPU worker, 0 placeable: no host declares GPU$/,
+    );
     // Dask's target 1 is the GPU tasks: no CPU worker is started for them.
     expect(calls).toEqual([]);
     // So no step changed the worker set: none is logged or announced as "up".
-    expect(loop.status().log.map((e) => e.decision)).toEqual(['none']);
+    expect(adaptiveStatus(loop).log.map((e) => e.decision)).toEqual(['none']);
     expect(h.events.filter((e) => e.kind === 'adaptive-decision')).toEqual([]);
     loop.stop();
   });
@@ -166,7 +169,7 @@ describe('adaptive loop with resources', () => {
       loop.start();
       await flush();
       expect(calls).toEqual(['add c1+1']);
-      expect(loop.status().unmet).toEqual(['want 1 GPU worker, 0 placeable: no host declares GPU']);
+      expect(adaptiveStatus(loop).unmet).toEqual(['want 1 GPU worker, 0 placeable: no host declares GPU']);
       loop.stop();
     },
   );
@@ -199,7 +202,7 @@ describe('adaptive loop with resources', () => {
       const { loop, calls } = loopOver(h, {}, version);
       loop.start();
       await flush();
-      expect(loop.status().target).toBe(4);
+      expect(adaptiveStatus(loop).target).toBe(4);
       expect(calls).toEqual(expected);
       loop.stop();
     },
@@ -217,7 +220,9 @@ describe('adaptive loop with resources', () => {
     loop.start();
     await flush();
     expect(calls).toEqual([]);
-    expect(loop.status().log.at(-1)?.reason).toContain('kept gpu-0 (last worker able to run GPU (1 task pending))');
+    expect(adaptiveStatus(loop).log.at(-1)?.reason).toContain(
+      'kept gpu-0 (last worker able to run GPU (1 task pending))',
+    );
     h.scheduler.pending = [];
     await h.clock.advance(1_000);
     expect(calls).toEqual(['retire gpu-0']);
@@ -238,12 +243,12 @@ describe('adaptive loop with resources', () => {
     await flush();
     for (let i = 0; i < 4; i++) await h.clock.advance(1_000);
     expect(calls).toEqual([]);
-    const log = loop.status().log;
+    const log = adaptiveStatus(loop).log;
     const reasons = log.map((e) => e.reason);
     expect(log.reduce((n, e) => n + e.count, 0)).toBeGreaterThanOrEqual(5); // equal steps are one entry, counted
     // It said "waiting 1/3 to retire gpu-0", "waiting 2/3 …", then "retire gpu-0; kept gpu-0 (group gpu minimum 1)".
     expect(new Set(reasons)).toEqual(new Set(['kept by the minimum: gpu-0 (group gpu minimum 1)']));
-    expect(loop.status().lastDecision).toBeNull();
+    expect(adaptiveStatus(loop).lastDecision).toBeNull();
     loop.stop();
   });
 

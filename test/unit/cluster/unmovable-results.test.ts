@@ -2,10 +2,10 @@
 // them out of retire_workers' answer) are not stopped by drain, scale down, adaptive
 // scale-down, apply or the rolling restart, unless forced; what stays or goes is said.
 import { describe, expect, it } from 'vitest';
-import type { ClusterChanges } from '../../../../src/app/controller/cluster-changes.js';
+import type { ClusterChanges } from '../../../src/cluster/cluster-changes.js';
 import { changes } from './changes-fixture.js';
-import { HELD_RETRY_MS } from '../../../../src/cluster/retire-hold.js';
-import { harness, startUp, type Harness } from '../../cluster/harness.js';
+import { HELD_RETRY_MS } from '../../../src/cluster/retire-hold.js';
+import { harness, startUp, type Harness } from './harness.js';
 
 // Issue 33 (3): the scheduler refused to retire b's worker (its 20 results had nowhere to
 // go) and the drain stopped it anyway, said "1 worker(s) retired" and exited 0.

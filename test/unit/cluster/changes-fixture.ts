@@ -1,7 +1,7 @@
 // ClusterChanges wired over a cluster harness (fake hosts, scheduler and clock), for the
 // tests of apply, drain, scale and the roll.
-import { ClusterChanges } from '../../../../src/app/controller/cluster-changes.js';
-import type { Harness } from '../../cluster/harness.js';
+import { ClusterChanges } from '../../../src/cluster/cluster-changes.js';
+import type { Harness } from './harness.js';
 
 export function changes(
   h: Harness,

@@ -1,16 +1,16 @@
 // `apply`, `drain`/`undrain` and the rolling restart, on a running cluster: the core's
 // pure changes (cluster/desired-change.ts, spec-diff.ts) and roll (cluster/rolling.ts), driven
-// with the session's reconciler, links and adaptive loop. One change at a time.
-import { applySpec, drainHosts, restoreHost, undrainHosts, type DrainResult } from '../../cluster/desired-change.js';
-import { delay } from '../../cluster/clock.js';
-import type { ClusterState } from '../../cluster/cluster-state.js';
-import type { Clock } from '../../cluster/ports.js';
-import { keptAndDropped, retryHeld, type KeptWorker, type RetireStop } from '../../cluster/retire-hold.js';
-import { rollingRestart, type RollResult } from '../../cluster/rolling.js';
-import { diffSpecs, hasChanges, type SpecDiff } from '../../cluster/spec-diff.js';
-import type { AdaptiveSpec, ClusterSpec } from '../../config/spec.js';
-import { ExpectedError, UsageError } from '../../errors.js';
-import type { ClusterEvent } from '../../events/types.js';
+// with the core's reconciler, links and adaptive loop (cluster.ts). One change at a time.
+import { applySpec, drainHosts, restoreHost, undrainHosts, type DrainResult } from './desired-change.js';
+import { delay } from './clock.js';
+import type { ClusterState } from './cluster-state.js';
+import type { Clock } from './ports.js';
+import { keptAndDropped, retryHeld, type KeptWorker, type RetireStop } from './retire-hold.js';
+import { rollingRestart, type RollResult } from './rolling.js';
+import { diffSpecs, hasChanges, type SpecDiff } from './spec-diff.js';
+import type { AdaptiveSpec, ClusterSpec } from '../config/spec.js';
+import { ExpectedError, UsageError } from '../errors.js';
+import type { ClusterEvent } from '../events/types.js';
 
 /** How a roll's progress notices begin; `restart` prints what follows as it comes. */
 export const ROLL_NOTICE = 'rolling restart: ';
