@@ -28,7 +28,7 @@ import { statusText } from '../src/app/commands/status-text.js';
 import { ClusterState } from '../src/cluster/cluster-state.js';
 import type { DesiredProcess } from '../src/cluster/plan-actions.js';
 import type { Clock, ProcessSpec } from '../src/cluster/ports.js';
-import { Reconciler } from '../src/cluster/reconciler.js';
+import { Reconciler } from '../src/cluster/tick/reconciler.js';
 import type { AdaptiveSpec, HostSpec } from '../src/config/spec.js';
 import type { ClusterEvent } from '../src/events/types.js';
 import { FakeHost, FakeScheduler, flush } from '../test/unit/cluster/fakes.js';

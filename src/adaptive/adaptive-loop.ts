@@ -15,7 +15,7 @@ import type { ClusterState } from '../cluster/cluster-state.js';
 import { every } from '../cluster/clock.js';
 import type { Clock, SchedulerPort } from '../cluster/ports.js';
 import { resourceStep, type ResourceStep } from './resources/resource-step.js';
-import type { PendingGroup } from '../cluster/demand.js';
+import type { PendingGroup } from '../cluster/placement/demand.js';
 import { unmetNotices, type Unmet } from './resources/unmet-notices.js';
 import type { ClusterEvent } from '../events/types.js';
 

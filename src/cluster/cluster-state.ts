@@ -3,9 +3,9 @@
 // we started (or adopted), and what the hosts and the scheduler say. Plain data and
 // queries; the reconciler and its helpers change it, status and the state file read it.
 import { clusterHosts, workerHostOf, type ClusterSpec, type HostSpec } from '../config/spec.js';
-import { tmpdirsOn } from './former-hosts.js';
-import { HostHealth } from './host-health.js';
-import { placeWorkers, type PlacedWorker, type PlacementHost } from './placement.js';
+import { tmpdirsOn } from './changes/former-hosts.js';
+import { HostHealth } from './tick/host-health.js';
+import { placeWorkers, type PlacedWorker, type PlacementHost } from './placement/placement.js';
 import {
   desiredProcesses,
   SCHEDULER_NAME,
@@ -14,8 +14,8 @@ import {
   type Role,
 } from './plan-actions.js';
 import type { ExitInfo, HostRunner, RunningProcess } from './ports.js';
-import { RestartSupervisor } from './supervisor.js';
-import { VersionedMap } from './versioned-map.js';
+import { RestartSupervisor } from './tick/supervisor.js';
+import { VersionedMap } from './tick/versioned-map.js';
 
 export interface TrackedProcess {
   desired: DesiredProcess;

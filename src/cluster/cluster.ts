@@ -8,17 +8,17 @@ import { setMaxListeners } from 'node:events';
 import { clusterHosts, type AdaptiveSpec, type ClusterSpec, type HostSpec } from '../config/spec.js';
 import { ExpectedError } from '../errors.js';
 import type { ClusterEvent } from '../events/types.js';
-import { clearFormerOnly } from './clear-former.js';
-import { ClusterChanges } from './cluster-changes.js';
+import { clearFormerOnly } from './start-stop/clear-former.js';
+import { ClusterChanges } from './changes/cluster-changes.js';
 import { ClusterState } from './cluster-state.js';
 import { SCHEDULER_NAME, type DesiredProcess } from './plan-actions.js';
 import type { ClearUpResult, Clock, HostRunner, ProcessSpec, SchedulerPort } from './ports.js';
-import type { PreviousCluster } from './readopt.js';
-import { Reconciler } from './reconciler.js';
+import type { PreviousCluster } from './start-stop/readopt.js';
+import { Reconciler } from './tick/reconciler.js';
 import { keptAndDropped, type RetireStop } from './retire-hold.js';
-import type { ScaleResult } from './scaling.js';
-import { startUp, type StartUpPorts } from './start-up.js';
-import { teardown, type TeardownOptions, type TeardownResult } from './teardown.js';
+import type { ScaleResult } from './placement/scaling.js';
+import { startUp, type StartUpPorts } from './start-stop/start-up.js';
+import { teardown, type TeardownOptions, type TeardownResult } from './start-stop/teardown.js';
 
 /** The adaptive loop as the core drives it (built by app/ over this cluster). */
 export interface AdaptiveHandle {

@@ -3,7 +3,7 @@
 // The decisions (which teardown, which exit code, which notice) live here, over a narrow
 // port, so a unit test drives every outcome with fakes: no timers, no I/O of its own.
 import type { ClusterEvent } from '../events/types.js';
-import type { TeardownResult } from './teardown.js';
+import type { TeardownResult } from './start-stop/teardown.js';
 
 export interface LifePorts {
   /** The one stop of the command (Ctrl-C, SIGTERM, `down`, q), aborted with its reason. */

@@ -2,7 +2,7 @@
 // runner over SSH or a local shell; the scheduler client from dask/); the core and its
 // tests see only these interfaces.
 import type { Duplex } from 'node:stream';
-import type { PendingGroup } from './demand.js';
+import type { PendingGroup } from './placement/demand.js';
 
 /** What to run: a remote process is {name, host, argv, env} in … */
 export interface ProcessSpec {

@@ -2,9 +2,9 @@
 // Dask's order (not arrived first, then the scheduler's workers_to_close); this keeps
 // back any that is the last worker able to run restricted work still pending, and any
 // that would take a group below its minimum. Everything else keeps Dask's order.
-import type { WantedGroup } from '../../cluster/demand.js';
+import type { WantedGroup } from '../../cluster/placement/demand.js';
 import type { GroupBound } from './resource-placement.js';
-import { resourceLabel, satisfies, type Resources } from '../../cluster/resource-amounts.js';
+import { resourceLabel, satisfies, type Resources } from '../../cluster/placement/resource-amounts.js';
 
 export interface PlanWorker {
   name: string;

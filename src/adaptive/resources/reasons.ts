@@ -2,7 +2,7 @@
 // one-line unmet-demand message: hosts that cannot take work now ("gpu2 unreachable",
 // "n3, n4 draining"), hosts whose max_workers slots are used ("local: 2 slots", or
 // "12 slots on 6 hosts"), then the bounds that stopped placement ("maximum 4").
-import { listNames, plural } from '../../cluster/resource-amounts.js';
+import { listNames, plural } from '../../cluster/placement/resource-amounts.js';
 
 export type Blocker = { kind: 'unavailable'; why: string } | { kind: 'full' } | { kind: 'bound'; why: string };
 

@@ -12,10 +12,10 @@
 //    no pending work needs, and only then on hosts pending restricted work needs, so
 //    CPU work does not use up a GPU box while CPU boxes have room.
 // Within a step, the host with the fewest workers first, ties in host order.
-import type { WantedGroup } from '../../cluster/demand.js';
+import type { WantedGroup } from '../../cluster/placement/demand.js';
 import { blockedReasons, joinReasons, type Blocker } from './reasons.js';
-import { isPlain, plural, resourceLabel, satisfies, type Resources } from '../../cluster/resource-amounts.js';
-import { MinHeap } from '../../cluster/min-heap.js';
+import { isPlain, plural, resourceLabel, satisfies, type Resources } from '../../cluster/placement/resource-amounts.js';
+import { MinHeap } from '../../cluster/placement/min-heap.js';
 
 export interface ResourceHost {
   name: string;

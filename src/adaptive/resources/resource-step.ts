@@ -9,8 +9,8 @@
 // waiting for any worker needs. Down: the policy's candidates, minus the last workers
 // able to run pending restricted work.
 import type { AdaptiveDecision } from '../policy.js';
-import { workersWanted, type PendingGroup, type WorkerShape } from '../../cluster/demand.js';
-import { resourceLabel } from '../../cluster/resource-amounts.js';
+import { workersWanted, type PendingGroup, type WorkerShape } from '../../cluster/placement/demand.js';
+import { resourceLabel } from '../../cluster/placement/resource-amounts.js';
 import { placeByResource, type GroupBound, type ResourceHost, type UnmetDemand } from './resource-placement.js';
 import { protectResources, type PlanWorker } from './protect-resources.js';
 

@@ -1,12 +1,12 @@
 // apply, drain/undrain and restart --rolling: a running cluster changed without stopping
 // it, through its controller. plan.ts says what apply would do; apply prints that first.
-import { hasChanges } from '../../cluster/spec-diff.js';
+import { hasChanges } from '../../cluster/changes/spec-diff.js';
 import { hostMatcher } from '../../config/hosts/host-match.js';
 import { ExpectedError, UsageError } from '../../errors.js';
 import { jsonText, safeLine } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';
 import type { ControlApiClient } from '../controller/control-api.js';
-import { ROLL_NOTICE } from '../../cluster/cluster-changes.js';
+import { ROLL_NOTICE } from '../../cluster/changes/cluster-changes.js';
 import { waitSettled } from './cluster-clients.js';
 import { droppedLine, heldError } from './held-text.js';
 import { findCluster } from './find-cluster.js';

@@ -11,10 +11,10 @@ import type { AppContext, Output } from '../context.js';
 import { controllerGone, findCluster, type FoundCluster } from './find-cluster.js';
 import { NoClusterError, UnknownClusterError } from './unknown-cluster.js';
 import { clearHost } from '../transport/clear-host.js';
-import type { TeardownResult } from '../../cluster/teardown.js';
+import type { TeardownResult } from '../../cluster/start-stop/teardown.js';
 import { shellOpener } from './shell-opener.js';
 import { keepsFilesOn } from '../controller/host-files.js';
-import { hostsToClear, tmpdirsOn } from '../../cluster/former-hosts.js';
+import { hostsToClear, tmpdirsOn } from '../../cluster/changes/former-hosts.js';
 import type { ShellPort } from '../../ssh/shell-port.js';
 
 export async function runDown(ctx: AppContext, o: { name?: string; json: boolean }): Promise<number> {

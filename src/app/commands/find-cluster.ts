@@ -1,6 +1,6 @@
 // Which cluster a command means: `--name`, or the only one with a live controller.
 import fs from 'node:fs';
-import { hasChanges } from '../../cluster/spec-diff.js';
+import { hasChanges } from '../../cluster/changes/spec-diff.js';
 import type { ClusterSpec } from '../../config/spec.js';
 import { connectControl } from '../../control/client.js';
 import { checkClusterDirs, checkStateRoot, clusterPaths, stateRoot, type ClusterPaths } from '../../control/paths.js';

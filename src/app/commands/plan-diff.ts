@@ -1,7 +1,7 @@
 // A host file against a running cluster (its state, and the workers its controller says
 // run): what `plan` shows and `apply` carries out, and what `up` of a running cluster
 // checks to say whether its file changes anything.
-import { diffSpecs, type SpecDiff } from '../../cluster/spec-diff.js';
+import { diffSpecs, type SpecDiff } from '../../cluster/changes/spec-diff.js';
 import type { ClusterSpec } from '../../config/spec.js';
 import { adaptiveFromJson, type ClusterRecord } from '../../control/state-file.js';
 import type { ControlApiClient } from '../controller/control-api.js';

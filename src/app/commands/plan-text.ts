@@ -1,8 +1,8 @@
 // How `plan` (and `apply` before it acts) says what a changed host file does to a
 // running cluster, one line per host, terraform-style: + added, - drained, ~ changed,
 // ! needs a new cluster.
-import type { SpecDiff } from '../../cluster/spec-diff.js';
-import { hasChanges } from '../../cluster/spec-diff.js';
+import type { SpecDiff } from '../../cluster/changes/spec-diff.js';
+import { hasChanges } from '../../cluster/changes/spec-diff.js';
 import { safeLine } from '../../events/terminal-text.js';
 
 /**

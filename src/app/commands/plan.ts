@@ -1,6 +1,6 @@
 // `sshcluster plan HOSTS.yaml`: what `apply` would change in the running cluster.
 // Exit 0: nothing; 3: changes pending (terraform plan -detailed-exitcode); 2: a bad file.
-import { hasChanges, type SpecDiff } from '../../cluster/spec-diff.js';
+import { hasChanges, type SpecDiff } from '../../cluster/changes/spec-diff.js';
 import type { ClusterSpec } from '../../config/spec.js';
 import { jsonText } from '../../events/terminal-text.js';
 import type { AppContext } from '../context.js';

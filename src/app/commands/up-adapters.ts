@@ -5,7 +5,7 @@ import { CappedLog } from '../../control/capped-log.js';
 import { httpSocketPathFor, removeClusterDirIfEmpty } from '../../control/paths.js';
 import { newRunId } from '../../control/log-runs.js';
 import type { ClusterSpec } from '../../config/spec.js';
-import type { TeardownResult } from '../../cluster/teardown.js';
+import type { TeardownResult } from '../../cluster/start-stop/teardown.js';
 import { EventBus, type ClusterEvent } from '../../events/types.js';
 import type { AppContext } from '../context.js';
 import { ClusterSession } from '../controller/cluster-session.js';

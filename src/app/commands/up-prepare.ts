@@ -2,7 +2,7 @@
 // (its processes keep their cluster id, ports and spec: a re-adopting controller keeps them).
 import { randomBytes } from 'node:crypto';
 import { mergeAdaptive } from '../../adaptive/settings.js';
-import { diffSpecs, hasChanges } from '../../cluster/spec-diff.js';
+import { diffSpecs, hasChanges } from '../../cluster/changes/spec-diff.js';
 import type { ClusterSpec } from '../../config/spec.js';
 import type { ClusterPaths } from '../../control/paths.js';
 import { adaptiveFromJson, type ClusterRecord } from '../../control/state-file.js';

@@ -2,7 +2,7 @@
 // the real adapters, then the cluster's life (cluster/life.ts) until Ctrl-C, SIGTERM,
 // `sshcluster down`, a client's shutdown or a fatal failure.
 import { runLife } from '../../cluster/life.js';
-import type { TeardownResult } from '../../cluster/teardown.js';
+import type { TeardownResult } from '../../cluster/start-stop/teardown.js';
 import type { AppContext } from '../context.js';
 import { sessionActions } from '../controller/dashboard-actions.js';
 import { statusOf, type StatusJson } from '../controller/status.js';

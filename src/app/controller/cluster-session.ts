@@ -8,13 +8,13 @@ import type { AdaptiveSpec, ClusterSpec, HostSpec } from '../../config/spec.js';
 import { dashboardUrl, schedulerAddress } from '../../config/addresses.js';
 import { AdaptiveLoop } from '../../adaptive/adaptive-loop.js';
 import { Cluster } from '../../cluster/cluster.js';
-import type { ClusterChanges } from '../../cluster/cluster-changes.js';
+import type { ClusterChanges } from '../../cluster/changes/cluster-changes.js';
 import type { ClusterState } from '../../cluster/cluster-state.js';
 import type { Clock, DaskPort, HostRunner, SchedulerPort } from '../../cluster/ports.js';
-import type { PreviousCluster } from '../../cluster/readopt.js';
+import type { PreviousCluster } from '../../cluster/start-stop/readopt.js';
 import type { RetireStop } from '../../cluster/retire-hold.js';
-import type { ScaleResult } from '../../cluster/scaling.js';
-import type { TeardownOptions, TeardownResult } from '../../cluster/teardown.js';
+import type { ScaleResult } from '../../cluster/placement/scaling.js';
+import type { TeardownOptions, TeardownResult } from '../../cluster/start-stop/teardown.js';
 import { describeExit } from '../../dask/diagnose.js';
 import { isSetupLine } from '../../dask/setup-lines.js';
 import { parseKeeperRefusal, parseSchedulerLine, parseWorkerLine } from '../../dask/log-lines.js';
@@ -179,7 +179,7 @@ export class ClusterSession {
     });
   }
 
-  /** Start-up (cluster/start-up.ts); `launchAfter`: the state file's first write. */
+  /** Start-up (cluster/start-stop/start-up.ts); `launchAfter`: the state file's first write. */
   start(launchAfter: Promise<void> = Promise.resolve()): Promise<void> {
     return this.core.start(launchAfter);
   }

@@ -3,13 +3,13 @@
 // client's type, the control endpoint implements one handler per entry.
 import type { ControlClient } from '../../control/client.js';
 import { method, noParams, paramsObject } from '../../control/methods.js';
-import type { ScaleResult } from '../../cluster/scaling.js';
-import type { TeardownResult } from '../../cluster/teardown.js';
+import type { ScaleResult } from '../../cluster/placement/scaling.js';
+import type { TeardownResult } from '../../cluster/start-stop/teardown.js';
 import { UsageError } from '../../errors.js';
 import type { AdaptiveSpec, ClusterSpec } from '../../config/spec.js';
-import type { DrainResult } from '../../cluster/desired-change.js';
-import type { RollResult } from '../../cluster/rolling.js';
-import type { ApplyReply, RollParams } from '../../cluster/cluster-changes.js';
+import type { DrainResult } from '../../cluster/changes/desired-change.js';
+import type { RollResult } from '../../cluster/changes/rolling.js';
+import type { ApplyReply, RollParams } from '../../cluster/changes/cluster-changes.js';
 import type { StatusJson } from './status.js';
 import type { ProcessLine } from './recent-lines.js';
 

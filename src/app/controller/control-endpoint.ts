@@ -21,8 +21,8 @@ import type { ClusterSession } from './cluster-session.js';
 import type { AppContext } from '../context.js';
 import { RecentLines } from './recent-lines.js';
 import { statusWithMetrics } from './status-metrics.js';
-import type { TeardownResult } from '../../cluster/teardown.js';
-import { placeable } from '../../cluster/scaling.js';
+import type { TeardownResult } from '../../cluster/start-stop/teardown.js';
+import { placeable } from '../../cluster/placement/scaling.js';
 import { CONTROL_PROTOCOL, VERSION } from '../../version.js';
 import { OwnerLease } from './owner-lease.js';
 

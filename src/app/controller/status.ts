@@ -1,6 +1,6 @@
 // Builds the `status --json` document (control/status-document.ts) from a running session.
 import type { HostStatusState, StatusJson, WorkerState } from '../../control/status-document.js';
-import type { HostState as HostHealthState } from '../../cluster/host-health.js';
+import type { HostState as HostHealthState } from '../../cluster/tick/host-health.js';
 import type { ClusterSession } from './cluster-session.js';
 import { certificatesStatus } from '../../tls/cert-expiry.js';
 import { adaptiveStatus } from './adaptive-status.js';

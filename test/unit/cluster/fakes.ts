@@ -1,6 +1,6 @@
 // Fakes at the core's ports (HostRunner, RunningProcess, SchedulerPort, Clock), for
 // tests that step the cluster by hand (cluster-harness.ts wires them together).
-import type { PendingGroup } from '../../../src/cluster/demand.js';
+import type { PendingGroup } from '../../../src/cluster/placement/demand.js';
 import type {
   ClearUpResult,
   Clock,

@@ -3,7 +3,7 @@
 import { ClusterState } from '../../../src/cluster/cluster-state.js';
 import type { DesiredProcess } from '../../../src/cluster/plan-actions.js';
 import type { ProcessSpec } from '../../../src/cluster/ports.js';
-import { Reconciler } from '../../../src/cluster/reconciler.js';
+import { Reconciler } from '../../../src/cluster/tick/reconciler.js';
 import type { HostSpec } from '../../../src/config/spec.js';
 import type { ClusterEvent } from '../../../src/events/types.js';
 import { FakeClock, FakeHost, FakeScheduler } from './fakes.js';

@@ -2,7 +2,7 @@
 // code, the notices and the teardown's reason, in order.
 import { describe, expect, it } from 'vitest';
 import { runLife, type LifeEnd, type LifePorts } from '../../../src/cluster/life.js';
-import type { TeardownResult } from '../../../src/cluster/teardown.js';
+import type { TeardownResult } from '../../../src/cluster/start-stop/teardown.js';
 import type { ClusterEvent } from '../../../src/events/types.js';
 import { flush } from './fakes.js';
 

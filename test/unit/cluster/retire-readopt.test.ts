@@ -4,9 +4,9 @@
 // whose clean-up fails, and teardown's unchecked hosts. (An adopted launcher surviving
 // its old channel's late EOF is the launcher's rule: dask-launcher-orphan.test.ts.)
 import { describe, expect, it } from 'vitest';
-import { readopt, type PreviousCluster } from '../../../src/cluster/readopt.js';
-import { RETIRE_TIMEOUT_MS } from '../../../src/cluster/process-lifecycle.js';
-import { teardown } from '../../../src/cluster/teardown.js';
+import { readopt, type PreviousCluster } from '../../../src/cluster/start-stop/readopt.js';
+import { RETIRE_TIMEOUT_MS } from '../../../src/cluster/tick/process-lifecycle.js';
+import { teardown } from '../../../src/cluster/start-stop/teardown.js';
 import { flush, harness, startUp, type Harness } from './harness.js';
 
 const hold = () => new Promise<void>(() => {});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { UnmetDemand } from '../../../../src/adaptive/resources/resource-placement.js';
-import { nameAdds } from '../../../../src/cluster/new-worker-names.js';
+import { nameAdds } from '../../../../src/cluster/placement/new-worker-names.js';
 import { unmetNotices, type Unmet } from '../../../../src/adaptive/resources/unmet-notices.js';
 
 const u = (what: string, line: string, placeable = 0, reasons: string[] = []): UnmetDemand => ({

@@ -1,7 +1,7 @@
 // placeByResource stepped by hand: each case names the rule it pins, and fails if that
 // rule is reverted (noted where it is not obvious).
 import { describe, expect, it } from 'vitest';
-import type { WantedGroup } from '../../../../src/cluster/demand.js';
+import type { WantedGroup } from '../../../../src/cluster/placement/demand.js';
 import {
   placeByResource,
   type ResourceHost,

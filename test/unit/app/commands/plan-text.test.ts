@@ -2,7 +2,7 @@
 // out (plan) or that it is being carried out (apply).
 import { describe, expect, it } from 'vitest';
 import { planText } from '../../../../src/app/commands/plan-text.js';
-import type { SpecDiff } from '../../../../src/cluster/spec-diff.js';
+import type { SpecDiff } from '../../../../src/cluster/changes/spec-diff.js';
 
 const diff: SpecDiff = {
   recreate: [],

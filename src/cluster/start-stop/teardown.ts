@@ -1,0 +1,148 @@
+// Graceful teardown: retire workers through the scheduler (their data moves), stop
+// them by process group, then the scheduler; then look on every host for anything
+// still carrying this cluster's tag and stop it by PID; a host left clean also loses
+// the files the cluster kept there (TLS material, the scheduler preload). A host that ran something of
+// ours and is not connected cannot be checked, and is reported so, never as clean.
+import type { ClusterEvent } from '../../events/types.js';
+import type { ClusterState, TrackedProcess } from '../cluster-state.js';
+import type { Clock, SchedulerPort } from '../ports.js';
+
+export interface TeardownDeps {
+  state: ClusterState;
+  clock: Clock;
+  emit(e: ClusterEvent): void;
+  scheduler(): SchedulerPort | undefined;
+  /** Closes every host connection (ours: not a host dropping). */
+  closeAll(): void;
+  /**
+   * Hosts with no runner that may still hold something of ours (an `apply` removed them
+   * and they were not left yet): cleared by it; those it could not clear.
+   */
+  clearFormer?(): Promise<TeardownResult['leftover']>;
+}
+
+export interface TeardownOptions {
+  reason: string;
+  /** No retiring, no grace. */
+  force: boolean;
+  graceMs?: number;
+  /** Aborted (a second Ctrl-C): what still has grace left is killed now. */
+  forceSignal?: AbortSignal;
+}
+
+export interface TeardownResult {
+  forced: string[];
+  leftover: { host: string; pids: number[] }[];
+  /**
+   * Results only the workers held, which the scheduler could not move (down retires every
+   * worker at once, so none is left to take them): gone with the cluster. Absent when none
+   * were, or the scheduler did not say (its retire route without sshcluster's preload).
+   */
+  droppedResults?: number;
+}
+
+export const TEARDOWN_RETIRE_TIMEOUT_MS = 20_000;
+export const TEARDOWN_GRACE_MS = 10_000;
+
+export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<TeardownResult> {
+  const { state, emit } = d;
+  emit({ kind: 'teardown-started', reason: o.reason });
+  const grace = o.force ? 0 : (o.graceMs ?? TEARDOWN_GRACE_MS);
+  // Hosts that ran something of ours: each must be checked, connected or not.
+  const ranOn = new Set(state.all().map((t) => t.desired.host));
+  const dropped = o.force ? undefined : await retireAll(d, o.forceSignal);
+  const forced: string[] = [];
+  const stopAll = async (list: TrackedProcess[]) =>
+    Promise.all(
+      list.map(async (t) => {
+        t.stopping = true;
+        state.changed();
+        const r = await t.proc.stop(grace, o.forceSignal).catch(() => ({ forced: true }));
+        if (r.forced) forced.push(t.desired.name);
+      }),
+    );
+  await stopAll(state.alive('worker'));
+  await stopAll(state.alive('scheduler'));
+
+  const leftover: { host: string; pids: number[] }[] = [];
+  for (const host of ranOn) {
+    if (state.runners.has(host)) continue;
+    leftover.push({ host, pids: [] });
+    emit({
+      kind: 'notice',
+      level: 'warning',
+      message: `${host}: not connected, so not checked; \`sshcluster down\` can check it later`,
+    });
+  }
+  const former = d.clearFormer?.().then((l) => leftover.push(...l));
+  await Promise.all(
+    [...state.runners.values()].map(async (r) => {
+      try {
+        const stray = await r.clearUp({ graceMs: 0 });
+        if (stray.forced.length) forced.push(`${r.host}: stray pid(s)`);
+        if (stray.left.length) leftover.push({ host: r.host, pids: stray.left });
+        if (stray.filesError) emit({ kind: 'notice', level: 'warning', message: `${r.host}: ${stray.filesError}` });
+      } catch (err) {
+        emit({
+          kind: 'notice',
+          level: 'warning',
+          message: `${r.host}: could not verify that nothing is left (${String(err)})`,
+        });
+      } finally {
+        r.close();
+      }
+    }),
+  );
+  await former;
+  d.closeAll();
+  emit({ kind: 'teardown-done', forced, leftover });
+  return { forced, leftover, ...(dropped ? { droppedResults: dropped } : {}) };
+}
+
+/**
+ * Retire the live workers the scheduler knows, bounded in time; on failure they are
+ * stopped directly. `keep`: the scheduler keeps them until the stop that follows ends
+ * them, so none closes itself on a heartbeat while its SIGTERM arrives.
+ */
+async function retireAll(d: TeardownDeps, forceSignal: AbortSignal | undefined): Promise<number | undefined> {
+  const scheduler = d.scheduler();
+  const names = new Set(d.state.alive('worker').map((t) => t.desired.name));
+  const addresses = [...d.state.registered].filter(([name]) => names.has(name)).map(([, address]) => address);
+  // A scheduler process that has ended (a client's shutdown()) retires nothing: the
+  // workers are stopped directly, and that is no failure to report.
+  const schedulers = d.state.all().filter((t) => t.desired.role === 'scheduler');
+  const ended = schedulers.length > 0 && schedulers.every((t) => t.exit);
+  if (!scheduler || !addresses.length || ended) return undefined;
+  let cancel = () => {};
+  const late = new Promise<never>((_, reject) => {
+    const fail = (why: string) => reject(new Error(why));
+    const stopTimer = d.clock.after(TEARDOWN_RETIRE_TIMEOUT_MS, () =>
+      fail(`timed out after ${TEARDOWN_RETIRE_TIMEOUT_MS / 1000}s`),
+    );
+    const onForce = () => fail('forced');
+    if (forceSignal?.aborted) onForce();
+    forceSignal?.addEventListener('abort', onForce, { once: true });
+    cancel = () => (stopTimer(), forceSignal?.removeEventListener('abort', onForce));
+  });
+  try {
+    const r = await Promise.race([scheduler.retireWorkers(addresses, { keep: true }), late]);
+    // down is the user's own teardown: what could not move goes, and is said.
+    const n = r.kept.reduce((sum, k) => sum + (k.results ?? 0), 0);
+    if (n > 0)
+      d.emit({
+        kind: 'notice',
+        level: 'info',
+        message: `down: ${n} result(s) only the workers held are dropped with them`,
+      });
+    return n > 0 ? n : undefined;
+  } catch (err) {
+    d.emit({
+      kind: 'notice',
+      level: 'warning',
+      message: `retiring workers through the scheduler failed (${String(err)}); stopping them directly`,
+    });
+    return undefined;
+  } finally {
+    cancel();
+  }
+}
