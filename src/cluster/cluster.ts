@@ -9,7 +9,7 @@ import { clusterHosts, type AdaptiveSpec, type ClusterSpec, type HostSpec } from
 import { ExpectedError } from '../errors.js';
 import type { ClusterEvent } from '../events/types.js';
 import { clearFormerOnly } from './start-stop/clear-former.js';
-import { ClusterChanges } from './changes/cluster-changes.js';
+import { ClusterChanges, refuseWhenStopping } from './changes/cluster-changes.js';
 import { ClusterState } from './cluster-state.js';
 import { SCHEDULER_NAME, type DesiredProcess } from './plan-actions.js';
 import type { ClearUpResult, Clock, HostRunner, ProcessSpec, SchedulerPort } from './ports.js';
@@ -27,6 +27,13 @@ export interface AdaptiveHandle {
   start(): void;
   stop(): void;
 }
+
+/**
+ * Where a cluster is in its life: new, then starting (start()), up (start-up done), then
+ * stopping (teardown begun, or the command's stop) and stopped (teardown done). Once
+ * stopping, every change is refused (refuseWhenStopping).
+ */
+export type Phase = 'new' | 'starting' | 'up' | 'stopping' | 'stopped';
 
 export interface ClusterPorts<L extends AdaptiveHandle> {
   spec: ClusterSpec;
@@ -76,6 +83,9 @@ export class Cluster<L extends AdaptiveHandle = AdaptiveHandle> {
   private stopping?: Promise<TeardownResult>;
   /** The scheduler's exit was asked for by a client (schedulerStopAsked). */
   private clientStopped = false;
+  /** How far start() and teardown() have got (phase). */
+  private reached: 'new' | 'starting' | 'up' = 'new';
+  private stopped = false;
 
   constructor(private readonly p: ClusterPorts<L>) {
     this.clock = p.clock;
@@ -108,6 +118,11 @@ export class Cluster<L extends AdaptiveHandle = AdaptiveHandle> {
   /** The cluster's life: aborted at teardown. */
   get signal(): AbortSignal {
     return this.life.signal;
+  }
+
+  get phase(): Phase {
+    if (this.stopped) return 'stopped';
+    return this.life.signal.aborted ? 'stopping' : this.reached;
   }
 
   /** The dashboard's URL: the scheduler's, or this machine's forward of it. */
@@ -150,8 +165,9 @@ export class Cluster<L extends AdaptiveHandle = AdaptiveHandle> {
   }
 
   /** Start-up (start-up.ts): resolves once the cluster is up; throws (after cleaning up) if it cannot. */
-  start(launchAfter: Promise<void> = Promise.resolve()): Promise<void> {
-    return startUp(
+  async start(launchAfter: Promise<void> = Promise.resolve()): Promise<void> {
+    this.reached = 'starting';
+    await startUp(
       {
         state: this.state,
         reconciler: this.reconciler,
@@ -174,6 +190,7 @@ export class Cluster<L extends AdaptiveHandle = AdaptiveHandle> {
       },
       launchAfter,
     );
+    this.reached = 'up';
   }
 
   tick(): Promise<void> {
@@ -190,6 +207,7 @@ export class Cluster<L extends AdaptiveHandle = AdaptiveHandle> {
    * fight, so adaptive goes off; crash-looping workers get another chance.
    */
   async userScale(n: number, opts: { force?: boolean } = {}): Promise<ScaleResult & { adaptiveOff?: true }> {
+    refuseWhenStopping(this.life.signal, 'scale');
     const wasAdaptive = this.stopAdaptive();
     const was = this.state.desiredWorkers.length;
     // Workers an earlier retirement left running (held) are tried again with this one.
@@ -222,7 +240,8 @@ export class Cluster<L extends AdaptiveHandle = AdaptiveHandle> {
     return this.reconciler.retire(names);
   }
 
-  restartWorker(name: string, opts: { force?: boolean } = {}): Promise<RetireStop> {
+  async restartWorker(name: string, opts: { force?: boolean } = {}): Promise<RetireStop> {
+    refuseWhenStopping(this.life.signal, 'restart');
     return this.reconciler.restartWorker(name, opts);
   }
 
@@ -246,6 +265,7 @@ export class Cluster<L extends AdaptiveHandle = AdaptiveHandle> {
 
   /** A new adaptive loop with these bounds, replacing the running one. */
   startAdaptive(spec: AdaptiveSpec): void {
+    refuseWhenStopping(this.life.signal, 'adapt');
     this.state.drainShort = 0; // adaptive sizes the cluster from here on
     this.loop?.stop();
     this.loop = this.p.adaptiveLoop(spec);
@@ -276,7 +296,7 @@ export class Cluster<L extends AdaptiveHandle = AdaptiveHandle> {
       closeAll: () => links.closeAll(),
       clearFormer: () => this.clearFormer(),
     };
-    this.stopping ??= teardown(deps, { ...opts, forceSignal: this.forced.signal });
+    this.stopping ??= teardown(deps, { ...opts, forceSignal: this.forced.signal }).finally(() => (this.stopped = true));
     return this.stopping;
   }
 

@@ -53,7 +53,7 @@ export async function runLife(p: LifePorts): Promise<LifeEnd> {
     // the next controller still owes it.
     const owed = p.owedRoll();
     await p.serve();
-    p.startAdaptive?.();
+    if (!p.stop.aborted) p.startAdaptive?.(); // stopped during serve(): a stopping cluster refuses it
     continueRoll(p, owed);
     const why = await Promise.race([stopRequested, schedulerEnd(p)]);
     if (why === 'client-shutdown') {

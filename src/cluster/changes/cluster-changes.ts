@@ -53,6 +53,15 @@ export interface ApplyReply {
 const LEAVE_TIMEOUT_MS = 60_000;
 const POLL_MS = 500;
 
+/**
+ * Once the cluster is stopping (its life's signal aborted: a stop, `down`, a failure), a
+ * change would be undone by the teardown under way, or outlive it (a host connected
+ * after the last was closed): refused, so its reply does not say it was made.
+ */
+export function refuseWhenStopping(life: AbortSignal, what: string): void {
+  if (life.aborted) throw new ExpectedError(`${what}: the cluster is stopping; nothing was changed`);
+}
+
 export class ClusterChanges {
   private busy?: string;
   /** Called when what the state file keeps (spec, drained, pending restarts) changed. */
@@ -232,6 +241,7 @@ export class ClusterChanges {
   }
 
   private async one<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    refuseWhenStopping(this.d.signal, what);
     if (this.busy) throw new ExpectedError(`${what}: ${this.busy} is still in progress; try again when it is done`);
     this.busy = what;
     try {

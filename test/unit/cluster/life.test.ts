@@ -155,6 +155,14 @@ describe('a running cluster life', () => {
     expect(s.end()).toEqual({ kind: 'exit', code: 130, result: clean });
   });
 
+  it('a stop while the endpoint starts: adaptive is not started (the stopping cluster would refuse it), the stop tears down', async () => {
+    const l = fakeLife({ adaptive: true, stopOnServe: true });
+    l.started.resolve();
+    await l.ended;
+    expect(l.steps).toEqual(['start', 'owed', 'serve', 'teardown: Ctrl-C']);
+    expect(l.end()).toEqual({ kind: 'exit', code: 0, result: clean });
+  });
+
   it('a rolling restart that fails says so and the cluster runs on', async () => {
     const l = fakeLife({ owed: ['n1-0'], rollFails: true });
     l.started.resolve();

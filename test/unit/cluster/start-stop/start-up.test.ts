@@ -234,6 +234,44 @@ describe('start-up in the core', () => {
     expect(running(u)).toEqual([]);
   });
 
+  it('moves new, starting, up, stopping, stopped; once stopping it refuses every change, and nothing starts', async () => {
+    const u = up();
+    expect(u.cluster.phase).toBe('new');
+    const started = u.until(u.cluster.start());
+    expect(u.cluster.phase).toBe('starting');
+    await started;
+    expect(u.cluster.phase).toBe('up');
+    const stopping = u.cluster.teardown({ reason: 'sshcluster down', force: false });
+    expect(u.cluster.phase).toBe('stopping');
+    const refused = (p: () => Promise<unknown>) =>
+      p().then(
+        () => 'done',
+        (e: unknown) => (e as ExpectedError).message,
+      );
+    const roll = { maxUnavailable: 1, timeoutMs: 10_000 };
+    expect(await refused(() => u.cluster.userScale(5))).toBe('scale: the cluster is stopping; nothing was changed');
+    expect(await refused(() => u.cluster.restartWorker('n1-0'))).toBe(
+      'restart: the cluster is stopping; nothing was changed',
+    );
+    expect(await refused(() => u.cluster.changes.apply(testSpec({ workers: ['n1', 'n2', 'n3'] }), roll))).toBe(
+      'apply: the cluster is stopping; nothing was changed',
+    );
+    expect(await refused(() => u.cluster.changes.drain(['n1'], false))).toBe(
+      'drain: the cluster is stopping; nothing was changed',
+    );
+    expect(await refused(() => u.cluster.changes.restart(['n1-0'], roll))).toBe(
+      'restart: the cluster is stopping; nothing was changed',
+    );
+    expect(() => u.cluster.startAdaptive({ minimum: 0, maximum: 4 } as never)).toThrow(
+      'adapt: the cluster is stopping; nothing was changed',
+    );
+    expect(u.cluster.state.desiredWorkers).toHaveLength(2);
+    expect(u.hosts.has('n3')).toBe(false);
+    await u.until(stopping);
+    expect(u.cluster.phase).toBe('stopped');
+    expect(running(u)).toEqual([]);
+  });
+
   it('a stop during start-up ends the readiness wait: nothing is said up', async () => {
     const u = up();
     u.scheduler.down = true; // never answers
