@@ -18,6 +18,16 @@ async function connected(h: Harness): Promise<void> {
   await Promise.all(h.state.hosts().map((x) => h.reconciler.links.connect(x.name)));
 }
 
+/** Every host connected, every worker started (follow-ups included) and registered, start-up over. */
+async function upAndRegistered(h: Harness): Promise<void> {
+  await connected(h);
+  await h.reconciler.tick();
+  await h.clock.advance(0);
+  for (const w of h.state.desiredWorkers) h.scheduler.registered.add(w.name);
+  await h.reconciler.tick();
+  h.reconciler.startupDone();
+}
+
 describe('the tick cap', () => {
   it('starts at most TICK_STARTS in one tick and the rest in follow-up ticks, not on the periodic timer', async () => {
     const h = cluster(2 * TICK_STARTS + 400);
@@ -99,12 +109,7 @@ describe('the tick cap', () => {
 
   it('retires at most TICK_RETIRES in one tick and the rest in follow-up ticks', async () => {
     const h = cluster(TICK_RETIRES + 700);
-    await connected(h);
-    await h.reconciler.tick();
-    await h.clock.advance(0);
-    for (const w of h.state.desiredWorkers) h.scheduler.registered.add(w.name);
-    await h.reconciler.tick();
-    h.reconciler.startupDone();
+    await upAndRegistered(h);
     const names = h.state.desiredWorkers.slice(100).map((w) => w.name);
     await h.reconciler.retire(names);
     await flush();
@@ -117,12 +122,7 @@ describe('the tick cap', () => {
 
   it('waits, for the outcomes of retirements a capped tick left, until its follow-ups have begun them', async () => {
     const h = cluster(TICK_RETIRES + 100);
-    await connected(h);
-    await h.reconciler.tick();
-    await h.clock.advance(0);
-    for (const w of h.state.desiredWorkers) h.scheduler.registered.add(w.name);
-    await h.reconciler.tick();
-    h.reconciler.startupDone();
+    await upAndRegistered(h);
     const names = h.state.desiredWorkers.slice(10).map((w) => w.name);
     const last = names.at(-1)!;
     h.scheduler.unmovable.set(last, 3); // its results have nowhere to go: kept running
