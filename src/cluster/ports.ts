@@ -179,5 +179,5 @@ export interface DaskPort {
   /** A worker line saying it registered with the scheduler. */
   registered(line: string): boolean;
   /** Why a process ended, for a person (its exit, the tail of its output). */
-  describeExit(exit: ExitInfo, tail: string[], python: string, firstError?: string): string;
+  describeExit(exit: ExitInfo, tail: readonly string[], python: string, firstError?: string): string;
 }
