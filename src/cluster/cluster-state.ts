@@ -180,12 +180,21 @@ export class ClusterState {
     if (c?.workers === this.desiredList && c.scheduler === scheduler) return c.list;
     const list: DesiredProcess[] = [
       { name: SCHEDULER_NAME, host: scheduler, role: 'scheduler' },
-      // A literal, not `{ ...w, role }`: V8 gave each spread copy a hidden class of its own
-      // (~200 bytes more a worker, held by its tracked process for the worker's life).
-      ...this.desiredList.map((w): DesiredProcess => ({ name: w.name, host: w.host, role: 'worker' })),
+      ...this.desiredList.map((w) => this.desiredWorker(w)),
     ];
     this.desiredNow = { workers: this.desiredList, scheduler, list };
     return list;
+  }
+
+  /**
+   * The tracked process's own entry when it is this worker (one object, not two, a worker:
+   * the list is made anew at every scale); else a new one, a literal, not `{ ...w, role }`:
+   * V8 gave each spread copy a hidden class of its own (~200 bytes more a worker).
+   */
+  private desiredWorker(w: PlacedWorker): DesiredProcess {
+    const d = this.processes.get(w.name)?.desired;
+    if (d && d.host === w.host && d.role === 'worker') return d;
+    return { name: w.name, host: w.host, role: 'worker' };
   }
 
   observed(): ObservedProcess[] {

@@ -46,6 +46,30 @@ describe('lean tracking: a tracked process', () => {
   });
 });
 
+describe('lean tracking: the desired list', () => {
+  it("after a scale, names a kept worker by its tracked process's entry, a new one by its own", async () => {
+    const h = harness({ workers: ['a', 'b'], nworkers: 2, initialWorkers: 2 });
+    await startUp(h);
+    const before = h.state.processes.get('a-0')!.desired;
+    await h.reconciler.scale(4);
+    await h.reconciler.tick();
+    const list = h.state.desired();
+    expect(list.map((d) => `${d.role}:${d.name}@${d.host}`)).toEqual([
+      'scheduler:scheduler@n0',
+      'worker:a-0@a',
+      'worker:b-0@b',
+      'worker:a-1@a',
+      'worker:b-1@b',
+    ]);
+    expect(list.find((d) => d.name === 'a-0')).toBe(before);
+    expect(h.state.processes.get('a-1')!.desired).toEqual({ name: 'a-1', host: 'a', role: 'worker' });
+    // the list made at the next scale names every tracked worker by its own entry
+    await h.reconciler.scale(3);
+    const next = h.state.desired();
+    for (const d of next.filter((x) => x.role === 'worker')) expect(d).toBe(h.state.processes.get(d.name)!.desired);
+  });
+});
+
 describe('lean tracking: the restart supervisor', () => {
   it('keeps each name its own failures, from none, and forgets them at reset', () => {
     const s = new RestartSupervisor({ ...s0(), crashLoopCount: 3 });
