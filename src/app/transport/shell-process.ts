@@ -89,13 +89,15 @@ export class ShellProcess implements RunningProcess {
   }
 
   onLine(cb: (stream: LineStream, line: string) => void): () => void {
-    this.listeners.push(cb);
+    // A new array of exactly this many (concat), not push() nor a spread: those keep room for 17 (152
+    // bytes), twice a process, for the life of each of 40,000 workers at 10,000 hosts.
+    this.listeners = this.listeners.concat([cb]);
     return () => (this.listeners = this.listeners.filter((l) => l !== cb));
   }
 
   /** A flood's drop count, e.g. "198.18.0.12-0: 1.2 M lines of stdout dropped (…)". */
   onDropped(cb: (text: string) => void): void {
-    this.dropListeners.push(cb);
+    this.dropListeners = this.dropListeners.concat([cb]);
   }
 
   private reportDropped(): void {

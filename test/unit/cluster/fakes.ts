@@ -64,7 +64,7 @@ export class FakeProcess implements RunningProcess {
     this.exited = new Promise((r) => (this.end = r));
   }
   onLine(cb: (s: 'stdout' | 'stderr', l: string) => void): () => void {
-    this.lines.push(cb);
+    this.lines = this.lines.concat([cb]); // as ShellProcess does: an array of exactly the listeners
     return () => (this.lines = this.lines.filter((l) => l !== cb));
   }
   line(text: string): void {
