@@ -25,7 +25,8 @@ export type LineStream = 'stdout' | 'stderr';
 
 /** … and {lines, exit} out. */
 export interface RunningProcess {
-  readonly spec: ProcessSpec;
+  /** Its ProcessSpec's name (the spec itself, argv and env, is not kept: 40,000 of them at 10,000 hosts). */
+  readonly name: string;
   /** Remote PID (also its process-group id), known once the launcher reports it. */
   readonly pid: Promise<number>;
   /** Each output line from now on; returns the way to stop listening. */

@@ -1,5 +1,6 @@
-// A process's line listeners are kept in an array of exactly their number (made anew at
-// each onLine, issue 37): each still gets every line, in order, until it unsubscribes.
+// What a running process keeps for its life (issue 37): its line listeners in an array of
+// exactly their number (made anew at each onLine), each still given every line in order
+// until it unsubscribes; of its spec, only the name.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { ExitInfo, ProcessSpec } from '../../../../src/cluster/ports.js';
@@ -9,18 +10,32 @@ import type { ShellPort } from '../../../../src/ssh/shell-port.js';
 
 const spec: ProcessSpec = { name: 'h-0', host: 'h', role: 'worker', argv: ['python3'], env: {} };
 
-describe('ShellProcess line listeners', () => {
+function handleOf() {
+  let exit!: (e: ExitInfo) => void;
+  const stdout = new PassThrough();
+  const handle: ExecHandle = {
+    stdout,
+    stderr: new PassThrough(),
+    stdin: new PassThrough(),
+    closeStdin: () => {},
+    exit: new Promise<ExitInfo>((r) => (exit = r)),
+    close: () => {},
+  };
+  return { handle, stdout, exit: (e: ExitInfo) => exit(e) };
+}
+
+describe('ShellProcess, kept lean', () => {
+  it('keeps its name, not its spec (argv and env), and names itself in a failure', async () => {
+    const { handle, exit } = handleOf();
+    const p = new ShellProcess({ ...spec, argv: ['python3', '-m', 'x'], env: { K: 'v' } }, handle, {} as ShellPort);
+    expect(p.name).toBe('h-0');
+    expect(Object.values(p)).not.toContainEqual(expect.objectContaining({ argv: expect.anything() }));
+    exit({ code: 1, signal: null });
+    await expect(p.pid).rejects.toThrow('h-0 exited before it started');
+  });
+
   it('gives every line to each listener, in order, and none after it unsubscribes', async () => {
-    let exit!: (e: ExitInfo) => void;
-    const stdout = new PassThrough();
-    const handle: ExecHandle = {
-      stdout,
-      stderr: new PassThrough(),
-      stdin: new PassThrough(),
-      closeStdin: () => {},
-      exit: new Promise<ExitInfo>((r) => (exit = r)),
-      close: () => {},
-    };
+    const { handle, stdout, exit } = handleOf();
     const p = new ShellProcess(spec, handle, {} as ShellPort, { now: () => 0 });
     const a: string[] = [];
     const b: string[] = [];
