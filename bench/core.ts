@@ -8,11 +8,13 @@
 //   npx tsx bench/core.ts --hosts 10000 --waves 1
 //   CORE_TICKS=1 npx tsx bench/core.ts        # also each tick's and adaptive step's time, in order
 //   CORE_TRACE=1 node --trace-gc --import tsx bench/core.ts   # each tick as it ends, among the GCs
+//   CORE_HEAP_SNAPSHOT=FILE node --expose-gc …   # a heap snapshot at the first wave's top, after a
+//                                               # full GC; bench/heap-split.mjs FILE: the controller's, the fakes'
 //
 // As the background controller runs it (bundled JavaScript, no tsx loader thread, its V8
 // flags: CONTROLLER_V8_FLAGS in src/app/commands/detach.ts):
 //   npx esbuild bench/core.ts --bundle --platform=node --format=esm --outfile=/tmp/core.mjs
-//   node --no-opt --no-sparkplug /tmp/core.mjs --hosts 10000 --waves 1
+//   node --no-opt --no-sparkplug --heap-growing-percent=50 /tmp/core.mjs --hosts 10000 --waves 1
 //
 // A tick is timed until the event loop is free again (what it set going, exits and
 // events, is its cost too); a follow-up tick the reconciler asks for (over TICK_STARTS
@@ -20,6 +22,7 @@
 import { parseArgs } from 'node:util';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
+import { writeHeapSnapshot } from 'node:v8';
 import { AdaptiveLoop } from '../src/adaptive/adaptive-loop.js';
 import { EventLog } from '../src/app/controller/event-log.js';
 import { statusOf } from '../src/app/controller/status.js';
@@ -95,7 +98,15 @@ async function connect(h: HostSpec): Promise<FakeHost> {
   return host;
 }
 
-const specFor = (d: DesiredProcess): ProcessSpec => ({ ...d, argv: ['python3'], env: {} });
+// A literal, as processSpecs() in src/app builds it: a spread `{ ...d, argv, env }` gave each
+// spec a V8 hidden class of its own (~200 bytes more a worker, the fakes' not the controller's).
+const specFor = (d: DesiredProcess): ProcessSpec => ({
+  name: d.name,
+  host: d.host,
+  role: d.role,
+  argv: ['python3'],
+  env: {},
+});
 const reconciler = new Reconciler({
   state,
   clock,
@@ -224,6 +235,12 @@ function status(): void {
   sampleRss();
 }
 
+/** A heap snapshot at the first wave's top, after a full GC when `--expose-gc` allows one. */
+function snapshot(file: string): void {
+  (globalThis as { gc?: () => void }).gc?.();
+  say(`heap snapshot to ${writeHeapSnapshot(file)}`);
+}
+
 const running = () => scheduler.registered.size;
 function say(what: string): void {
   const m = process.memoryUsage();
@@ -253,6 +270,7 @@ for (let w = 0; w < WAVES; w++) {
   for (let i = 0; i < 3; i++) await adaptiveStep();
   say(`wave ${w + 1} up`);
   sampleRss();
+  if (w === 0 && process.env.CORE_HEAP_SNAPSHOT) snapshot(process.env.CORE_HEAP_SNAPSHOT);
   scheduler.target = 0;
   scheduler.plainPending = 0;
   for (let i = 0; i < adaptiveSpec.waitCount + 3; i++) await adaptiveStep();

@@ -25,7 +25,8 @@ export type LineStream = 'stdout' | 'stderr';
 
 /** … and {lines, exit} out. */
 export interface RunningProcess {
-  readonly spec: ProcessSpec;
+  /** Its ProcessSpec's name (the spec itself, argv and env, is not kept: 40,000 of them at 10,000 hosts). */
+  readonly name: string;
   /** Remote PID (also its process-group id), known once the launcher reports it. */
   readonly pid: Promise<number>;
   /** Each output line from now on; returns the way to stop listening. */
@@ -179,5 +180,5 @@ export interface DaskPort {
   /** A worker line saying it registered with the scheduler. */
   registered(line: string): boolean;
   /** Why a process ended, for a person (its exit, the tail of its output). */
-  describeExit(exit: ExitInfo, tail: string[], python: string, firstError?: string): string;
+  describeExit(exit: ExitInfo, tail: readonly string[], python: string, firstError?: string): string;
 }

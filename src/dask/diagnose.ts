@@ -7,7 +7,7 @@ import { NO_PYTHON_MESSAGE, PYTHON_CANDIDATES } from './remote-shell.js';
  * only when the tail ends in Dask's "… failed to start", which says nothing of why: it
  * is the cause, which a long chained traceback pushes out of the tail.
  */
-export function describeExit(exit: ExitInfo, tail: string[], python: string, firstError?: string): string {
+export function describeExit(exit: ExitInfo, tail: readonly string[], python: string, firstError?: string): string {
   const last = [...tail].reverse().find((l) => /Error|error|Exception/.test(l)) ?? tail[tail.length - 1];
   const cause =
     firstError && last && /failed to start/i.test(last) && firstError !== last ? firstError.trim() : undefined;

@@ -4,12 +4,12 @@
 import type { ClusterEvent } from '../../events/types.js';
 import { errorText } from '../../errors.js';
 import { within } from '../clock.js';
-import { TAIL_LINES, type ClusterState, type TrackedProcess } from '../cluster-state.js';
+import { NO_LINES, TAIL_LINES, type ClusterState, type TrackedProcess } from '../cluster-state.js';
 
 /** A Python traceback's last line: the exception, at column 0 ("OSError: …", "distributed.comm.core.CommClosedError: …"). */
 const EXCEPTION_LINE = /^[A-Za-z_][\w.]*(Error|Exception|Exit|Interrupt)\b[^ ]*: /;
 import type { DesiredProcess } from '../plan-actions.js';
-import type { Clock, ExitInfo, ProcessSpec, RunningProcess, SchedulerPort } from '../ports.js';
+import type { Clock, ExitInfo, LineStream, ProcessSpec, RunningProcess, SchedulerPort } from '../ports.js';
 import { HELD_RETRY_MS, resultsText, type RetireStop } from '../retire-hold.js';
 
 export interface LifecycleDeps {
@@ -94,32 +94,45 @@ export class ProcessLifecycle {
   }
 
   private track(p: DesiredProcess, proc: RunningProcess, adopted = false): TrackedProcess {
-    const { state, emit, clock } = this.d;
-    const t: TrackedProcess = { desired: p, proc, tail: [], stopping: false };
+    const { state, clock } = this.d;
+    // Every field set here, in this order: one hidden class for all, nothing added later.
+    const t: TrackedProcess = {
+      desired: p,
+      proc,
+      tail: NO_LINES,
+      firstError: undefined,
+      stopping: false,
+      pid: undefined,
+      exit: undefined,
+    };
     state.processes.set(p.name, t);
     state.supervisor.recordStart(p.name, clock.now());
-    proc.onLine((stream, line) => {
-      t.tail.push(line);
-      if (t.tail.length > TAIL_LINES) t.tail.shift();
-      if (t.firstError === undefined && EXCEPTION_LINE.test(line)) t.firstError = line;
-      emit({ kind: 'process-line', host: p.host, name: p.name, stream, line });
-    });
-    proc.onDropped?.((message) => emit({ kind: 'notice', level: 'warning', message }));
-    proc.pid.then(
-      (pid) => {
-        t.pid = pid;
-        emit({
-          kind: 'process-started',
-          host: p.host,
-          name: p.name,
-          pid,
-          ...(adopted ? { adopted: true as const } : {}),
-        });
-      },
-      () => {},
-    );
-    void proc.exited.then((e) => this.exited(t, e));
+    this.follow(t, adopted);
     return t;
+  }
+
+  /**
+   * The listeners a tracked process keeps for its life, made here so that they share one
+   * small context (the process and this), not track()'s: ~100 bytes a worker less.
+   */
+  private follow(t: TrackedProcess, adopted: boolean): void {
+    const { proc } = t;
+    proc.onLine((stream, line) => this.line(t, stream, line));
+    proc.onDropped?.((message) => this.d.emit({ kind: 'notice', level: 'warning', message }));
+    proc.pid.then((pid) => this.started(t, pid, adopted), ignore);
+    void proc.exited.then((e) => this.exited(t, e));
+  }
+
+  private line(t: TrackedProcess, stream: LineStream, line: string): void {
+    keepLine(t, line);
+    if (t.firstError === undefined && EXCEPTION_LINE.test(line)) t.firstError = line;
+    this.d.emit({ kind: 'process-line', host: t.desired.host, name: t.desired.name, stream, line });
+  }
+
+  private started(t: TrackedProcess, pid: number, adopted: boolean): void {
+    t.pid = pid;
+    const { host, name } = t.desired;
+    this.d.emit({ kind: 'process-started', host, name, pid, ...(adopted ? { adopted: true as const } : {}) });
   }
 
   private exited(t: TrackedProcess, e: ExitInfo): void {
@@ -230,4 +243,17 @@ export class ProcessLifecycle {
     const outcome = await within(this.d.clock, RETIRE_TIMEOUT_MS, this.d.signal, retired);
     return outcome?.kept.find((k) => k.address === address);
   }
+}
+
+const ignore = (): void => {};
+
+/** Keeps `line` in the process's tail of TAIL_LINES, allocated at its first line. */
+export function keepLine(t: TrackedProcess, line: string): void {
+  if (t.tail === NO_LINES) {
+    t.tail = [line];
+    return;
+  }
+  const tail = t.tail as string[];
+  tail.push(line);
+  if (tail.length > TAIL_LINES) tail.shift();
 }

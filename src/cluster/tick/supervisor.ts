@@ -40,17 +40,21 @@ export interface ProcessStatus {
   nextStartAt?: number;
 }
 
+/** Every field is set when an entry is made (one hidden class, nothing added later): one a worker. */
 interface Entry {
   state: ProcessRunState;
   restarts: number;
-  startedAt?: number;
-  lastExitAt?: number;
-  nextStartAt?: number;
+  startedAt: number | undefined;
+  lastExitAt: number | undefined;
+  nextStartAt: number | undefined;
   /** k: consecutive failures counted for the back-off. */
   consecutive: number;
-  /** Times of unexpected exits still inside the crash-loop window. */
-  failures: number[];
+  /** Times of unexpected exits still inside the crash-loop window; NO_FAILURES until the first. */
+  failures: readonly number[];
 }
+
+/** The failures of every entry that has had none: most workers never fail. */
+const NO_FAILURES: readonly number[] = Object.freeze([]);
 
 /** Back-off delay for the k-th consecutive failure (k ≥ 1). */
 export function backoffDelay(policy: Pick<RestartPolicy, 'baseMs' | 'factor' | 'maxMs'>, k: number): number {
@@ -144,7 +148,7 @@ export class RestartSupervisor {
     if (!e) return;
     this.changes++;
     e.consecutive = 0;
-    e.failures = [];
+    e.failures = NO_FAILURES;
     e.nextStartAt = undefined;
     if (e.state !== 'running') e.state = 'stopped';
   }
@@ -157,7 +161,15 @@ export class RestartSupervisor {
   private entry(name: string): Entry {
     let e = this.entries.get(name);
     if (!e) {
-      e = { state: 'stopped', restarts: 0, consecutive: 0, failures: [] };
+      e = {
+        state: 'stopped',
+        restarts: 0,
+        startedAt: undefined,
+        lastExitAt: undefined,
+        nextStartAt: undefined,
+        consecutive: 0,
+        failures: NO_FAILURES,
+      };
       this.entries.set(name, e);
     }
     return e;

@@ -55,16 +55,21 @@ export class FakeProcess implements RunningProcess {
   stops = 0;
   /** false: stop() gives up before the channel reports the exit (a late EOF). */
   exitOnStop = true;
+  /** The spec it was started with: kept here for tests to read (ShellProcess keeps only the name). */
+  readonly spec: ProcessSpec;
+  readonly name: string;
   constructor(
-    readonly spec: ProcessSpec,
+    spec: ProcessSpec,
     readonly remotePid: number,
     private readonly host: FakeHost,
   ) {
+    this.spec = spec;
+    this.name = spec.name;
     this.pid = Promise.resolve(remotePid);
     this.exited = new Promise((r) => (this.end = r));
   }
   onLine(cb: (s: 'stdout' | 'stderr', l: string) => void): () => void {
-    this.lines.push(cb);
+    this.lines = this.lines.concat([cb]); // as ShellProcess does: an array of exactly the listeners
     return () => (this.lines = this.lines.filter((l) => l !== cb));
   }
   line(text: string): void {
