@@ -52,41 +52,53 @@ export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<Tea
   const ranOn = new Set(state.all().map((t) => t.desired.host));
   const dropped = o.force ? undefined : await retireAll(d, o.forceSignal);
   const forced: string[] = [];
-  const stopAll = async (list: TrackedProcess[]) =>
-    Promise.all(
-      list.map(async (t) => {
-        t.stopping = true;
-        state.changed();
-        const r = await t.proc.stop(grace, o.forceSignal).catch(() => ({ forced: true }));
-        if (r.forced) forced.push(t.desired.name);
-      }),
+  const stopOne = async (t: TrackedProcess) => {
+    t.stopping = true;
+    state.changed();
+    const r = await t.proc.stop(grace, o.forceSignal).catch(() => ({ forced: true }));
+    if (r.forced) forced.push(t.desired.name);
+  };
+  // The workers first, then the scheduler (a worker whose scheduler went first would try
+  // to reconnect). Each host gets its last look as soon as what ran there has stopped,
+  // so the worker hosts' looks overlap the other hosts' stops and the scheduler's.
+  const stopsOn = new Map<string, Promise<void>[]>();
+  const track = (host: string, p: Promise<void>) => (stopsOn.set(host, [...(stopsOn.get(host) ?? []), p]), p);
+  const workersStopped = Promise.all(state.alive('worker').map((t) => track(t.desired.host, stopOne(t))));
+  for (const t of state.alive('scheduler'))
+    track(
+      t.desired.host,
+      workersStopped.then(() => stopOne(t)),
     );
-  await stopAll(state.alive('worker'));
-  await stopAll(state.alive('scheduler'));
+  const allStopped = Promise.all([...stopsOn.values()].flat());
 
   const leftover: { host: string; pids: number[] }[] = [];
-  for (const host of ranOn) {
-    if (state.runners.has(host)) continue;
-    leftover.push({ host, pids: [] });
-    emit({
-      kind: 'notice',
-      level: 'warning',
-      message: `${host}: not connected, so not checked; \`sshcluster down\` can check it later`,
-    });
-  }
-  const former = d.clearFormer?.().then((l) => leftover.push(...l));
+  // After every stop, as before: it retires through the scheduler what is left there.
+  const former = allStopped.then(() => d.clearFormer?.()).then((l) => leftover.push(...(l ?? [])));
+  const looked = new Set([...ranOn, ...state.runners.keys()]);
   await Promise.all(
-    [...state.runners.values()].map(async (r) => {
+    [...looked].map(async (host) => {
+      await Promise.all(stopsOn.get(host) ?? []);
+      const r = state.runners.get(host);
+      if (!r) {
+        // Not connected (or dropped during the stops): it cannot be checked.
+        leftover.push({ host, pids: [] });
+        emit({
+          kind: 'notice',
+          level: 'warning',
+          message: `${host}: not connected, so not checked; \`sshcluster down\` can check it later`,
+        });
+        return;
+      }
       try {
         const stray = await r.clearUp({ graceMs: 0 });
-        if (stray.forced.length) forced.push(`${r.host}: stray pid(s)`);
-        if (stray.left.length) leftover.push({ host: r.host, pids: stray.left });
-        if (stray.filesError) emit({ kind: 'notice', level: 'warning', message: `${r.host}: ${stray.filesError}` });
+        if (stray.forced.length) forced.push(`${host}: stray pid(s)`);
+        if (stray.left.length) leftover.push({ host, pids: stray.left });
+        if (stray.filesError) emit({ kind: 'notice', level: 'warning', message: `${host}: ${stray.filesError}` });
       } catch (err) {
         emit({
           kind: 'notice',
           level: 'warning',
-          message: `${r.host}: could not verify that nothing is left (${String(err)})`,
+          message: `${host}: could not verify that nothing is left (${String(err)})`,
         });
       } finally {
         r.close();

@@ -218,6 +218,27 @@ describe('teardown', () => {
     expect([...h.host('a').running(), ...h.host('b').running()]).toEqual([]);
   });
 
+  it("looks at each host once what ran there has stopped: a worker host's last look does not wait for the scheduler's stop", async () => {
+    const h = harness({ workers: ['a', 'b'] });
+    await startUp(h);
+    // The scheduler takes its time to stop (a slow close on a busy host).
+    const [sched] = h.host('n0').running('scheduler');
+    let release!: () => void;
+    const slow = new Promise<void>((r) => (release = r));
+    const stop = sched!.stop.bind(sched);
+    sched!.stop = async (grace, force) => (await slow, stop(grace, force));
+    const done = teardown(teardownDeps(h), { reason: 'test', force: false });
+    await flush();
+    expect(h.host('a').filesRemoved).toEqual([0]);
+    expect(h.host('b').filesRemoved).toEqual([0]);
+    expect(h.host('n0').filesRemoved).toEqual([]); // the scheduler's host waits for it
+    release();
+    const r = await done;
+    expect(r.leftover).toEqual([]);
+    expect(h.host('n0').filesRemoved).toEqual([0]);
+    expect(h.host('n0').running()).toEqual([]);
+  });
+
   it("removes the cluster's files from each host only once nothing of ours is left there", async () => {
     const h = harness({ workers: ['a', 'b'] });
     await startUp(h);
