@@ -295,6 +295,7 @@ export class Cluster<L extends AdaptiveHandle = AdaptiveHandle> {
       scheduler: () => this.client,
       closeAll: () => links.closeAll(),
       clearFormer: () => this.clearFormer(),
+      startsSettled: () => this.reconciler.lifecycle.settled(),
     };
     this.stopping ??= teardown(deps, { ...opts, forceSignal: this.forced.signal }).finally(() => (this.stopped = true));
     return this.stopping;

@@ -5,6 +5,7 @@
 // ours and is not connected cannot be checked, and is reported so, never as clean.
 import type { ClusterEvent } from '../../events/types.js';
 import type { ClusterState, TrackedProcess } from '../cluster-state.js';
+import { delay } from '../clock.js';
 import type { Clock, SchedulerPort } from '../ports.js';
 
 export interface TeardownDeps {
@@ -19,6 +20,8 @@ export interface TeardownDeps {
    * and they were not left yet): cleared by it; those it could not clear.
    */
   clearFormer?(): Promise<TeardownResult['leftover']>;
+  /** Settles once the starts under way have been answered (what they started is then tracked). */
+  startsSettled?(): Promise<void>;
 }
 
 export interface TeardownOptions {
@@ -48,6 +51,10 @@ export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<Tea
   const { state, emit } = d;
   emit({ kind: 'teardown-started', reason: o.reason });
   const grace = o.force ? 0 : (o.graceMs ?? TEARDOWN_GRACE_MS);
+  // A start under way lands after the stops are chosen, and on a host already looked at,
+  // unless it is waited for: for as long as a grace at most (a launch that hangs), less
+  // if forced.
+  if (d.startsSettled) await Promise.race([d.startsSettled(), delay(d.clock, TEARDOWN_GRACE_MS, o.forceSignal)]);
   // Hosts that ran something of ours: each must be checked, connected or not.
   const ranOn = new Set(state.all().map((t) => t.desired.host));
   const dropped = o.force ? undefined : await retireAll(d, o.forceSignal);

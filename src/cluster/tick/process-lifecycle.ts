@@ -37,11 +37,18 @@ export class ProcessLifecycle {
   private readonly retiring = new Map<string, Promise<RetireStop>>();
   /** Starts asked of a runner and not yet answered, by name. */
   private readonly launching = new Set<string>();
+  /** The starts under way (settled(): teardown waits for them before it stops anything). */
+  private readonly inFlight = new Set<Promise<unknown>>();
   constructor(private readonly d: LifecycleDeps) {}
 
   /** `name`'s start is under way: its runner has not answered yet. */
   starting(name: string): boolean {
     return this.launching.has(name);
+  }
+
+  /** Settles once every start under way has been answered (and what it started tracked). */
+  async settled(): Promise<void> {
+    while (this.inFlight.size) await Promise.allSettled([...this.inFlight]);
   }
 
   async start(p: DesiredProcess): Promise<void> {
@@ -50,8 +57,10 @@ export class ProcessLifecycle {
     if (!runner || !spec) return;
     let proc: RunningProcess;
     this.launching.add(p.name);
+    const launch = runner.start(spec);
+    this.inFlight.add(launch);
     try {
-      proc = await runner.start(spec);
+      proc = await launch;
     } catch (err) {
       this.d.emit({
         kind: 'notice',
@@ -61,6 +70,7 @@ export class ProcessLifecycle {
       return;
     } finally {
       this.launching.delete(p.name);
+      this.inFlight.delete(launch);
     }
     this.track(p, proc);
   }

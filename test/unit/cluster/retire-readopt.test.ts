@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { readopt, type PreviousCluster } from '../../../src/cluster/start-stop/readopt.js';
 import { RETIRE_TIMEOUT_MS } from '../../../src/cluster/tick/process-lifecycle.js';
-import { teardown } from '../../../src/cluster/start-stop/teardown.js';
+import { TEARDOWN_GRACE_MS, teardown } from '../../../src/cluster/start-stop/teardown.js';
 import { flush, harness, startUp, type Harness } from './harness.js';
 
 const hold = () => new Promise<void>(() => {});
@@ -237,6 +237,54 @@ describe('teardown', () => {
     expect(r.leftover).toEqual([]);
     expect(h.host('n0').filesRemoved).toEqual([0]);
     expect(h.host('n0').running()).toEqual([]);
+  });
+
+  it('waits for a start still under way, then stops what it started: no host is looked at before it lands', async () => {
+    const h = harness({ workers: ['a', 'b'] });
+    await startUp(h);
+    // a-0 dies; its restart's launch has not answered when the teardown begins.
+    const a = h.host('a');
+    let land!: () => void;
+    const launched = new Promise<void>((r) => (land = r));
+    const start = a.start.bind(a);
+    a.start = async (spec) => (await launched, start(spec));
+    a.running('a-0')[0]!.die(0);
+    await h.clock.advance(30_000); // past the restart's back-off: the restart is launched
+    expect(h.reconciler.lifecycle.starting('a-0')).toBe(true);
+    const done = teardown(
+      { ...teardownDeps(h), startsSettled: () => h.reconciler.lifecycle.settled() },
+      {
+        reason: 'test',
+        force: false,
+      },
+    );
+    await flush();
+    expect(a.filesRemoved).toEqual([]); // not looked at while its start is under way
+    land();
+    const r = await done;
+    expect(r.leftover).toEqual([]);
+    expect(a.running()).toEqual([]);
+    expect(a.filesRemoved).toEqual([0]);
+  });
+
+  it('does not wait longer than a grace for a launch that never answers', async () => {
+    const h = harness({ workers: ['a', 'b'] });
+    await startUp(h);
+    const a = h.host('a');
+    a.start = () => new Promise(() => {}); // a launch that hangs
+    a.running('a-0')[0]!.die(0);
+    await h.clock.advance(30_000);
+    expect(h.reconciler.lifecycle.starting('a-0')).toBe(true);
+    let ended = false;
+    const done = teardown(
+      { ...teardownDeps(h), startsSettled: () => h.reconciler.lifecycle.settled() },
+      { reason: 'test', force: false },
+    ).then((r) => ((ended = true), r));
+    await h.clock.advance(TEARDOWN_GRACE_MS - 1);
+    expect(ended).toBe(false);
+    await h.clock.advance(1);
+    expect((await done).leftover).toEqual([]);
+    expect(h.host('b').running()).toEqual([]);
   });
 
   it("removes the cluster's files from each host only once nothing of ours is left there", async () => {
