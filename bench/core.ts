@@ -146,16 +146,21 @@ const tickMs: number[] = [];
 const tickCpuMs: number[] = [];
 /** Until the event loop is free again: what a tick set going (exits, events) is its cost too. */
 const settled = () => new Promise<void>((r) => setImmediate(r));
-async function tick(): Promise<void> {
+/** One tick timed until the event loop is free again (what it set going counts), wall and CPU. */
+async function timedTick(label: string, run: () => Promise<void>): Promise<void> {
   const t0 = performance.now();
   const c0 = process.cpuUsage();
-  await reconciler.tick();
+  await run();
   await settled();
   tickMs.push(performance.now() - t0);
   const c = process.cpuUsage(c0);
   tickCpuMs.push((c.user + c.system) / 1000);
   sampleRss();
-  if (process.env.CORE_TRACE) process.stderr.write(`TICK ${tickMs.at(-1)!.toFixed(2)}\n`);
+  if (process.env.CORE_TRACE) process.stderr.write(`${label} ${tickMs.at(-1)!.toFixed(2)}\n`);
+}
+
+async function tick(): Promise<void> {
+  await timedTick('TICK', () => reconciler.tick());
   await followUps();
   register();
   clock.t += 1000;
@@ -164,16 +169,8 @@ async function tick(): Promise<void> {
 /** The follow-up ticks a capped tick asked for, each timed as a tick (they come at once, as in the controller). */
 async function followUps(): Promise<void> {
   for (let fn = clock.due.shift(); fn; fn = clock.due.shift()) {
-    const t0 = performance.now();
-    const c0 = process.cpuUsage();
-    fn();
-    await reconciler.idle();
-    await settled();
-    tickMs.push(performance.now() - t0);
-    const c = process.cpuUsage(c0);
-    tickCpuMs.push((c.user + c.system) / 1000);
-    sampleRss();
-    if (process.env.CORE_TRACE) process.stderr.write(`TICK(follow-up) ${tickMs.at(-1)!.toFixed(2)}\n`);
+    const due = fn;
+    await timedTick('TICK(follow-up)', () => (due(), reconciler.idle()));
   }
 }
 
