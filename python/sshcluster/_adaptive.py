@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dask.utils import parse_timedelta
 
+from ._errors import SSHClusterError
+
 # Dask's Adaptive keywords → the controller's adapt settings (ms for durations).
 _KEYS = {
     "minimum": ("minimum", None), "maximum": ("maximum", None),
@@ -79,7 +81,13 @@ class ControllerAdaptive:
         self._cluster._call("adapt", {"off": True})
 
     def __repr__(self) -> str:
-        s = self._status()
+        try:
+            s = self._status()
+        except SSHClusterError:  # a repr never raises: a closed handle has no view
+            return "<ControllerAdaptive: handle closed>"
         if not s:
             return "<ControllerAdaptive: off>"
-        return f"<ControllerAdaptive: minimum={s.get('minimum')} maximum={s.get('maximum')} target={s.get('target')}>"
+        bounds = f"minimum={s.get('minimum')} maximum={s.get('maximum')}"
+        if not s.get("enabled"):  # stopped: the settings kept for the next adapt()
+            return f"<ControllerAdaptive: off (last {bounds})>"
+        return f"<ControllerAdaptive: {bounds} target={s.get('target')}>"

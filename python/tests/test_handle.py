@@ -1,0 +1,55 @@
+"""What a handle says when it is used wrong: a closed handle, a size that is no whole number,
+adaptive switched off. Against the shared local cluster."""
+import pytest
+
+import sshcluster
+from sshcluster import SSHClusterError
+
+
+@pytest.fixture
+def cluster(shared):
+    c = sshcluster.Cluster(shared)
+    yield c
+    c.close()
+
+
+def test_a_closed_handle_says_it_is_closed_and_the_cluster_keeps_running(shared, cluster):
+    cluster.close()
+    # Was OSError: [Errno 9] Bad file descriptor from the control socket.
+    with pytest.raises(SSHClusterError, match=r"handle is closed.*cluster keeps running") as e:
+        cluster.scale(2)
+    assert f"sshcluster.Cluster('{shared}')" in e.value.hint
+    with pytest.raises(SSHClusterError, match="handle is closed"):
+        cluster.adapt(minimum=0, maximum=2)
+    with pytest.raises(SSHClusterError, match="handle is closed"):
+        cluster.status_document()
+    [info] = [c for c in sshcluster.list_clusters() if c.name == shared]
+    assert info.state == "running"
+
+
+@pytest.mark.parametrize("n", [1.5, "abc", "2", None, True, -1])
+def test_scale_refuses_what_is_no_whole_number_of_workers(cluster, n):
+    before = cluster.status_document()["desiredWorkers"]
+    # Was: 1.5 scaled to 1 (int(1.5)), "abc" a bare int() ValueError, "2" taken as 2.
+    with pytest.raises(ValueError, match=r"scale\(n\): n is a whole number of workers >= 0, got"):
+        cluster.scale(n)
+    assert cluster.status_document()["desiredWorkers"] == before
+
+
+def test_scale_takes_a_whole_float(cluster):
+    assert cluster.scale(2.0)["desired"] == 2
+
+
+def test_wait_for_workers_refuses_a_fraction(cluster):
+    with pytest.raises(ValueError, match=r"wait_for_workers\(n_workers\): n_workers is a whole number"):
+        cluster.wait_for_workers(1.5)
+
+
+def test_the_adaptive_view_says_off_once_stopped(cluster):
+    ad = cluster.adapt(minimum=1, maximum=2)
+    assert "minimum=1 maximum=2" in repr(ad)
+    ad.stop()
+    # Was "<ControllerAdaptive: minimum=1 maximum=2 target=…>", as if it still ran.
+    assert repr(ad).startswith("<ControllerAdaptive: off")
+    cluster.close()
+    assert repr(ad) == "<ControllerAdaptive: handle closed>"  # a repr never raises
