@@ -133,7 +133,7 @@ class Cluster(DaskCluster):
         """Adaptive scaling in the controller, with Dask's Adaptive keywords.
 
         Calling it again changes the bounds (never a second loop); keywords left out keep
-        the host file's or Dask's defaults. close() leaves it running; .stop() turns it off.
+        the values in force (the last adapt()'s, else the host file's, else Dask's). close() leaves it running; .stop() turns it off.
         """
         reply = self._call("adapt", {"dryRun": False, "spec": adapt_spec(kwargs)})
         for w in reply.get("warnings") or []:
