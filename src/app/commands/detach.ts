@@ -5,7 +5,6 @@ import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import { listRuns } from '../../control/log-runs.js';
 import { ensureClusterDir, removeClusterDirIfEmpty, type ClusterPaths } from '../../control/paths.js';
-import { ExpectedError } from '../../errors.js';
 import { ndjsonSink, plainSink } from '../../events/plain-sink.js';
 import { safeText } from '../../events/terminal-text.js';
 import type { ClusterEvent } from '../../events/types.js';
@@ -97,8 +96,8 @@ export async function runDetached(
         ? whyItEnded(fs.readFileSync(paths.controllerLog, 'utf8').trim().split('\n'))
         : [];
       ctx.stderr.write(
-        new ExpectedError(`the background controller exited (code ${code}) before the cluster was up`).message +
-          '\n' +
+        // Said as every error is (main's catch is not on this path), then why, from its log.
+        `sshcluster: the background controller exited (code ${code}) before the cluster was up\n` +
           safeText(tail.map((l) => `  ${l}`).join('\n')) +
           '\n',
       );
