@@ -53,3 +53,23 @@ def test_the_adaptive_view_says_off_once_stopped(cluster):
     assert repr(ad).startswith("<ControllerAdaptive: off")
     cluster.close()
     assert repr(ad) == "<ControllerAdaptive: handle closed>"  # a repr never raises
+
+
+@pytest.mark.parametrize("kw, setting", [(dict(minimum=1.5), "minimum"), (dict(wait_count=0), "waitCount"),
+                                         (dict(maximum=2.5), "maximum")])
+def test_adapt_refuses_what_the_cli_refuses_and_the_cluster_stays_readable(shared, cluster, kw, setting):
+    # Were accepted: minimum 1.5 flapped a worker up and down each step; wait_count=0 went
+    # into the state file, which every command then refused ("not a valid state file").
+    with pytest.raises(SSHClusterError, match=f"adapt: {setting} must be a whole number"):
+        cluster.adapt(**kw)
+    [info] = [c for c in sshcluster.list_clusters() if c.name == shared]
+    assert info.state == "running", info
+
+
+def test_adapt_none_is_dasks_default_again(shared, cluster):
+    cluster.adapt(minimum=0, maximum=2, wait_count=7)
+    cluster.adapt(wait_count=None)  # was: waitCount left unset, the state file refused
+    assert cluster.status_document()["adaptive"]["waitCount"] == 3
+    [info] = [c for c in sshcluster.list_clusters() if c.name == shared]
+    assert info.state == "running" and info.adaptive["waitCount"] == 3, info
+    cluster.adapt().stop()
