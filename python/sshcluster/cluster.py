@@ -17,8 +17,8 @@ from distributed.core import Status, rpc
 from distributed.deploy.cluster import Cluster as DaskCluster
 
 from . import _create
-from ._adaptive import ControllerAdaptive, adapt_spec
-from ._control import ControlConnection
+from ._adaptive import ControllerAdaptive, adapt_spec, keyword_text
+from ._control import ControlConnection, ControlError
 from ._errors import SSHClusterError
 from ._logs import read_logs
 from ._security import security_for
@@ -135,9 +135,12 @@ class Cluster(DaskCluster):
         Calling it again changes the bounds (never a second loop); keywords left out keep
         the values in force (the last adapt()'s, else the host file's, else Dask's). close() leaves it running; .stop() turns it off.
         """
-        reply = self._call("adapt", {"dryRun": False, "spec": adapt_spec(kwargs)})
+        try:
+            reply = self._call("adapt", {"dryRun": False, "spec": adapt_spec(kwargs)})
+        except ControlError as e:
+            raise ControlError(keyword_text(e.message), keyword_text(e.hint), e.exit_code) from None
         for w in reply.get("warnings") or []:
-            print(f"{self.name}: {w}", file=sys.stderr)
+            print(f"{self.name}: {keyword_text(w)}", file=sys.stderr)
         return ControllerAdaptive(self)
 
     def wait_for_workers(self, n_workers: int = 0, timeout=None) -> None:

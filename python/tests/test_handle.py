@@ -55,7 +55,7 @@ def test_the_adaptive_view_says_off_once_stopped(cluster):
     assert repr(ad) == "<ControllerAdaptive: handle closed>"  # a repr never raises
 
 
-@pytest.mark.parametrize("kw, setting", [(dict(minimum=1.5), "minimum"), (dict(wait_count=0), "waitCount"),
+@pytest.mark.parametrize("kw, setting", [(dict(minimum=1.5), "minimum"), (dict(wait_count=0), "wait_count"),
                                          (dict(maximum=2.5), "maximum")])
 def test_adapt_refuses_what_the_cli_refuses_and_the_cluster_stays_readable(shared, cluster, kw, setting):
     # Were accepted: minimum 1.5 flapped a worker up and down each step; wait_count=0 went
@@ -73,3 +73,17 @@ def test_adapt_none_is_dasks_default_again(shared, cluster):
     [info] = [c for c in sshcluster.list_clusters() if c.name == shared]
     assert info.state == "running" and info.adaptive["waitCount"] == 3, info
     cluster.adapt().stop()
+
+
+@pytest.mark.parametrize("kw, said", [
+    (dict(minimum=5, maximum=2), "adapt: minimum=5 is above maximum=2"),
+    (dict(interval="10ms"), "interval=10ms is below the minimum of 100ms"),
+    (dict(maximum_cores=0), "maximum_cores=0 is less than one worker's 1 threads"),
+])
+def test_adapt_errors_name_the_keywords_not_the_cli_flags(cluster, kw, said):
+    # Were "--min 5 is above --max 2", "--interval 10ms …", "--maximum-cores 0 …": flags of
+    # a command the notebook did not run.
+    with pytest.raises(SSHClusterError) as e:
+        cluster.adapt(**kw)
+    assert e.value.message.startswith(said) or said in e.value.message, e.value.message
+    assert "--" not in str(e.value), str(e.value)
