@@ -120,7 +120,11 @@ function reporter(): (e: ClusterEvent) => void {
     // The parent shows start-up progress only: process output would queue up in the
     // channel ahead of it (a flooding worker held up "started" and `up --detach`).
     if (!open || !process.connected || e.kind === 'process-line') return;
-    process.send!(e);
+    // The parent may be gone (killed, its terminal closed): this controller goes on, and
+    // a failed send is not an unhandled 'error' that would end it with its processes.
+    process.send!(e, undefined, {}, (err) => {
+      if (err) open = false;
+    });
     if (e.kind === 'cluster-up') {
       open = false;
       process.disconnect();

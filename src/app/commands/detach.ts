@@ -49,6 +49,9 @@ export async function runDetached(
     childArgs: string[];
   },
 ): Promise<number> {
+  // As `up`: cut short by a reader that went away (`| head -3`), it would leave the
+  // background controller's start-up unwatched; it runs to the hand-over, output dropped.
+  ctx.onReaderGone();
   // Config errors and a clash with a running cluster show here, before anything starts;
   // a dead controller's cluster is adopted by the child.
   const spec = loadSpec(ctx, o.file, o.python, o.security);
