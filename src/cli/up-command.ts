@@ -10,6 +10,8 @@ interface UpFlags {
   requireAll: boolean;
   json: boolean;
   python?: string;
+  nworkers?: number;
+  nthreads?: number;
   name?: string;
   readyTimeout: number;
   detach: boolean;
@@ -43,6 +45,12 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
       listenAddress,
     )
     .option('--python <path>', 'local cluster only: the Python interpreter that has distributed')
+    .option(
+      '--nworkers <n>',
+      "local cluster only: worker processes (default: from this machine's cores, as Dask's LocalCluster)",
+      positiveInt,
+    )
+    .option('--nthreads <n>', "local cluster only: threads per worker (default: as Dask's LocalCluster)", positiveInt)
     .addOption(
       new Option(
         '--security <mode>',
@@ -59,6 +67,7 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
       // Checked here, before a background controller is started: it was said only as that
       // controller's exit, without a hint.
       const adapt = adaptFlags(o);
+      const size = { ...(o.nworkers ? { nworkers: o.nworkers } : {}), ...(o.nthreads ? { nthreads: o.nthreads } : {}) };
       if (o.detach && !o.controllerChild) {
         const args = process.argv.slice(2).filter((a) => a !== '--detach');
         const { runDetached } = await import('../app/commands/detach.js');
@@ -67,6 +76,7 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
             file,
             name: o.name,
             python: o.python,
+            size,
             json: o.json,
             security: o.security,
             mainScript: process.argv[1]!,
@@ -89,6 +99,7 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
           requireAll: o.requireAll,
           json: o.json,
           python: o.python,
+          size,
           name: o.name,
           readyTimeoutMs: o.readyTimeout * 1000,
           report,

@@ -12,7 +12,7 @@ import { clusterHosts } from '../../config/spec.js';
 import type { AppContext } from '../context.js';
 import { pathsFor } from '../controller/control-endpoint.js';
 import { refuseIfRunning } from './find-cluster.js';
-import { loadSpec } from './cluster-spec.js';
+import { loadSpec, localSpecFor, type LocalSize } from './cluster-spec.js';
 
 /**
  * The background controller mostly waits, for days: V8 interprets its JavaScript and
@@ -43,6 +43,8 @@ export async function runDetached(
     file?: string;
     name?: string;
     python?: string;
+    /** --nworkers/--nthreads of the local cluster. */
+    size?: LocalSize;
     json?: boolean;
     security?: 'tls' | 'none';
     mainScript: string;
@@ -54,10 +56,15 @@ export async function runDetached(
   ctx.onReaderGone();
   // Config errors and a clash with a running cluster show here, before anything starts;
   // a dead controller's cluster is adopted by the child.
-  const spec = loadSpec(ctx, o.file, o.python, o.security);
-  const name = o.name ?? spec.name;
+  const loaded = loadSpec(ctx, o.file, o.python, o.security, o.size);
+  const name = o.name ?? loaded.name;
   const paths = pathsFor(ctx, name);
-  await refuseIfRunning(paths, name, o.file === undefined ? undefined : { path: o.file, spec });
+  const previous = await refuseIfRunning(
+    paths,
+    name,
+    o.file === undefined ? undefined : { path: o.file, spec: loaded },
+  );
+  const spec = localSpecFor(loaded, previous, o.size);
   const freshLog = !fs.existsSync(paths.controllerLog);
   await ensureClusterDir(paths);
   const log = fs.openSync(paths.controllerLog, 'a', 0o600);
