@@ -69,8 +69,10 @@ def up_detached(hosts: str, name: str, cli: str | None = None, out=None) -> None
         tail = (tail + [line.rstrip()])[-10:]
     code = proc.wait()
     if code != 0:
-        raise SSHClusterError(f"sshcluster up --detach exited with code {code}:\n" + "\n".join(tail),
-                              hint="its controller log is controller.log in the cluster's state dir")
+        # 2: the file or the arguments were refused before anything started (no controller, no log).
+        hint = ("nothing was started: fix what the lines above say (sshcluster check FILE checks a host file)"
+                if code == 2 else "its controller log is controller.log in the cluster's state dir")
+        raise SSHClusterError(f"sshcluster up --detach exited with code {code}:\n" + "\n".join(tail), hint=hint)
 
 
 def is_local(hosts: str) -> bool:
