@@ -152,5 +152,8 @@ function adaptFlags(o: UpFlags): { minimum?: number; maximum?: number } | undefi
     }
     return undefined;
   }
+  // Here, not in the controller: `up --detach` said it as the background controller's exit.
+  if (o.min !== undefined && o.max !== undefined && o.min > o.max)
+    throw new UsageError(`--min ${o.min} is above --max ${o.max}`, { hint: 'give a --min at most --max' });
   return { ...(o.min !== undefined ? { minimum: o.min } : {}), ...(o.max !== undefined ? { maximum: o.max } : {}) };
 }
