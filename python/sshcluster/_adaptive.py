@@ -5,7 +5,11 @@ there, and close() must leave the cluster's adaptive settings running.
 """
 from __future__ import annotations
 
+import re
+
 from dask.utils import parse_timedelta
+
+from ._errors import SSHClusterError
 
 # Dask's Adaptive keywords → the controller's adapt settings (ms for durations).
 _KEYS = {
@@ -34,6 +38,28 @@ def adapt_spec(kwargs: dict) -> dict:
         else:
             spec[key] = v
     return spec
+
+
+# The controller words its refusals for the CLI (`--min 5 is above --max 2`) or its socket
+# (`waitCount`): said with adapt()'s keywords instead, the ones the caller wrote.
+_FLAGS = {
+    "min": "minimum", "max": "maximum", "interval": "interval", "wait-count": "wait_count",
+    "target-duration": "target_duration", "minimum-cores": "minimum_cores", "maximum-cores": "maximum_cores",
+    "minimum-memory": "minimum_memory", "maximum-memory": "maximum_memory",
+}
+_SETTINGS = {key: (k if unit != "ms" else f"{k} (in ms)") for k, (key, unit) in _KEYS.items()}
+_FLAG = re.compile(r"--(" + "|".join(sorted(_FLAGS, key=len, reverse=True)) + r")\b(?: (?=\d)(\S+))?")
+_SETTING = re.compile(r"\b(" + "|".join(_SETTINGS) + r")\b")
+
+
+def keyword_text(text: str | None) -> str | None:
+    """A controller's adapt message in adapt()'s keywords."""
+    if text is None:
+        return None
+    text = _FLAG.sub(lambda m: _FLAGS[m.group(1)] + (f"={m.group(2)}" if m.group(2) else ""), text)
+    text = _SETTING.sub(lambda m: _SETTINGS[m.group(1)], text)
+    text = text.replace(" or null,", " or None,")
+    return text.replace("sshcluster status shows it", "status_document()['adaptive'] shows it")
 
 
 class ControllerAdaptive:
@@ -79,7 +105,13 @@ class ControllerAdaptive:
         self._cluster._call("adapt", {"off": True})
 
     def __repr__(self) -> str:
-        s = self._status()
+        try:
+            s = self._status()
+        except SSHClusterError:  # a repr never raises: a closed handle has no view
+            return "<ControllerAdaptive: handle closed>"
         if not s:
             return "<ControllerAdaptive: off>"
-        return f"<ControllerAdaptive: minimum={s.get('minimum')} maximum={s.get('maximum')} target={s.get('target')}>"
+        bounds = f"minimum={s.get('minimum')} maximum={s.get('maximum')}"
+        if not s.get("enabled"):  # stopped: the settings kept for the next adapt()
+            return f"<ControllerAdaptive: off (last {bounds})>"
+        return f"<ControllerAdaptive: {bounds} target={s.get('target')}>"

@@ -38,9 +38,22 @@ def host_file_name(hosts: str) -> str:
         doc = yaml.safe_load(Path(hosts).read_text())
     except OSError as e:
         raise SSHClusterError(f"cannot read the host file {hosts}: {e.strerror}") from e
+    except yaml.YAMLError as e:
+        raise _yaml_error(hosts, e) from None
     if isinstance(doc, dict) and isinstance(doc.get("name"), str) and doc["name"]:
         return doc["name"]
     return re.sub(r"[^A-Za-z0-9._-]", "-", Path(hosts).stem)
+
+
+def _yaml_error(hosts: str, e) -> SSHClusterError:
+    """As the CLI says a file that is no YAML: FILE:LINE:COLUMN, what, and where it began."""
+    mark = getattr(e, "problem_mark", None)
+    where = f"{hosts}:{mark.line + 1}:{mark.column + 1}" if mark else str(hosts)
+    what = getattr(e, "problem", None) or str(e)
+    ctx, cmark = getattr(e, "context", None), getattr(e, "context_mark", None)
+    began = f" ({ctx} at line {cmark.line + 1}, column {cmark.column + 1})" if ctx and cmark else ""
+    return SSHClusterError(f"{where}: invalid YAML: {what}{began}",
+                           hint=f"nothing was started; fix the file (sshcluster check {hosts} checks it without starting anything)")
 
 
 def up_detached(hosts: str, name: str, cli: str | None = None, out=None) -> None:
@@ -56,8 +69,10 @@ def up_detached(hosts: str, name: str, cli: str | None = None, out=None) -> None
         tail = (tail + [line.rstrip()])[-10:]
     code = proc.wait()
     if code != 0:
-        raise SSHClusterError(f"sshcluster up --detach exited with code {code}:\n" + "\n".join(tail),
-                              hint="its controller log is controller.log in the cluster's state dir")
+        # 2: the file or the arguments were refused before anything started (no controller, no log).
+        hint = ("nothing was started: fix what the lines above say (sshcluster check FILE checks a host file)"
+                if code == 2 else "its controller log is controller.log in the cluster's state dir")
+        raise SSHClusterError(f"sshcluster up --detach exited with code {code}:\n" + "\n".join(tail), hint=hint)
 
 
 def is_local(hosts: str) -> bool:

@@ -7,6 +7,7 @@ shutdown() is `sshcluster down`.
 from __future__ import annotations
 
 import asyncio
+import numbers
 import sys
 import time
 import weakref
@@ -16,8 +17,8 @@ from distributed.core import Status, rpc
 from distributed.deploy.cluster import Cluster as DaskCluster
 
 from . import _create
-from ._adaptive import ControllerAdaptive, adapt_spec
-from ._control import ControlConnection
+from ._adaptive import ControllerAdaptive, adapt_spec, keyword_text
+from ._control import ControlConnection, ControlError
 from ._errors import SSHClusterError
 from ._logs import read_logs
 from ._security import security_for
@@ -36,6 +37,7 @@ class Cluster(DaskCluster):
     def __init__(self, name: str | None = None, *, hosts: str | None = None, lease_grace="2m",
                  asynchronous: bool = False, loop=None, quiet: bool = False, cli: str | None = None):
         self._owner = False
+        self._shut_down = False
         self._forwarders = []
         info = self._find_or_create(name, hosts, cli)
         self._info = info
@@ -92,6 +94,13 @@ class Cluster(DaskCluster):
     # -- control calls -------------------------------------------------------------
 
     def _call(self, method: str, params=None, timeout: float | None = 60.0):
+        if self.status == Status.closed:
+            # Its control connection is closed: the socket would say only "Bad file descriptor".
+            if self._shut_down:
+                raise SSHClusterError(f"cluster {self.name} was shut down (shutdown())",
+                                      hint=f"start it again: sshcluster.Cluster({self.name!r}, hosts=...)")
+            raise SSHClusterError(f"{self.name}: this handle is closed (close() detached it; the cluster keeps running)",
+                                  hint=f"attach again: sshcluster.Cluster({self.name!r})")
         return self._control.call(method, params, timeout=timeout)
 
     def _status(self) -> dict:
@@ -113,7 +122,7 @@ class Cluster(DaskCluster):
 
     def scale(self, n: int) -> dict:
         """n workers; adaptive scaling goes off (a fixed size), and this says so."""
-        r = self._call("scale", {"n": int(n)})
+        r = self._call("scale", {"n": _whole(n, "scale(n): n")})
         if r.get("adaptiveOff"):
             print(f"{self.name}: adaptive scaling is now off (scale sets a fixed size; adapt() turns it back on)", file=sys.stderr)
         if r.get("message"):
@@ -124,16 +133,20 @@ class Cluster(DaskCluster):
         """Adaptive scaling in the controller, with Dask's Adaptive keywords.
 
         Calling it again changes the bounds (never a second loop); keywords left out keep
-        the host file's or Dask's defaults. close() leaves it running; .stop() turns it off.
+        the values in force (the last adapt()'s, else the host file's, else Dask's). close() leaves it running; .stop() turns it off.
         """
-        reply = self._call("adapt", {"dryRun": False, "spec": adapt_spec(kwargs)})
+        try:
+            reply = self._call("adapt", {"dryRun": False, "spec": adapt_spec(kwargs)})
+        except ControlError as e:
+            raise ControlError(keyword_text(e.message), keyword_text(e.hint), e.exit_code) from None
         for w in reply.get("warnings") or []:
-            print(f"{self.name}: {w}", file=sys.stderr)
+            print(f"{self.name}: {keyword_text(w)}", file=sys.stderr)
         return ControllerAdaptive(self)
 
     def wait_for_workers(self, n_workers: int = 0, timeout=None) -> None:
         """Wait for n running workers; fails at once when the cluster cannot place n."""
-        p = self._call("placeable", {"n": int(n_workers)})
+        n_workers = _whole(n_workers, "wait_for_workers(n_workers): n_workers")
+        p = self._call("placeable", {"n": n_workers})
         ad = (self._status().get("adaptive") or {})
         if p["desired"] < n_workers:
             raise SSHClusterError(f"{self.name}: cannot wait for {n_workers} worker(s): {p.get('message') or 'no room for more'}")
@@ -209,9 +222,23 @@ class Cluster(DaskCluster):
         """`sshcluster down`: retire, stop, verify. Returns what was forced or left."""
         result = self._call("down", timeout=None if timeout is None else parse_timedelta(timeout))
         self._owner = False
+        self._shut_down = True
         self.close()
         _controller_gone(self._info, 10.0)
         return result
+
+
+def _whole(n, what: str) -> int:
+    """A count of workers as Dask's own scale() takes it: an int, or a float with no fraction."""
+    if isinstance(n, numbers.Integral) and not isinstance(n, bool):
+        v = int(n)
+    elif isinstance(n, float) and n.is_integer():
+        v = int(n)
+    else:
+        v = -1
+    if v < 0:
+        raise ValueError(f"{what} is a whole number of workers >= 0, got {n!r}")
+    return v
 
 
 def _controller_gone(info: ClusterInfo, seconds: float) -> None:

@@ -37,8 +37,9 @@ export function mergeAdaptive(
   const out: AdaptiveSpec = { ...DASK_ADAPTIVE_DEFAULTS, ...(base ?? {}) };
   for (const [k, v] of Object.entries(over) as [keyof AdaptiveSpec, number | null | undefined][]) {
     if (v === undefined) continue;
+    // null: Dask's default again (none for the optional bounds), never a setting left unset.
     (out as unknown as Record<string, number | undefined>)[k] =
-      v === null ? (k === 'maximum' ? Infinity : undefined) : v;
+      v === null ? (DASK_ADAPTIVE_DEFAULTS[k] as number | undefined) : v;
   }
   return out;
 }

@@ -11,15 +11,20 @@ export function clusterName(value: string): string {
 }
 
 export function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError(`expected a whole number ≥ 1, got "${value}"`);
-  return n;
+  return count(value, 1);
 }
 
 export function wholeNumber(value: string): number {
+  return count(value, 0);
+}
+
+/** Decimal digits only (Number() also reads 1e3, 0x10, 2.0), within what a number holds exactly. */
+function count(value: string, min: number): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n))
-    throw new InvalidArgumentError(`expected a whole number ≥ 0, got "${value}"`);
+  if (!/^\d+$/.test(value.trim()) || n < min)
+    throw new InvalidArgumentError(`expected a whole number ≥ ${min}, got "${value}"`);
+  if (!Number.isSafeInteger(n))
+    throw new InvalidArgumentError(`expected a whole number from ${min} to ${Number.MAX_SAFE_INTEGER}, got "${value}"`);
   return n;
 }
 

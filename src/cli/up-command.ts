@@ -10,6 +10,8 @@ interface UpFlags {
   requireAll: boolean;
   json: boolean;
   python?: string;
+  nworkers?: number;
+  nthreads?: number;
   name?: string;
   readyTimeout: number;
   detach: boolean;
@@ -43,6 +45,12 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
       listenAddress,
     )
     .option('--python <path>', 'local cluster only: the Python interpreter that has distributed')
+    .option(
+      '--nworkers <n>',
+      "local cluster only: worker processes (default: from this machine's cores, as Dask's LocalCluster)",
+      positiveInt,
+    )
+    .option('--nthreads <n>', "local cluster only: threads per worker (default: as Dask's LocalCluster)", positiveInt)
     .addOption(
       new Option(
         '--security <mode>',
@@ -59,6 +67,7 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
       // Checked here, before a background controller is started: it was said only as that
       // controller's exit, without a hint.
       const adapt = adaptFlags(o);
+      const size = { ...(o.nworkers ? { nworkers: o.nworkers } : {}), ...(o.nthreads ? { nthreads: o.nthreads } : {}) };
       if (o.detach && !o.controllerChild) {
         const args = process.argv.slice(2).filter((a) => a !== '--detach');
         const { runDetached } = await import('../app/commands/detach.js');
@@ -67,6 +76,7 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
             file,
             name: o.name,
             python: o.python,
+            size,
             json: o.json,
             security: o.security,
             mainScript: process.argv[1]!,
@@ -89,6 +99,7 @@ export function upCommand(ctx: AppContext, done: (code: number) => void): Comman
           requireAll: o.requireAll,
           json: o.json,
           python: o.python,
+          size,
           name: o.name,
           readyTimeoutMs: o.readyTimeout * 1000,
           report,
@@ -120,7 +131,11 @@ function reporter(): (e: ClusterEvent) => void {
     // The parent shows start-up progress only: process output would queue up in the
     // channel ahead of it (a flooding worker held up "started" and `up --detach`).
     if (!open || !process.connected || e.kind === 'process-line') return;
-    process.send!(e);
+    // The parent may be gone (killed, its terminal closed): this controller goes on, and
+    // a failed send is not an unhandled 'error' that would end it with its processes.
+    process.send!(e, undefined, {}, (err) => {
+      if (err) open = false;
+    });
     if (e.kind === 'cluster-up') {
       open = false;
       process.disconnect();
@@ -137,5 +152,8 @@ function adaptFlags(o: UpFlags): { minimum?: number; maximum?: number } | undefi
     }
     return undefined;
   }
+  // Here, not in the controller: `up --detach` said it as the background controller's exit.
+  if (o.min !== undefined && o.max !== undefined && o.min > o.max)
+    throw new UsageError(`--min ${o.min} is above --max ${o.max}`, { hint: 'give a --min at most --max' });
   return { ...(o.min !== undefined ? { minimum: o.min } : {}), ...(o.max !== undefined ? { maximum: o.max } : {}) };
 }

@@ -63,7 +63,7 @@ export async function runLife(p: LifePorts): Promise<LifeEnd> {
         level: 'info',
         message: 'a client shut the scheduler down (Client.shutdown()); stopping the cluster',
       });
-      result = await p.teardown('sshcluster down');
+      result = await p.teardown('Client.shutdown()');
       return { kind: 'exit', code: result.leftover.length ? 1 : 0, result };
     }
     if (why === 'scheduler-died') {

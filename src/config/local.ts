@@ -38,6 +38,25 @@ export function localClusterSpec(opts: LocalOptions): ClusterSpec {
   };
 }
 
+/**
+ * The split a local cluster was started with (`up --nworkers/--nthreads`, else this
+ * machine's at the time), for a re-adopting `up` given no such flag: its workers run with
+ * it, and a restart or scale must go by it too.
+ */
+export function withLocalSplitOf(spec: ClusterSpec, previous: Pick<ClusterSpec, 'workerHosts'>): ClusterSpec {
+  const was = previous.workerHosts[0];
+  if (!was) return spec;
+  const { nworkers, nthreads, memoryLimit } = was.workerOptions;
+  return {
+    ...spec,
+    workerHosts: spec.workerHosts.map((h) => ({
+      ...h,
+      workerOptions: { ...h.workerOptions, nworkers, nthreads, memoryLimit },
+      maxWorkers: was.maxWorkers,
+    })),
+  };
+}
+
 /** distributed.deploy.utils.nprocesses_nthreads plus LocalCluster's handling of one given value. */
 export function localSplit(
   cores: number,

@@ -167,20 +167,22 @@ export function parseState(file: string, text: string): ClusterRecord {
       `unsupported state file version ${JSON.stringify(version)} (this sshcluster reads version 1)`,
     );
   }
+  const problem = recordProblem(json);
+  if (problem) throw new StateFileError(file, `not a valid state file: ${problem}`);
+  return json as ClusterRecord;
+}
+
+/** Why parsed JSON is no state file this reader takes, or undefined. */
+function recordProblem(json: unknown): string | undefined {
   const bad = stateShape(json, []);
   if (bad) {
     const message = bad.at(-1)!;
     const where = bad.length > 1 ? bad.slice(0, -1).join('.') : 'top level';
-    throw new StateFileError(file, `not a valid state file: ${where}: ${message}`);
+    return `${where}: ${message}`;
   }
   const state = json as ClusterRecord;
-  if (state.spec.name !== state.name) {
-    throw new StateFileError(
-      file,
-      `not a valid state file: spec.name "${state.spec.name}" differs from name "${state.name}"`,
-    );
-  }
-  return state;
+  if (state.spec.name !== state.name) return `spec.name "${state.spec.name}" differs from name "${state.name}"`;
+  return undefined;
 }
 
 export interface WriteStateOptions {
@@ -193,6 +195,15 @@ export interface WriteStateOptions {
 
 /** Write to a temp file in the same dir, fsync, rename over, fsync the dir. */
 export async function writeState(file: string, state: ClusterRecord, opts: WriteStateOptions = {}): Promise<void> {
+  // One the reader would refuse would lock every command (and the next write) out of the
+  // cluster while its controller runs: the good one there stays.
+  // The record itself is checked, not its text parsed again: a 10,000-host one is megabytes.
+  const problem = recordProblem(state);
+  if (problem) {
+    throw new StateFileError(file, `refused to write an invalid state (${problem}); the file there is kept`, {
+      hint: 'the controller goes on with what it was told; a re-adopting controller would not know it',
+    });
+  }
   if (!opts.replace) await readState(file, { name: state.name, clusterId: state.clusterId });
   const dir = path.dirname(file);
   const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);

@@ -164,7 +164,8 @@ describe('sshcluster up (local, no host file)', () => {
     // Past its room: exit 1, with a hint a local cluster can follow (it has no host file to apply).
     const past = runCli(['scale', String(workers.length + 2)], {}, 120_000);
     expect(past.code).toBe(1);
-    expect(past.stderr).toContain('hint: a local cluster has the room it started with');
+    expect(past.stderr).toContain('hint: a local cluster has the room it started with (up --nworkers');
+    expect(past.stderr).toContain('then sshcluster up --nworkers N');
     expect(runCli(['scale', '1'], {}, 120_000).code).toBe(0);
     for (const w of workers) {
       // The one kept logged nothing since start-up: its start-up lines must be there.

@@ -103,16 +103,18 @@ export async function runDrain(
       );
     const hosts = o.hosts.filter((h) => !r.unknown.includes(h) && !r.unchanged.includes(h)).join(', ');
     if (!hosts && !held.length && !dropped.length && !r.retired.length) return r.unknown.length ? 1 : 0; // each was said above
-    if (o.undrain && !r.replaced.length) {
+    if (o.undrain && !r.replaced.length && !r.kept?.length) {
       ctx.stdout.write(safeLine(`${name}: ${hosts} back in placement`) + '\n');
       return 0;
     }
     const running = await waitSettled(client!, name, undefined, o.timeoutMs);
     const short = r.short ? `; ${r.short} short for want of room, started again at undrain` : '';
     const retired = r.retired.filter((w) => !held.some((k) => k.name === w)).length;
+    // A held worker wanted again still runs: kept, not started (issue: undrain counted it as started).
+    const kept = r.kept?.length ? `, ${r.kept.length} held worker(s) kept running` : '';
     const line = o.undrain
-      ? `${name}: ${hosts} back in placement; ${r.replaced.length} worker(s) the drain had no room for started again; ${running} running`
-      : `${name}: drained ${hosts || o.hosts.join(', ')}: ${retired} worker(s) retired, ${r.replaced.length} started elsewhere${short}; ${running} running`;
+      ? `${name}: ${hosts} back in placement; ${r.replaced.length} worker(s) the drain had no room for started again${kept}; ${running} running`
+      : `${name}: drained ${hosts || o.hosts.join(', ')}: ${retired} worker(s) retired, ${r.replaced.length} started elsewhere${kept}${short}; ${running} running`;
     ctx.stdout.write(safeLine(line) + '\n');
     if (dropped.length) ctx.stderr.write(safeLine(droppedLine(name, dropped)) + '\n');
     if (held.length)

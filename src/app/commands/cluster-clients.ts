@@ -97,7 +97,7 @@ export async function runScale(
     if (r.desired < o.n) {
       throw new ExpectedError(`${name}: ${running} of ${o.n} worker(s) running: ${r.message ?? 'no room for more'}`, {
         hint: state.spec.local
-          ? "a local cluster has the room it started with (from this machine's cores, as Dask's LocalCluster); for more, a host file with max_workers"
+          ? `a local cluster has the room it started with (up --nworkers, by default from this machine's cores, as Dask's LocalCluster); for more: sshcluster down --name ${name}, then sshcluster up --nworkers N`
           : 'more room: a larger max_workers or more hosts in the host file (then sshcluster apply FILE), or sshcluster undrain HOST for a drained one',
       });
     }

@@ -5,7 +5,6 @@ import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import { listRuns } from '../../control/log-runs.js';
 import { ensureClusterDir, removeClusterDirIfEmpty, type ClusterPaths } from '../../control/paths.js';
-import { ExpectedError } from '../../errors.js';
 import { ndjsonSink, plainSink } from '../../events/plain-sink.js';
 import { safeText } from '../../events/terminal-text.js';
 import type { ClusterEvent } from '../../events/types.js';
@@ -13,7 +12,7 @@ import { clusterHosts } from '../../config/spec.js';
 import type { AppContext } from '../context.js';
 import { pathsFor } from '../controller/control-endpoint.js';
 import { refuseIfRunning } from './find-cluster.js';
-import { loadSpec } from './cluster-spec.js';
+import { loadSpec, localSpecFor, type LocalSize } from './cluster-spec.js';
 
 /**
  * The background controller mostly waits, for days: V8 interprets its JavaScript and
@@ -44,18 +43,28 @@ export async function runDetached(
     file?: string;
     name?: string;
     python?: string;
+    /** --nworkers/--nthreads of the local cluster. */
+    size?: LocalSize;
     json?: boolean;
     security?: 'tls' | 'none';
     mainScript: string;
     childArgs: string[];
   },
 ): Promise<number> {
+  // As `up`: cut short by a reader that went away (`| head -3`), it would leave the
+  // background controller's start-up unwatched; it runs to the hand-over, output dropped.
+  ctx.onReaderGone();
   // Config errors and a clash with a running cluster show here, before anything starts;
   // a dead controller's cluster is adopted by the child.
-  const spec = loadSpec(ctx, o.file, o.python, o.security);
-  const name = o.name ?? spec.name;
+  const loaded = loadSpec(ctx, o.file, o.python, o.security, o.size);
+  const name = o.name ?? loaded.name;
   const paths = pathsFor(ctx, name);
-  await refuseIfRunning(paths, name, o.file === undefined ? undefined : { path: o.file, spec });
+  const previous = await refuseIfRunning(
+    paths,
+    name,
+    o.file === undefined ? undefined : { path: o.file, spec: loaded },
+  );
+  const spec = localSpecFor(loaded, previous, o.size);
   const freshLog = !fs.existsSync(paths.controllerLog);
   await ensureClusterDir(paths);
   const log = fs.openSync(paths.controllerLog, 'a', 0o600);
@@ -97,8 +106,8 @@ export async function runDetached(
         ? whyItEnded(fs.readFileSync(paths.controllerLog, 'utf8').trim().split('\n'))
         : [];
       ctx.stderr.write(
-        new ExpectedError(`the background controller exited (code ${code}) before the cluster was up`).message +
-          '\n' +
+        // Said as every error is (main's catch is not on this path), then why, from its log.
+        `sshcluster: the background controller exited (code ${code}) before the cluster was up\n` +
           safeText(tail.map((l) => `  ${l}`).join('\n')) +
           '\n',
       );

@@ -22,8 +22,10 @@ import {
 /** For a terminal: names, errors and addresses can hold what a host said, so escaped. */
 export function statusText(raw: StatusJson): string {
   const st = safeDeep(raw);
+  // Held workers run, though no longer desired (results with nowhere to go): counted apart.
+  const held = st.workers.filter((w) => w.state === 'held').length;
   const lines = [
-    `cluster ${st.name}  up ${duration(st.uptimeS * 1000)}  workers ${st.workers.filter((w) => w.state === 'running').length}/${st.desiredWorkers}`,
+    `cluster ${st.name}  up ${duration(st.uptimeS * 1000)}  workers ${st.workers.filter((w) => w.state === 'running').length}/${st.desiredWorkers}${held ? ` (+${held} held)` : ''}`,
     `  scheduler: ${st.schedulerAddress}`,
     `  dashboard: ${st.dashboardUrl}`,
     ...(st.certificates ? certificateLines(st.certificates) : []),

@@ -9,6 +9,8 @@ export interface UpOptions {
   requireAll: boolean;
   json: boolean;
   python?: string;
+  /** --nworkers/--nthreads: the local cluster's split (LocalCluster's n_workers, threads_per_worker). */
+  size?: { nworkers?: number; nthreads?: number };
   name?: string;
   readyTimeoutMs: number;
   /** `--adapt [--min N --max N]`: adaptive from the start (a host file's `adaptive:` does the same). */

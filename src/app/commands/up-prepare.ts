@@ -25,15 +25,18 @@ export interface UpPlan {
 
 export async function prepareUp(ctx: AppContext, opts: UpOptions): Promise<UpPlan> {
   // A background controller has its spec from the `up --detach` that started it.
-  const given = opts.spec ?? (await import('./cluster-spec.js')).loadSpec(ctx, opts.file, opts.python, opts.security);
-  const name = opts.name ?? given.name;
+  const specs = opts.spec ? undefined : await import('./cluster-spec.js');
+  const loaded = opts.spec ?? specs!.loadSpec(ctx, opts.file, opts.python, opts.security, opts.size);
+  const name = opts.name ?? loaded.name;
   const paths = pathsFor(ctx, name);
   // A dead controller's processes keep its cluster id: adopting them needs it.
   const previous = await refuseIfRunning(
     paths,
     name,
-    opts.file === undefined ? undefined : { path: opts.file, spec: given },
+    opts.file === undefined ? undefined : { path: opts.file, spec: loaded },
   );
+  // A background controller's spec came from its parent, which did this already.
+  const given = specs ? specs.localSpecFor(loaded, previous, opts.size) : loaded;
   // A local cluster re-adopts on the ports it had (its scheduler may still hold them).
   const kept = given.local ? undefined : runningSpec(given, previous);
   const local = given.local

@@ -7,6 +7,7 @@ import type { ScaleResult } from '../../cluster/placement/scaling.js';
 import type { TeardownResult } from '../../cluster/start-stop/teardown.js';
 import { UsageError } from '../../errors.js';
 import type { AdaptiveSpec, ClusterSpec } from '../../config/spec.js';
+import { MAX_DURATION_MS } from '../../config/durations.js';
 import type { DrainResult } from '../../cluster/changes/desired-change.js';
 import type { RollResult } from '../../cluster/changes/rolling.js';
 import type { ApplyReply, RollParams } from '../../cluster/changes/cluster-changes.js';
@@ -121,11 +122,31 @@ function parseAdapt(raw: unknown): AdaptParams {
   const spec = paramsObject(p.spec ?? {}, 'adapt spec');
   for (const [k, v] of Object.entries(spec)) {
     if (!ADAPT_KEYS.has(k)) throw new UsageError(`adapt: unknown setting "${k}"`);
-    if (v !== null && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) {
-      throw new UsageError(`adapt: ${k} must be a number ≥ 0 or null, got ${JSON.stringify(v)}`);
-    }
+    const refused = v === null ? undefined : adaptValueRefusal(k, v);
+    if (refused) throw new UsageError(`adapt: ${k} must be ${refused} or null, got ${JSON.stringify(v)}`);
   }
   return { dryRun: p.dryRun === true, spec: spec as Extract<AdaptParams, { spec: unknown }>['spec'] };
+}
+
+/**
+ * What a setting must be, when v is not that: as the CLI's flags and the state file have
+ * them (a count of workers or threads is whole, a duration one a timer can wait), so no
+ * client of the socket (the Python package) sets what the state file would refuse.
+ */
+function adaptValueRefusal(k: string, v: unknown): string | undefined {
+  const n = typeof v === 'number' && Number.isFinite(v) ? v : NaN;
+  switch (k) {
+    case 'waitCount':
+      return Number.isInteger(n) && n >= 1 ? undefined : 'a whole number ≥ 1';
+    case 'intervalMs':
+    case 'targetDurationMs':
+      return n >= 0 && n <= MAX_DURATION_MS ? undefined : `a number of milliseconds from 0 to ${MAX_DURATION_MS}`;
+    case 'minimumMemory':
+    case 'maximumMemory':
+      return n >= 0 ? undefined : 'a number ≥ 0';
+    default: // minimum, maximum, minimumCores, maximumCores
+      return Number.isInteger(n) && n >= 0 ? undefined : 'a whole number ≥ 0';
+  }
 }
 
 function rollParams(p: Record<string, unknown>, name: string): RollParams {

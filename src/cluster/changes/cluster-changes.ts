@@ -148,11 +148,8 @@ export class ClusterChanges {
       if (undrain) {
         const { back, ...r } = undrainHosts(state, hosts);
         typos(r);
-        if (back.length)
-          this.say(
-            `undrain: ${back.join(', ')}${r.replaced.length ? `: starting ${r.replaced.length} worker(s) the drain had no room for` : ''}`,
-          );
-        if (r.replaced.length) await this.d.tick();
+        if (back.length) this.say(undrainLine(back, r));
+        if (r.replaced.length || r.kept?.length) await this.d.tick();
         return r;
       }
       const r = drainHosts(state, hosts, this.d.adaptive() === undefined);
@@ -164,7 +161,7 @@ export class ClusterChanges {
       if (!asked.length && !earlier.length) return r; // drained already
       if (asked.length)
         this.say(
-          `drain: ${asked.join(', ')}: retiring ${r.retired.length} worker(s)${r.replaced.length ? `, ${r.replaced.length} started elsewhere` : ''}${r.short ? `; ${r.short} to start again at undrain (no room elsewhere)` : ''}`,
+          `drain: ${asked.join(', ')}: retiring ${r.retired.length} worker(s)${r.replaced.length ? `, ${r.replaced.length} started elsewhere` : ''}${r.kept?.length ? `, ${r.kept.length} held worker(s) kept running` : ''}${r.short ? `; ${r.short} to start again at undrain (no room elsewhere)` : ''}`,
         );
       await this.d.tick();
       const outcomes = await this.d.outcomes([...r.retired, ...earlier]);
@@ -269,4 +266,13 @@ function applyLine(diff: Pick<SpecDiff, 'hostsAdded' | 'hostsRemoved' | 'restart
       ? ", the scheduler's host runs no workers now"
       : '';
   return `apply: ${added} host(s) added, ${removed} removed${own}, ${diff.restart.length} with a changed launch`;
+}
+
+/** What an undrain does: starts, and held workers wanted again (kept as they run). */
+function undrainLine(back: readonly string[], r: Pick<DrainResult, 'replaced' | 'kept'>): string {
+  const parts = [
+    ...(r.replaced.length ? [`starting ${r.replaced.length} worker(s) the drain had no room for`] : []),
+    ...(r.kept?.length ? [`keeping ${r.kept.length} held worker(s) running, wanted again`] : []),
+  ];
+  return `undrain: ${back.join(', ')}${parts.length ? `: ${parts.join('; ')}` : ''}`;
 }

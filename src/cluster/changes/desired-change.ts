@@ -52,6 +52,8 @@ export interface DrainResult {
   retired: string[];
   /** Workers started elsewhere to keep the cluster's size (undrain: those started again). */
   replaced: string[];
+  /** Wanted again while still running, held by an earlier retirement: kept, not started. */
+  kept?: string[];
   /** Workers the size is short of, for want of room: started again at undrain. */
   short: number;
   /** Of the drained hosts' workers, those the scheduler could not retire: kept running, retried later. */
@@ -74,9 +76,9 @@ export function drainHosts(s: ClusterState, hosts: readonly string[], keepSize: 
   const size = s.desiredWorkers.length;
   dropWorkers(s, retired);
   if (!keepSize) return { unknown, unchanged, retired, replaced: [], short: 0 };
-  const replaced = placeMore(s, size - s.desiredWorkers.length);
+  const { started: replaced, kept } = placeMore(s, size - s.desiredWorkers.length);
   s.drainShort += size - s.desiredWorkers.length;
-  return { unknown, unchanged, retired, replaced, short: s.drainShort };
+  return { unknown, unchanged, retired, replaced, ...(kept.length ? { kept } : {}), short: s.drainShort };
 }
 
 /**
@@ -86,8 +88,8 @@ export function drainHosts(s: ClusterState, hosts: readonly string[], keepSize: 
 export function undrainHosts(s: ClusterState, hosts: readonly string[]): DrainResult & { back: string[] } {
   const known = new Set(s.spec.workerHosts.map((h) => h.name));
   const back = hosts.filter((h) => s.drained.delete(h));
-  const replaced = back.length ? placeMore(s, s.drainShort) : [];
-  s.drainShort -= replaced.length;
+  const { started: replaced, kept } = back.length ? placeMore(s, s.drainShort) : { started: [], kept: [] };
+  s.drainShort -= replaced.length + kept.length;
   const rest = hosts.filter((h) => !back.includes(h));
   return {
     back,
@@ -95,15 +97,24 @@ export function undrainHosts(s: ClusterState, hosts: readonly string[]): DrainRe
     unchanged: rest.filter((h) => known.has(h)),
     retired: [],
     replaced,
+    ...(kept.length ? { kept } : {}),
     short: s.drainShort,
   };
 }
 
-/** Up to n more workers where there is room; their names. */
-function placeMore(s: ClusterState, n: number): string[] {
-  if (n <= 0) return [];
+/**
+ * Up to n more workers where there is room: those to start, and those that a retirement
+ * held back (results with nowhere to go) and still run, wanted again as they are.
+ */
+function placeMore(s: ClusterState, n: number): { started: string[]; kept: string[] } {
+  if (n <= 0) return { started: [], kept: [] };
   const p = placeWorkers(s.desiredWorkers.length + n, s.placementHosts(), s.desiredWorkers);
   for (const w of p.added) s.supervisor.reset(w.name);
   s.desiredWorkers = p.workers;
-  return p.added.map((w) => w.name);
+  const names = p.added.map((w) => w.name);
+  const running = (name: string) => {
+    const t = s.processes.get(name);
+    return s.held.has(name) && t !== undefined && !t.exit;
+  };
+  return { started: names.filter((x) => !running(x)), kept: names.filter(running) };
 }

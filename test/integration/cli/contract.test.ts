@@ -96,6 +96,25 @@ describe('--help', () => {
   });
 });
 
+describe('up --adapt --min above --max', () => {
+  it("is refused before a background controller starts, with a hint (it was the controller's exit 2, no hint)", async () => {
+    for (const args of [
+      ['up', '--detach', '--adapt', '--min', '5', '--max', '2'],
+      ['up', '--adapt', '--min', '5', '--max', '2'],
+    ]) {
+      ctx = testContext();
+      await expect(run(...args)).rejects.toMatchObject({
+        exitCode: 2,
+        message: '--min 5 is above --max 2',
+        hint: 'give a --min at most --max',
+      });
+      expect(ctx.out()).toBe('');
+      ctx.cleanup();
+    }
+    ctx = testContext();
+  });
+});
+
 describe('up --min/--max without --adapt', () => {
   it("is refused before a background controller starts, with a hint (it was the controller's exit, unexplained)", async () => {
     for (const args of [

@@ -1,7 +1,7 @@
 // A reader that goes away (`sshcluster … | head -1`) ends a command at once and quietly,
 // with 141 as a tool killed by SIGPIPE: no EPIPE stack trace. `exec` closes its SSH
 // connections on the way, so what it ran ends with its channel; `down` runs to its end.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -114,6 +114,47 @@ describe('a stdout reader that goes away', () => {
     expect(await runReaderGone('stdout', 'down', '--name', 'loc')).toEqual({ code: 0, stderr: '' });
     expect(fs.existsSync(p.stateFile)).toBe(false);
   });
+});
+
+// `up --detach | head -3` (or `| grep -q …`): the parent ended at once with 141, and its
+// background controller, reporting start-up over the parent's channel, died of an
+// unhandled EPIPE about half the time: the cluster `gone`, its processes orphaned.
+describe('up --detach whose reader or parent goes away during start-up', () => {
+  const cli = (...args: string[]) => spawnSync(process.execPath, [BIN, ...args], { env, encoding: 'utf8' });
+  const controller = () =>
+    (JSON.parse(cli('list', '--json').stdout || '[]') as { name: string; controller: string }[]).find(
+      (c) => c.name === 'detached',
+    )?.controller;
+
+  it('runs to its end (the cluster up, handed over, exit 0), what it prints dropped', async () => {
+    try {
+      const r = await runReaderGone('stdout after a chunk', 'up', '--detach', '--name', 'detached');
+      expect(r).toEqual({ code: 0, stderr: '' });
+      expect(controller()).toBe('running');
+    } finally {
+      cli('down', '--name', 'detached');
+    }
+  }, 120_000);
+
+  it('leaves its controller running when the parent is killed: the cluster comes up in the background', async () => {
+    try {
+      const child = spawn(process.execPath, [BIN, 'up', '--detach', '--name', 'detached'], {
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child.stdout.once('data', () => child.kill('SIGKILL'));
+      await once(child, 'close');
+      await vi.waitFor(() => expect(controller()).toBe('running'), { timeout: 60_000, interval: 200 });
+      // Alive after the start-up's last report too (the crash came at a send to the dead parent).
+      await vi.waitFor(
+        () => expect(cli('status', '--name', 'detached', '--json').stdout).toMatch(/"desiredWorkers": 2/),
+        { timeout: 60_000, interval: 200 },
+      );
+      expect(controller()).toBe('running');
+    } finally {
+      cli('down', '--name', 'detached');
+    }
+  }, 120_000);
 });
 
 describe('a stderr reader that goes away', () => {

@@ -13,6 +13,20 @@ describe('option parsers', () => {
     expect(positiveInt('3')).toBe(3);
     expect(() => positiveInt('0')).toThrow('expected a whole number ≥ 1, got "0"');
   });
+  // --fanout 1e3 and --wait-count 0x10 were read as 1000 and 16, where
+  // --max 1e3 was refused; and scale 100000000000000000000 said "expected a whole number".
+  it('reads the same digits for every count, and says when a whole number is too large', () => {
+    for (const v of ['1e3', '0x10', '0b11', '2.0', '-1', '']) {
+      expect(() => positiveInt(v)).toThrow(`expected a whole number ≥ 1, got "${v}"`);
+      expect(() => wholeNumber(v)).toThrow(`expected a whole number ≥ 0, got "${v}"`);
+    }
+    expect(() => wholeNumber('100000000000000000000')).toThrow(
+      'expected a whole number from 0 to 9007199254740991, got "100000000000000000000"',
+    );
+    expect(() => positiveInt('100000000000000000000')).toThrow(
+      'expected a whole number from 1 to 9007199254740991, got "100000000000000000000"',
+    );
+  });
   it('reads durations in seconds', () => {
     expect(seconds('60s')).toBe(60);
     expect(seconds('2m')).toBe(120);

@@ -118,7 +118,8 @@ describe('a running cluster life', () => {
       await l.ended;
       expect(l.end()).toMatchObject({ kind: 'exit', code: leftover ? 1 : 0 });
       expect(l.notices()).toEqual(['info: a client shut the scheduler down (Client.shutdown()); stopping the cluster']);
-      expect(l.steps.slice(-2)).toEqual(['unwatch', 'teardown: sshcluster down']);
+      // Said as what asked for it ("Stopping cluster (Client.shutdown()) …"), not as a `sshcluster down`.
+      expect(l.steps.slice(-2)).toEqual(['unwatch', 'teardown: Client.shutdown()']);
     }
   });
 

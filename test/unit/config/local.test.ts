@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { localClusterSpec, localSplit } from '../../../src/config/local.js';
+import { localClusterSpec, localSplit, withLocalSplitOf } from '../../../src/config/local.js';
 
 describe('localSplit (LocalCluster nprocesses_nthreads)', () => {
   it.each([
@@ -55,5 +55,29 @@ describe('localClusterSpec', () => {
   it('leaves memory to dask when it is unknown', () => {
     const s = localClusterSpec({ cores: 2, memoryBytes: 0, python: 'python3', nworkers: 1 });
     expect(s.workerHosts[0]!.workerOptions).toMatchObject({ nworkers: 1, nthreads: 2, memoryLimit: 'auto' });
+  });
+});
+
+// A re-adopting `up` of a local cluster started with --nworkers 3 --nthreads 2, given
+// without those flags, took this machine's default split (2 × 1, 2 slots) while 3
+// workers of 2 threads ran: the next restart or scale went by the wrong numbers.
+describe('withLocalSplitOf', () => {
+  const started = localClusterSpec({ cores: 2, memoryBytes: 6 * 2 ** 30, python: 'python3', nworkers: 3, nthreads: 2 });
+  const again = localClusterSpec({ cores: 2, memoryBytes: 6 * 2 ** 30, python: '/usr/bin/python3' });
+
+  it('keeps the workers, threads, memory and slots the cluster was started with', () => {
+    const kept = withLocalSplitOf(again, started);
+    expect(kept.workerHosts[0]!.workerOptions).toMatchObject({
+      nworkers: 3,
+      nthreads: 2,
+      memoryLimit: String(2 * 2 ** 30),
+    });
+    expect(kept.workerHosts[0]!.maxWorkers).toBe(3);
+    expect(kept.workerHosts[0]!.remotePython).toBe('/usr/bin/python3'); // this up's interpreter
+    expect(kept.schedulerHost).toBe(again.schedulerHost);
+  });
+
+  it('leaves a spec whose previous one has no local worker host as it is', () => {
+    expect(withLocalSplitOf(again, { ...started, workerHosts: [] })).toBe(again);
   });
 });

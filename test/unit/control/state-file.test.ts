@@ -79,6 +79,28 @@ describe('state file', () => {
     expect((await refused(readState(file))).message).toContain('adaptive.waitCount');
   });
 
+  // A controller given waitCount 0 over its socket wrote it: every later write (which
+  // reads the file first) and every command then refused the file, the controller
+  // running on unreachable. A state the reader would refuse is not written.
+  it('does not write a state it would refuse to read, and keeps the one there', async () => {
+    const file = path.join(tmp, 'state.json');
+    await writeState(file, state());
+    const bad = state({
+      adaptive: {
+        ...adaptiveToJson({ minimum: 0, maximum: 4, intervalMs: 1000, waitCount: 3, targetDurationMs: 5000 }),
+        waitCount: 0,
+      },
+    });
+    const e = await refused(writeState(file, bad));
+    expect(e.message).toBe(
+      `${file}: refused to write an invalid state (adaptive.waitCount: expected a whole number > 0, got number 0); the file there is kept`,
+    );
+    expect(await readState(file)).toEqual(state());
+    expect(fs.readdirSync(tmp)).toEqual(['state.json']);
+    await writeState(file, state({ desiredWorkers: 3 })); // and the next good one goes in
+    expect((await readState(file))?.desiredWorkers).toBe(3);
+  });
+
   it('reads a missing file as undefined', async () => {
     expect(await readState(path.join(tmp, 'state.json'))).toBeUndefined();
   });

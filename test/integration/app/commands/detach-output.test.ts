@@ -47,6 +47,23 @@ describe('up --detach output', () => {
 });
 
 describe("up --detach: the controller's end, when it exits before the cluster is up", () => {
+  it('is said as every error is, `sshcluster: …`, then why from its log', async () => {
+    ctx = testContext();
+    const file = path.join(ctx.stateHome, 'lab.yaml');
+    fs.writeFileSync(file, 'hosts: [a, b]\n');
+    const script = path.join(ctx.stateHome, 'failing-controller.mjs');
+    fs.writeFileSync(
+      script,
+      `console.error('sshcluster: scheduler on a failed: scheduler did not answer /health within 0.001s'); process.exit(1);`,
+    );
+    expect(await runDetached(ctx, { file, json: false, mainScript: script, childArgs: [] })).toBe(1);
+    // Was "the background controller exited (code 1) …" with no "sshcluster: " before it.
+    expect(ctx.err().split('\n').slice(0, 2)).toEqual([
+      'sshcluster: the background controller exited (code 1) before the cluster was up',
+      '  sshcluster: scheduler on a failed: scheduler did not answer /health within 0.001s',
+    ]);
+  });
+
   const log = [
     '[h0] scheduler exited unexpectedly (code 1)',
     'Stopping cluster (start-up failed) …',

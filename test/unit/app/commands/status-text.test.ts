@@ -19,6 +19,16 @@ describe('statusText', () => {
     );
   });
 
+  // A drain kept a worker whose results could not move: the header said "workers 0/0"
+  // above a worker row in state held, still running.
+  it('counts held workers in the header beside the running/desired ones', () => {
+    const st = snapshot();
+    st.desiredWorkers = 0;
+    st.workers = st.workers.map((w, i) => ({ ...w, state: i === 0 ? ('held' as const) : ('stopped' as const) }));
+    expect(statusText(st).split('\n')[0]).toMatch(/  workers 0\/0 \(\+1 held\)$/);
+    expect(statusText(snapshot()).split('\n')[0]).not.toContain('held');
+  });
+
   // helper-23's trial: status said "up 7385s" and "12.0G" where the dashboard said "2h03m" and "12G".
   it('writes the uptime and memory as the dashboard does', () => {
     const st = { ...snapshot(), uptimeS: 7385 };

@@ -44,9 +44,36 @@ describe('control API params', () => {
       'adapt: unknown setting "groups"',
     );
     expect(refusal(() => controlApi.adapt.parse({ spec: { minimum: -2 } })).message).toMatch(
-      /minimum must be a number ≥ 0 or null/,
+      /minimum must be a whole number ≥ 0 or null/,
     );
     expect(refusal(() => controlApi.adapt.parse({ spec: { waitCount: '3' } })).message).toMatch(/waitCount/);
+  });
+
+  // From Python (adapt(minimum=1.5), adapt(wait_count=0)) these reached the controller:
+  // minimum 1.5 flapped a worker up and down every step, and waitCount 0 went into the
+  // state file, which every command then refused ("not a valid state file"), the
+  // controller still running. They are refused as the CLI's flags refuse them.
+  it('adapt refuses a fraction of a worker, a wait-count of 0 and a duration no timer can wait', () => {
+    const bad: [Record<string, unknown>, string][] = [
+      [{ minimum: 1.5 }, 'adapt: minimum must be a whole number ≥ 0 or null, got 1.5'],
+      [{ maximum: 2.5 }, 'adapt: maximum must be a whole number ≥ 0 or null, got 2.5'],
+      [{ waitCount: 0 }, 'adapt: waitCount must be a whole number ≥ 1 or null, got 0'],
+      [{ waitCount: 2.5 }, 'adapt: waitCount must be a whole number ≥ 1 or null, got 2.5'],
+      [{ minimumCores: 0.5 }, 'adapt: minimumCores must be a whole number ≥ 0 or null, got 0.5'],
+      [{ maximumCores: 1.5 }, 'adapt: maximumCores must be a whole number ≥ 0 or null, got 1.5'],
+      [
+        { intervalMs: 2 ** 31 },
+        'adapt: intervalMs must be a number of milliseconds from 0 to 2147483647 or null, got 2147483648',
+      ],
+      [
+        { targetDurationMs: 1e12 },
+        'adapt: targetDurationMs must be a number of milliseconds from 0 to 2147483647 or null, got 1000000000000',
+      ],
+      [{ maximumMemory: -1 }, 'adapt: maximumMemory must be a number ≥ 0 or null, got -1'],
+    ];
+    for (const [spec, message] of bad) expect(refusal(() => controlApi.adapt.parse({ spec })).message).toBe(message);
+    const fine = { minimum: 2, maximum: null, waitCount: 1, intervalMs: 1500.5, minimumMemory: 1.5e9, minimumCores: 4 };
+    expect(controlApi.adapt.parse({ spec: fine })).toEqual({ dryRun: false, spec: fine });
   });
 
   it('status, down and subscribe ignore params', () => {

@@ -68,10 +68,31 @@ describe('drain of a worker whose results cannot move', () => {
     await c.drain(['a'], false);
     await c.drain(['b'], false);
     const pid = h.state.processes.get('b-0')?.pid;
-    await c.drain(['b'], true);
+    const r = await c.drain(['b'], true);
     await h.reconciler.tick();
     expect(h.state.held.size).toBe(0);
     expect(h.state.processes.get('b-0')?.pid).toBe(pid);
+    // Said as kept, not as started again (was: replaced ['b-0'], "1 worker(s) … started
+    // again" and "starting 1 worker(s)", with no start).
+    expect([r.replaced, r.kept]).toEqual([[], ['b-0']]);
+    expect(h.notices()).toContain('undrain: b: keeping 1 held worker(s) running, wanted again');
+    expect(h.host('b').running('b-0')).toHaveLength(1);
+  });
+
+  it('an undrain with room for more starts those and keeps the held one, each counted', async () => {
+    const h = harness({ workers: ['a', 'b'], nworkers: 2 });
+    await startUp(h);
+    h.scheduler.unmovable.set('b-0', 20);
+    const c = changes(h);
+    expect((await c.drain(['a'], false)).short).toBe(2); // b is full
+    expect((await c.drain(['b'], false)).held).toEqual([{ name: 'b-0', results: 20 }]);
+    expect(h.host('b').running('b-1')).toEqual([]);
+    const r = await c.drain(['b'], true);
+    expect([r.replaced, r.kept]).toEqual([['b-1'], ['b-0']]);
+    expect(h.notices()).toContain(
+      'undrain: b: starting 1 worker(s) the drain had no room for; keeping 1 held worker(s) running, wanted again',
+    );
+    expect(h.host('b').running('b-1')).toHaveLength(1);
   });
 });
 
