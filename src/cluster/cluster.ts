@@ -223,7 +223,9 @@ export class Cluster<L extends AdaptiveHandle = AdaptiveHandle> {
       ...(kept.dropped.length ? { dropped: kept.dropped } : {}),
     };
     // For the events view and `status --json` events, beside adaptive's own steps.
-    const short = r.desired === n ? '' : ` (${n} asked${r.message ? `: ${r.message}` : ''})`;
+    // The placement's explanation may name the count itself ("asked for 5 workers, …").
+    const why = !r.message ? `${n} asked` : r.message.startsWith('asked for') ? r.message : `${n} asked: ${r.message}`;
+    const short = r.desired === n ? '' : ` (${why})`;
     this.p.emit({
       kind: 'notice',
       level: 'info',

@@ -312,5 +312,19 @@ describe('the controller side of adapt and scale', () => {
     });
     await session.userScale(9);
     expect(notices().at(-1)).toBe('scale: 2 → 3 worker(s) (9 asked: no host has room for more)');
+    // The placement's own explanation names the count already: said once.
+    Object.assign(core, {
+      reconciler: {
+        scale: async () => ({
+          desired: 2,
+          message: 'asked for 5 workers, only 2 can be placed: 2 slots on healthy hosts',
+        }),
+        outcomes: async () => new Map(),
+      },
+    });
+    await session.userScale(5);
+    expect(notices().at(-1)).toBe(
+      'scale: 2 → 2 worker(s) (asked for 5 workers, only 2 can be placed: 2 slots on healthy hosts)',
+    );
   });
 });
