@@ -143,7 +143,9 @@ export async function runRestart(
       const hosts = [...new Set(st.workers.filter((w) => w.state !== 'stopped').map((w) => w.host))];
       throw new UsageError(
         `restart: no worker${o.hosts ? ` on a host matching "${o.hosts}"` : ''} in ${name}`,
-        hosts.length ? { hint: `its workers run on: ${hosts.join(', ')}` } : {},
+        hosts.length
+          ? { hint: `its workers run on: ${hosts.join(', ')}` }
+          : { hint: `${name} runs no worker now: \`sshcluster scale N --name ${name}\` starts some` },
       );
     }
     const maxUnavailable = await unavailableCount(client!, o.maxUnavailable);

@@ -10,6 +10,7 @@ import { clusterPaths, ensureClusterDir, stateRoot } from '../../../../src/contr
 import { startControlServer, type ControlHandlers, type ControlServer } from '../../../../src/control/server.js';
 import { writeState } from '../../../../src/control/state-file.js';
 import type { ClusterEvent } from '../../../../src/events/types.js';
+import { UsageError } from '../../../../src/errors.js';
 import { testSpec } from '../../../unit/config/spec-fixture.js';
 import { testContext, type TestContext } from '../../../unit/app/context-fixture.js';
 
@@ -52,19 +53,7 @@ describe('restart', () => {
         return { kind: 'done' as const, restarted: ['n1-0', 'n2-0'] };
       },
     } as Partial<ControlHandlers<typeof controlApi>> as ControlHandlers<typeof controlApi>;
-    server = await startControlServer(p.socket, controlApi, handlers);
-    await writeState(p.stateFile, {
-      version: 1,
-      name: 'lab',
-      clusterId: 'id-lab',
-      spec: { ...testSpec({ workers: ['n1', 'n2'] }), name: 'lab' },
-      controller: { pid: process.pid, socket: p.socket, startedAt: '' },
-      schedulerAddress: 'tcp://n0:8786',
-      dashboardUrl: '',
-      processes: [],
-      desiredWorkers: 2,
-      updatedAt: '',
-    });
+    await serve(p, handlers);
     const code = await runRestart(ctx, { name: 'lab', maxUnavailable: { count: 1 }, timeoutMs: 60_000 });
     expect(code).toBe(0);
     expect(ctx.out()).toBe(
@@ -78,4 +67,37 @@ describe('restart', () => {
       ].join('\n'),
     );
   });
+
+  it('with no worker running, refuses with a hint at what starts some (exit 2)', async () => {
+    ctx = testContext();
+    const p = clusterPaths(stateRoot(ctx.env, ctx.homedir), 'lab');
+    await ensureClusterDir(p);
+    const status = { workers: [], desiredWorkers: 0 } as unknown as StatusJson;
+    await serve(p, { status: async () => status } as Partial<ControlHandlers<typeof controlApi>> as ControlHandlers<
+      typeof controlApi
+    >);
+    const err = await runRestart(ctx, { name: 'lab', maxUnavailable: { count: 1 }, timeoutMs: 60_000 }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(UsageError);
+    expect((err as UsageError).message).toBe('restart: no worker in lab');
+    expect((err as UsageError).hint).toBe('lab runs no worker now: `sshcluster scale N --name lab` starts some');
+  });
 });
+
+/** A controller for cluster "lab" on its socket, with its state file. */
+async function serve(p: ReturnType<typeof clusterPaths>, handlers: ControlHandlers<typeof controlApi>): Promise<void> {
+  server = await startControlServer(p.socket, controlApi, handlers);
+  await writeState(p.stateFile, {
+    version: 1,
+    name: 'lab',
+    clusterId: 'id-lab',
+    spec: { ...testSpec({ workers: ['n1', 'n2'] }), name: 'lab' },
+    controller: { pid: process.pid, socket: p.socket, startedAt: '' },
+    schedulerAddress: 'tcp://n0:8786',
+    dashboardUrl: '',
+    processes: [],
+    desiredWorkers: 2,
+    updatedAt: '',
+  });
+}
