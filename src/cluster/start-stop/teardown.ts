@@ -1,5 +1,5 @@
 // Graceful teardown: retire workers through the scheduler (their data moves), stop
-// them by process group, then the scheduler; then look on every host for anything
+// them by process group, and the scheduler with them; then look on every host for anything
 // still carrying this cluster's tag and stop it by PID; a host left clean also loses
 // the files the cluster kept there (TLS material, the scheduler preload). A host that ran something of
 // ours and is not connected cannot be checked, and is reported so, never as clean.
@@ -65,17 +65,14 @@ export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<Tea
     const r = await t.proc.stop(grace, o.forceSignal).catch(() => ({ forced: true }));
     if (r.forced) forced.push(t.desired.name);
   };
-  // The workers first, then the scheduler (a worker whose scheduler went first would try
-  // to reconnect). Each host gets its last look as soon as what ran there has stopped,
-  // so the worker hosts' looks overlap the other hosts' stops and the scheduler's.
+  // The scheduler with the workers, not after them: once retired (or not retirable) no
+  // worker needs it, and no Dask we run on (2022.12 on) reconnects a worker whose
+  // scheduler went first: it closes. Waiting for 64 workers' exits first left the
+  // scheduler's own exit, ~1 s on a busy host, alone at the end of the stop (docs/scale.md).
+  // Each host gets its last look as soon as what ran there has stopped.
   const stopsOn = new Map<string, Promise<void>[]>();
   const track = (host: string, p: Promise<void>) => (stopsOn.set(host, [...(stopsOn.get(host) ?? []), p]), p);
-  const workersStopped = Promise.all(state.alive('worker').map((t) => track(t.desired.host, stopOne(t))));
-  for (const t of state.alive('scheduler'))
-    track(
-      t.desired.host,
-      workersStopped.then(() => stopOne(t)),
-    );
+  for (const t of [...state.alive('worker'), ...state.alive('scheduler')]) track(t.desired.host, stopOne(t));
   const allStopped = Promise.all([...stopsOn.values()].flat());
 
   const leftover: { host: string; pids: number[] }[] = [];

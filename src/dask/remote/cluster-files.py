@@ -4,7 +4,7 @@
 #   cluster-files remove ID   (nothing there: fine)
 #
 # Python 3.7 compatible, stdlib only.
-import os, shutil, stat, sys
+import os, stat, sys
 # FILES_SUB: files.py; our_dir(), user_dir(), private_dir(), plain_name(): shared.py;
 # remote-programs.ts puts both in front.
 
@@ -25,7 +25,10 @@ def remove_sub(cluster, sub):
                 # What a Python that imported a file from here left (__pycache__), and Dask's
                 # workspaces, go too; rmtree works on descriptors and follows no symlink.
                 if stat.S_ISDIR(os.stat(name, dir_fd=d, follow_symlinks=False).st_mode):
-                    shutil.rmtree(os.path.join(path, name))
+                    if not remove_flat(d, name):
+                        import shutil
+
+                        shutil.rmtree(os.path.join(path, name))
                 else:
                     os.unlink(name, dir_fd=d)
         finally:
@@ -33,6 +36,24 @@ def remove_sub(cluster, sub):
         os.rmdir(path)
     finally:
         os.close(c)
+
+
+def remove_flat(d, name):
+    # A directory of plain files only (the __pycache__ every host has), emptied and removed
+    # here through descriptors; False, untouched, when it holds a directory. Importing
+    # shutil (re, enum, fnmatch: ~8 of a look's ~20 ms of CPU) is left to deeper trees:
+    # 65 hosts' last looks at once on 2 cores paid it ~0.5 s of CPU.
+    sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=d)
+    try:
+        names = os.listdir(sub)
+        if any(stat.S_ISDIR(os.stat(n, dir_fd=sub, follow_symlinks=False).st_mode) for n in names):
+            return False
+        for n in names:
+            os.unlink(n, dir_fd=sub)
+    finally:
+        os.close(sub)
+    os.rmdir(name, dir_fd=d)
+    return True
 
 
 def remove(cluster):

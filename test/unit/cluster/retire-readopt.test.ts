@@ -239,6 +239,31 @@ describe('teardown', () => {
     expect(h.host('n0').running()).toEqual([]);
   });
 
+  it("stops the scheduler with the workers, not after their exits: a slow worker exit does not hold up the scheduler's", async () => {
+    const h = harness({ workers: ['a', 'b'] });
+    await startUp(h);
+    // a-0 takes its time to end (64 Python processes shutting down on 2 cores).
+    const [worker] = h.host('a').running('a-0');
+    let release!: () => void;
+    const slow = new Promise<void>((r) => (release = r));
+    const stop = worker!.stop.bind(worker);
+    worker!.stop = async (grace, force) => (await slow, stop(grace, force));
+    const done = teardown(teardownDeps(h), { reason: 'test', force: false });
+    await flush();
+    // Retired first, as before; then every stop at once.
+    expect(h.scheduler.retireCalls).toEqual([['tcp://a-0:1', 'tcp://b-0:1']]);
+    const [sched] = h.host('n0').started.filter((p) => p.spec.name === 'scheduler');
+    expect(sched!.stops).toBe(1);
+    expect(h.host('n0').running()).toEqual([]);
+    expect(h.host('n0').filesRemoved).toEqual([0]); // its host looked at already
+    expect(h.host('a').filesRemoved).toEqual([]); // a-0's host waits for a-0
+    release();
+    const r = await done;
+    expect(r.leftover).toEqual([]);
+    expect(h.host('a').running()).toEqual([]);
+    expect(h.host('a').filesRemoved).toEqual([0]);
+  });
+
   it('waits for a start still under way, then stops what it started: no host is looked at before it lands', async () => {
     const h = harness({ workers: ['a', 'b'] });
     await startUp(h);
