@@ -263,6 +263,29 @@ describe('rollingRestart', () => {
     for (const t of h.state.alive('worker')) expect(pids).not.toContain(t.pid);
   });
 
+  it('stops at once at a worker whose host does not answer, not after the timeout, and leaves it alone', async () => {
+    // Found by the h40ssh trial: `restart` with one host's sshd down waited 120 s for that
+    // host's worker ("did not register within 120s") after retiring it.
+    const h = harness({ workers: ['a', 'b'], nworkers: 1 });
+    await startUp(h);
+    registersWhatRuns(h);
+    await h.reconciler.tick();
+    h.refuse.set('b', 'connect ECONNREFUSED');
+    h.host('b').drop('connection reset');
+    await h.reconciler.tick();
+    const t0 = h.clock.now();
+    const restarts: string[] = [];
+    const restartWorker = h.reconciler.restartWorker.bind(h.reconciler);
+    h.reconciler.restartWorker = (n, o) => (restarts.push(n), restartWorker(n, o));
+    const { r } = await roll(h, ['a-0', 'b-0']);
+    expect(r).toMatchObject({ kind: 'stopped', restarted: ['a-0'], failed: 'b-0', notReached: [] });
+    expect(r.kind === 'stopped' && r.reason).toBe(
+      'its host b does not answer: not restarted (its workers start anew when it answers again)',
+    );
+    expect(restarts).toEqual(['a-0']);
+    expect(h.clock.now() - t0).toBeLessThan(30_000);
+  });
+
   it('with --max-unavailable 2, restarts two at a time', async () => {
     const h = harness({ workers: ['a', 'b'], nworkers: 2 });
     await startUp(h);
