@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import type { AppContext } from '../app/context.js';
+import { UsageError } from '../errors.js';
 import { positiveInt, timeLimit } from './options.js';
 
 export function execCommand(ctx: AppContext, done: (code: number) => void): Command {
@@ -8,7 +9,7 @@ export function execCommand(ctx: AppContext, done: (code: number) => void): Comm
     .usage('HOSTS.yaml [options] -- COMMAND')
     .argument('<hosts>', 'host file (YAML)')
     .argument(
-      '<command...>',
+      '[command...]',
       "the command, after --; run by the remote shell, words joined with spaces; $SSHCLUSTER_PYTHON is the cluster's interpreter there",
     )
     .option('--hosts <pattern>', 'only hosts matching: comma list of names, globs (node0*) or ranges (node[01-04])')
@@ -26,6 +27,7 @@ export function execCommand(ctx: AppContext, done: (code: number) => void): Comm
         command: string[],
         o: { hosts?: string; fanout: number; timeout: number; fold: boolean; json: boolean },
       ) => {
+        if (command.length === 0) throw noCommand(file);
         // Loaded on use: exec is often run for `true`-sized commands, start-up time counts.
         const { runExec } = await import('../app/commands/exec.js');
         done(
@@ -41,4 +43,21 @@ export function execCommand(ctx: AppContext, done: (code: number) => void): Comm
         );
       },
     );
+}
+
+/**
+ * No command: commander's "missing required argument 'command'" was all that `exec --
+ * hostname` said, its word taken for the host file (exec runs on a file's hosts, not on a
+ * running cluster's).
+ */
+function noCommand(file: string): UsageError {
+  const yaml = /\.ya?ml$/i.test(file);
+  return new UsageError(
+    yaml ? `exec: no command after ${file}` : `exec: no host file: "${file}" was taken for it, and no command follows`,
+    {
+      hint: yaml
+        ? `sshcluster exec ${file} -- COMMAND`
+        : `sshcluster exec HOSTS.yaml -- ${file}: exec runs on the hosts of a file, the file first`,
+    },
+  );
 }

@@ -20,7 +20,7 @@ export interface LifePorts {
   owedRoll(): readonly string[];
   /** Restarts them onto the spec in force, one at a time. */
   resumeRoll(names: readonly string[]): Promise<unknown>;
-  /** Settles when the scheduler process exits. */
+  /** Settles when the scheduler process exits, with its exit (code and signal null: its host's connection ended). */
   schedulerExit(): Promise<unknown>;
   /** Calls fn when a client asks the scheduler to shut down (Client.shutdown()); returns the unsubscribe. */
   onClientShutdown(fn: () => void): () => void;
@@ -66,6 +66,18 @@ export async function runLife(p: LifePorts): Promise<LifeEnd> {
       result = await p.teardown('Client.shutdown()');
       return { kind: 'exit', code: result.leftover.length ? 1 : 0, result };
     }
+    if (why === 'scheduler-lost') {
+      // No exit status: the SSH connection to its host dropped (sshd restarted, the network).
+      // The scheduler may still run there; the teardown cannot reach it, and says so.
+      p.emit({
+        kind: 'notice',
+        level: 'error',
+        message:
+          "lost the connection to the scheduler's host (the scheduler may still run there); stopping the cluster",
+      });
+      result = await p.teardown('scheduler host lost');
+      return { kind: 'exit', code: 1, result };
+    }
     if (why === 'scheduler-died') {
       // Workers do not reconnect to a new scheduler (they close when its connection
       // breaks), and the tasks' state died with it: fail loudly rather than pretend.
@@ -82,8 +94,11 @@ export async function runLife(p: LifePorts): Promise<LifeEnd> {
   }
 }
 
-/** The scheduler's exit, told apart by whether a client asked for it first. */
-function schedulerEnd(p: LifePorts): Promise<'client-shutdown' | 'scheduler-died'> {
+/**
+ * The scheduler's exit, told apart by whether a client asked for it first, and from the
+ * end of its host's connection (an exit with no status: nothing says the scheduler died).
+ */
+function schedulerEnd(p: LifePorts): Promise<'client-shutdown' | 'scheduler-died' | 'scheduler-lost'> {
   let asked = false;
   const off = p.onClientShutdown(() => {
     asked = true;
@@ -91,8 +106,20 @@ function schedulerEnd(p: LifePorts): Promise<'client-shutdown' | 'scheduler-died
   });
   return p
     .schedulerExit()
-    .then(() => (asked ? ('client-shutdown' as const) : ('scheduler-died' as const)))
+    .then((e) =>
+      asked
+        ? ('client-shutdown' as const)
+        : lostWithConnection(e)
+          ? ('scheduler-lost' as const)
+          : ('scheduler-died' as const),
+    )
     .finally(off);
+}
+
+function lostWithConnection(e: unknown): boolean {
+  if (typeof e !== 'object' || e === null) return false;
+  const x = e as { code?: unknown; signal?: unknown };
+  return x.code === null && x.signal === null;
 }
 
 function continueRoll(p: LifePorts, names: readonly string[]): void {

@@ -1,7 +1,8 @@
 // A rolling restart: workers restarted a batch at a time, each batch registered with the
 // scheduler (on whatever spec is now in force) before the next is retired, so at most
 // `maxUnavailable` workers are ever missing. A replacement that exits or does not
-// register in time stops the roll; the workers not reached keep running as they were.
+// register in time stops the roll, as does a worker whose host does not answer; the
+// workers not reached keep running as they were.
 import { delay } from '../clock.js';
 import type { ClusterState, TrackedProcess } from '../cluster-state.js';
 import type { Clock } from '../ports.js';
@@ -57,9 +58,18 @@ export async function rollingRestart(d: RollDeps, names: readonly string[], o: R
     // Each batch from the workers still wanted: one retired since the roll was asked for
     // (a drain, a scale down) is not restarted, and does not stop the roll.
     const batch: string[] = [];
+    let unreachable: string | undefined;
     while (batch.length < size && next < names.length) {
       const n = names[next++]!;
-      if (d.state.desiredWorkers.some((w) => w.name === n)) {
+      const w = d.state.desiredWorkers.find((x) => x.name === n);
+      if (w && !d.state.usable(w.host)) {
+        // Its host does not answer: nothing there can be stopped or started, and a wait
+        // for its registration would only run out. Said once the batch before it is done.
+        if (batch.length) next--;
+        else unreachable = w.host;
+        break;
+      }
+      if (w) {
         batch.push(n);
       } else {
         gone.push(n);
@@ -67,6 +77,15 @@ export async function rollingRestart(d: RollDeps, names: readonly string[], o: R
       }
     }
     const also = { ...(gone.length ? { gone } : {}), ...(dropped.length ? { dropped } : {}) };
+    if (unreachable !== undefined)
+      return {
+        kind: 'stopped',
+        restarted,
+        failed: names[next - 1]!,
+        reason: `its host ${unreachable} does not answer: not restarted (its workers start anew when it answers again)`,
+        notReached: names.slice(next),
+        ...also,
+      };
     if (!batch.length) return { kind: 'done', restarted, ...also };
     const before = new Map(batch.map((n) => [n, d.state.processes.get(n)]));
     const total = names.length - gone.length;

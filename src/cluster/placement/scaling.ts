@@ -24,7 +24,6 @@ export interface ScaleResult {
  * every interval.
  */
 export function scaleTo(s: ClusterState, n: number, opts: { retryCrashed?: boolean } = {}): ScaleResult {
-  s.drainShort = 0;
   const hosts = s.placementHosts();
   for (const w of opts.retryCrashed ? s.desiredWorkers : []) {
     if (s.supervisor.status(w.name).state !== 'crash-looping') continue;
@@ -34,7 +33,18 @@ export function scaleTo(s: ClusterState, n: number, opts: { retryCrashed?: boole
   const p = placeWorkers(n, hosts, s.desiredWorkers);
   for (const w of [...p.added, ...p.removed]) s.supervisor.reset(w.name);
   s.desiredWorkers = p.workers;
+  s.drainShort = drainedRoom(s, n, p.workers);
   return { desired: p.workers.length, message: explainShortfall(n, p, hosts) };
+}
+
+/**
+ * Of the n asked, those short that only drained hosts have room for: undrain starts them
+ * (as the shortfall hint says), where a size the hosts cannot hold at all is not kept.
+ */
+function drainedRoom(s: ClusterState, n: number, placed: readonly PlacedWorker[]): number {
+  if (placed.length >= n || s.drained.size === 0) return 0;
+  const undrained = s.placementHosts().map((h) => (s.drained.has(h.name) ? { ...h, healthy: true } : h));
+  return placeWorkers(n, undrained, placed).workers.length - placed.length;
 }
 
 /** What scaleTo(n) would give, changing nothing: for a client about to wait for n workers. */

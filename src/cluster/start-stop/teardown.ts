@@ -111,8 +111,16 @@ export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<Tea
   );
   await former;
   d.closeAll();
-  emit({ kind: 'teardown-done', forced, leftover });
-  return { forced, leftover, ...(dropped ? { droppedResults: dropped } : {}) };
+  const left = byHost(leftover);
+  emit({ kind: 'teardown-done', forced, leftover: left });
+  return { forced, leftover: left, ...(dropped ? { droppedResults: dropped } : {}) };
+}
+
+/** One entry a host: a host an apply removed is looked at twice (its workers ran there, and it is a former host). */
+function byHost(leftover: readonly { host: string; pids: number[] }[]): { host: string; pids: number[] }[] {
+  const out = new Map<string, number[]>();
+  for (const l of leftover) out.set(l.host, [...new Set([...(out.get(l.host) ?? []), ...l.pids])]);
+  return [...out].map(([host, pids]) => ({ host, pids }));
 }
 
 /**

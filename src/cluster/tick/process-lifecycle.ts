@@ -21,7 +21,7 @@ export interface LifecycleDeps {
   scheduler(): SchedulerPort | undefined;
   /** A reconcile is wanted at this time (a restart's back-off ends). */
   wakeAt(at: number): void;
-  /** The cluster's life: a retirement stops waiting for the scheduler when it ends. */
+  /** The cluster's life: a retirement stops waiting for the scheduler when it ends, and nothing starts after. */
   signal: AbortSignal;
   /** Why an adopted process's stderr line says its log dir was refused (a planted dir), if it does. */
   adoptRefusal?(line: string): string | undefined;
@@ -52,6 +52,9 @@ export class ProcessLifecycle {
   }
 
   async start(p: DesiredProcess): Promise<void> {
+    // Once the teardown has begun nothing starts: a tick that was waiting (on a reconnect,
+    // on the scheduler) when it began would start again what it had just stopped.
+    if (this.d.signal.aborted) return;
     const runner = this.d.state.runners.get(p.host);
     const spec = this.d.specFor(p);
     if (!runner || !spec) return;

@@ -28,10 +28,11 @@ export interface KeyBinding {
   act(c: KeyContext): void;
 }
 
+/** A plain key: Ink gives Ctrl-C as input 'c' with key.ctrl, which must not be the c key's. */
 const is =
   (...chars: string[]) =>
-  (input: string) =>
-    chars.includes(input);
+  (input: string, key: Key) =>
+    !key.ctrl && !key.meta && chars.includes(input);
 
 /** Cluster actions need a running cluster. */
 function live(c: KeyContext): boolean {
@@ -173,7 +174,7 @@ export const KEY_TABLE: readonly KeyBinding[] = [
   {
     keys: 'f / End',
     help: 'follow the logs on / off (End: on)',
-    match: (i, k) => i === 'f' || k.end,
+    match: (i, k) => is('f')(i, k) || k.end,
     act: (c) => (c.key.end && c.m.follow ? undefined : c.store.dispatch({ kind: 'follow' })),
   },
   {

@@ -96,6 +96,23 @@ describe('--help', () => {
   });
 });
 
+describe('exec without a command', () => {
+  it('says the host file comes first (it was "missing required argument \'command\'"; found by the h40ssh trial)', async () => {
+    ctx = testContext();
+    await expect(run('exec', '--', 'hostname')).rejects.toMatchObject({
+      exitCode: 2,
+      message: 'exec: no host file: "hostname" was taken for it, and no command follows',
+      hint: 'sshcluster exec HOSTS.yaml -- hostname: exec runs on the hosts of a file, the file first',
+    });
+    await expect(run('exec', 'lab.yaml')).rejects.toMatchObject({
+      exitCode: 2,
+      message: 'exec: no command after lab.yaml',
+      hint: 'sshcluster exec lab.yaml -- COMMAND',
+    });
+    expect(ctx.out()).toBe('');
+  });
+});
+
 describe('up --adapt --min above --max', () => {
   it("is refused before a background controller starts, with a hint (it was the controller's exit 2, no hint)", async () => {
     for (const args of [

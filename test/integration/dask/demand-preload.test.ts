@@ -15,6 +15,7 @@ import { SCHEDULER_DEMAND_PRELOAD_PATH } from '../../../src/dask/scheduler-prelo
 
 const PYTHON = process.env['SSHCLUSTER_TEST_PYTHON'] || '/usr/bin/python3';
 const HARNESS = fileURLToPath(new URL('../fixtures/dask/demand_cluster.py', import.meta.url));
+const RERUN = fileURLToPath(new URL('../fixtures/dask/rerun_progress.py', import.meta.url));
 const dir = mkdtempSync('/tmp/sshcluster-demand-');
 
 let proc: ChildProcessWithoutNullStreams;
@@ -148,6 +149,22 @@ describe('GET /api/v1/sshcluster/demand', () => {
     expect(Object.values(d!.figures!.tasks)).toEqual([1]);
     // The harness process hosts the schedulers; this test's process started it.
     expect(d!.pids!.slice(0, 2)).toEqual([proc.pid, process.pid]);
+  });
+
+  it('does not carry the errors of a forgotten computation into a re-run of the same task prefix', () => {
+    // Found by the h40ssh trial: after a KilledWorker, the same function run again by a new
+    // client (all 80 tasks done) showed in status as "78/80 done, 2 erred".
+    const copy = join(dir, 'rerun_progress.py');
+    copyFileSync(RERUN, copy);
+    const r = spawnSync(PYTHON, [copy, join(dir, 'scheduler_demand.py')], {
+      encoding: 'utf8',
+      env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/tmp', PYTHONDONTWRITEBYTECODE: '1' },
+      timeout: 60_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as Record<'first' | 'rerun', Record<string, unknown>>;
+    expect(out.first).toMatchObject({ done: 0, total: 2, erred: 2 });
+    expect(out.rerun).toMatchObject({ done: 4, total: 4, erred: 0, killed_workers: 0 });
   });
 
   it('is undefined (the caller falls back) on a scheduler started without the preload', async () => {

@@ -28,7 +28,7 @@ function fakeLife(
 ) {
   const stop = new AbortController();
   const started = deferred();
-  const exit = deferred();
+  const exit = deferred<unknown>();
   const steps: string[] = [];
   const events: ClusterEvent[] = [];
   let shutdown: (() => void) | undefined;
@@ -114,7 +114,7 @@ describe('a running cluster life', () => {
       await flush();
       l.clientShutdown();
       expect(l.steps.at(-1)).toBe('stop asked');
-      l.exit.resolve();
+      l.exit.resolve(undefined);
       await l.ended;
       expect(l.end()).toMatchObject({ kind: 'exit', code: leftover ? 1 : 0 });
       expect(l.notices()).toEqual(['info: a client shut the scheduler down (Client.shutdown()); stopping the cluster']);
@@ -127,11 +127,32 @@ describe('a running cluster life', () => {
     const l = fakeLife();
     l.started.resolve();
     await flush();
-    l.exit.resolve();
+    l.exit.resolve(undefined);
     await l.ended;
     expect(l.end()).toEqual({ kind: 'exit', code: 1, result: clean });
     expect(l.notices()).toEqual(['error: the scheduler exited; stopping the cluster']);
     expect(l.steps.slice(-2)).toEqual(['unwatch', 'teardown: scheduler exited']);
+  });
+
+  it("the scheduler's host lost (an exit with no status) is said as that, not as the scheduler's death", async () => {
+    // Found by the h40ssh trial: sshd of the scheduler's host restarted; the controller said
+    // "the scheduler exited" while the scheduler ran on there.
+    const l = fakeLife();
+    l.started.resolve();
+    await flush();
+    l.exit.resolve({ code: null, signal: null });
+    await l.ended;
+    expect(l.end()).toEqual({ kind: 'exit', code: 1, result: clean });
+    expect(l.notices()).toEqual([
+      "error: lost the connection to the scheduler's host (the scheduler may still run there); stopping the cluster",
+    ]);
+    expect(l.steps.slice(-2)).toEqual(['unwatch', 'teardown: scheduler host lost']);
+    const d = fakeLife();
+    d.started.resolve();
+    await flush();
+    d.exit.resolve({ code: 1, signal: null });
+    await d.ended;
+    expect(d.notices()).toEqual(['error: the scheduler exited; stopping the cluster']);
   });
 
   it('a failed start tears down and hands the error back; 130 instead when a stop was asked', async () => {

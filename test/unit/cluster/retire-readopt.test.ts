@@ -207,6 +207,19 @@ describe('teardown', () => {
     expect(h.host('n0').running()).toEqual([]);
   });
 
+  it('names a host it could not check once, also when an apply had removed it (a former host)', async () => {
+    // Found by the h40ssh trial: `apply` removed an unreachable host, then `down` printed
+    // "NOT CHECKED: 10.213.41.14 (…)" twice.
+    const h = harness({ workers: ['a', 'b'] });
+    await startUp(h);
+    h.refuse.set('b', 'no route');
+    h.host('b').drop();
+    await flush();
+    const deps = { ...teardownDeps(h), clearFormer: async () => [{ host: 'b', pids: [] }] };
+    const r = await teardown(deps, { reason: 'test', force: false });
+    expect(r.leftover).toEqual([{ host: 'b', pids: [] }]);
+  });
+
   it('says how many results only the workers held went with them (down stops them anyway)', async () => {
     const h = harness({ workers: ['a', 'b'] });
     await startUp(h);

@@ -217,7 +217,7 @@ def _progress(groups):
         states = tg.states
         t = sum(states.values())
         p = sum(states.get(s, 0) for s in PENDING)
-        o = _outcomes.get(tg.name) or {}
+        o = _outcome_of(tg)
         e = min(t - p, max(states.get("erred", 0), o.get("erred", 0)))
         k = o.get("killed", 0)
         total, pending, erred, killed = total + t, pending + p, erred + e, killed + k
@@ -245,9 +245,17 @@ def figures(scheduler):
     }
 
 
-# task group name -> {"erred": tasks that erred, "killed": workers that died running those}
+# task group name -> {"group": that TaskGroup, "erred": tasks that erred, "killed":
+# workers that died running those}. A group whose tasks are all forgotten is dropped by
+# the scheduler and a later task of the same name starts a new one: its outcomes start
+# at zero (a re-run after a failure is not shown with the old run's errors).
 _outcomes = {}
 MAX_OUTCOMES = 1000
+
+
+def _outcome_of(tg):
+    o = _outcomes.get(tg.name)
+    return o if o is not None and o["group"] is tg else {}
 
 
 def _outcomes_plugin(scheduler):
@@ -264,10 +272,11 @@ def _outcomes_plugin(scheduler):
                 if ts is None or ts.group is None:
                     return
                 o = _outcomes.get(ts.group.name)
-                if o is None:
+                if o is None or o["group"] is not ts.group:
+                    _outcomes.pop(ts.group.name, None)
                     if len(_outcomes) >= MAX_OUTCOMES:
                         del _outcomes[next(iter(_outcomes))]
-                    o = _outcomes[ts.group.name] = {"erred": 0, "killed": 0}
+                    o = _outcomes[ts.group.name] = {"group": ts.group, "erred": 0, "killed": 0}
                 o["erred"] += 1
                 # suspicious: workers that died while it ran (KilledWorker once past
                 # distributed.scheduler.allowed-failures). Counted only for a task that

@@ -63,12 +63,13 @@ describe('drain', () => {
     expect(h.scheduler.retireKeep).toEqual([true]);
     await h.reconciler.scale(3);
     expect(h.state.desiredWorkers.map((w) => w.host)).toEqual(['b', 'b']);
+    // The third of the scale is the drained host's to hold: it starts at undrain.
     expect(undrainHosts(h.state, ['a', 'b', 'nope'])).toEqual({
       back: ['a'],
       unknown: ['nope'],
       unchanged: ['b'],
       retired: [],
-      replaced: [],
+      replaced: ['a-0'],
       short: 0,
     });
     await h.reconciler.scale(3);
@@ -111,6 +112,23 @@ describe('drain', () => {
     await h.reconciler.scale(1);
     expect(h.state.drainShort).toBe(0);
     expect(undrainHosts(h.state, ['a']).replaced).toEqual([]);
+  });
+
+  it('a scale past the room while a host is drained starts the rest at undrain, as its hint says', async () => {
+    // Found by the h40ssh trial: `scale 4` with a host drained placed 3 and said "or sshcluster
+    // undrain HOST for a drained one"; the undrain then started nothing (3/3).
+    const h = harness({ workers: ['a', 'b', 'c'], nworkers: 1 });
+    await startUp(h);
+    drainHosts(h.state, ['a'], false);
+    const r = await h.reconciler.scale(3);
+    expect(r.desired).toBe(2);
+    expect(h.state.drainShort).toBe(1);
+    expect(undrainHosts(h.state, ['a']).replaced).toEqual(['a-0']);
+    expect(h.state.desiredWorkers).toHaveLength(3);
+    // A size no host can hold, drained or not, is not kept for later.
+    drainHosts(h.state, ['a'], false);
+    await h.reconciler.scale(5);
+    expect(h.state.drainShort).toBe(1);
   });
 
   it('under adaptive, only retires (adaptive places on its own)', async () => {
@@ -243,6 +261,29 @@ describe('rollingRestart', () => {
     expect(registeredAtRestart).toEqual([4, 4, 4, 4]);
     expect(h.state.registered.size).toBe(4);
     for (const t of h.state.alive('worker')) expect(pids).not.toContain(t.pid);
+  });
+
+  it('stops at once at a worker whose host does not answer, not after the timeout, and leaves it alone', async () => {
+    // Found by the h40ssh trial: `restart` with one host's sshd down waited 120 s for that
+    // host's worker ("did not register within 120s") after retiring it.
+    const h = harness({ workers: ['a', 'b'], nworkers: 1 });
+    await startUp(h);
+    registersWhatRuns(h);
+    await h.reconciler.tick();
+    h.refuse.set('b', 'connect ECONNREFUSED');
+    h.host('b').drop('connection reset');
+    await h.reconciler.tick();
+    const t0 = h.clock.now();
+    const restarts: string[] = [];
+    const restartWorker = h.reconciler.restartWorker.bind(h.reconciler);
+    h.reconciler.restartWorker = (n, o) => (restarts.push(n), restartWorker(n, o));
+    const { r } = await roll(h, ['a-0', 'b-0']);
+    expect(r).toMatchObject({ kind: 'stopped', restarted: ['a-0'], failed: 'b-0', notReached: [] });
+    expect(r.kind === 'stopped' && r.reason).toBe(
+      'its host b does not answer: not restarted (its workers start anew when it answers again)',
+    );
+    expect(restarts).toEqual(['a-0']);
+    expect(h.clock.now() - t0).toBeLessThan(30_000);
   });
 
   it('with --max-unavailable 2, restarts two at a time', async () => {

@@ -34,6 +34,31 @@ describe('reconciler: the tick', () => {
     );
   });
 
+  it('starts nothing once the teardown has begun during a tick (it stopped a worker while the tick waited)', async () => {
+    // Found by the h40ssh trial: a tick waiting on a reconnect (an unreachable host) went
+    // on after `down` had stopped a worker, started it again on a runner the teardown then
+    // closed, and left it running after "verified: no process of this cluster is left".
+    const h = harness({ workers: ['a'] });
+    await startUp(h);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const list = h.scheduler.workers.bind(h.scheduler);
+    h.scheduler.workers = async () => (await gate, list());
+    const tick = h.reconciler.tick();
+    await flush();
+    // What the teardown does meanwhile: the life ends, the worker is stopped as asked.
+    h.life.abort();
+    const t = h.state.processes.get('a-0')!;
+    t.stopping = true;
+    await t.proc.stop(0);
+    await flush();
+    release();
+    await tick;
+    await h.clock.advance(10_000);
+    expect(h.host('a').started.map((p) => p.spec.name)).toEqual(['a-0']);
+    expect(h.host('a').running()).toEqual([]);
+  });
+
   it("keeps a process's first exception line, which a long traceback pushes out of its tail", async () => {
     const h = harness({ workers: ['a'] });
     await startUp(h);
