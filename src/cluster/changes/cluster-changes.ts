@@ -25,7 +25,8 @@ export interface ChangeDeps {
   /** How the retirements of these workers ended (those under way waited for). */
   outcomes(names: readonly string[]): Promise<Map<string, RetireStop>>;
   connect(host: string): Promise<void>;
-  leave(host: string): Promise<void>;
+  /** false: the host was not connected, so nothing there was stopped. */
+  leave(host: string): Promise<boolean>;
   /** The adaptive settings in force, undefined at a fixed size. */
   adaptive(): AdaptiveSpec | undefined;
   startAdaptive(spec: AdaptiveSpec): void;
@@ -233,8 +234,13 @@ export class ClusterChanges {
       await delay(this.d.clock, POLL_MS, this.d.signal);
       if (this.d.state.hostSpec(host)) return; // back in the spec meanwhile (a later apply)
     }
-    await this.d.leave(host);
-    this.say(`${host} left the cluster`);
+    // A host that does not answer: its workers count as gone, but may run on (a detached
+    // cluster's outlive a lost connection); it stays a former host, which down checks.
+    if (await this.d.leave(host)) this.say(`${host} left the cluster`);
+    else
+      this.say(
+        `${host} removed from the cluster, but it does not answer: what runs there was not stopped (\`sshcluster down\` checks it)`,
+      );
   }
 
   private async one<T>(what: string, fn: () => Promise<T>): Promise<T> {

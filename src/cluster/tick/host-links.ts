@@ -95,12 +95,13 @@ export class HostLinks {
   /**
    * A host leaves the cluster (removed by `apply`) once its processes are gone: anything
    * still tagged there is stopped, the cluster's files removed, the connection closed.
+   * false: not connected, so nothing there was looked at (it stays a former host).
    */
-  async leave(host: string): Promise<void> {
+  async leave(host: string): Promise<boolean> {
     const runner = this.d.state.runners.get(host);
     this.d.state.runners.delete(host);
     this.d.state.health.forget(host);
-    if (!runner) return;
+    if (!runner) return false;
     try {
       const stray = await runner.clearUp({ graceMs: 0 });
       if (stray.left.length)
@@ -123,6 +124,7 @@ export class HostLinks {
     } finally {
       runner.close();
     }
+    return true;
   }
 
   /** Our own close is not a host dropping: no "unreachable" reports at teardown. */

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { changes } from './changes-fixture.js';
 import type { ClusterSpec } from '../../../../src/config/spec.js';
 import { testHost } from '../../config/spec-fixture.js';
-import { harness, startUp, type Harness } from '../harness.js';
+import { flush, harness, startUp, type Harness } from '../harness.js';
 
 /** Runs an apply to its end, moving the fake clock on while it waits for hosts to empty. */
 async function applied(h: Harness, next: ClusterSpec, over: Parameters<typeof changes>[1] = {}): Promise<void> {
@@ -87,5 +87,23 @@ describe('apply of what no running worker shows', () => {
     const to = { minimum: 0, maximum: 2, intervalMs: 1000, waitCount: 3, targetDurationMs: 5000 };
     await applied(h, { ...h.state.spec, adaptive: to }, { startAdaptive: (spec) => void started.push(spec) });
     expect(started).toEqual([to]);
+  });
+});
+
+describe('apply removing a host that does not answer', () => {
+  it('does not say it left: its worker could not be retired, and down still checks it', async () => {
+    // Found by the h40ssh trial: apply said "left the cluster" of a host whose worker ran on,
+    // registered with the scheduler.
+    const h = harness({ workers: ['a', 'b'] });
+    await startUp(h);
+    h.refuse.set('b', 'no route');
+    h.host('b').drop();
+    await flush();
+    await applied(h, { ...h.state.spec, workerHosts: [h.state.spec.workerHosts[0]!] });
+    expect(h.notices()).not.toContain('b left the cluster');
+    expect(h.notices()).toContain(
+      'b removed from the cluster, but it does not answer: what runs there was not stopped (`sshcluster down` checks it)',
+    );
+    expect(h.state.formerHosts.map((x) => x.name)).toEqual(['b']);
   });
 });
