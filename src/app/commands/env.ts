@@ -5,10 +5,11 @@ import fs from 'node:fs';
 import { clientEnv } from '../../dask/tls.js';
 import { pythonSnippet, shellSnippet } from '../../dask/client-snippets.js';
 import { errorText, ExpectedError } from '../../errors.js';
+import { safeLine } from '../../events/terminal-text.js';
 import { tlsDir } from '../../tls/cert-store.js';
 import { tlsPathsIn, type TlsPaths } from '../../tls/tls-files.js';
 import type { AppContext } from '../context.js';
-import { findCluster } from './find-cluster.js';
+import { findCluster, leftHint } from './find-cluster.js';
 
 export interface EnvOptions {
   name?: string;
@@ -33,6 +34,13 @@ export async function runEnv(ctx: AppContext, o: EnvOptions): Promise<number> {
 async function printEnv(ctx: AppContext, o: EnvOptions): Promise<number> {
   const found = await findCluster(ctx, o.name, false);
   found.client?.close();
+  // Printed all the same (a detached cluster's processes outlive their controller a while).
+  if (!found.client)
+    ctx.stderr.write(
+      safeLine(
+        `warning: no controller is running for cluster "${found.name}", so its scheduler may be gone: ${leftHint(found.state)}`,
+      ) + '\n',
+    );
   const address = found.state.schedulerAddress;
   const client = address.startsWith('tls://') ? clientFiles(found.name, tlsDir(found.paths.dir)) : undefined;
   if (o.json) {

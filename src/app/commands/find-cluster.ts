@@ -169,7 +169,7 @@ function noController(state: ClusterRecord): ExpectedError {
  * Both ways on from a dead controller: a new one that adopts its processes, or down. A
  * foreground `up`'s processes stopped with it (their orphan grace is 0): nothing to adopt.
  */
-function leftHint(state: ClusterRecord): string {
+export function leftHint(state: ClusterRecord): string {
   const file = state.source ? `${quoteWord(state.source)} ` : '';
   const name = quoteWord(state.name);
   const up = `sshcluster up ${file}--name ${name}`;

@@ -17,6 +17,7 @@ import { testSpec } from '../../../unit/config/spec-fixture.js';
 const run = promisify(execFile);
 let home: string;
 let out: string;
+let err: string;
 let tlsDir: string;
 
 function ctx(): AppContext {
@@ -29,7 +30,7 @@ function ctx(): AppContext {
     cores: 1,
     memoryBytes: 0,
     stdout: { write: (t) => void (out += t) },
-    stderr: { write: () => undefined },
+    stderr: { write: (t) => void (err += t) },
     onReaderGone: () => undefined,
     onSignal: () => () => undefined,
     promptSecret: async () => '',
@@ -61,6 +62,7 @@ async function cluster(name: string, address: string): Promise<void> {
 beforeEach(() => {
   home = mkdtempSync(path.join(os.tmpdir(), 'sshc-env-'));
   out = '';
+  err = '';
 });
 afterEach(() => rmSync(home, { recursive: true, force: true }));
 
@@ -82,6 +84,17 @@ describe('sshcluster env', () => {
       out,
     ]);
     expect(stdout.trim()).toBe(`tls://n0:8786|${tlsDir}/client-key.pem`);
+  });
+
+  it('says on stderr when no controller runs: the exports may name a scheduler that is gone', async () => {
+    // Found by the h40trial trial: env of a cluster whose controller was gone printed the
+    // exports, exit 0, and nothing else.
+    await cluster('plain', 'tcp://n0:8786');
+    expect(await runEnv(ctx(), { name: 'plain', json: false, python: false })).toBe(0);
+    expect(out).toContain('export DASK_SCHEDULER_ADDRESS=tcp://n0:8786\n');
+    expect(err).toBe(
+      'warning: no controller is running for cluster "plain", so its scheduler may be gone: sshcluster up --name plain --detach starts a new controller that adopts what is still running; sshcluster down --name plain stops it\n',
+    );
   });
 
   it("prints the address for a plain cluster, found as the only one, and unsets a TLS cluster's variables", async () => {
