@@ -167,18 +167,7 @@ describe('dashboard', () => {
   it('Ctrl-C interrupts (as without the dashboard), not the c key: up stops, in a prompt too', async () => {
     // Found by the h40ssh trial: Ctrl-C in up's dashboard showed the connect line (the c
     // key's) and the cluster ran on; only q stopped it.
-    const { actions, calls } = fakeActions();
-    const r = render(
-      createElement(App, {
-        store: upStore(),
-        actions,
-        size: { width: 100, height: 24 },
-        now: NOW,
-        pollMs: 0,
-        color: false,
-      }),
-    );
-    unmount = r.unmount;
+    const { r, calls } = show({ store: upStore() });
     r.stdin.write('\x03');
     await step(30);
     expect(calls).toEqual(['interrupt']);
