@@ -223,9 +223,8 @@ export class Cluster<L extends AdaptiveHandle = AdaptiveHandle> {
       ...(kept.dropped.length ? { dropped: kept.dropped } : {}),
     };
     // For the events view and `status --json` events, beside adaptive's own steps.
-    // The placement's explanation may name the count itself ("asked for 5 workers, …").
-    const why = !r.message ? `${n} asked` : r.message.startsWith('asked for') ? r.message : `${n} asked: ${r.message}`;
-    const short = r.desired === n ? '' : ` (${why})`;
+    // The placement's explanation names the count itself ("asked for 5 workers, only 2 …").
+    const short = r.desired === n ? '' : ` (${r.message ?? `${n} asked`})`;
     this.p.emit({
       kind: 'notice',
       level: 'info',

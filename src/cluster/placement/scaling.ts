@@ -8,7 +8,7 @@ import type { KeptWorker } from '../retire-hold.js';
 
 export interface ScaleResult {
   desired: number;
-  /** Why fewer than asked can be placed, when so. */
+  /** Why fewer than asked can be placed, when so, with how many were asked (explainShortfall). */
   message?: string;
   /** Workers it retired that the scheduler kept (results with nowhere to go): still running. */
   held?: KeptWorker[];
