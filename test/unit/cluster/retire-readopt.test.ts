@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { readopt, type PreviousCluster } from '../../../src/cluster/start-stop/readopt.js';
 import { RETIRE_TIMEOUT_MS } from '../../../src/cluster/tick/process-lifecycle.js';
 import { TEARDOWN_GRACE_MS, teardown } from '../../../src/cluster/start-stop/teardown.js';
+import type { FakeProcess } from './fakes.js';
 import { flush, harness, startUp, type Harness } from './harness.js';
 
 const hold = () => new Promise<void>(() => {});
@@ -235,11 +236,7 @@ describe('teardown', () => {
     const h = harness({ workers: ['a', 'b'] });
     await startUp(h);
     // The scheduler takes its time to stop (a slow close on a busy host).
-    const [sched] = h.host('n0').running('scheduler');
-    let release!: () => void;
-    const slow = new Promise<void>((r) => (release = r));
-    const stop = sched!.stop.bind(sched);
-    sched!.stop = async (grace, force) => (await slow, stop(grace, force));
+    const release = holdStop(h.host('n0').running('scheduler')[0]!);
     const done = teardown(teardownDeps(h), { reason: 'test', force: false });
     await flush();
     expect(h.host('a').filesRemoved).toEqual([0]);
@@ -256,11 +253,7 @@ describe('teardown', () => {
     const h = harness({ workers: ['a', 'b'] });
     await startUp(h);
     // a-0 takes its time to end (64 Python processes shutting down on 2 cores).
-    const [worker] = h.host('a').running('a-0');
-    let release!: () => void;
-    const slow = new Promise<void>((r) => (release = r));
-    const stop = worker!.stop.bind(worker);
-    worker!.stop = async (grace, force) => (await slow, stop(grace, force));
+    const release = holdStop(h.host('a').running('a-0')[0]!);
     const done = teardown(teardownDeps(h), { reason: 'test', force: false });
     await flush();
     // Retired first, as before; then every stop at once.
@@ -384,3 +377,12 @@ describe('teardown', () => {
     );
   });
 });
+
+/** Holds a fake process's stop until the returned release is called (a slow close). */
+function holdStop(p: FakeProcess): () => void {
+  let release!: () => void;
+  const slow = new Promise<void>((r) => (release = r));
+  const stop = p.stop.bind(p);
+  p.stop = async (grace, force) => (await slow, stop(grace, force));
+  return release;
+}
