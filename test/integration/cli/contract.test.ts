@@ -115,39 +115,28 @@ describe('exec without a command', () => {
 
 describe('up --adapt --min above --max', () => {
   it("is refused before a background controller starts, with a hint (it was the controller's exit 2, no hint)", async () => {
-    for (const args of [
-      ['up', '--detach', '--adapt', '--min', '5', '--max', '2'],
-      ['up', '--adapt', '--min', '5', '--max', '2'],
-    ]) {
-      ctx = testContext();
-      await expect(run(...args)).rejects.toMatchObject({
-        exitCode: 2,
-        message: '--min 5 is above --max 2',
-        hint: 'give a --min at most --max',
-      });
-      expect(ctx.out()).toBe('');
-      ctx.cleanup();
-    }
-    ctx = testContext();
+    await refusedBeforeStart(
+      [
+        ['up', '--detach', '--adapt', '--min', '5', '--max', '2'],
+        ['up', '--adapt', '--min', '5', '--max', '2'],
+      ],
+      { message: '--min 5 is above --max 2', hint: 'give a --min at most --max' },
+    );
   });
 });
 
 describe('up --min/--max without --adapt', () => {
   it("is refused before a background controller starts, with a hint (it was the controller's exit, unexplained)", async () => {
-    for (const args of [
-      ['up', '--detach', '--min', '2'],
-      ['up', '--max', '3'],
-    ]) {
-      ctx = testContext();
-      await expect(run(...args)).rejects.toMatchObject({
-        exitCode: 2,
+    await refusedBeforeStart(
+      [
+        ['up', '--detach', '--min', '2'],
+        ['up', '--max', '3'],
+      ],
+      {
         message: '--min and --max go with --adapt',
         hint: 'add --adapt to start adaptive between them, or leave them out for a fixed size',
-      });
-      expect(ctx.out()).toBe('');
-      ctx.cleanup();
-    }
-    ctx = testContext();
+      },
+    );
   });
 });
 
@@ -189,3 +178,14 @@ describe('sshcluster list', () => {
     ]);
   });
 });
+
+/** Each command line is refused (exit 2, this message and hint) with nothing printed, nothing started. */
+async function refusedBeforeStart(lines: string[][], e: { message: string; hint: string }): Promise<void> {
+  for (const args of lines) {
+    ctx = testContext();
+    await expect(run(...args)).rejects.toMatchObject({ exitCode: 2, ...e });
+    expect(ctx.out()).toBe('');
+    ctx.cleanup();
+  }
+  ctx = testContext();
+}
