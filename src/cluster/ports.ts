@@ -36,9 +36,14 @@ export interface RunningProcess {
   readonly exited: Promise<ExitInfo>;
   /**
    * SIGTERM to the process group, SIGKILL after graceMs (at once when `force` is
-   * aborted). Resolves with how it ended.
+   * aborted). Resolves with how it ended. `clusterEnds` (teardown's stop): the process
+   * that ends last on its host also removes the cluster's files there.
    */
-  stop(graceMs: number, force?: AbortSignal): Promise<{ forced: boolean; exit: ExitInfo }>;
+  stop(
+    graceMs: number,
+    force?: AbortSignal,
+    o?: { clusterEnds?: boolean },
+  ): Promise<{ forced: boolean; exit: ExitInfo }>;
 }
 
 /** A process carrying this cluster's tags: its parent (a launcher's child has the launcher) and its group. */

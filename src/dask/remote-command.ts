@@ -152,15 +152,18 @@ export function buildClusterFilesCommand(cmd: ClusterFilesCommand): RemoteInvoca
 /**
  * `scan` (shell text that prints what of ours still runs there) with the stop of what it
  * finds, and, only once nothing is left, the removal of the cluster's files, in one exec:
- * a teardown's last look at a host costs one login shell, whatever it finds.
+ * a teardown's last look at a host costs one login shell, whatever it finds. Where the
+ * host's last launcher removed them as it ended (launcher.py, remove_if_last), the look
+ * ends before the Python: it runs only while anything is left at their paths (a symlink
+ * too, which its checks refuse and report).
  */
 export function buildSweepCommand(cmd: ClusterFilesCommand, scan: string, esc: SweepEscalation): RemoteInvocation {
-  return hostProgram(
-    cmd,
-    'cluster-files',
-    false,
-    () => ['remove', quoteWord(cmd.clusterId)],
-    '',
-    sweepLines(scan, esc),
-  );
+  // files.py's FILES_SUB and SCRATCH_SUB under the cluster's directory.
+  const dir = `__sshc_c="\${TMPDIR:-/tmp}/sshcluster-$(id -u)"/${quoteWord(cmd.clusterId)}`;
+  const there = ['files', 'scratch'].map((sub) => `[ -e "$__sshc_c/${sub}" ] || [ -L "$__sshc_c/${sub}" ]`);
+  return hostProgram(cmd, 'cluster-files', false, () => ['remove', quoteWord(cmd.clusterId)], '', [
+    ...sweepLines(scan, esc),
+    dir,
+    `if ! { ${there.join(' || ')}; }; then exit 0; fi`,
+  ]);
 }

@@ -120,13 +120,17 @@ export class ShellProcess implements RunningProcess {
     }
   }
 
-  async stop(graceMs: number, force?: AbortSignal): Promise<{ forced: boolean; exit: ExitInfo }> {
+  async stop(
+    graceMs: number,
+    force?: AbortSignal,
+    how?: { clusterEnds?: boolean },
+  ): Promise<{ forced: boolean; exit: ExitInfo }> {
     if (this.done) return { forced: false, exit: await this.exited };
     const pid = await Promise.race([this.pid, this.exited.then(() => undefined)]).catch(() => undefined);
     if (pid === undefined) return { forced: false, exit: await this.exited };
     const target = {
       signal: async (sig: 'TERM' | 'KILL') => {
-        await this.signal(sig, pid);
+        await this.signal(sig, pid, how?.clusterEnds === true);
         if (sig === 'KILL') this.handle.closeStdin();
       },
       alive: async (pids: number[]) => (this.done ? [] : pids),
@@ -139,11 +143,13 @@ export class ShellProcess implements RunningProcess {
     return { forced: true, exit };
   }
 
-  private async signal(sig: 'TERM' | 'KILL', pid: number): Promise<void> {
+  private async signal(sig: 'TERM' | 'KILL', pid: number, clusterEnds: boolean): Promise<void> {
     // A line on the channel's stdin: the launcher (or keeper) signals the group. No new
-    // exec, so no login-shell rc file on the way down. KILL goes by PID as well, for a
-    // launcher that does not read its stdin any more.
-    if (this.tell(sig) && sig === 'TERM') return;
+    // exec, so no login-shell rc file on the way down. DOWN is TERM for a cluster that
+    // ends: the launcher then also removes the cluster's files if it is the host's last
+    // (launcher.py). KILL goes by PID as well, for a launcher that does not read its
+    // stdin any more.
+    if (this.tell(sig === 'TERM' && clusterEnds ? 'DOWN' : sig) && sig === 'TERM') return;
     // The group first (nanny + worker), then the PID itself in case the group is gone.
     await this.shell
       .run(`kill -${sig} -- -${pid} 2>/dev/null || kill -${sig} ${pid} 2>/dev/null; true`, {
@@ -152,8 +158,8 @@ export class ShellProcess implements RunningProcess {
       .catch(() => undefined);
   }
 
-  /** Writes TERM or KILL to the launcher's stdin; false when the channel takes no more input. */
-  private tell(sig: 'TERM' | 'KILL'): boolean {
+  /** Writes TERM, DOWN or KILL to the launcher's stdin; false when the channel takes no more input. */
+  private tell(sig: 'TERM' | 'DOWN' | 'KILL'): boolean {
     const stdin = this.handle.stdin;
     if (this.done || !stdin.writable) return false;
     stdin.write(`${sig}\n`);

@@ -62,14 +62,16 @@ export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<Tea
   const stopOne = async (t: TrackedProcess) => {
     t.stopping = true;
     state.changed();
-    const r = await t.proc.stop(grace, o.forceSignal).catch(() => ({ forced: true }));
+    const r = await t.proc.stop(grace, o.forceSignal, { clusterEnds: true }).catch(() => ({ forced: true }));
     if (r.forced) forced.push(t.desired.name);
   };
   // The scheduler with the workers, not after them: once retired (or not retirable) no
   // worker needs it, and no Dask we run on (2022.12 on) reconnects a worker whose
   // scheduler went first: it closes. Waiting for 64 workers' exits first left the
   // scheduler's own exit, ~1 s on a busy host, alone at the end of the stop (docs/scale.md).
-  // Each host gets its last look as soon as what ran there has stopped.
+  // Each host gets its last look as soon as what ran there has stopped. The stop says the
+  // cluster ends: a host's last launcher removes the cluster's files as it exits, so the
+  // look starts no Python of its own for them (sweep-script.ts).
   const stopsOn = new Map<string, Promise<void>[]>();
   const track = (host: string, p: Promise<void>) => (stopsOn.set(host, [...(stopsOn.get(host) ?? []), p]), p);
   for (const t of [...state.alive('worker'), ...state.alive('scheduler')]) track(t.desired.host, stopOne(t));

@@ -8,7 +8,10 @@
 # channel closed or the controller died) stops the whole group: SIGTERM, then SIGKILL
 # after SSHCLUSTER_GRACE seconds. The exit code is the child's (128+N if signalled).
 # A line TERM or KILL on stdin sends that signal to the group: how the controller stops
-# a process without a new exec (shared.py, until_stdin_closes).
+# a process without a new exec (shared.py, until_stdin_closes). DOWN is the teardown's
+# TERM: once the group has ended and nothing else of the cluster runs on this host, the
+# launcher removes the cluster's files and scratch space (remove_if_last), so the
+# teardown's last look there starts no Python for them.
 #
 # Orphaning: with SSHCLUSTER_ORPHAN_GRACE > 0 (the detached controller sets it), stdin
 # EOF does not stop the group at once: the process waits that long for a new
@@ -38,7 +41,8 @@
 # orphan flags), so they are one program in one file, shipped and run as one.
 import errno, os, stat, sys, time
 # NotOurs, our_dir(), user_dir(), until_stdin_closes(), read_exact(), safe(), plain_name():
-# shared.py; put_files(): files.py; remote-programs.ts puts both in front.
+# shared.py; put_files(), remove_cluster_files(), SCRATCH_SUB: files.py; remote-programs.ts
+# puts both in front.
 
 PID_PREFIX = "__SSHCLUSTER_PID__"
 LOG_CAP = 8 << 20
@@ -114,7 +118,6 @@ def preloads_by_name(argv):
 
 SCRATCH_TOKEN = "@sshcluster-scratch@"
 SCRATCH_ENV = "DASK_TEMPORARY_DIRECTORY"
-SCRATCH_SUB = "scratch"
 
 
 def cluster_scratch():
@@ -197,7 +200,7 @@ for fd in (w, go_r, out_w, err_w):
     os.close(fd)
 ready = []
 requested = []
-state = {"orphaned": False, "adopted": False, "deadline": None, "to_log": False, "expired": False}
+state = {"orphaned": False, "adopted": False, "deadline": None, "to_log": False, "expired": False, "down": False}
 log = {"fd": None, "dir": None, "file": None}
 
 
@@ -343,6 +346,35 @@ def stop():
     finished.set()
 
 
+def remove_if_last():
+    # At a teardown (DOWN): the cluster's files go once no other process carrying both of
+    # this one's tags (SSHCLUSTER_ID, SSHCLUSTER_HOST: hosts that share a kernel are told
+    # apart by the second, as the controller's scan does) is left; a process still ending
+    # may yet use its scratch space. A zombie's environ reads empty. What fails here the
+    # teardown's last look removes (cluster-files.py), and says.
+    cluster = os.environ.get("SSHCLUSTER_ID") or ""
+    if not plain_name(cluster):
+        return
+    tags = [os.fsencode("%s=%s" % (k, os.environ[k])) for k in ("SSHCLUSTER_ID", "SSHCLUSTER_HOST") if k in os.environ]
+    me, uid = str(os.getpid()), os.getuid()
+    try:
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or entry == me:
+                continue
+            try:
+                if os.stat("/proc/" + entry).st_uid != uid:
+                    continue
+                with open("/proc/%s/environ" % entry, "rb") as f:
+                    env = f.read().split(b"\0")
+            except OSError:
+                continue
+            if all(t in env for t in tags):
+                return
+        remove_cluster_files(cluster)
+    except OSError:
+        pass
+
+
 def stop_async():
     threading.Thread(target=stop, daemon=True).start()
 
@@ -382,8 +414,12 @@ def wait_for_adoption():
         time.sleep(0.1)
 
 
+def on_down():
+    state["down"] = True
+
+
 def watch_stdin():
-    until_stdin_closes(send)
+    until_stdin_closes(send, on_down)
     if orphan_grace > 0:
         wait_for_adoption()
     else:
@@ -443,4 +479,6 @@ close_log()
 if temporary_scratch:
     import shutil
     shutil.rmtree(temporary_scratch, ignore_errors=True)
+if state["down"]:
+    remove_if_last()
 os._exit(code)

@@ -48,11 +48,12 @@ def private_dir(path, shown, at=None, create=True):
     return fd
 
 
-def until_stdin_closes(on_signal=None):
+def until_stdin_closes(on_signal=None, on_down=None):
     # Our stdin is the SSH channel (or the relay's pipe): EOF means the controller is gone.
     # Until then a line TERM or KILL is the controller asking to signal our process:
     # on_signal(signal number). OpenSSH drops channel signals, and a `kill` in a new exec
     # would first run the login shell's rc file (conda or pyenv init: up to a second).
+    # DOWN is TERM at a teardown: on_down() first, where it is given.
     rest = b""
     try:
         while True:
@@ -65,8 +66,10 @@ def until_stdin_closes(on_signal=None):
             rest = lines.pop()[-16:]
             for line in lines:
                 name = line.strip()
-                if name in (b"TERM", b"KILL"):
-                    on_signal(signal.SIGTERM if name == b"TERM" else signal.SIGKILL)
+                if name == b"DOWN" and on_down is not None:
+                    on_down()
+                if name in (b"TERM", b"DOWN", b"KILL"):
+                    on_signal(signal.SIGKILL if name == b"KILL" else signal.SIGTERM)
     except OSError:
         pass
 

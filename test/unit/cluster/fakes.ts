@@ -86,11 +86,15 @@ export class FakeProcess implements RunningProcess {
     this.host.remote.delete(this.remotePid);
     this.exit(code);
   }
-  /** What the last stop() was given: its grace, and whether it was forced. */
-  lastStop?: { graceMs: number; forced: boolean };
-  async stop(graceMs = 0, force?: AbortSignal): Promise<{ forced: boolean; exit: ExitInfo }> {
+  /** What the last stop() was given: its grace, whether it was forced, whether it said the cluster ends. */
+  lastStop?: { graceMs: number; forced: boolean; clusterEnds: boolean };
+  async stop(
+    graceMs = 0,
+    force?: AbortSignal,
+    how?: { clusterEnds?: boolean },
+  ): Promise<{ forced: boolean; exit: ExitInfo }> {
     this.stops++;
-    this.lastStop = { graceMs, forced: force?.aborted ?? false };
+    this.lastStop = { graceMs, forced: force?.aborted ?? false, clusterEnds: how?.clusterEnds ?? false };
     this.host.remote.delete(this.remotePid);
     if (!this.exitOnStop) return { forced: true, exit: { code: null, signal: 'SIGKILL' } };
     this.exit(null, 'SIGTERM');

@@ -249,6 +249,18 @@ describe('teardown', () => {
     expect(h.host('n0').running()).toEqual([]);
   });
 
+  it("tells each process it stops that the cluster ends (a host's last launcher then removes the files); a scale-down does not", async () => {
+    const h = harness({ workers: ['a'], nworkers: 2 });
+    await startUp(h);
+    await h.reconciler.scale(1);
+    await flush();
+    const retired = h.host('a').started.find((p) => p.stops > 0)!;
+    expect(retired.lastStop).toEqual({ graceMs: expect.any(Number), forced: false, clusterEnds: false });
+    await teardown(teardownDeps(h), { reason: 'test', force: false });
+    const ended = [...h.host('a').started, ...h.host('n0').started].filter((p) => p !== retired);
+    expect(ended.map((p) => p.lastStop?.clusterEnds)).toEqual([true, true]);
+  });
+
   it("stops the scheduler with the workers, not after their exits: a slow worker exit does not hold up the scheduler's", async () => {
     const h = harness({ workers: ['a', 'b'] });
     await startUp(h);
@@ -371,7 +383,7 @@ describe('teardown', () => {
     force.abort();
     const r = await done;
     expect(r.leftover).toEqual([]);
-    expect(h.host('a').started[0]!.lastStop).toEqual({ graceMs: 10_000, forced: true });
+    expect(h.host('a').started[0]!.lastStop).toEqual({ graceMs: 10_000, forced: true, clusterEnds: true });
     expect(h.notices()).toContain(
       'retiring workers through the scheduler failed (Error: forced); stopping them directly',
     );

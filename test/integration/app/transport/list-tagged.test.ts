@@ -242,3 +242,74 @@ describe('ShellHostRunner.clearUp', () => {
     expect(count.n).toBe(1);
   });
 });
+
+describe("a teardown's stop (a DOWN line): the host's last launcher removes the cluster's files", () => {
+  /** `names` running with the cluster's files, on a runner whose remote_python logs each Python the look starts. */
+  async function running(names: string[]) {
+    const id = `l${process.pid}x${Date.now()}`;
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-down-'));
+    const pythons = path.join(tmp, 'pythons');
+    const python = path.join(tmp, 'python3');
+    // One line a run: its last argument (the removal's is the cluster id).
+    fs.writeFileSync(python, `#!/bin/sh\nfor a; do l=$a; done; echo "$l" >> ${pythons}\nexec /usr/bin/python3 "$@"\n`, {
+      mode: 0o755,
+    });
+    const runner = new ShellHostRunner({
+      host: 'h1',
+      clusterId: id,
+      setup: [],
+      shell: new LocalShell(process.env),
+      python,
+      env: { TMPDIR: tmp },
+      files: { files: [{ name: 'ca.pem', content: 'x' }], optional: false },
+    });
+    const procs = await Promise.all(
+      names.map(async (name) => {
+        const p = await runner.start({
+          name,
+          host: 'h1',
+          role: 'worker',
+          argv: ['/usr/bin/python3', '-c', "import time; print('up', flush=True); time.sleep(60)"],
+          env: { TMPDIR: tmp },
+        });
+        await new Promise<void>((up) => p.onLine((_, line) => line === 'up' && up()));
+        return p;
+      }),
+    );
+    const dir = path.join(tmp, `sshcluster-${os.userInfo().uid}`, id);
+    expect(fs.readdirSync(path.join(dir, 'files'))).toEqual(['ca.pem']);
+    const looksPythons = () => (fs.existsSync(pythons) ? fs.readFileSync(pythons, 'utf8').trim().split('\n') : []);
+    return { id, tmp, runner, procs, dir, looksPythons };
+  }
+
+  it("the last one to end removes them (another host's process on the same kernel does not count); the look then starts no Python", async () => {
+    const { id, tmp, runner, procs, dir, looksPythons } = await running(['w-0', 'w-1']);
+    sleeper({ [CLUSTER_ID_ENV]: id, [HOST_TAG]: 'h2' });
+    try {
+      const [w0, w1] = procs;
+      expect(await w0!.stop(10_000, undefined, { clusterEnds: true })).toMatchObject({ forced: false });
+      expect(fs.readdirSync(path.join(dir, 'files'))).toEqual(['ca.pem']); // w-1 still runs
+      expect(await w1!.stop(10_000, undefined, { clusterEnds: true })).toMatchObject({ forced: false });
+      expect(fs.existsSync(dir)).toBe(false);
+      expect(await runner.clearUp({ graceMs: 0 })).toEqual({ stopped: [], forced: [], left: [] });
+      expect(looksPythons()).toEqual([]);
+    } finally {
+      runner.close();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('a plain stop (a scale-down, a restart) leaves them, and the look removes them with a Python of its own', async () => {
+    const { id, tmp, runner, procs, dir, looksPythons } = await running(['w-0']);
+    try {
+      expect(await procs[0]!.stop(10_000)).toMatchObject({ forced: false });
+      expect(fs.readdirSync(path.join(dir, 'files'))).toEqual(['ca.pem']);
+      expect(await runner.clearUp({ graceMs: 0 })).toEqual({ stopped: [], forced: [], left: [] });
+      expect(fs.existsSync(dir)).toBe(false);
+      expect(looksPythons()).toEqual([id]);
+    } finally {
+      runner.close();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+});

@@ -72,9 +72,10 @@ describe('keeper', () => {
     expect((await l.exit).code).toBe(143);
   });
 
-  it('signals the adopted group on a TERM line on its stdin, then exits 0', async () => {
+  // DOWN is a teardown's TERM (the launcher also removes the cluster's files at it).
+  it.each(['TERM', 'DOWN'])('signals the adopted group on a %s line on its stdin, then exits 0', async (line) => {
     const { l, k, pid } = await adopted();
-    k.proc.stdin.write('TERM\n');
+    k.proc.stdin.write(`${line}\n`);
     expect((await k.exit).code).toBe(0);
     expect((await l.exit).code).toBe(143);
     expect(isDead(pid)).toBe(true);
