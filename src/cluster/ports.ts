@@ -37,13 +37,14 @@ export interface RunningProcess {
   /**
    * SIGTERM to the process group, SIGKILL after graceMs (at once when `force` is
    * aborted). Resolves with how it ended. `clusterEnds` (teardown's stop): the process
-   * that ends last on its host also removes the cluster's files there.
+   * that ends last on its host also removes the cluster's files there, and says so
+   * (`hostClean`: nothing else of the cluster runs on its host, the files are gone).
    */
   stop(
     graceMs: number,
     force?: AbortSignal,
     o?: { clusterEnds?: boolean },
-  ): Promise<{ forced: boolean; exit: ExitInfo }>;
+  ): Promise<{ forced: boolean; exit: ExitInfo; hostClean?: boolean }>;
 }
 
 /** A process carrying this cluster's tags: its parent (a launcher's child has the launcher) and its group. */
@@ -69,6 +70,14 @@ export interface StopResult {
   forced: number[];
   /** PIDs still alive after SIGKILL. */
   left: number[];
+}
+
+export interface ClearUpOptions extends StopOptions {
+  /**
+   * The host's last process said, as it ended, that nothing of the cluster is left there
+   * and the files are gone (a teardown stop's `hostClean`): no look is needed.
+   */
+  reportedClean?: boolean;
 }
 
 export interface ClearUpResult extends StopResult {
@@ -98,7 +107,7 @@ export interface HostRunner {
    * stopTagged('all'), then the files the cluster keeps on the host (the scheduler preload, TLS material)
    * removed once nothing of ours is left there.
    */
-  clearUp(o: StopOptions): Promise<ClearUpResult>;
+  clearUp(o: ClearUpOptions): Promise<ClearUpResult>;
   /** A TCP stream to host:port as seen from that machine. */
   forwardOut(host: string, port: number): Promise<Duplex>;
   /** Called once when the connection dies (not after close()). */

@@ -61,6 +61,12 @@ export function parseLevel(line: string): LogLevel | undefined {
 /** Prefix of the first stdout line of the launcher and the keeper (remote/*.py). */
 export const LAUNCHER_PID_PREFIX = '__SSHCLUSTER_PID__';
 
+/**
+ * The launcher's last stdout line after a teardown's `DOWN TOKEN`, when nothing else of
+ * the cluster is left on its host and the files are gone: `__SSHCLUSTER_CLEAN__ TOKEN`.
+ */
+export const LAUNCHER_CLEAN_PREFIX = '__SSHCLUSTER_CLEAN__';
+
 /** `__SSHCLUSTER_PID__ 1234` → 1234. */
 export function parseLauncherPid(line: string): number | undefined {
   const m = new RegExp(`^${LAUNCHER_PID_PREFIX} (\\d+)\\s*$`).exec(line);

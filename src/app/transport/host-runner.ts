@@ -5,6 +5,7 @@
 // keeper, which speaks the same protocol.
 import type { Duplex } from 'node:stream';
 import type {
+  ClearUpOptions,
   ClearUpResult,
   Clock,
   HostRunner,
@@ -165,7 +166,11 @@ export class ShellHostRunner implements HostRunner {
    * removed once nothing is left: the look, the stop of what it finds and the removal
    * are one exec (sweep-script.ts), so a host costs one login shell however it turns out.
    */
-  async clearUp(o: StopOptions): Promise<ClearUpResult> {
+  async clearUp(o: ClearUpOptions): Promise<ClearUpResult> {
+    const none = { stopped: [], forced: [], left: [] };
+    // The host's last launcher looked and removed the files as it ended (launcher.py,
+    // remove_if_last): what is left to do is under the other TMPDIRs, if any.
+    if (o.reportedClean) return this.keepsFiles ? { ...none, ...(await this.removeElsewhere({})) } : none;
     const esc = { graceMs: o.force?.aborted ? 0 : o.graceMs, verifyMs: o.verifyMs ?? SWEEP_VERIFY_MS };
     const timeoutMs = this.commandMs + esc.graceMs + esc.verifyMs;
     const swept = this.keepsFiles

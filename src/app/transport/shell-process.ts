@@ -1,11 +1,16 @@
 // A process on a host as seen through one exec channel: the launcher's (or the
 // keeper's) PID line first, then output lines, then the exit. Stopping writes TERM or
 // KILL to the launcher's stdin, which signals the process group (channel signals are
-// unreliable on OpenSSH); KILL also goes by PID over a separate command.
+// unreliable on OpenSSH); KILL also goes by PID over a separate command. A teardown's
+// stop writes DOWN and a token, and the launcher's last line may give that token back:
+// nothing else of the cluster is left on the host (hostClean).
 // Each stream has an output budget (output-budget.ts): what is over it is dropped here,
 // before it costs the controller anything, and said in the process's log and a notice.
+import { randomBytes } from 'node:crypto';
 import type { Clock, ExitInfo, LineStream, ProcessSpec, RunningProcess } from '../../cluster/ports.js';
-import { LAUNCHER_PID_PREFIX, parseLauncherPid } from '../../dask/log-lines.js';
+import { LAUNCHER_CLEAN_PREFIX, LAUNCHER_PID_PREFIX, parseLauncherPid } from '../../dask/log-lines.js';
+import { within } from '../../cluster/clock.js';
+import { systemClock } from '../system-clock.js';
 import { splitLines, type Admit } from './line-splitter.js';
 import { DEFAULT_LIMITS, droppedText, OutputBudget, type BudgetLimits } from './output-budget.js';
 import { CONTROL_COMMAND_TIMEOUT_MS, type ShellPort } from '../../ssh/shell-port.js';
@@ -17,6 +22,8 @@ const KILL_VERIFY_MS = 5_000;
 /** How often a flood's drop count is said (and once more when it ends). */
 const DROP_REPORT_MS = 10_000;
 const PID_PREFIX = Buffer.from(LAUNCHER_PID_PREFIX);
+/** After the exit, how long the launcher's last line may take to arrive (it comes before the channel's end). */
+const CLEAN_LINE_MS = 2_000;
 
 export interface ShellProcessOptions {
   limits?: BudgetLimits;
@@ -37,6 +44,10 @@ export class ShellProcess implements RunningProcess {
   private readonly budgets: Record<LineStream, OutputBudget>;
   private reportTimer?: NodeJS.Timeout;
   private readonly now: () => number;
+  /** The line a teardown's stop waits for, once it wrote DOWN (see the top of the file). */
+  private cleanLine?: Buffer;
+  private saidClean = false;
+  private readonly stdoutEnded: Promise<void>;
   /**
    * The process's name: all it keeps of its spec, whose argv and env (built for each
    * process) would otherwise live as long as it does, 40,000 of them at 10,000 hosts.
@@ -63,6 +74,7 @@ export class ShellProcess implements RunningProcess {
       (stream: LineStream): Admit =>
       (buf, start, end) => {
         if (stream === 'stdout' && !pidSeen && isPidLine(buf, start, end)) return true;
+        if (stream === 'stdout' && this.cleanLine?.equals(buf.subarray(start, end))) return true;
         if (this.budgets[stream].admit(end - start)) return true;
         this.reportTimer ??= setTimeout(() => this.reportDropped(), this.o.reportMs ?? DROP_REPORT_MS).unref();
         return false;
@@ -78,10 +90,15 @@ export class ShellProcess implements RunningProcess {
             return;
           }
         }
+        if (this.cleanLine && line === this.cleanLine.toString()) {
+          this.saidClean = true;
+          return;
+        }
         this.emit('stdout', line);
       },
       admit('stdout'),
     );
+    this.stdoutEnded = new Promise((ended) => (handle.stdout.once('end', ended), handle.stdout.once('close', ended)));
     splitLines(handle.stderr, (line) => this.emit('stderr', line), admit('stderr'));
     this.exited = handle.exit.then((e) => {
       this.done = true;
@@ -124,42 +141,49 @@ export class ShellProcess implements RunningProcess {
     graceMs: number,
     force?: AbortSignal,
     how?: { clusterEnds?: boolean },
-  ): Promise<{ forced: boolean; exit: ExitInfo }> {
+  ): Promise<{ forced: boolean; exit: ExitInfo; hostClean?: boolean }> {
     if (this.done) return { forced: false, exit: await this.exited };
     const pid = await Promise.race([this.pid, this.exited.then(() => undefined)]).catch(() => undefined);
     if (pid === undefined) return { forced: false, exit: await this.exited };
+    const token = how?.clusterEnds ? randomBytes(12).toString('hex') : undefined;
+    if (token) this.cleanLine = Buffer.from(`${LAUNCHER_CLEAN_PREFIX} ${token}`);
     const target = {
       signal: async (sig: 'TERM' | 'KILL') => {
-        await this.signal(sig, pid, how?.clusterEnds === true);
+        await this.signal(sig === 'TERM' && token ? `DOWN ${token}` : sig, pid);
         if (sig === 'KILL') this.handle.closeStdin();
       },
       alive: async (pids: number[]) => (this.done ? [] : pids),
       gone: this.exited,
     };
     const r = await stopTagged(target, [pid], { graceMs, verifyMs: KILL_VERIFY_MS, force, clock: this.o.clock });
-    if (!r.forced.length) return { forced: false, exit: await this.exited };
+    if (!r.forced.length) {
+      const exit = await this.exited;
+      if (token && !this.saidClean)
+        await within(this.o.clock ?? systemClock, CLEAN_LINE_MS, undefined, this.stdoutEnded);
+      return { forced: false, exit, ...(this.saidClean ? { hostClean: true } : {}) };
+    }
     const exit = this.done ? await this.exited : { code: null, signal: 'SIGKILL' };
     this.handle.close();
     return { forced: true, exit };
   }
 
-  private async signal(sig: 'TERM' | 'KILL', pid: number, clusterEnds: boolean): Promise<void> {
+  private async signal(sig: 'TERM' | `DOWN ${string}` | 'KILL', pid: number): Promise<void> {
     // A line on the channel's stdin: the launcher (or keeper) signals the group. No new
     // exec, so no login-shell rc file on the way down. DOWN is TERM for a cluster that
-    // ends: the launcher then also removes the cluster's files if it is the host's last
-    // (launcher.py). KILL goes by PID as well, for a launcher that does not read its
-    // stdin any more.
-    if (this.tell(sig === 'TERM' && clusterEnds ? 'DOWN' : sig) && sig === 'TERM') return;
+    // ends (launcher.py). KILL goes by PID as well, for a launcher that does not read
+    // its stdin any more.
+    if (this.tell(sig) && sig !== 'KILL') return;
+    const kill = sig === 'KILL' ? 'KILL' : 'TERM';
     // The group first (nanny + worker), then the PID itself in case the group is gone.
     await this.shell
-      .run(`kill -${sig} -- -${pid} 2>/dev/null || kill -${sig} ${pid} 2>/dev/null; true`, {
+      .run(`kill -${kill} -- -${pid} 2>/dev/null || kill -${kill} ${pid} 2>/dev/null; true`, {
         timeoutMs: this.o.commandTimeoutMs ?? CONTROL_COMMAND_TIMEOUT_MS,
       })
       .catch(() => undefined);
   }
 
-  /** Writes TERM, DOWN or KILL to the launcher's stdin; false when the channel takes no more input. */
-  private tell(sig: 'TERM' | 'DOWN' | 'KILL'): boolean {
+  /** Writes the line to the launcher's stdin; false when the channel takes no more input. */
+  private tell(sig: string): boolean {
     const stdin = this.handle.stdin;
     if (this.done || !stdin.writable) return false;
     stdin.write(`${sig}\n`);

@@ -59,19 +59,25 @@ export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<Tea
   const ranOn = new Set(state.all().map((t) => t.desired.host));
   const dropped = o.force ? undefined : await retireAll(d, o.forceSignal);
   const forced: string[] = [];
+  // Hosts whose last process said, as it ended, that nothing else of ours is left there
+  // and the files are gone: its look is done (no shell of its own).
+  const reportedClean = new Set<string>();
   const stopOne = async (t: TrackedProcess) => {
     t.stopping = true;
     state.changed();
-    const r = await t.proc.stop(grace, o.forceSignal, { clusterEnds: true }).catch(() => ({ forced: true }));
+    const r = await t.proc
+      .stop(grace, o.forceSignal, { clusterEnds: true })
+      .catch(() => ({ forced: true, hostClean: false }));
     if (r.forced) forced.push(t.desired.name);
+    if (r.hostClean) reportedClean.add(t.desired.host);
   };
   // The scheduler with the workers, not after them: once retired (or not retirable) no
   // worker needs it, and no Dask we run on (2022.12 on) reconnects a worker whose
   // scheduler went first: it closes. Waiting for 64 workers' exits first left the
   // scheduler's own exit, ~1 s on a busy host, alone at the end of the stop (docs/scale.md).
   // Each host gets its last look as soon as what ran there has stopped. The stop says the
-  // cluster ends: a host's last launcher removes the cluster's files as it exits, so the
-  // look starts no Python of its own for them (sweep-script.ts).
+  // cluster ends: a host's last launcher looks, and removes the cluster's files, as it
+  // exits; only where none could say so does the look open a shell there.
   const stopsOn = new Map<string, Promise<void>[]>();
   const track = (host: string, p: Promise<void>) => (stopsOn.set(host, [...(stopsOn.get(host) ?? []), p]), p);
   for (const t of [...state.alive('worker'), ...state.alive('scheduler')]) track(t.desired.host, stopOne(t));
@@ -96,7 +102,7 @@ export async function teardown(d: TeardownDeps, o: TeardownOptions): Promise<Tea
         return;
       }
       try {
-        const stray = await r.clearUp({ graceMs: 0 });
+        const stray = await r.clearUp({ graceMs: 0, reportedClean: reportedClean.has(host) });
         if (stray.forced.length) forced.push(`${host}: stray pid(s)`);
         if (stray.left.length) leftover.push({ host, pids: stray.left });
         if (stray.filesError) emit({ kind: 'notice', level: 'warning', message: `${host}: ${stray.filesError}` });

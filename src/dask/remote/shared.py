@@ -53,7 +53,7 @@ def until_stdin_closes(on_signal=None, on_down=None):
     # Until then a line TERM or KILL is the controller asking to signal our process:
     # on_signal(signal number). OpenSSH drops channel signals, and a `kill` in a new exec
     # would first run the login shell's rc file (conda or pyenv init: up to a second).
-    # DOWN is TERM at a teardown: on_down() first, where it is given.
+    # A line DOWN TOKEN is TERM at a teardown: on_down(TOKEN) first, where it is given.
     rest = b""
     try:
         while True:
@@ -65,9 +65,10 @@ def until_stdin_closes(on_signal=None, on_down=None):
             lines = (rest + data).split(b"\n")
             rest = lines.pop()[-16:]
             for line in lines:
-                name = line.strip()
+                words = line.split()
+                name = words[0] if words else b""
                 if name == b"DOWN" and on_down is not None:
-                    on_down()
+                    on_down(words[1] if len(words) > 1 else b"")
                 if name in (b"TERM", b"DOWN", b"KILL"):
                     on_signal(signal.SIGKILL if name == b"KILL" else signal.SIGTERM)
     except OSError:

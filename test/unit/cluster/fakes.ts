@@ -2,6 +2,7 @@
 // tests that step the cluster by hand (cluster-harness.ts wires them together).
 import type { PendingGroup } from '../../../src/cluster/placement/demand.js';
 import type {
+  ClearUpOptions,
   ClearUpResult,
   Clock,
   ExitInfo,
@@ -92,13 +93,15 @@ export class FakeProcess implements RunningProcess {
     graceMs = 0,
     force?: AbortSignal,
     how?: { clusterEnds?: boolean },
-  ): Promise<{ forced: boolean; exit: ExitInfo }> {
+  ): Promise<{ forced: boolean; exit: ExitInfo; hostClean?: boolean }> {
     this.stops++;
     this.lastStop = { graceMs, forced: force?.aborted ?? false, clusterEnds: how?.clusterEnds ?? false };
     this.host.remote.delete(this.remotePid);
     if (!this.exitOnStop) return { forced: true, exit: { code: null, signal: 'SIGKILL' } };
     this.exit(null, 'SIGTERM');
-    return { forced: false, exit: await this.exited };
+    // As the launcher: the last of ours on the host says so at a teardown's stop.
+    const hostClean = how?.clusterEnds === true && this.host.remote.size === 0;
+    return { forced: false, exit: await this.exited, ...(hostClean ? { hostClean } : {}) };
   }
 }
 
@@ -113,6 +116,8 @@ export class FakeHost implements HostRunner {
   failListTagged = false;
   /** clearUp() calls, and how many processes of ours were alive when the files went. */
   readonly filesRemoved: number[] = [];
+  /** clearUp() calls: whether each was told the host's last process had said it was clean. */
+  readonly reportedClean: boolean[] = [];
   private onDrop?: (err?: Error) => void;
   constructor(readonly host: string) {}
   async start(spec: ProcessSpec): Promise<RunningProcess> {
@@ -140,7 +145,8 @@ export class FakeHost implements HostRunner {
   async run() {
     return { code: 0, stdout: '2022.12.1\n', stderr: '' };
   }
-  async clearUp(o: StopOptions): Promise<ClearUpResult> {
+  async clearUp(o: ClearUpOptions): Promise<ClearUpResult> {
+    this.reportedClean.push(o.reportedClean ?? false);
     const r = await this.stopTagged('all', o);
     if (!r.left.length) this.filesRemoved.push(this.remote.size);
     return r;

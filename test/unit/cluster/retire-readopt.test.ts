@@ -261,6 +261,21 @@ describe('teardown', () => {
     expect(ended.map((p) => p.lastStop?.clusterEnds)).toEqual([true, true]);
   });
 
+  it("hands each host's look what its last process said as it ended: where it found nothing of ours left, no look is needed", async () => {
+    const h = harness({ workers: ['a', 'b'] });
+    await startUp(h);
+    // A process on b that none of ours started (a stray): b's last process cannot say b is clean.
+    h.host('b').remote.set(99, { pid: 99, ppid: 1, pgid: 99 });
+    const r = await teardown(teardownDeps(h), { reason: 'test', force: false });
+    expect(r.leftover).toEqual([]);
+    expect([h.host('n0').reportedClean, h.host('a').reportedClean, h.host('b').reportedClean]).toEqual([
+      [true],
+      [true],
+      [false],
+    ]);
+    expect(h.host('b').stopped).toContain(99); // b's look stopped it
+  });
+
   it("stops the scheduler with the workers, not after their exits: a slow worker exit does not hold up the scheduler's", async () => {
     const h = harness({ workers: ['a', 'b'] });
     await startUp(h);

@@ -22,6 +22,20 @@ function sleeper(env: Record<string, string>): number {
   return c.pid!;
 }
 
+/** A local shell that counts the commands it runs: each is one login shell on a real host. */
+function counted() {
+  const shell = new LocalShell(process.env);
+  const count = { n: 0 };
+  const port: ShellPort = {
+    exec: (c) => (count.n++, shell.exec(c)),
+    run: (c, o) => (count.n++, shell.run(c, o)),
+    forwardOut: (h, p) => shell.forwardOut(h, p),
+    onClose: () => shell.onClose(),
+    close: () => shell.close(),
+  };
+  return { port, count };
+}
+
 describe('ShellHostRunner.listTagged', () => {
   it('finds exactly the processes tagged with this cluster and this host', async () => {
     const id = `t${process.pid}x${Date.now()}`;
@@ -78,20 +92,6 @@ describe('ShellHostRunner.listTagged', () => {
 });
 
 describe('ShellHostRunner.clearUp', () => {
-  /** A local shell that counts the commands it runs: each is one login shell on a real host. */
-  function counted() {
-    const shell = new LocalShell(process.env);
-    const count = { n: 0 };
-    const port: ShellPort = {
-      exec: (c) => (count.n++, shell.exec(c)),
-      run: (c, o) => (count.n++, shell.run(c, o)),
-      forwardOut: (h, p) => shell.forwardOut(h, p),
-      onClose: () => shell.onClose(),
-      close: () => shell.close(),
-    };
-    return { port, count };
-  }
-
   async function withFiles(id: string, host = 'h1', tmpdirs?: string[]) {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-clearup-'));
     const { port, count } = counted();
@@ -244,8 +244,11 @@ describe('ShellHostRunner.clearUp', () => {
 });
 
 describe("a teardown's stop (a DOWN line): the host's last launcher removes the cluster's files", () => {
-  /** `names` running with the cluster's files, on a runner whose remote_python logs each Python the look starts. */
-  async function running(names: string[]) {
+  /**
+   * `names` running with the cluster's files (their child prints `out` first), on a runner
+   * whose remote_python logs each Python the look starts and whose shell counts its execs.
+   */
+  async function running(names: string[], out = 'up') {
     const id = `l${process.pid}x${Date.now()}`;
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-down-'));
     const pythons = path.join(tmp, 'pythons');
@@ -254,11 +257,12 @@ describe("a teardown's stop (a DOWN line): the host's last launcher removes the 
     fs.writeFileSync(python, `#!/bin/sh\nfor a; do l=$a; done; echo "$l" >> ${pythons}\nexec /usr/bin/python3 "$@"\n`, {
       mode: 0o755,
     });
+    const { port, count } = counted();
     const runner = new ShellHostRunner({
       host: 'h1',
       clusterId: id,
       setup: [],
-      shell: new LocalShell(process.env),
+      shell: port,
       python,
       env: { TMPDIR: tmp },
       files: { files: [{ name: 'ca.pem', content: 'x' }], optional: false },
@@ -269,30 +273,51 @@ describe("a teardown's stop (a DOWN line): the host's last launcher removes the 
           name,
           host: 'h1',
           role: 'worker',
-          argv: ['/usr/bin/python3', '-c', "import time; print('up', flush=True); time.sleep(60)"],
+          argv: ['/usr/bin/python3', '-c', `import time; print(${JSON.stringify(out)}, flush=True); time.sleep(60)`],
           env: { TMPDIR: tmp },
         });
-        await new Promise<void>((up) => p.onLine((_, line) => line === 'up' && up()));
+        await new Promise<void>((up) => p.onLine((_, line) => line === out && up()));
         return p;
       }),
     );
     const dir = path.join(tmp, `sshcluster-${os.userInfo().uid}`, id);
     expect(fs.readdirSync(path.join(dir, 'files'))).toEqual(['ca.pem']);
     const looksPythons = () => (fs.existsSync(pythons) ? fs.readFileSync(pythons, 'utf8').trim().split('\n') : []);
-    return { id, tmp, runner, procs, dir, looksPythons };
+    count.n = 0;
+    return { id, tmp, runner, procs, dir, looksPythons, count };
   }
 
-  it("the last one to end removes them (another host's process on the same kernel does not count); the look then starts no Python", async () => {
-    const { id, tmp, runner, procs, dir, looksPythons } = await running(['w-0', 'w-1']);
+  it("the last one to end removes them and says so (another host's process on the same kernel does not count); no look is then needed", async () => {
+    const { id, tmp, runner, procs, dir, looksPythons, count } = await running(['w-0', 'w-1']);
     sleeper({ [CLUSTER_ID_ENV]: id, [HOST_TAG]: 'h2' });
     try {
       const [w0, w1] = procs;
-      expect(await w0!.stop(10_000, undefined, { clusterEnds: true })).toMatchObject({ forced: false });
-      expect(fs.readdirSync(path.join(dir, 'files'))).toEqual(['ca.pem']); // w-1 still runs
-      expect(await w1!.stop(10_000, undefined, { clusterEnds: true })).toMatchObject({ forced: false });
+      const first = await w0!.stop(10_000, undefined, { clusterEnds: true });
+      expect([first.forced, first.hostClean]).toEqual([false, undefined]); // w-1 still runs
+      expect(fs.readdirSync(path.join(dir, 'files'))).toEqual(['ca.pem']);
+      const last = await w1!.stop(10_000, undefined, { clusterEnds: true });
+      expect([last.forced, last.hostClean]).toEqual([false, true]);
       expect(fs.existsSync(dir)).toBe(false);
+      // Told so, the look opens no shell; a look anyway finds nothing and starts no Python.
+      expect(await runner.clearUp({ graceMs: 0, reportedClean: true })).toEqual({ stopped: [], forced: [], left: [] });
+      expect(count.n).toBe(0);
       expect(await runner.clearUp({ graceMs: 0 })).toEqual({ stopped: [], forced: [], left: [] });
-      expect(looksPythons()).toEqual([]);
+      expect([count.n, looksPythons()]).toEqual([1, []]);
+    } finally {
+      runner.close();
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it("the process's own output cannot say the host is clean: only the launcher knows the stop's token", async () => {
+    // The child prints what a clean report looks like, but cannot know the token.
+    const forged = '__SSHCLUSTER_CLEAN__ 0123456789abcdef01234567';
+    const { id, tmp, runner, procs, dir } = await running(['w-0'], forged);
+    sleeper({ [CLUSTER_ID_ENV]: id, [HOST_TAG]: 'h1' }); // something of ours still runs on h1
+    try {
+      const r = await procs[0]!.stop(10_000, undefined, { clusterEnds: true });
+      expect([r.forced, r.hostClean]).toEqual([false, undefined]);
+      expect(fs.readdirSync(path.join(dir, 'files'))).toEqual(['ca.pem']);
     } finally {
       runner.close();
       fs.rmSync(tmp, { recursive: true, force: true });

@@ -52,6 +52,27 @@ describe('launcher', () => {
     expect(l.proc.stdin.writableEnded).toBe(false);
   });
 
+  // What a Dask process logs once its event loop has ended; then only its interpreter's shutdown follows.
+  const ending = (code: number, rest: number) =>
+    `trap 'echo "2026-12-02 06:00:00,000 - distributed.dask_worker - INFO - End worker" >&2; sleep ${rest}; exit ${code}' TERM; echo up; sleep 60 & wait`;
+
+  it("at a teardown (a DOWN line), kills the group at Dask's last log line instead of waiting out the interpreter's shutdown", async () => {
+    const l = launch(['sh', '-c', ending(7, 60)], 120);
+    await l.pid;
+    expect(await l.nextLine()).toBe('up');
+    l.proc.stdin.write('DOWN t0k3n\n');
+    expect(await l.exit).toEqual({ code: 128 + 9, signal: null });
+    expect(l.stderr()).toContain('- INFO - End worker');
+  });
+
+  it('on a plain TERM line, lets the process end on its own after that line', async () => {
+    const l = launch(['sh', '-c', ending(7, 1)], 120);
+    await l.pid;
+    expect(await l.nextLine()).toBe('up');
+    l.proc.stdin.write('TERM\n');
+    expect(await l.exit).toEqual({ code: 7, signal: null });
+  });
+
   it('kills the group on a KILL line, even when TERM is ignored', async () => {
     const l = launch(['sh', '-c', 'trap "" TERM; sleep 60 & echo $!; wait'], 30);
     const pid = await l.pid;
