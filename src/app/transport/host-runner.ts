@@ -167,10 +167,10 @@ export class ShellHostRunner implements HostRunner {
    * are one exec (sweep-script.ts), so a host costs one login shell however it turns out.
    */
   async clearUp(o: ClearUpOptions): Promise<ClearUpResult> {
-    const none = { stopped: [], forced: [], left: [] };
     // The host's last launcher looked and removed the files as it ended (launcher.py,
-    // remove_if_last): what is left to do is under the other TMPDIRs, if any.
-    if (o.reportedClean) return this.keepsFiles ? { ...none, ...(await this.removeElsewhere({})) } : none;
+    // remove_if_last): nothing is left to do, unless `apply` changed the host's TMPDIR,
+    // when that launcher removed only those under its own.
+    if (o.reportedClean && !this.otherTmpdirs().size) return { stopped: [], forced: [], left: [] };
     const esc = { graceMs: o.force?.aborted ? 0 : o.graceMs, verifyMs: o.verifyMs ?? SWEEP_VERIFY_MS };
     const timeoutMs = this.commandMs + esc.graceMs + esc.verifyMs;
     const swept = this.keepsFiles
@@ -186,9 +186,7 @@ export class ShellHostRunner implements HostRunner {
   /** The files under the other TMPDIRs (one exec each; none unless `apply` changed the host's). */
   private async removeElsewhere(first: { filesError?: string }): Promise<{ filesError?: string }> {
     let result = first;
-    const others = new Set(this.o.tmpdirs?.() ?? []);
-    others.delete(this.o.env.TMPDIR);
-    for (const tmpdir of others) {
+    for (const tmpdir of this.otherTmpdirs()) {
       const { TMPDIR: _, ...rest } = this.o.env;
       const env = tmpdir === undefined ? rest : { ...rest, TMPDIR: tmpdir };
       const r = removal(
@@ -197,6 +195,13 @@ export class ShellHostRunner implements HostRunner {
       result = result.filesError ? result : r;
     }
     return result;
+  }
+
+  /** The TMPDIRs the host had besides its own (`apply` changed it). */
+  private otherTmpdirs(): Set<string | undefined> {
+    const others = new Set(this.o.tmpdirs?.() ?? []);
+    others.delete(this.o.env.TMPDIR);
+    return others;
   }
 
   private filesCommand() {

@@ -156,6 +156,29 @@ describe('ShellHostRunner.clearUp', () => {
     }
   });
 
+  it('looks anyway where the host has had two TMPDIRs, though its last launcher said clean: that one cleaned only its own', async () => {
+    const tmp2 = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-clearup2-'));
+    const { runner, count, dir, tmp } = await withFiles(`r${process.pid}x${Date.now()}`, 'h1', [tmp2]);
+    try {
+      const p = await runner.start({
+        name: 'p-1',
+        host: 'h1',
+        role: 'worker',
+        argv: ['/usr/bin/python3', '-c', 'pass'],
+        env: { TMPDIR: tmp2 },
+      });
+      expect(await p.exited).toEqual({ code: 0, signal: null });
+      const dir2 = path.join(tmp2, `sshcluster-${os.userInfo().uid}`, path.basename(path.dirname(dir)), 'files');
+      count.n = 0;
+      expect(await runner.clearUp({ graceMs: 0, reportedClean: true })).toEqual({ stopped: [], forced: [], left: [] });
+      expect(count.n).toBe(2);
+      expect([fs.existsSync(dir), fs.existsSync(dir2)]).toEqual([false, false]);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+      fs.rmSync(tmp2, { recursive: true, force: true });
+    }
+  });
+
   it('says nothing of files on a host whose remote_python is missing: no launcher ran there to write any', async () => {
     const { port } = counted();
     const runner = new ShellHostRunner({
