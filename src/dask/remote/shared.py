@@ -63,7 +63,7 @@ def until_stdin_closes(on_signal=None, on_down=None):
             if on_signal is None:
                 continue
             lines = (rest + data).split(b"\n")
-            rest = lines.pop()[-16:]
+            rest = lines.pop()[-64:]  # room for DOWN and its token, not for garbage
             for line in lines:
                 words = line.split()
                 name = words[0] if words else b""

@@ -65,6 +65,17 @@ describe('launcher', () => {
     expect(l.stderr()).toContain('- INFO - End worker');
   });
 
+  it("gives a DOWN line's token back as its last line when nothing else of the cluster runs there, also when the line came in pieces", async () => {
+    const l = launch(['sh', '-c', ending(7, 60)], 120, { SSHCLUSTER_ID: `down${process.pid}x${Date.now()}` });
+    await l.pid;
+    expect(await l.nextLine()).toBe('up');
+    l.proc.stdin.write('DOWN 0123456789abcdef');
+    await sleep(100);
+    l.proc.stdin.write('01234567\n');
+    expect(await l.exit).toEqual({ code: 128 + 9, signal: null });
+    expect(l.lines.at(-1)).toBe('__SSHCLUSTER_CLEAN__ 0123456789abcdef01234567');
+  });
+
   it('on a plain TERM line, lets the process end on its own after that line', async () => {
     const l = launch(['sh', '-c', ending(7, 1)], 120);
     await l.pid;
