@@ -169,8 +169,11 @@ export class ShellHostRunner implements HostRunner {
   async clearUp(o: ClearUpOptions): Promise<ClearUpResult> {
     const none = { stopped: [], forced: [], left: [] };
     // The host's last launcher looked and removed the files as it ended (launcher.py,
-    // remove_if_last): what is left to do is under the other TMPDIRs, if any.
-    if (o.reportedClean) return this.keepsFiles ? { ...none, ...(await this.removeElsewhere({})) } : none;
+    // remove_if_last), under its own TMPDIR: what is left to do is under the others, if
+    // any. Which one it had is not known here (an apply that changed the host's TMPDIR
+    // mid-way leaves processes under both, and the old one's may end last), so each
+    // TMPDIR the host had gets its removal then, the current one too.
+    if (o.reportedClean) return this.keepsFiles ? { ...none, ...(await this.removeElsewhere({}, true)) } : none;
     const esc = { graceMs: o.force?.aborted ? 0 : o.graceMs, verifyMs: o.verifyMs ?? SWEEP_VERIFY_MS };
     const timeoutMs = this.commandMs + esc.graceMs + esc.verifyMs;
     const swept = this.keepsFiles
@@ -184,10 +187,10 @@ export class ShellHostRunner implements HostRunner {
   }
 
   /** The files under the other TMPDIRs (one exec each; none unless `apply` changed the host's). */
-  private async removeElsewhere(first: { filesError?: string }): Promise<{ filesError?: string }> {
+  private async removeElsewhere(first: { filesError?: string }, current = false): Promise<{ filesError?: string }> {
     let result = first;
     const others = new Set(this.o.tmpdirs?.() ?? []);
-    others.delete(this.o.env.TMPDIR);
+    if (!current || others.size < 2) others.delete(this.o.env.TMPDIR);
     for (const tmpdir of others) {
       const { TMPDIR: _, ...rest } = this.o.env;
       const env = tmpdir === undefined ? rest : { ...rest, TMPDIR: tmpdir };
