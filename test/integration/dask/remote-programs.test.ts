@@ -88,6 +88,20 @@ describe('remote programs', () => {
     expect(bootSource()).not.toMatch(/^\s*#/m);
   });
 
+  it('read a control line (DOWN and its token, TERM) however the channel splits it across reads', () => {
+    // os.read stubbed to hand stdin over in the chunks the SSH channel may deliver.
+    const line = 'DOWN 0123456789abcdef01234567\n';
+    const script = `${remoteSource('shared.py')}
+import sys
+chunks = [${JSON.stringify(line.slice(0, 20))}.encode(), ${JSON.stringify(line.slice(20))}.encode(), b"TE", b"RM\\n"]
+os.read = lambda fd, n: chunks.pop(0) if chunks else b""
+until_stdin_closes(lambda s: print("signal", int(s)), lambda t: print("down", t.decode()))
+`;
+    const r = spawnSync(PYTHON, ['-S', '-c', script], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim().split('\n')).toEqual(['down 0123456789abcdef01234567', 'signal 15', 'signal 15']);
+  });
+
   describe('installed, started by the login shell from its file', () => {
     const program = { name: 'sshcluster-launcher', flags: ['-S'], source: 'pass\n', key: '0123456789abcdef' };
     const uid = process.getuid!();
