@@ -70,18 +70,40 @@ def remove_sub(cluster, sub):
             for name in os.listdir(d):
                 # What a Python that imported a file from here left (__pycache__), and Dask's
                 # workspaces, go too; rmtree works on descriptors and follows no symlink.
-                if stat.S_ISDIR(os.stat(name, dir_fd=d, follow_symlinks=False).st_mode):
-                    if not remove_flat(d, name):
-                        import shutil
-
-                        shutil.rmtree(os.path.join(path, name))
-                else:
-                    os.unlink(name, dir_fd=d)
+                # An entry gone meanwhile was taken by another remover (hosts that share the
+                # TMPDIR end at once; a look beside a launcher at a forced stop): not an error,
+                # and no reason to stop half-way.
+                try:
+                    if stat.S_ISDIR(os.stat(name, dir_fd=d, follow_symlinks=False).st_mode):
+                        if not remove_flat(d, name):
+                            remove_tree(os.path.join(path, name))
+                    else:
+                        os.unlink(name, dir_fd=d)
+                except FileNotFoundError:
+                    pass
         finally:
             os.close(d)
-        os.rmdir(path)
+        try:
+            os.rmdir(path)
+        except FileNotFoundError:
+            pass
     finally:
         os.close(c)
+
+
+def remove_tree(path):
+    # rmtree stops at an entry another remover took first; again on what is left (not
+    # rmtree's onerror, which Python 3.12 warns about on stderr).
+    import shutil
+
+    for _ in range(10):
+        try:
+            shutil.rmtree(path)
+            return
+        except FileNotFoundError:
+            if not os.path.lexists(path):
+                return
+    shutil.rmtree(path)
 
 
 def remove_flat(d, name):
@@ -92,23 +114,33 @@ def remove_flat(d, name):
     sub = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=d)
     try:
         names = os.listdir(sub)
-        if any(stat.S_ISDIR(os.stat(n, dir_fd=sub, follow_symlinks=False).st_mode) for n in names):
-            return False
         for n in names:
-            os.unlink(n, dir_fd=sub)
+            try:
+                if stat.S_ISDIR(os.stat(n, dir_fd=sub, follow_symlinks=False).st_mode):
+                    return False
+            except FileNotFoundError:
+                pass
+        for n in names:
+            try:
+                os.unlink(n, dir_fd=sub)
+            except FileNotFoundError:
+                pass
     finally:
         os.close(sub)
-    os.rmdir(name, dir_fd=d)
+    try:
+        os.rmdir(name, dir_fd=d)
+    except FileNotFoundError:
+        pass
     return True
 
 
 def remove_cluster_files(cluster):
     # The files, the scratch space and their directory (kept while orphan logs live there).
-    try:
-        for sub in (FILES_SUB, SCRATCH_SUB):
+    for sub in (FILES_SUB, SCRATCH_SUB):
+        try:
             remove_sub(cluster, sub)
-    except FileNotFoundError:
-        return
+        except FileNotFoundError:
+            pass  # nothing there, or the cluster's directory itself is gone
     try:
         os.rmdir(os.path.join(user_dir(), cluster))
     except OSError:

@@ -486,8 +486,14 @@ else:
     code = os.WEXITSTATUS(status)
 stop()
 finished.wait()
+# Each relay ends at its pipe's EOF: at once, unless something outside the group (a task's
+# process in a session of its own) holds the pipe. At a teardown (DOWN) the two share one
+# bound of 2 s, for what the group wrote before it ended: 5 s each was the teardown's
+# whole 10 s grace, and its worker was then reported killed by force; the host's look
+# stops the holder.
+relays_until = time.time() + 2
 for t in relays:
-    t.join(5)
+    t.join(max(0, relays_until - time.time()) if state["down"] is not None else 5)
 close_log()
 if temporary_scratch:
     import shutil

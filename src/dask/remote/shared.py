@@ -63,7 +63,9 @@ def until_stdin_closes(on_signal=None, on_down=None):
             if on_signal is None:
                 continue
             lines = (rest + data).split(b"\n")
-            rest = lines.pop()[-64:]  # room for DOWN and its token, not for garbage
+            # A line split across reads: its start is kept (bounded: our lines are ~30 bytes,
+            # a DOWN and its token 29; a tail of 16 lost the DOWN of one split past it).
+            rest = lines.pop()[:256]
             for line in lines:
                 words = line.split()
                 name = words[0] if words else b""

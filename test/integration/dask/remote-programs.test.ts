@@ -88,6 +88,46 @@ describe('remote programs', () => {
     expect(bootSource()).not.toMatch(/^\s*#/m);
   });
 
+  it('read a control line (DOWN and its token, TERM) however the channel splits it across reads', () => {
+    // os.read stubbed to hand stdin over in the chunks the SSH channel may deliver.
+    const line = 'DOWN 0123456789abcdef01234567\n';
+    const script = `${remoteSource('shared.py')}
+import sys
+chunks = [${JSON.stringify(line.slice(0, 20))}.encode(), ${JSON.stringify(line.slice(20))}.encode(), b"TE", b"RM\\n"]
+os.read = lambda fd, n: chunks.pop(0) if chunks else b""
+until_stdin_closes(lambda s: print("signal", int(s)), lambda t: print("down", t.decode()))
+`;
+    const r = spawnSync(PYTHON, ['-S', '-c', script], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim().split('\n')).toEqual(['down 0123456789abcdef01234567', 'signal 15', 'signal 15']);
+  });
+
+  it("remove a cluster's files whole while another remover takes entries first (hosts sharing a TMPDIR, a look beside a launcher)", () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'sshc-race-'));
+    try {
+      // Every listing names an entry already gone: what another remover took between the
+      // listing and this one's removal of it.
+      const script = `${remoteSource('shared.py')}
+${remoteSource('files.py')}
+base = os.path.join(os.environ["TMPDIR"], "sshcluster-%d" % os.getuid(), "c1")
+for d in ("files", "scratch/__pycache__", "scratch/worker-1/deep"):
+    os.makedirs(os.path.join(base, d), 0o700)
+for f in ("files/ca.pem", "scratch/__pycache__/m.pyc", "scratch/worker-1/deep/spill"):
+    open(os.path.join(base, f), "w").close()
+os.chmod(os.path.dirname(base), 0o700)
+listdir = os.listdir
+os.listdir = lambda p=".": (["gone"] + listdir(p)) if isinstance(p, int) else listdir(p)
+remove_cluster_files("c1")
+print(os.path.exists(base))
+`;
+      const r = spawnSync(PYTHON, ['-S', '-c', script], { encoding: 'utf8', env: { ...process.env, TMPDIR: tmp } });
+      expect(r.stderr).toBe('');
+      expect(r.stdout.trim()).toBe('False');
+    } finally {
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
   describe('installed, started by the login shell from its file', () => {
     const program = { name: 'sshcluster-launcher', flags: ['-S'], source: 'pass\n', key: '0123456789abcdef' };
     const uid = process.getuid!();

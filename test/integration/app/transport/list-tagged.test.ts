@@ -156,29 +156,6 @@ describe('ShellHostRunner.clearUp', () => {
     }
   });
 
-  it('looks anyway where the host has had two TMPDIRs, though its last launcher said clean: that one cleaned only its own', async () => {
-    const tmp2 = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-clearup2-'));
-    const { runner, count, dir, tmp } = await withFiles(`r${process.pid}x${Date.now()}`, 'h1', [tmp2]);
-    try {
-      const p = await runner.start({
-        name: 'p-1',
-        host: 'h1',
-        role: 'worker',
-        argv: ['/usr/bin/python3', '-c', 'pass'],
-        env: { TMPDIR: tmp2 },
-      });
-      expect(await p.exited).toEqual({ code: 0, signal: null });
-      const dir2 = path.join(tmp2, `sshcluster-${os.userInfo().uid}`, path.basename(path.dirname(dir)), 'files');
-      count.n = 0;
-      expect(await runner.clearUp({ graceMs: 0, reportedClean: true })).toEqual({ stopped: [], forced: [], left: [] });
-      expect(count.n).toBe(2);
-      expect([fs.existsSync(dir), fs.existsSync(dir2)]).toEqual([false, false]);
-    } finally {
-      fs.rmSync(tmp, { recursive: true, force: true });
-      fs.rmSync(tmp2, { recursive: true, force: true });
-    }
-  });
-
   it('says nothing of files on a host whose remote_python is missing: no launcher ran there to write any', async () => {
     const { port } = counted();
     const runner = new ShellHostRunner({
@@ -344,6 +321,44 @@ describe("a teardown's stop (a DOWN line): the host's last launcher removes the 
     } finally {
       runner.close();
       fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  });
+
+  it('a host whose processes ran under two TMPDIRs (apply changed its env mid-way): the files under both go, whichever said clean', async () => {
+    // The current TMPDIR's process ends first (the old one still runs: its files stay);
+    // the old TMPDIR's ends last and says clean, having removed only its own files.
+    const { id, tmp, runner, procs, dir } = await running(['w-old']);
+    const tmp2 = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-down2-'));
+    const runner2 = new ShellHostRunner({
+      host: 'h1',
+      clusterId: id,
+      setup: [],
+      shell: counted().port,
+      python: '/usr/bin/python3',
+      env: { TMPDIR: tmp2 },
+      files: { files: [{ name: 'ca.pem', content: 'x' }], optional: false },
+      tmpdirs: () => [tmp, tmp2],
+    });
+    try {
+      const now = await runner2.start({
+        name: 'w-new',
+        host: 'h1',
+        role: 'worker',
+        argv: ['/usr/bin/python3', '-c', 'import time; print("up", flush=True); time.sleep(60)'],
+        env: { TMPDIR: tmp2 },
+      });
+      await new Promise<void>((up) => now.onLine((_, line) => line === 'up' && up()));
+      const dir2 = path.join(tmp2, `sshcluster-${os.userInfo().uid}`, id);
+      expect((await now.stop(10_000, undefined, { clusterEnds: true })).hostClean).toBeUndefined();
+      expect((await procs[0]!.stop(10_000, undefined, { clusterEnds: true })).hostClean).toBe(true);
+      expect([fs.existsSync(dir), fs.existsSync(dir2)]).toEqual([false, true]);
+      expect(await runner2.clearUp({ graceMs: 0, reportedClean: true })).toEqual({ stopped: [], forced: [], left: [] });
+      expect([fs.existsSync(dir), fs.existsSync(dir2)]).toEqual([false, false]);
+    } finally {
+      runner.close();
+      runner2.close();
+      fs.rmSync(tmp, { recursive: true, force: true });
+      fs.rmSync(tmp2, { recursive: true, force: true });
     }
   });
 

@@ -76,6 +76,20 @@ describe('launcher', () => {
     expect(l.lines.at(-1)).toBe('__SSHCLUSTER_CLEAN__ 0123456789abcdef01234567');
   });
 
+  it('at a teardown, a stray in its own session that holds the output pipes does not keep the launcher past the grace', async () => {
+    // A task's `Popen(..., start_new_session=True)`: the group's kill misses it and it keeps
+    // the child's stdout and stderr open. The teardown's look stops it; the launcher must
+    // end well within the teardown's 10 s grace, or its worker is reported killed by force.
+    const l = launch(['sh', '-c', 'setsid sleep 60 & echo $!; echo up; wait'], 10);
+    await l.pid;
+    started.push(Number(await l.nextLine()));
+    expect(await l.nextLine()).toBe('up');
+    const t0 = Date.now();
+    l.proc.stdin.write('DOWN t0k3n\n');
+    expect((await l.exit).code).toBe(128 + 15);
+    expect(Date.now() - t0).toBeLessThan(8_000);
+  });
+
   it('on a plain TERM line, lets the process end on its own after that line', async () => {
     const l = launch(['sh', '-c', ending(7, 1)], 120);
     await l.pid;
