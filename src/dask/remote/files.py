@@ -83,12 +83,17 @@ def remove_sub(cluster, sub):
                     pass
         finally:
             os.close(d)
-        try:
-            os.rmdir(path)
-        except FileNotFoundError:
-            pass
+        if_there(os.rmdir, path)
     finally:
         os.close(c)
+
+
+def if_there(f, *args, **kwargs):
+    # f(...), where an entry another remover took first is no error (None then).
+    try:
+        return f(*args, **kwargs)
+    except FileNotFoundError:
+        return None
 
 
 def remove_tree(path):
@@ -115,22 +120,14 @@ def remove_flat(d, name):
     try:
         names = os.listdir(sub)
         for n in names:
-            try:
-                if stat.S_ISDIR(os.stat(n, dir_fd=sub, follow_symlinks=False).st_mode):
-                    return False
-            except FileNotFoundError:
-                pass
+            st = if_there(os.stat, n, dir_fd=sub, follow_symlinks=False)
+            if st is not None and stat.S_ISDIR(st.st_mode):
+                return False
         for n in names:
-            try:
-                os.unlink(n, dir_fd=sub)
-            except FileNotFoundError:
-                pass
+            if_there(os.unlink, n, dir_fd=sub)
     finally:
         os.close(sub)
-    try:
-        os.rmdir(name, dir_fd=d)
-    except FileNotFoundError:
-        pass
+    if_there(os.rmdir, name, dir_fd=d)
     return True
 
 

@@ -10,6 +10,7 @@ import { CLUSTER_ID_ENV } from '../../../../src/dask/remote-command.js';
 import { LocalShell } from '../../../../src/app/transport/local-shell.js';
 import { HOST_TAG, ShellHostRunner } from '../../../../src/app/transport/host-runner.js';
 import type { ShellPort } from '../../../../src/ssh/shell-port.js';
+import type { ProcessSpec, RunningProcess } from '../../../../src/cluster/ports.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -20,6 +21,24 @@ function sleeper(env: Record<string, string>): number {
   const c = spawn('sleep', ['60'], { env: { PATH: process.env.PATH, ...env }, stdio: 'ignore' });
   children.push(c);
   return c.pid!;
+}
+
+/** A worker on `host` whose process is `python3 -c CODE` under TMPDIR `tmpdir`. */
+const pySpec = (name: string, code: string, tmpdir: string, host = 'h1'): ProcessSpec => ({
+  name,
+  host,
+  role: 'worker',
+  argv: ['/usr/bin/python3', '-c', code],
+  env: { TMPDIR: tmpdir },
+});
+
+/** Python that prints `line`, then sleeps a minute. */
+const sleepsAfter = (line: string) => `import time; print(${JSON.stringify(line)}, flush=True); time.sleep(60)`;
+
+/** `p` once it has printed `line`. */
+async function printed(p: RunningProcess, line: string): Promise<RunningProcess> {
+  await new Promise<void>((up) => p.onLine((_, l) => l === line && up()));
+  return p;
 }
 
 /** A local shell that counts the commands it runs: each is one login shell on a real host. */
@@ -107,13 +126,7 @@ describe('ShellHostRunner.clearUp', () => {
       tmpdirs: tmpdirs && (() => [tmp, ...tmpdirs]),
     });
     // A process given the files, which ends at once: the files stay.
-    const p = await runner.start({
-      name: 'p-0',
-      host,
-      role: 'worker',
-      argv: ['/usr/bin/python3', '-c', 'pass'],
-      env: { TMPDIR: tmp },
-    });
+    const p = await runner.start(pySpec('p-0', 'pass', tmp, host));
     expect(await p.exited).toEqual({ code: 0, signal: null });
     const dir = path.join(tmp, `sshcluster-${os.userInfo().uid}`, id, 'files');
     expect(fs.readdirSync(dir)).toEqual(['ca.pem']);
@@ -136,13 +149,7 @@ describe('ShellHostRunner.clearUp', () => {
     const tmp2 = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-clearup2-'));
     const { runner, count, dir, tmp } = await withFiles(`t${process.pid}x${Date.now()}`, 'h1', [tmp2]);
     try {
-      const p = await runner.start({
-        name: 'p-1',
-        host: 'h1',
-        role: 'worker',
-        argv: ['/usr/bin/python3', '-c', 'pass'],
-        env: { TMPDIR: tmp2 },
-      });
+      const p = await runner.start(pySpec('p-1', 'pass', tmp2));
       expect(await p.exited).toEqual({ code: 0, signal: null });
       const dir2 = path.join(tmp2, `sshcluster-${os.userInfo().uid}`, path.basename(path.dirname(dir)), 'files');
       expect(fs.readdirSync(dir2)).toEqual(['ca.pem']);
@@ -269,15 +276,7 @@ describe("a teardown's stop (a DOWN line): the host's last launcher removes the 
     });
     const procs = await Promise.all(
       names.map(async (name) => {
-        const p = await runner.start({
-          name,
-          host: 'h1',
-          role: 'worker',
-          argv: ['/usr/bin/python3', '-c', `import time; print(${JSON.stringify(out)}, flush=True); time.sleep(60)`],
-          env: { TMPDIR: tmp },
-        });
-        await new Promise<void>((up) => p.onLine((_, line) => line === out && up()));
-        return p;
+        return printed(await runner.start(pySpec(name, sleepsAfter(out), tmp)), out);
       }),
     );
     const dir = path.join(tmp, `sshcluster-${os.userInfo().uid}`, id);
@@ -340,14 +339,7 @@ describe("a teardown's stop (a DOWN line): the host's last launcher removes the 
       tmpdirs: () => [tmp, tmp2],
     });
     try {
-      const now = await runner2.start({
-        name: 'w-new',
-        host: 'h1',
-        role: 'worker',
-        argv: ['/usr/bin/python3', '-c', 'import time; print("up", flush=True); time.sleep(60)'],
-        env: { TMPDIR: tmp2 },
-      });
-      await new Promise<void>((up) => now.onLine((_, line) => line === 'up' && up()));
+      const now = await printed(await runner2.start(pySpec('w-new', sleepsAfter('up'), tmp2)), 'up');
       const dir2 = path.join(tmp2, `sshcluster-${os.userInfo().uid}`, id);
       expect((await now.stop(10_000, undefined, { clusterEnds: true })).hostClean).toBeUndefined();
       expect((await procs[0]!.stop(10_000, undefined, { clusterEnds: true })).hostClean).toBe(true);
