@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLUSTER_ID_ENV } from '../../../../src/dask/remote-command.js';
 import { LocalShell } from '../../../../src/app/transport/local-shell.js';
-import { HOST_TAG, ShellHostRunner } from '../../../../src/app/transport/host-runner.js';
+import { HOST_TAG, ShellHostRunner, type HostRunnerOptions } from '../../../../src/app/transport/host-runner.js';
 import type { ShellPort } from '../../../../src/ssh/shell-port.js';
 import type { ProcessSpec, RunningProcess } from '../../../../src/cluster/ports.js';
 
@@ -41,6 +41,18 @@ async function printed(p: RunningProcess, line: string): Promise<RunningProcess>
   return p;
 }
 
+/** A runner for cluster `clusterId` on host h1 (local shell, python3, no env) unless `o` says otherwise. */
+const hostRunner = (clusterId: string, o: Partial<HostRunnerOptions> = {}) =>
+  new ShellHostRunner({
+    host: 'h1',
+    clusterId,
+    setup: [],
+    shell: new LocalShell(process.env),
+    python: 'python3',
+    env: {},
+    ...o,
+  });
+
 /** A local shell that counts the commands it runs: each is one login shell on a real host. */
 function counted() {
   const shell = new LocalShell(process.env);
@@ -62,14 +74,7 @@ describe('ShellHostRunner.listTagged', () => {
     const otherHost = sleeper({ [CLUSTER_ID_ENV]: id, [HOST_TAG]: 'h2' });
     const longerId = sleeper({ [CLUSTER_ID_ENV]: `${id}0`, [HOST_TAG]: 'h1' });
     const untagged = sleeper({});
-    const runner = new ShellHostRunner({
-      host: 'h1',
-      clusterId: id,
-      setup: [],
-      shell: new LocalShell(process.env),
-      python: 'python3',
-      env: {},
-    });
+    const runner = hostRunner(id);
     const found = (await runner.listTagged()).map((p) => p.pid);
     expect(found).toEqual([ours]);
     expect(found).not.toContain(otherHost);
@@ -90,7 +95,7 @@ describe('ShellHostRunner.listTagged', () => {
     );
     try {
       const shell = new LocalShell({ ...process.env, PATH: `${bin}:${process.env.PATH}` });
-      const runner = new ShellHostRunner({ host: 'h1', clusterId: id, setup: [], shell, python: 'python3', env: {} });
+      const runner = hostRunner(id, { shell });
       expect((await runner.listTagged()).map((p) => p.pid)).toEqual([ours]);
     } finally {
       fs.rmSync(bin, { recursive: true, force: true });
@@ -98,14 +103,7 @@ describe('ShellHostRunner.listTagged', () => {
   });
 
   it('finds nothing (and does not wait on stdin) when no process carries the id', async () => {
-    const runner = new ShellHostRunner({
-      host: 'h1',
-      clusterId: `none${process.pid}`,
-      setup: [],
-      shell: new LocalShell(process.env),
-      python: 'python3',
-      env: {},
-    });
+    const runner = hostRunner(`none${process.pid}`);
     expect(await runner.listTagged()).toEqual([]);
   });
 });
@@ -115,10 +113,8 @@ describe('ShellHostRunner.clearUp', () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-clearup-'));
     const { port, count } = counted();
     const files = { files: [{ name: 'ca.pem', content: 'x' }], optional: false };
-    const runner = new ShellHostRunner({
+    const runner = hostRunner(id, {
       host,
-      clusterId: id,
-      setup: [],
       shell: port,
       python: '/usr/bin/python3',
       env: { TMPDIR: tmp },
@@ -165,15 +161,7 @@ describe('ShellHostRunner.clearUp', () => {
 
   it('says nothing of files on a host whose remote_python is missing: no launcher ran there to write any', async () => {
     const { port } = counted();
-    const runner = new ShellHostRunner({
-      host: 'h1',
-      clusterId: `n${process.pid}`,
-      setup: [],
-      shell: port,
-      python: '/nonexistent/python3',
-      env: {},
-      keepsFiles: true,
-    });
+    const runner = hostRunner(`n${process.pid}`, { shell: port, python: '/nonexistent/python3', keepsFiles: true });
     expect(await runner.clearUp({ graceMs: 0 })).toEqual({ stopped: [], forced: [], left: [] });
   });
 
@@ -237,14 +225,7 @@ describe('ShellHostRunner.clearUp', () => {
     children.push(c);
     await new Promise((resolve) => c.stdout!.once('data', resolve)); // the trap is set
     const { port, count } = counted();
-    const runner = new ShellHostRunner({
-      host: 'h1',
-      clusterId: id,
-      setup: [],
-      shell: port,
-      python: 'python3',
-      env: {},
-    });
+    const runner = hostRunner(id, { shell: port });
     expect(await runner.clearUp({ graceMs: 300 })).toEqual({ stopped: [c.pid], forced: [c.pid], left: [] });
     expect(count.n).toBe(1);
   });
@@ -265,19 +246,14 @@ describe("a teardown's stop (a DOWN line): the host's last launcher removes the 
       mode: 0o755,
     });
     const { port, count } = counted();
-    const runner = new ShellHostRunner({
-      host: 'h1',
-      clusterId: id,
-      setup: [],
+    const runner = hostRunner(id, {
       shell: port,
       python,
       env: { TMPDIR: tmp },
       files: { files: [{ name: 'ca.pem', content: 'x' }], optional: false },
     });
     const procs = await Promise.all(
-      names.map(async (name) => {
-        return printed(await runner.start(pySpec(name, sleepsAfter(out), tmp)), out);
-      }),
+      names.map(async (name) => printed(await runner.start(pySpec(name, sleepsAfter(out), tmp)), out)),
     );
     const dir = path.join(tmp, `sshcluster-${os.userInfo().uid}`, id);
     expect(fs.readdirSync(path.join(dir, 'files'))).toEqual(['ca.pem']);
@@ -328,10 +304,7 @@ describe("a teardown's stop (a DOWN line): the host's last launcher removes the 
     // the old TMPDIR's ends last and says clean, having removed only its own files.
     const { id, tmp, runner, procs, dir } = await running(['w-old']);
     const tmp2 = fs.mkdtempSync(path.join(os.tmpdir(), 'sshc-down2-'));
-    const runner2 = new ShellHostRunner({
-      host: 'h1',
-      clusterId: id,
-      setup: [],
+    const runner2 = hostRunner(id, {
       shell: counted().port,
       python: '/usr/bin/python3',
       env: { TMPDIR: tmp2 },
