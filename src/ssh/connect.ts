@@ -6,6 +6,7 @@ import type { Client } from 'ssh2';
 import type { ConnectSpec } from '../config/spec.js';
 import { makeAuthHandler, signFirstRequest, type AuthState, type SecretProvider } from './auth.js';
 import { hostKeyAlgorithms, makeHostVerifier, type HostKeyOutcome } from './host-key.js';
+import { HandshakeDeadline } from './handshake-deadline.js';
 import { closedEarlyError, SshError, timeoutError, toSshError, type ErrorContext } from './ssh-error.js';
 
 export type { SecretProvider } from './auth.js';
@@ -130,25 +131,24 @@ async function connectOne(spec: ConnectSpec, ctx: ConnectContext, sock?: Duplex)
   const hostKey: HostKeyOutcome = { notes: [] };
   return new Promise<OpenedClient>((resolve, reject) => {
     let settled = false;
-    let timer: NodeJS.Timeout | undefined;
-    let holds = 0;
-    const startTimer = (): void => {
-      timer = setTimeout(() => finish(timeoutError(errorContext(spec, false))), spec.connectTimeoutMs);
-    };
+    const deadline = new HandshakeDeadline(spec.connectTimeoutMs, (why) =>
+      finish(timeoutError(errorContext(spec, false), { why })),
+    );
+    const heard = (): void => deadline.heardFrom();
+    socket.on('data', heard);
     const hold = async <T>(p: Promise<T>): Promise<T> => {
-      holds += 1;
-      clearTimeout(timer);
+      deadline.hold();
       try {
         return await p;
       } finally {
-        holds -= 1;
-        if (holds === 0 && !settled) startTimer();
+        deadline.release();
       }
     };
     const finish = (err?: unknown): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      deadline.stop();
+      socket.removeListener('data', heard);
       if (err === undefined) {
         const notes = [...hostKey.notes, ...auth.notes];
         return resolve({ client, authMethod: auth.current ?? 'none', notes });
@@ -166,7 +166,6 @@ async function connectOne(spec: ConnectSpec, ctx: ConnectContext, sock?: Duplex)
     client.once('close', () => {
       finish(hostKey.failure ?? closedEarlyError(errorContext(spec, false)));
     });
-    startTimer();
     client.connect({
       sock: socket,
       username: spec.username,

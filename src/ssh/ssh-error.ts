@@ -2,6 +2,7 @@
 // the host alias, a message and a hint. Messages are built from our own words and the
 // spec's host/port only; no secret ever reaches them.
 import { ExpectedError } from '../errors.js';
+import { HANDSHAKE_TOTAL_FACTOR, type DeadlineMiss } from './handshake-deadline.js';
 
 export type SshErrorReason = 'unreachable' | 'timeout' | 'auth' | 'host-key' | 'reset' | 'protocol';
 
@@ -72,11 +73,27 @@ export function toSshError(err: unknown, ctx: ErrorContext): SshError {
   });
 }
 
-export function timeoutError(ctx: ErrorContext, opts: { cause?: unknown } = {}): SshError {
-  const secs = Math.round(ctx.timeoutMs / 100) / 10;
-  return new SshError('timeout', ctx.alias, `no SSH handshake with ${ctx.hostname}:${ctx.port} within ${secs}s`, {
-    hint: 'check that the host is up and a firewall does not drop packets, or raise connect_timeout',
-    ...opts,
+/**
+ * No handshake: the host said nothing within connect_timeout ('silent', also a TCP connect
+ * not answered), stopped answering for that long partway ('stalled'), or answered each step
+ * but took HANDSHAKE_TOTAL_FACTOR times it in all ('total').
+ */
+export function timeoutError(ctx: ErrorContext, opts: { cause?: unknown; why?: DeadlineMiss } = {}): SshError {
+  const { why = 'silent', ...rest } = opts;
+  const secs = (ms: number): number => Math.round(ms / 100) / 10;
+  const where = `${ctx.hostname}:${ctx.port}`;
+  const message =
+    why === 'silent'
+      ? `no SSH handshake with ${where} within ${secs(ctx.timeoutMs)}s`
+      : why === 'stalled'
+        ? `no SSH handshake with ${where}: it stopped answering for ${secs(ctx.timeoutMs)}s partway`
+        : `no SSH handshake with ${where} within ${secs(ctx.timeoutMs * HANDSHAKE_TOTAL_FACTOR)}s, though it kept answering`;
+  return new SshError('timeout', ctx.alias, message, {
+    hint:
+      why === 'total'
+        ? `the host answers slowly (a loaded host, a slow login): raise connect_timeout; a handshake may take ${HANDSHAKE_TOTAL_FACTOR} times it`
+        : 'check that the host is up and a firewall does not drop packets, or raise connect_timeout',
+    ...rest,
   });
 }
 

@@ -14,6 +14,7 @@ import {
   type RemoteInvocation,
 } from '../../dask/remote-command.js';
 import { programCommand, remoteProgram } from '../../dask/remote-programs.js';
+import { HANDSHAKE_TOTAL_FACTOR } from '../../ssh/handshake-deadline.js';
 import { hostScript } from '../transport/remote-script.js';
 
 export function probeScript(h: HostSpec): RemoteInvocation {
@@ -54,7 +55,8 @@ export interface ListenSpec {
 /**
  * How long the scheduler host's listener may outlive a controller that died (a live one
  * stops it once every worker has tried it): the probe's time limit, then, since the
- * handshakes go `fanout` at a time, one connect time limit per wave of them. A fixed
+ * handshakes go `fanout` at a time, a handshake's longest per wave of them (a slow host
+ * that keeps answering may take HANDSHAKE_TOTAL_FACTOR connect time limits). A fixed
  * lifetime ended the listener before the last workers of a large file reached it.
  */
 export function listenerLifetimeS(o: {
@@ -64,7 +66,7 @@ export function listenerLifetimeS(o: {
   connectTimeoutMs: number;
 }): number {
   const waves = Math.ceil(o.hosts / Math.max(1, o.fanout));
-  return Math.ceil((o.timeoutMs + waves * o.connectTimeoutMs) / 1000) + 30;
+  return Math.ceil((o.timeoutMs + waves * o.connectTimeoutMs * HANDSHAKE_TOTAL_FACTOR) / 1000) + 30;
 }
 
 export function listenerScript(h: HostSpec, l: ListenSpec): RemoteInvocation {

@@ -270,6 +270,51 @@ describe('connection failures', () => {
     await new Promise((r) => silent.close(r));
   });
 
+  it('a server that sends its banner and then nothing stalled, named so', async () => {
+    const sockets: net.Socket[] = [];
+    const mute = net.createServer((s) => {
+      sockets.push(s);
+      s.write('SSH-2.0-OpenSSH_9.6\r\n');
+    });
+    await new Promise<void>((r) => mute.listen(0, '127.0.0.1', r));
+    const port = (mute.address() as net.AddressInfo).port;
+    const err = await failure(openClient(baseSpec(port, { connectTimeoutMs: 400 }), ctxWith().ctx));
+    expect(err.reason).toBe('timeout');
+    expect(err.message).toBe(`node1: no SSH handshake with 127.0.0.1:${port}: it stopped answering for 0.4s partway`);
+    sockets.forEach((s) => s.destroy());
+    await new Promise((r) => mute.close(r));
+  });
+
+  it('a server slow at every step, each answer within connect_timeout, is waited for past it', async () => {
+    // Each chunk the server sends reaches the client 700 ms late: the handshake's 4 or
+    // more answers take ~3 s in all, over the 2 s connect_timeout, none of them 2 s.
+    const DELAY_MS = 700;
+    const slow = net.createServer((client) => {
+      const upstream = net.connect(server.port, '127.0.0.1');
+      client.on('data', (d) => upstream.write(d));
+      upstream.on('data', (d) => {
+        setTimeout(() => client.writable && client.write(d), DELAY_MS);
+      });
+      const end = (): void => {
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('close', end).on('error', end);
+      upstream.on('close', end).on('error', end);
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    const port = (slow.address() as net.AddressInfo).port;
+    const started = Date.now();
+    const opened = await openClient(
+      baseSpec(port, { connectTimeoutMs: 2000, identityFiles: ['/id/user'] }),
+      ctxWith().ctx,
+    );
+    expect(Date.now() - started).toBeGreaterThan(2000);
+    expect(opened.authMethod).toBe('publickey /id/user');
+    opened.client.end();
+    await new Promise((r) => slow.close(r));
+  });
+
   it('a connection closed during key exchange is a reset with the MaxStartups hint', async () => {
     const rude = net.createServer((s) => s.destroy());
     await new Promise<void>((r) => rude.listen(0, '127.0.0.1', r));

@@ -5,12 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { listenerLifetimeS } from '../../../../src/app/check/check-probe.js';
 
 describe('listenerLifetimeS', () => {
-  it('is the probe time limit plus one connect time limit per wave of handshakes, plus 30 s', () => {
-    expect(listenerLifetimeS({ hosts: 4, fanout: 32, timeoutMs: 30_000, connectTimeoutMs: 10_000 })).toBe(70);
-    expect(listenerLifetimeS({ hosts: 256, fanout: 32, timeoutMs: 30_000, connectTimeoutMs: 10_000 })).toBe(140);
+  it("is the probe time limit plus a handshake's longest (6 connect time limits) per wave of handshakes, plus 30 s", () => {
+    expect(listenerLifetimeS({ hosts: 4, fanout: 32, timeoutMs: 30_000, connectTimeoutMs: 10_000 })).toBe(120);
+    expect(listenerLifetimeS({ hosts: 256, fanout: 32, timeoutMs: 30_000, connectTimeoutMs: 10_000 })).toBe(540);
   });
 
   it('grows with the host file: 1,000 hosts at fanout 32 is 32 waves', () => {
-    expect(listenerLifetimeS({ hosts: 1000, fanout: 32, timeoutMs: 30_000, connectTimeoutMs: 10_000 })).toBe(380);
+    expect(listenerLifetimeS({ hosts: 1000, fanout: 32, timeoutMs: 30_000, connectTimeoutMs: 10_000 })).toBe(1980);
   });
 });
