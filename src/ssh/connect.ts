@@ -100,14 +100,15 @@ export function tcpConnect(spec: ConnectSpec): Promise<net.Socket> {
     // second one waits for the server's delayed ACK, 40 ms on Linux, three times.
     const sock = net.connect({ host: spec.hostname, port: spec.port, noDelay: true });
     const fail = (err: unknown): void => {
-      clearTimeout(timer);
+      deadline.stop();
       sock.destroy();
       reject(toSshError(err, errorContext(spec, false)));
     };
-    const timer = setTimeout(() => fail(timeoutError(errorContext(spec, false))), spec.connectTimeoutMs);
+    // As the handshake's: a connect done while a busy loop had not read it yet is not late.
+    const deadline = new HandshakeDeadline(spec.connectTimeoutMs, () => fail(timeoutError(errorContext(spec, false))));
     sock.once('error', fail);
     sock.once('connect', () => {
-      clearTimeout(timer);
+      deadline.stop();
       sock.removeListener('error', fail);
       resolve(sock);
     });
