@@ -222,12 +222,15 @@ class Cluster(DaskCluster):
         return cluster_info(self.name, probe=False) or self._info
 
     def _repr_html_(self, cluster_status=None):
+        from html import escape
+
         from ._repr import status_rows
 
         try:
             rows = status_rows(self._status())
         except Exception as e:  # a repr never raises: say why the rows are missing
-            rows = f"<tr><td colspan='2'>controller status unavailable: {type(e).__name__}</td></tr>"
+            why = escape(e.message) if isinstance(e, SSHClusterError) else type(e).__name__
+            rows = f"<tr><td colspan='2'>controller status unavailable: {why}</td></tr>"
         return super()._repr_html_(cluster_status=(cluster_status or "") + rows)
 
     # -- ending ----------------------------------------------------------------------

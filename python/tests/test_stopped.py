@@ -41,6 +41,12 @@ def test_a_call_on_a_stopped_cluster_says_it_stopped(stopped, call):
     assert "sshcluster.Cluster('pytest-stopped', hosts=" in e.value.hint
 
 
+def test_the_widget_says_the_cluster_stopped(stopped):
+    c, _ = stopped
+    # Was only the type of the error: "controller status unavailable: BrokenPipeError".
+    assert "controller status unavailable: cluster pytest-stopped was stopped (sshcluster down)" in c._repr_html_()
+
+
 def test_a_handle_is_named_by_the_cluster_it_attached_to_not_the_schedulers_metadata(shared):
     from distributed import Client
 
