@@ -77,7 +77,10 @@ class ControlConnection:
             return None
 
     def _read(self):
-        line = self._file.readline(MAX_LINE_BYTES + 1)
+        try:
+            line = self._file.readline(MAX_LINE_BYTES + 1)
+        except ConnectionResetError:  # a controller that died with our request unread
+            line = b""
         if not line:
             raise ConnectionClosed(f"the controller of cluster {self.cluster} closed the connection before answering",
                                    hint="it may have stopped; `sshcluster status` shows whether it is still running")
