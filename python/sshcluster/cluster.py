@@ -252,7 +252,17 @@ class Cluster(DaskCluster):
 
     def shutdown(self, timeout=None) -> dict:
         """`sshcluster down`: retire, stop, verify. Returns what was forced or left."""
-        result = self._call("down", timeout=None if timeout is None else parse_timedelta(timeout))
+        prior = self.status
+        if prior == Status.running:
+            # As LocalCluster.close(): closing before the scheduler goes, so that a
+            # Client(cluster) closes then (Dask 2023.x and later) instead of reconnecting.
+            self.status = Status.closing
+        try:
+            result = self._call("down", timeout=None if timeout is None else parse_timedelta(timeout))
+        except BaseException:
+            if self.status == Status.closing:
+                self.status = prior
+            raise
         self._owner = False
         self._shut_down = True
         self.close()

@@ -83,3 +83,36 @@ def test_a_call_whose_controller_was_killed_says_so():
     finally:
         c.close()
         cli("down", "--name", "pytest-orphan", check=False)
+
+
+def test_shutdown_lets_its_clients_close_instead_of_reconnecting():
+    import inspect
+    import time
+
+    from distributed import Client
+    from distributed.core import Status
+
+    c = sshcluster.Cluster("pytest-shutdown", hosts="local")
+    client = Client(c)
+    seen = []
+    call = c._control.call
+
+    def spy(method, *args, **kwargs):
+        if method == "down":
+            seen.append(c.status)
+        return call(method, *args, **kwargs)
+
+    c._control.call = spy
+    try:
+        assert c.shutdown() == {"forced": [], "leftover": []}
+        # Was Status.running: a Client(cluster) saw its scheduler go while the cluster ran,
+        # and kept reconnecting (a traceback at exit). LocalCluster.close() says closing first.
+        assert seen == [Status.closing]
+        if "Status.closing" in inspect.getsource(Client._handle_report):  # Dask 2023.x and later
+            deadline = time.monotonic() + 30
+            while client.status != "closed" and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert client.status == "closed"
+    finally:
+        client.close()
+        c.close()
