@@ -207,11 +207,18 @@ class Cluster(DaskCluster):
     def get_logs(self, cluster=True, scheduler=True, workers=True):
         """Each process's whole stdout and stderr from this run's log files (prints from
         tasks, tracebacks, workers that died or restarted), and the controller's log."""
-        logs = read_logs(self._info.dir, self._run_id(), cluster, scheduler, workers)
+        logs = read_logs(self._info.dir, self._run_id(), cluster, scheduler, self._worker_names(workers))
         return logs if not self.asynchronous else _done(logs)
 
     async def _get_logs(self, cluster=True, scheduler=True, workers=True):
-        return read_logs(self._info.dir, self._run_id(), cluster, scheduler, workers)
+        return read_logs(self._info.dir, self._run_id(), cluster, scheduler, self._worker_names(workers))
+
+    def _worker_names(self, workers):
+        """Worker names (the log files' names) for Dask's worker addresses; names stay."""
+        if workers is True or workers is False:
+            return workers
+        by_address = {a: str(w.get("name")) for a, w in self.scheduler_info.get("workers", {}).items()}
+        return [by_address.get(w, w) for w in workers]
 
     def _run_id(self) -> str | None:
         # The state file names the run while the cluster runs (a later `up` of the same
