@@ -123,8 +123,10 @@ class Cluster(DaskCluster):
         if info.state == "gone":
             return SSHClusterError(f"the controller of cluster {self.name} is gone (the cluster may still run)",
                                    hint="`sshcluster up --detach` re-adopts what is left; `sshcluster down` cleans up")
-        if info.run_id is not None and info.run_id != self._info.run_id:
-            return SSHClusterError(f"cluster {self.name} was started again after this handle attached",
+        if info.state == "running":
+            again = info.run_id is not None and info.run_id != self._info.run_id
+            what = "was started again" if again else "has a new controller (it re-adopted the cluster)"
+            return SSHClusterError(f"cluster {self.name} {what} since this handle attached",
                                    hint=f"attach again: sshcluster.Cluster({self.name!r})")
         return e
 

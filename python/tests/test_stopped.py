@@ -80,6 +80,12 @@ def test_a_call_whose_controller_was_killed_says_so():
         with pytest.raises(SSHClusterError, match="the controller of cluster pytest-orphan is gone") as e:
             c.scale(1)
         assert "sshcluster down" in e.value.hint
+        r = cli("up", "--detach", "--name", "pytest-orphan", check=False)  # re-adopts what runs
+        assert r.returncode == 0, r.stdout + r.stderr
+        # Was "the controller … closed the connection; it may have stopped".
+        with pytest.raises(SSHClusterError, match="cluster pytest-orphan has a new controller") as e:
+            c.scale(1)
+        assert "sshcluster.Cluster('pytest-orphan')" in e.value.hint
     finally:
         c.close()
         cli("down", "--name", "pytest-orphan", check=False)
