@@ -115,7 +115,10 @@ class Cluster(DaskCluster):
 
     def _controller_gone_error(self, e: ConnectionClosed) -> SSHClusterError:
         """What became of the cluster when its controller's connection closed under us."""
-        info = cluster_info(self.name) or self._info
+        try:
+            info = cluster_info(self.name) or self._info
+        except (OSError, ValueError, SSHClusterError):  # state dirs refused: say what the socket said
+            return e
         if info.state == "stopped":
             return SSHClusterError(f"cluster {self.name} was stopped (sshcluster down) after this handle attached",
                                    hint=f"start it again: sshcluster.Cluster({self.name!r}, hosts=...); "

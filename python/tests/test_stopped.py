@@ -122,3 +122,26 @@ def test_shutdown_lets_its_clients_close_instead_of_reconnecting():
     finally:
         client.close()
         c.close()
+
+
+def test_a_lost_controller_is_said_even_where_the_state_dirs_are_refused(shared, monkeypatch):
+    import sshcluster.cluster as cluster_module
+    from sshcluster._control import ConnectionClosed
+
+    c = sshcluster.Cluster(shared)
+
+    def closed(*args, **kwargs):
+        raise ConnectionClosed(f"the controller of cluster {shared} closed the connection")
+
+    def refused(*args, **kwargs):
+        raise SSHClusterError("state dir refused: others can write to it")
+
+    try:
+        monkeypatch.setattr(c._control, "call", closed)
+        monkeypatch.setattr(cluster_module, "cluster_info", refused)
+        # Was the state dir's refusal, raised while saying why the call failed.
+        with pytest.raises(ConnectionClosed, match="closed the connection"):
+            c.scale(1)
+    finally:
+        monkeypatch.undo()
+        c.close()
