@@ -52,7 +52,11 @@ class ControlConnection:
             if params is not None:
                 msg["params"] = params
             self._sock.settimeout(timeout)
-            self._sock.sendall((json.dumps(msg) + "\n").encode())
+            try:
+                self._sock.sendall((json.dumps(msg) + "\n").encode())
+            except (BrokenPipeError, ConnectionResetError) as e:
+                raise ConnectionClosed(f"the controller of cluster {self.cluster} closed the connection",
+                                       hint="it may have stopped; `sshcluster status` shows whether it is still running") from e
             while True:
                 reply = self._read()
                 if "event" in reply:
@@ -73,7 +77,10 @@ class ControlConnection:
             return None
 
     def _read(self):
-        line = self._file.readline(MAX_LINE_BYTES + 1)
+        try:
+            line = self._file.readline(MAX_LINE_BYTES + 1)
+        except ConnectionResetError:  # a controller that died with our request unread
+            line = b""
         if not line:
             raise ConnectionClosed(f"the controller of cluster {self.cluster} closed the connection before answering",
                                    hint="it may have stopped; `sshcluster status` shows whether it is still running")

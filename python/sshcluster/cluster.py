@@ -18,7 +18,7 @@ from distributed.deploy.cluster import Cluster as DaskCluster
 
 from . import _create
 from ._adaptive import ControllerAdaptive, adapt_spec, keyword_text
-from ._control import ControlConnection, ControlError
+from ._control import ConnectionClosed, ControlConnection, ControlError
 from ._errors import SSHClusterError
 from ._logs import read_logs
 from ._security import security_for
@@ -84,6 +84,13 @@ class Cluster(DaskCluster):
         """Attach by name (dask-ctl's contract); never creates, never holds the lease."""
         return cls(name, loop=loop, asynchronous=asynchronous)
 
+    async def _start(self):
+        await super()._start()
+        # Dask's _start takes the name from the scheduler's cluster-manager-info, which any
+        # handle of that address writes: one left over from a stopped cluster, at the next
+        # cluster's same address (a local cluster's 8786), names this one wrongly.
+        self._cluster_info["name"] = self._info.name
+
     def __await__(self):
         async def _():
             if self.status == Status.created:
@@ -101,7 +108,30 @@ class Cluster(DaskCluster):
                                       hint=f"start it again: sshcluster.Cluster({self.name!r}, hosts=...)")
             raise SSHClusterError(f"{self.name}: this handle is closed (close() detached it; the cluster keeps running)",
                                   hint=f"attach again: sshcluster.Cluster({self.name!r})")
-        return self._control.call(method, params, timeout=timeout)
+        try:
+            return self._control.call(method, params, timeout=timeout)
+        except ConnectionClosed as e:
+            raise self._controller_gone_error(e) from e
+
+    def _controller_gone_error(self, e: ConnectionClosed) -> SSHClusterError:
+        """What became of the cluster when its controller's connection closed under us."""
+        try:
+            info = cluster_info(self.name) or self._info
+        except (OSError, ValueError, SSHClusterError):  # state dirs refused: say what the socket said
+            return e
+        if info.state == "stopped":
+            return SSHClusterError(f"cluster {self.name} was stopped (sshcluster down) after this handle attached",
+                                   hint=f"start it again: sshcluster.Cluster({self.name!r}, hosts=...); "
+                                        "get_logs() still reads the run that stopped")
+        if info.state == "gone":
+            return SSHClusterError(f"the controller of cluster {self.name} is gone (the cluster may still run)",
+                                   hint="`sshcluster up --detach` re-adopts what is left; `sshcluster down` cleans up")
+        if info.state == "running":
+            again = info.run_id is not None and info.run_id != self._info.run_id
+            what = "was started again" if again else "has a new controller (it re-adopted the cluster)"
+            return SSHClusterError(f"cluster {self.name} {what} since this handle attached",
+                                   hint=f"attach again: sshcluster.Cluster({self.name!r})")
+        return e
 
     def _status(self) -> dict:
         return self._call("status")
@@ -182,23 +212,37 @@ class Cluster(DaskCluster):
     def get_logs(self, cluster=True, scheduler=True, workers=True):
         """Each process's whole stdout and stderr from this run's log files (prints from
         tasks, tracebacks, workers that died or restarted), and the controller's log."""
-        run = self._fresh_info().run_id
-        logs = read_logs(self._info.dir, run, cluster, scheduler, workers)
+        logs = read_logs(self._info.dir, self._run_id(), cluster, scheduler, self._worker_names(workers))
         return logs if not self.asynchronous else _done(logs)
 
     async def _get_logs(self, cluster=True, scheduler=True, workers=True):
-        return read_logs(self._info.dir, self._fresh_info().run_id, cluster, scheduler, workers)
+        return read_logs(self._info.dir, self._run_id(), cluster, scheduler, self._worker_names(workers))
+
+    def _worker_names(self, workers):
+        """Worker names (the log files' names) for Dask's worker addresses; names stay."""
+        if workers is True or workers is False:
+            return workers
+        by_address = {a: str(w.get("name")) for a, w in self.scheduler_info.get("workers", {}).items()}
+        return [by_address.get(w, w) for w in workers]
+
+    def _run_id(self) -> str | None:
+        # The state file names the run while the cluster runs (a later `up` of the same
+        # name is a new run); `down` removes it, and this handle's run is still on disk.
+        return self._fresh_info().run_id or self._info.run_id
 
     def _fresh_info(self) -> ClusterInfo:
         return cluster_info(self.name, probe=False) or self._info
 
     def _repr_html_(self, cluster_status=None):
+        from html import escape
+
         from ._repr import status_rows
 
         try:
             rows = status_rows(self._status())
         except Exception as e:  # a repr never raises: say why the rows are missing
-            rows = f"<tr><td colspan='2'>controller status unavailable: {type(e).__name__}</td></tr>"
+            why = escape(e.message) if isinstance(e, SSHClusterError) else type(e).__name__
+            rows = f"<tr><td colspan='2'>controller status unavailable: {why}</td></tr>"
         return super()._repr_html_(cluster_status=(cluster_status or "") + rows)
 
     # -- ending ----------------------------------------------------------------------
@@ -220,7 +264,17 @@ class Cluster(DaskCluster):
 
     def shutdown(self, timeout=None) -> dict:
         """`sshcluster down`: retire, stop, verify. Returns what was forced or left."""
-        result = self._call("down", timeout=None if timeout is None else parse_timedelta(timeout))
+        prior = self.status
+        if prior == Status.running:
+            # As LocalCluster.close(): closing before the scheduler goes, so that a
+            # Client(cluster) closes then (Dask 2023.x and later) instead of reconnecting.
+            self.status = Status.closing
+        try:
+            result = self._call("down", timeout=None if timeout is None else parse_timedelta(timeout))
+        except BaseException:
+            if self.status == Status.closing:
+                self.status = prior
+            raise
         self._owner = False
         self._shut_down = True
         self.close()

@@ -67,6 +67,15 @@ def test_get_logs_has_what_tasks_print(cluster, client):
     assert "Scheduler at" in only_scheduler["scheduler"]
 
 
+def test_get_logs_of_workers_by_address_as_dask_takes_them(cluster, client):
+    client.wait_for_workers(1)
+    address, info = sorted(client.scheduler_info()["workers"].items())[0]
+    # Dask's get_logs(workers=[...]) takes worker addresses: they gave no worker's log.
+    logs = cluster.get_logs(cluster=False, scheduler=False, workers=[address])
+    assert list(logs) == [str(info["name"])]
+    assert list(cluster.get_logs(cluster=False, scheduler=False, workers=[str(info["name"])])) == [str(info["name"])]
+
+
 def test_cluster_without_a_name_in_a_task_is_its_own_cluster(shared, client):
     """On a worker, SSHCLUSTER_CLUSTER names the cluster; the process's own name is
     SSHCLUSTER_PROCESS (SSHCLUSTER_NAME was the worker's name there, so Cluster()

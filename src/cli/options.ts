@@ -34,6 +34,9 @@ export function listenAddress(value: string): { host: string; port: number } {
   const port = Number(m?.[2]);
   if (!m || !Number.isInteger(port) || port < 0 || port > 65535)
     throw new InvalidArgumentError(`expected [HOST]:PORT, e.g. :9464 or 0.0.0.0:9464, got "${value}"`);
+  // The system's pick would be said nowhere.
+  if (port === 0)
+    throw new InvalidArgumentError(`expected a port from 1 to 65535 (a scraper must know it), got "${value}"`);
   const host = (m[1] ?? '').replace(/^\[|\]$/g, '');
   return { host: host || '127.0.0.1', port };
 }

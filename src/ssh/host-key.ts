@@ -81,8 +81,23 @@ function unknownKeyError(spec: ConnectSpec, offered: string): SshError {
     'host-key',
     spec.alias,
     `host key for ${spec.hostname}:${spec.port} is not in ${spec.knownHosts} (the server offered ${offered})`,
-    { hint: 'verify the fingerprint and connect once with `ssh`, or set strict_host_key_checking: accept-new' },
+    {
+      hint: `verify the fingerprint, then add it with \`${addCommand(spec)}\` (answer yes), or set strict_host_key_checking: accept-new`,
+    },
   );
+}
+
+/** An OpenSSH command that records the key where sshcluster reads it (not only ~/.ssh/known_hosts). */
+function addCommand(spec: ConnectSpec): string {
+  const at = (s: ConnectSpec, port: boolean) =>
+    `${s.username}@${s.hostname}${port && s.port !== 22 ? `:${s.port}` : ''}`;
+  const jump = spec.proxyJump.length ? ` -J ${spec.proxyJump.map((j) => at(j, true)).join(',')}` : '';
+  const port = spec.port === 22 ? '' : ` -p ${spec.port}`;
+  return `ssh -o UserKnownHostsFile=${shellWord(spec.knownHosts)}${jump}${port} ${at(spec, false)} true`;
+}
+
+function shellWord(s: string): string {
+  return /^[\w@%+=:,./~-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
 // ssh2's default order, as of v1.17.

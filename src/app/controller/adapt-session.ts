@@ -23,7 +23,7 @@ export async function adapt(session: ClusterSession, p: AdaptParams): Promise<Ad
   }
   // A dry run steps with the scheduler's running target_duration too, and says so.
   const warnings = keepTargetDuration(session, spec, p.spec.targetDurationMs);
-  const slots = slotsWarning(spec.maximum, session.spec.workerHosts);
+  const slots = slotsWarning(spec.maximum, session.spec.workerHosts, spec.minimum);
   if (slots) warnings.push(slots);
   const loop = session.adaptiveLoop(spec);
   // With memory_limit auto, a worker's limit is what the registered ones report.

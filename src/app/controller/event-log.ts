@@ -12,6 +12,8 @@ export const EVENT_LOG_SIZE = 100;
 export class EventLog {
   private readonly items: ClusterStatusEvent[] = [];
   private readonly lastDeath = new Map<string, string>();
+  /** Workers a client's restart() is closing: their nanny's restart is no death. */
+  private readonly askedRestart = new Set<string>();
   /** Hosts last seen unreachable: their next 'running' is a reconnect. */
   private readonly down = new Set<string>();
   /** Per worker name: worker processes its nanny restarted (KilledWorker comes from these). */
@@ -45,23 +47,8 @@ export class EventLog {
         return undefined;
       case 'process-exit':
         return { level: e.expected ? 'info' : 'warning', subject: e.name, text: exitText(e) };
-      case 'process-line': {
-        if (e.name === 'scheduler') return undefined;
-        // A death is counted when the nanny says it restarts the process: a stop of ours
-        // also kills the worker process, but then the nanny closes instead.
-        const w = parseWorkerLine(e.line);
-        if (w?.kind === 'worker-died') this.lastDeath.set(e.name, w.message);
-        if (w?.kind !== 'restarting') return undefined;
-        const n = (this.nannyRestarts.get(e.name) ?? 0) + 1;
-        this.nannyRestarts.set(e.name, n);
-        const why = this.lastDeath.get(e.name) ?? 'its worker process died';
-        this.lastDeath.delete(e.name);
-        return {
-          level: 'warning',
-          subject: e.name,
-          text: `${why}; its nanny restarted it (${n} time(s) so far; tasks that keep killing workers end in KilledWorker)`,
-        };
-      }
+      case 'process-line':
+        return e.name === 'scheduler' ? undefined : this.workerNote(e.name, e.line);
       case 'notice':
         return { level: e.level, subject: 'sshcluster', text: e.message };
       case 'adaptive-decision':
@@ -73,5 +60,33 @@ export class EventLog {
       case 'teardown-done':
         return undefined;
     }
+  }
+
+  /**
+   * A death is counted when the nanny says it restarts the process: a stop of ours also
+   * kills the worker process, but then the nanny closes instead. A client's restart()
+   * closes the worker with its reason first (2022.12 `scheduler-restart`, 2024.12
+   * `client-restart-…`): that restart is said, not counted.
+   */
+  private workerNote(name: string, line: string): Omit<ClusterStatusEvent, 'time'> | undefined {
+    const w = parseWorkerLine(line);
+    if (w?.kind === 'closing' && !w.nanny && /^(scheduler-restart|client-restart)/.test(w.reason ?? ''))
+      this.askedRestart.add(name);
+    if (w?.kind === 'stopped' || w?.kind === 'nanny') this.askedRestart.delete(name); // that process is gone
+    if (w?.kind === 'worker-died') this.lastDeath.set(name, w.message);
+    if (w?.kind !== 'restarting') return undefined;
+    if (this.askedRestart.delete(name)) {
+      this.lastDeath.delete(name);
+      return { level: 'info', subject: name, text: 'restarted, as a client asked (Client.restart)' };
+    }
+    const n = (this.nannyRestarts.get(name) ?? 0) + 1;
+    this.nannyRestarts.set(name, n);
+    const why = this.lastDeath.get(name) ?? 'its worker process died';
+    this.lastDeath.delete(name);
+    return {
+      level: 'warning',
+      subject: name,
+      text: `${why}; its nanny restarted it (${n} time(s) so far; tasks that keep killing workers end in KilledWorker)`,
+    };
   }
 }

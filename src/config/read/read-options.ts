@@ -1,4 +1,5 @@
 // Readers for the option sections shared by the top level and host entries.
+import { DEFAULT_SCHEDULER_OPTIONS } from '../defaults.js';
 import { BYTES_EXPECTED, DURATION_TOO_LONG, MAX_DURATION_MS, parseBytes, parseDuration } from '../durations.js';
 import { parseJumpList } from '../hosts/host-address.js';
 import { RESOURCE_NAME } from '../names.js';
@@ -47,16 +48,27 @@ export function readConnectOptions(c: Cursor | undefined): RawConnectOptions {
 
 export function readSchedulerOptions(c: Cursor | undefined): RawSchedulerOptions {
   const f = section(c, SCHEDULER_KEYS);
+  // Workers get the scheduler's address before it starts, so it cannot be "any free port".
+  const port = opt(f, 'port', (v) => v.int(1, 65535));
   return dropUndefined({
-    // Workers get the scheduler's address before it starts, so it cannot be "any free port".
-    port: opt(f, 'port', (v) => v.int(1, 65535)),
-    dashboard_address: opt(f, 'dashboard_address', (v) => {
-      const raw = v.text('expected an address like ":8787" or "127.0.0.1:8787"');
-      return /^[0-9]+$/.test(raw) ? `:${raw}` : raw;
-    }),
+    port,
+    dashboard_address: opt(f, 'dashboard_address', (v) => dashboardAddress(v, port ?? DEFAULT_SCHEDULER_OPTIONS.port)),
     host: opt(f, 'host', (v) => v.string()),
     interface: opt(f, 'interface', (v) => v.string()),
   });
+}
+
+const DASHBOARD_EXPECTED = 'expected an address like ":8787" or "127.0.0.1:8787"';
+
+/** As dask's --dashboard-address takes it ("host:port", ":port", "port"), on a port of its own. */
+function dashboardAddress(v: Cursor, schedulerPort: number): string {
+  const raw = v.text(DASHBOARD_EXPECTED);
+  const address = /^[0-9]+$/.test(raw) ? `:${raw}` : raw;
+  const m = /^(?:.*:)?(\d+)$/.exec(address.trim());
+  if (!m || Number(m[1]) > 65535) return v.wrong(DASHBOARD_EXPECTED);
+  if (Number(m[1]) === schedulerPort)
+    v.fail(`expected a port other than the scheduler's (${schedulerPort}): both cannot listen on it`);
+  return address;
 }
 
 export function readWorkerOptions(c: Cursor | undefined): RawWorkerOptions {

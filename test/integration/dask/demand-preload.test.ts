@@ -16,6 +16,7 @@ import { SCHEDULER_DEMAND_PRELOAD_PATH } from '../../../src/dask/scheduler-prelo
 const PYTHON = process.env['SSHCLUSTER_TEST_PYTHON'] || '/usr/bin/python3';
 const HARNESS = fileURLToPath(new URL('../fixtures/dask/demand_cluster.py', import.meta.url));
 const RERUN = fileURLToPath(new URL('../fixtures/dask/rerun_progress.py', import.meta.url));
+const CANCELLED = fileURLToPath(new URL('../fixtures/dask/cancelled_progress.py', import.meta.url));
 const dir = mkdtempSync('/tmp/sshcluster-demand-');
 
 let proc: ChildProcessWithoutNullStreams;
@@ -165,6 +166,22 @@ describe('GET /api/v1/sshcluster/demand', () => {
     const out = JSON.parse(r.stdout) as Record<'first' | 'rerun', Record<string, unknown>>;
     expect(out.first).toMatchObject({ done: 0, total: 2, erred: 2 });
     expect(out.rerun).toMatchObject({ done: 4, total: 4, erred: 0, killed_workers: 0 });
+  });
+
+  it('counts as done only the tasks that ran, not those forgotten unrun when their client left', () => {
+    // Found by the h43trial trial: 20 tasks, the client gone after ~2 of them ran, and
+    // status said "newest computation 20/20 done (100%)".
+    const copy = join(dir, 'cancelled_progress.py');
+    copyFileSync(CANCELLED, copy);
+    const r = spawnSync(PYTHON, [copy, join(dir, 'scheduler_demand.py')], {
+      encoding: 'utf8',
+      env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/tmp', PYTHONDONTWRITEBYTECODE: '1' },
+      timeout: 60_000,
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const progress = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(progress).toMatchObject({ done: 2, total: 6, erred: 0 });
+    expect(progress['prefixes']).toEqual([expect.objectContaining({ prefix: 'step', done: 2, total: 6 })]);
   });
 
   it('is undefined (the caller falls back) on a scheduler started without the preload', async () => {

@@ -12,4 +12,17 @@ describe('slotsWarning', () => {
     );
     expect(slotsWarning(Infinity, [{ maxWorkers: 1 }])).toBeUndefined();
   });
+  // Found by the h43trial trial: `adapt --min 5 --max 6` on 2 slots warned of the maximum
+  // only, and a minimum no placement can reach under an unbounded maximum was taken
+  // without a word (a host file's is refused).
+  it('says so when the minimum is above the slots, before the maximum', () => {
+    const two = [{ maxWorkers: 1 }, { maxWorkers: 1 }];
+    expect(slotsWarning(6, two, 5)).toBe(
+      'minimum 5: the hosts have 2 worker slots (max_workers), so at most 2 workers can be placed',
+    );
+    expect(slotsWarning(Infinity, two, 3)).toBe(
+      'minimum 3: the hosts have 2 worker slots (max_workers), so at most 2 workers can be placed',
+    );
+    expect(slotsWarning(2, two, 2)).toBeUndefined();
+  });
 });

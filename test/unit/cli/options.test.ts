@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { positiveInt, seconds, timeLimit, wholeNumber } from '../../../src/cli/options.js';
+import { listenAddress, positiveInt, seconds, timeLimit, wholeNumber } from '../../../src/cli/options.js';
 
 describe('option parsers', () => {
   it('takes whole numbers from 0 and refuses the rest with what was given', () => {
@@ -26,6 +26,19 @@ describe('option parsers', () => {
     expect(() => positiveInt('100000000000000000000')).toThrow(
       'expected a whole number from 1 to 9007199254740991, got "100000000000000000000"',
     );
+  });
+  it('reads --metrics [HOST]:PORT, loopback without a host', () => {
+    expect(listenAddress(':9464')).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(listenAddress('9464')).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(listenAddress('0.0.0.0:9464')).toEqual({ host: '0.0.0.0', port: 9464 });
+    expect(listenAddress('[::1]:9464')).toEqual({ host: '::1', port: 9464 });
+    expect(() => listenAddress('99999')).toThrow('expected [HOST]:PORT, e.g. :9464 or 0.0.0.0:9464, got "99999"');
+  });
+  // Found by the h43trial trial: `up --metrics :0` served on a port the system picked and
+  // nothing said which (not up's output, status or the controller's log).
+  it('refuses --metrics port 0: a scraper must know the port', () => {
+    expect(() => listenAddress(':0')).toThrow('expected a port from 1 to 65535 (a scraper must know it), got ":0"');
+    expect(() => listenAddress('127.0.0.1:0')).toThrow('got "127.0.0.1:0"');
   });
   it('reads durations in seconds', () => {
     expect(seconds('60s')).toBe(60);

@@ -94,6 +94,32 @@ describe('config errors: position, key path, expectation', () => {
     expect(spec.adaptive?.intervalMs).toBe(24 * 86_400_000);
   });
 
+  // Found by the h43trial trial: each was taken, then failed at `up` (a Python traceback
+  // from the scheduler, or the dashboard silently on 8787), and `check` blamed the port on
+  // "what listens there" (its own probe of the scheduler port).
+  it.each([
+    [
+      'scheduler_options: {dashboard_address: "8786"}',
+      "hosts.yaml:1:40 scheduler_options.dashboard_address: expected a port other than the scheduler's (8786): both cannot listen on it",
+    ],
+    [
+      'scheduler_options: {port: 9000, dashboard_address: "127.0.0.1:9000"}',
+      "hosts.yaml:1:52 scheduler_options.dashboard_address: expected a port other than the scheduler's (9000): both cannot listen on it",
+    ],
+    [
+      'scheduler_options: {dashboard_address: dashboard}',
+      'hosts.yaml:1:40 scheduler_options.dashboard_address: expected an address like ":8787" or "127.0.0.1:8787", got "dashboard"',
+    ],
+    [
+      'scheduler_options: {dashboard_address: ":99999"}',
+      'hosts.yaml:1:40 scheduler_options.dashboard_address: expected an address like ":8787" or "127.0.0.1:8787", got ":99999"',
+    ],
+  ])('refuses a dashboard address the scheduler cannot listen on: %s', (line, message) => {
+    const err = fail(`${line}\nhosts: [a, b]\n`);
+    expect(err.message).toBe(message);
+    expect(err.exitCode).toBe(2);
+  });
+
   it('names the allowed values of an enum', () => {
     const err = fail('hosts: [a, b]\nconnect_options:\n  strict_host_key_checking: ask\n');
     expect(err.message).toBe(

@@ -31,7 +31,7 @@ Answer (JSON):
     tasks         tasks the scheduler holds by state (no zero counts, no forgotten)
     progress      the newest computation (a client's burst of work): done and
                   erred of total tasks (a task that erred stays erred after its client
-                  left), killed_workers (workers that died running its tasks), and the
+                  left; one forgotten before it ran is neither), killed_workers (workers that died running its tasks), and the
                   same by task prefix (prefixes, most erred first, at most 50); null
                   before any
     clients       clients connected (the scheduler's own fire-and-forget not counted)
@@ -210,8 +210,10 @@ def _progress(groups):
     """done / erred / total of these task groups, by task prefix too.
 
     A task that erred and was then forgotten (its client left) counts as forgotten in the
-    group's states; the outcomes plugin remembers it erred, so it is never counted done."""
-    total = erred = pending = killed = 0
+    group's states; the outcomes plugin remembers it erred, so it is never counted done.
+    Nor is one forgotten before it ran (its client left first): done is what the plugin
+    saw reach memory, where it has the group (else every task no longer pending)."""
+    total = erred = done = killed = 0
     prefixes = {}
     for tg in groups:
         states = tg.states
@@ -219,16 +221,17 @@ def _progress(groups):
         p = sum(states.get(s, 0) for s in PENDING)
         o = _outcome_of(tg)
         e = min(t - p, max(states.get("erred", 0), o.get("erred", 0)))
+        d = min(t - p - e, o["done"]) if o else t - p - e
         k = o.get("killed", 0)
-        total, pending, erred, killed = total + t, pending + p, erred + e, killed + k
+        total, done, erred, killed = total + t, done + d, erred + e, killed + k
         name = str(tg.prefix.name)
         x = prefixes.setdefault(name, {"prefix": name, "done": 0, "erred": 0, "total": 0, "killed_workers": 0})
-        x["done"] += t - p - e
+        x["done"] += d
         x["erred"] += e
         x["total"] += t
         x["killed_workers"] += k
     ranked = sorted(prefixes.values(), key=lambda x: (-x["erred"], -x["total"]))[:MAX_PREFIXES]
-    return {"done": total - pending - erred, "total": total, "erred": erred, "killed_workers": killed, "prefixes": ranked}
+    return {"done": done, "total": total, "erred": erred, "killed_workers": killed, "prefixes": ranked}
 
 
 def figures(scheduler):
@@ -245,12 +248,16 @@ def figures(scheduler):
     }
 
 
-# task group name -> {"group": that TaskGroup, "erred": tasks that erred, "killed":
-# workers that died running those}. A group whose tasks are all forgotten is dropped by
+# task group name -> {"group": that TaskGroup, "done": times its tasks reached memory,
+# "erred": tasks that erred, "killed": workers that died running those}, from a group's
+# first task on. A group whose tasks are all forgotten is dropped by
 # the scheduler and a later task of the same name starts a new one: its outcomes start
 # at zero (a re-run after a failure is not shown with the old run's errors).
 _outcomes = {}
 MAX_OUTCOMES = 1000
+# The transitions recorded: "waiting" is every computed task's first, so a group has its
+# record before any task of it can finish or be forgotten unrun.
+_RECORDED = ("waiting", "memory", "erred")
 
 
 def _outcome_of(tg):
@@ -265,7 +272,7 @@ def _outcomes_plugin(scheduler):
         name = "sshcluster-outcomes"
 
         def transition(self, key, start, finish, *args, **kwargs):
-            if finish != "erred":
+            if finish not in _RECORDED:
                 return
             try:
                 ts = scheduler.tasks.get(key)
@@ -276,7 +283,11 @@ def _outcomes_plugin(scheduler):
                     _outcomes.pop(ts.group.name, None)
                     if len(_outcomes) >= MAX_OUTCOMES:
                         del _outcomes[next(iter(_outcomes))]
-                    o = _outcomes[ts.group.name] = {"group": ts.group, "erred": 0, "killed": 0}
+                    o = _outcomes[ts.group.name] = {"group": ts.group, "done": 0, "erred": 0, "killed": 0}
+                if finish == "memory":
+                    o["done"] += 1
+                if finish != "erred":
+                    return
                 o["erred"] += 1
                 # suspicious: workers that died while it ran (KilledWorker once past
                 # distributed.scheduler.allowed-failures). Counted only for a task that

@@ -30,6 +30,37 @@ describe('EventLog', () => {
     expect(log.recent()[0]!.time).toBe('2026-11-24T12:00:00.000Z');
   });
 
+  // Found by the h43trial trial: a client's restart() read as two worker deaths ("its
+  // worker process died; its nanny restarted it … end in KilledWorker").
+  it('says a restart a client asked for (Client.restart) as such, and counts no death', () => {
+    const log = new EventLog(() => 0);
+    // Dask 2022.12, as captured:
+    log.take(line('n1-0', 'distributed.nanny - INFO - Nanny asking worker to close. Reason: scheduler-restart'));
+    log.take(
+      line('n1-0', 'distributed.worker - INFO - Stopping worker at tcp://127.0.0.1:40305. Reason: scheduler-restart'),
+    );
+    log.take(line('n1-0', 'distributed.nanny - INFO - Worker closed'));
+    log.take(line('n1-0', 'distributed.nanny - WARNING - Restarting worker'));
+    // Dask 2024.12, as captured:
+    const why = 'client-restart-1796200716.8391762';
+    log.take(line('n1-1', `distributed.nanny - INFO - Nanny asking worker to close. Reason: ${why}`));
+    log.take(line('n1-1', `distributed.worker - INFO - Stopping worker at tcp://127.0.0.1:45417. Reason: ${why}`));
+    log.take(line('n1-1', 'distributed.nanny - INFO - Worker closed'));
+    log.take(line('n1-1', 'distributed.nanny - WARNING - Restarting worker'));
+    // A death after it is one again.
+    log.take(line('n1-1', 'distributed.nanny - INFO - Worker process 4242 was killed by signal 9'));
+    log.take(line('n1-1', 'distributed.nanny - WARNING - Restarting worker'));
+    expect(log.nannyRestarts).toEqual(new Map([['n1-1', 1]]));
+    expect(log.recent().map((e) => [e.level, `${e.subject}: ${e.text}`])).toEqual([
+      ['info', 'n1-0: restarted, as a client asked (Client.restart)'],
+      ['info', 'n1-1: restarted, as a client asked (Client.restart)'],
+      [
+        'warning',
+        'n1-1: Worker process 4242 was killed by signal 9; its nanny restarted it (1 time(s) so far; tasks that keep killing workers end in KilledWorker)',
+      ],
+    ]);
+  });
+
   it('says a host lost and back, an unexpected exit, a process lost with its connection and notices; not start-up chatter', () => {
     const log = new EventLog(() => 0);
     log.take({ kind: 'host-state', host: 'n1', state: 'connecting' });
