@@ -7,14 +7,11 @@
 // Setup runs with stdin from /dev/null: a setup command that reads stdin must not eat
 // the block (nor, for the launcher, the channel it watches).
 
-const SAFE_WORD = /^[A-Za-z0-9_\-+.,/:@%]+$/;
+import { quoteWord } from '../ssh/shell-word.js';
+
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
-/** POSIX sh quoting of one word: bare when harmless, else single-quoted. */
-export function quoteWord(word: string): string {
-  if (SAFE_WORD.test(word)) return word;
-  return `'${word.replace(/'/g, `'\\''`)}'`;
-}
+export { quoteWord };
 
 /** Like quoteWord, but a leading `~/` still expands (remote_python: ~/venv/bin/python). */
 export function quotePath(path: string): string {

@@ -12,6 +12,7 @@ import {
   knownKeyTypes,
 } from './known-hosts.js';
 import { SshError } from './ssh-error.js';
+import { quoteWord } from './shell-word.js';
 
 export interface HostKeyContext {
   appendFile(path: string, text: string): void | Promise<void>;
@@ -93,11 +94,7 @@ function addCommand(spec: ConnectSpec): string {
     `${s.username}@${s.hostname}${port && s.port !== 22 ? `:${s.port}` : ''}`;
   const jump = spec.proxyJump.length ? ` -J ${spec.proxyJump.map((j) => at(j, true)).join(',')}` : '';
   const port = spec.port === 22 ? '' : ` -p ${spec.port}`;
-  return `ssh -o UserKnownHostsFile=${shellWord(spec.knownHosts)}${jump}${port} ${at(spec, false)} true`;
-}
-
-function shellWord(s: string): string {
-  return /^[\w@%+=:,./~-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+  return `ssh -o UserKnownHostsFile=${quoteWord(spec.knownHosts)}${jump}${port} ${at(spec, false)} true`;
 }
 
 // ssh2's default order, as of v1.17.
