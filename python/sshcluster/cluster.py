@@ -111,7 +111,10 @@ class Cluster(DaskCluster):
         try:
             return self._control.call(method, params, timeout=timeout)
         except ConnectionClosed as e:
-            raise self._controller_gone_error(e) from e
+            gone = self._controller_gone_error(e)
+            if gone is e:
+                raise
+            raise gone from e
 
     def _controller_gone_error(self, e: ConnectionClosed) -> SSHClusterError:
         """What became of the cluster when its controller's connection closed under us."""
