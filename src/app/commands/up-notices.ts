@@ -1,5 +1,6 @@
 // What `up` says about its plan before the cluster starts: a local cluster's size, a
 // dead controller's processes adopted, a host file that differs from what they run.
+import { plural } from '../../cluster/placement/resource-amounts.js';
 import type { EventBus } from '../../events/types.js';
 import type { UpPlan } from './up-prepare.js';
 
@@ -8,12 +9,12 @@ export function localNotice(bus: EventBus, { spec, previous }: UpPlan): void {
   if (!spec.local) return;
   const { adaptive } = spec;
   const workers = adaptive
-    ? `adaptive, ${adaptive.minimum} to ${Number.isFinite(adaptive.maximum) ? adaptive.maximum : 'any number of'}`
-    : (previous?.desiredWorkers ?? spec.workerHosts[0]?.workerOptions.nworkers ?? 0); // re-adopted: the size it was kept at
+    ? `adaptive, ${adaptive.minimum} to ${Number.isFinite(adaptive.maximum) ? adaptive.maximum : 'any number of'} workers`
+    : plural(previous?.desiredWorkers ?? spec.workerHosts[0]?.workerOptions.nworkers ?? 0, 'worker'); // re-adopted: the size it was kept at
   bus.emit({
     kind: 'notice',
     level: 'info',
-    message: `Local cluster on this machine (${workers} workers, python ${spec.schedulerHost.remotePython})`,
+    message: `Local cluster on this machine (${workers}, python ${spec.schedulerHost.remotePython})`,
   });
 }
 
