@@ -4,6 +4,7 @@ import { newWorkerSize } from '../../config/worker-size.js';
 import { adaptiveRefusal } from '../../adaptive/limits.js';
 import { adaptiveSettingsText } from '../../adaptive/settings-text.js';
 import { slotsWarning } from '../../adaptive/slots.js';
+import { workerBounds } from '../../adaptive/target.js';
 import { UsageError } from '../../errors.js';
 import { keepTargetDuration, mergeAdaptive } from '../../adaptive/settings.js';
 import type { ClusterSession } from './cluster-session.js';
@@ -23,16 +24,17 @@ export async function adapt(session: ClusterSession, p: AdaptParams): Promise<Ad
   }
   // A dry run steps with the scheduler's running target_duration too, and says so.
   const warnings = keepTargetDuration(session, spec, p.spec.targetDurationMs);
-  const slots = slotsWarning(spec.maximum, session.spec.workerHosts, spec.minimum);
-  if (slots) warnings.push(slots);
   const loop = session.adaptiveLoop(spec);
   // With memory_limit auto, a worker's limit is what the registered ones report.
   const registered =
-    spec.maximumMemory === undefined
+    spec.maximumMemory === undefined && spec.minimumMemory === undefined
       ? []
       : ((await session.client?.identityOrWorkers().catch(() => undefined))?.workers ?? []);
-  const refusal = adaptiveRefusal(spec, newWorkerSize(session.spec.workerHosts[0]?.workerOptions, registered));
+  const perWorker = newWorkerSize(session.spec.workerHosts[0]?.workerOptions, registered);
+  const refusal = adaptiveRefusal(spec, perWorker);
   if (refusal) throw new UsageError(refusal.message, { hint: refusal.hint });
+  const slots = slotsWarning(workerBounds(spec, perWorker), session.spec.workerHosts);
+  if (slots) warnings.push(slots);
   if (p.dryRun) {
     const r = await loop.stepOnce(true);
     const d = r.decision;
