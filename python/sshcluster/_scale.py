@@ -69,7 +69,9 @@ def host_sizes(state: dict, status: dict) -> list[HostSize]:
 
     Threads and a memory_limit that is a size come from the spec the controller recorded
     in its state file; a memory_limit of auto or a fraction, from what the host's
-    registered workers report in the controller's status (the smallest of them).
+    registered workers report in the controller's status. Both known, the smaller: Dask
+    caps a limit above the host's memory, and a worker started before an `apply` that
+    changed the limit still has its old one.
     """
     out = set(state.get("drained") or [])
     out |= {h.get("name") for h in status.get("hosts") or [] if h.get("state") in ("drained", "draining")}
@@ -82,10 +84,8 @@ def host_sizes(state: dict, status: dict) -> list[HostSize]:
         if h.get("name") in out:
             continue
         opts = h.get("workerOptions") or {}
-        memory = _limit_bytes(opts.get("memoryLimit"))
-        if memory is None and registered.get(h.get("name")):
-            memory = min(registered[h["name"]])
-        sizes.append(HostSize(h.get("name"), int(opts.get("nthreads") or 1), memory))
+        known = [m for m in [_limit_bytes(opts.get("memoryLimit")), *registered.get(h.get("name"), [])] if m]
+        sizes.append(HostSize(h.get("name"), int(opts.get("nthreads") or 1), min(known) if known else None))
     return sizes
 
 

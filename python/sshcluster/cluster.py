@@ -161,8 +161,8 @@ class Cluster(DaskCluster):
 
         Worker sizes are those of this cluster: threads and memory_limit from the host
         file's worker_options, a memory_limit of auto or a fraction as the host's registered
-        workers report it (hosts none of whose workers has registered yet are not counted;
-        when no worker's limit is known, memory= raises). Hosts whose workers differ in size
+        workers report it (the smaller when both are known; hosts with no limit known yet
+        are not counted, and when no worker's limit is known, memory= raises). Hosts whose workers differ in size
         are counted with the smallest, so the workers hold what was asked wherever the
         controller places them (drained hosts left out). Returns the controller's reply
         (desired: the workers it keeps); with asynchronous=True, an awaitable of it.

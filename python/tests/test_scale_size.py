@@ -49,6 +49,14 @@ def test_memory_limit_auto_is_what_the_hosts_registered_workers_report():
     assert workers_for(0, memory_ask("5 GB"), None, sizes, "c") == 3
 
 
+def test_a_limit_its_workers_report_lower_counts():
+    # Dask caps a memory_limit above the host's memory: the workers report what they have.
+    st = state(host("a", 1, "64 GiB"), host("b", 1, "8GB"))
+    sizes = host_sizes(st, status([{"host": "a", "memoryLimitBytes": 4_000_000_000}, {"host": "b"}]))
+    assert [s.memory for s in sizes] == [4_000_000_000, 8_000_000_000]
+    assert workers_for(0, memory_ask("12 GB"), None, sizes, "c") == 3
+
+
 def test_memory_with_no_known_limit_says_so():
     sizes = host_sizes(state(host("a", 1, "auto"), host("b", 1, "0")), status([{"host": "b"}]))
     with pytest.raises(SSHClusterError, match="no worker's memory limit is known") as e:
