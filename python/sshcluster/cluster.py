@@ -21,8 +21,9 @@ from ._adaptive import ControllerAdaptive, adapt_spec, keyword_text
 from ._control import ConnectionClosed, ControlConnection, ControlError
 from ._errors import SSHClusterError
 from ._logs import read_logs
+from ._scale import cores_ask, host_sizes, memory_ask, workers_for
 from ._security import security_for
-from ._state import ClusterInfo, cluster_info, pick_running
+from ._state import ClusterInfo, cluster_info, pick_running, read_state
 
 
 class Cluster(DaskCluster):
@@ -153,14 +154,34 @@ class Cluster(DaskCluster):
         """True when this handle created the cluster and holds its owner lease."""
         return self._owner
 
-    def scale(self, n: int) -> dict:
-        """n workers; adaptive scaling goes off (a fixed size), and this says so."""
-        r = self._call("scale", {"n": _whole(n, "scale(n): n")})
+    def scale(self, n: int = 0, memory=None, cores=None):
+        """A fixed size of n workers, as Dask's SpecCluster.scale: with memory= ("16 GB") or
+        cores= (threads), at least the workers that hold that much memory or run that many
+        threads, and at least n. Adaptive scaling goes off (a fixed size), and this says so.
+
+        Worker sizes are those of this cluster: threads and memory_limit from the host
+        file's worker_options, a memory_limit of auto or a fraction as the host's registered
+        workers report it (the smaller when both are known; hosts with no limit known yet
+        are not counted, and when no worker's limit is known, memory= raises). Hosts whose workers differ in size
+        are counted with the smallest, so the workers hold what was asked wherever the
+        controller places them (drained hosts left out). Returns the controller's reply
+        (desired: the workers it keeps); with asynchronous=True, an awaitable of it.
+        """
+        n = _whole(n, "scale(n): n")
+        memory = None if memory is None else memory_ask(memory)
+        cores = None if cores is None else cores_ask(cores)
+        if memory is not None or cores is not None:
+            n = workers_for(n, memory, cores, self._host_sizes(), self.name)
+        r = self._call("scale", {"n": n})
         if r.get("adaptiveOff"):
             print(f"{self.name}: adaptive scaling is now off (scale sets a fixed size; adapt() turns it back on)", file=sys.stderr)
         if r.get("message"):
             print(f"{self.name}: {r['message']}", file=sys.stderr)
-        return r
+        return r if not self.asynchronous else _done(r)
+
+    def _host_sizes(self) -> list:
+        status = self._status()  # first: a closed handle or a stopped cluster says so
+        return host_sizes(read_state(self._info.dir) or {}, status)
 
     def adapt(self, Adaptive=None, **kwargs) -> ControllerAdaptive:
         """Adaptive scaling in the controller, with Dask's Adaptive keywords.

@@ -1,5 +1,5 @@
-"""What a handle says when it is used wrong: a closed handle, a size that is no whole number,
-adaptive switched off. Against the shared local cluster."""
+"""What a handle says when it is used wrong (a closed handle, a size that is no whole number,
+adaptive switched off) and scale() as Dask's takes it. Against the shared local cluster."""
 import pytest
 
 import sshcluster
@@ -87,3 +87,59 @@ def test_adapt_errors_name_the_keywords_not_the_cli_flags(cluster, kw, said):
         cluster.adapt(**kw)
     assert e.value.message.startswith(said) or said in e.value.message, e.value.message
     assert "--" not in str(e.value), str(e.value)
+
+
+@pytest.fixture
+def sized(cluster):
+    """The shared cluster's worker size (threads, memory limit in bytes); back to 2 workers after."""
+    from sshcluster._state import read_state
+
+    [h] = read_state(cluster._info.dir)["spec"]["workerHosts"]
+    yield h["workerOptions"]["nthreads"], int(h["workerOptions"]["memoryLimit"])
+    cluster.scale(2)
+
+
+def test_scale_takes_what_dasks_spec_cluster_takes(cluster, sized):
+    threads, limit = sized
+    # Were TypeErrors: scale() (n required), cores= and memory= (unexpected keywords).
+    assert cluster.scale()["desired"] == 0  # SpecCluster.scale(n=0)
+    assert cluster.scale(cores=2 * threads)["desired"] == 2
+    assert cluster.scale(cores=threads)["desired"] == 1
+    assert cluster.scale(memory=limit + 1)["desired"] == 2  # rounded up, as Dask's
+    assert cluster.scale(memory=f"{limit} B")["desired"] == 1
+    assert cluster.scale(2, cores=threads)["desired"] == 2  # the larger of n and the asks
+    assert cluster.scale(n=0, memory="1 kB", cores=0)["desired"] == 1
+    assert cluster.status_document()["desiredWorkers"] == 1
+
+
+@pytest.mark.parametrize("kw, said", [
+    (dict(memory="lots"), r"scale\(memory=\): 'lots' is no amount of memory Dask reads .*Could not interpret"),
+    (dict(memory="-1 GB"), r"scale\(memory=\): '-1 GB' is negative"),
+    (dict(cores=-2), r"scale\(cores=\): cores is a number of threads >= 0, got -2"),
+    (dict(cores="4"), r"scale\(cores=\): cores is a number of threads >= 0, got '4'"),
+    (dict(n=-1, cores=2), r"scale\(n\): n is a whole number of workers >= 0, got -1"),
+])
+def test_scale_refuses_a_bad_memory_or_cores_and_changes_nothing(cluster, kw, said):
+    before = cluster.status_document()["desiredWorkers"]
+    with pytest.raises(ValueError, match=said):
+        cluster.scale(**kw)
+    assert cluster.status_document()["desiredWorkers"] == before
+
+
+def test_scale_asynchronous_is_awaited_as_dasks(shared, sized):
+    import asyncio
+
+    threads, _ = sized
+
+    async def go():
+        c = await sshcluster.Cluster(shared, asynchronous=True)
+        try:
+            # Was the reply itself, which `await cluster.scale(...)` (Dask's async form,
+            # SpecCluster returns an awaitable) refused: "object dict can't be used in 'await'".
+            one = (await c.scale(1))["desired"]
+            with pytest.raises(ValueError, match=r"scale\(memory=\)"):
+                c.scale(memory="lots")  # refused at the call, as in the sync form
+            return one, (await c.scale(cores=2 * threads))["desired"]
+        finally:
+            await c.close()
+    assert asyncio.run(go()) == (1, 2)

@@ -15,9 +15,18 @@ const info = getTestHosts();
 const tmp = (name: string) => path.join(info.dir, name);
 
 afterEach(() => {
-  if (fs.existsSync(path.join(STATE_HOME, 'sshcluster', 'pyhandle', 'state.json')))
-    runCli(['down', '--name', 'pyhandle'], {}, 120_000);
+  for (const name of ['pyhandle', 'pyscale'])
+    if (fs.existsSync(path.join(STATE_HOME, 'sshcluster', name, 'state.json')))
+      runCli(['down', '--name', name], {}, 120_000);
 });
+
+/** The package and one of its scripts, under /tmp (all the trixie root sees). */
+function copyPackage(script: string): string {
+  const pkg = tmp('python-pkg');
+  fs.cpSync(path.join(REPO, 'python', 'sshcluster'), path.join(pkg, 'sshcluster'), { recursive: true });
+  fs.copyFileSync(path.join(REPO, 'python', 'tests', script), path.join(pkg, script));
+  return pkg;
+}
 
 describe('python package', () => {
   it(`attaches to a TLS cluster of namespace hosts on Dask ${info.dask}`, () => {
@@ -32,10 +41,7 @@ describe('python package', () => {
     );
     const up = runCli(['up', file, '--detach'], {}, 180_000);
     expect(up.code, up.stdout + up.stderr).toBe(0);
-    // The trixie root sees only /tmp of this machine: the package goes there.
-    const pkg = tmp('python-pkg');
-    fs.cpSync(path.join(REPO, 'python', 'sshcluster'), path.join(pkg, 'sshcluster'), { recursive: true });
-    fs.copyFileSync(path.join(REPO, 'python', 'tests', 'smoke_attach.py'), path.join(pkg, 'smoke_attach.py'));
+    const pkg = copyPackage('smoke_attach.py');
     const r = spawnSync(info.python, ['-W', 'ignore', path.join(pkg, 'smoke_attach.py'), 'pyhandle'], {
       encoding: 'utf8',
       timeout: 300_000,
@@ -48,5 +54,32 @@ describe('python package', () => {
     expect(r.stdout).toContain('tls: plain Client(address) after import sshcluster ok');
     expect(r.stdout).toContain('SMOKE OK');
     console.log(r.stdout.split('\n').find((l) => l.startsWith('attach ')));
+  }, 600_000);
+
+  it(`scale(cores=, memory=) counts with the smallest worker of hosts that differ, on Dask ${info.dask}`, () => {
+    const [sched, big, small] = info.hosts;
+    const at = (h: typeof sched) =>
+      h!.port === 22 ? { host: h!.ip } : { host: h!.ip, connect_options: { port: h!.port } };
+    const file = writeHostsYaml(tmp('pyscale.yaml'), info, {
+      name: 'pyscale',
+      env: { DASK_TEMPORARY_DIRECTORY: tmp('dask-scratch-pyscale') },
+      hosts: [
+        at(sched),
+        { ...at(big), worker_options: { nthreads: 2, memory_limit: '64 GiB' }, max_workers: 3 },
+        { ...at(small), worker_options: { nthreads: 1, memory_limit: 'auto' }, max_workers: 3 },
+      ],
+    });
+    const up = runCli(['up', file, '--detach'], {}, 180_000);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    const pkg = copyPackage('smoke_scale.py');
+    const r = spawnSync(info.python, ['-W', 'ignore', path.join(pkg, 'smoke_scale.py'), 'pyscale'], {
+      encoding: 'utf8',
+      timeout: 300_000,
+      env: { ...process.env, XDG_STATE_HOME: STATE_HOME, PYTHONPATH: pkg },
+    });
+    const out = `${r.stdout}\n${r.stderr}`;
+    expect(r.status, out).toBe(0);
+    expect(r.stdout).toContain('SCALE OK');
+    console.log(r.stdout.split('\n').find((l) => l.startsWith('memory limits')));
   }, 600_000);
 });
