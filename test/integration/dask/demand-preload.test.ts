@@ -5,7 +5,7 @@
 // harness's Debian trixie wrapper, which sees only /tmp: both files are copied there).
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +17,7 @@ const PYTHON = process.env['SSHCLUSTER_TEST_PYTHON'] || '/usr/bin/python3';
 const HARNESS = fileURLToPath(new URL('../fixtures/dask/demand_cluster.py', import.meta.url));
 const RERUN = fileURLToPath(new URL('../fixtures/dask/rerun_progress.py', import.meta.url));
 const CANCELLED = fileURLToPath(new URL('../fixtures/dask/cancelled_progress.py', import.meta.url));
+const PRELOAD_FIXTURE = fileURLToPath(new URL('../fixtures/dask/preload_fixture.py', import.meta.url));
 const dir = mkdtempSync('/tmp/sshcluster-demand-');
 
 let proc: ChildProcessWithoutNullStreams;
@@ -152,18 +153,24 @@ describe('GET /api/v1/sshcluster/demand', () => {
     expect(d!.pids!.slice(0, 2)).toEqual([proc.pid, process.pid]);
   });
 
-  it('does not carry the errors of a forgotten computation into a re-run of the same task prefix', () => {
-    // Found by the h40ssh trial: after a KilledWorker, the same function run again by a new
-    // client (all 80 tasks done) showed in status as "78/80 done, 2 erred".
-    const copy = join(dir, 'rerun_progress.py');
-    copyFileSync(RERUN, copy);
+  /** Runs a progress fixture (with what it imports) beside the preload; its JSON line. */
+  function runFixture(fixture: string): unknown {
+    const copy = join(dir, basename(fixture));
+    copyFileSync(fixture, copy);
+    copyFileSync(PRELOAD_FIXTURE, join(dir, basename(PRELOAD_FIXTURE)));
     const r = spawnSync(PYTHON, [copy, join(dir, 'scheduler_demand.py')], {
       encoding: 'utf8',
       env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/tmp', PYTHONDONTWRITEBYTECODE: '1' },
       timeout: 60_000,
     });
     expect(r.status, r.stderr).toBe(0);
-    const out = JSON.parse(r.stdout) as Record<'first' | 'rerun', Record<string, unknown>>;
+    return JSON.parse(r.stdout);
+  }
+
+  it('does not carry the errors of a forgotten computation into a re-run of the same task prefix', () => {
+    // Found by the h40ssh trial: after a KilledWorker, the same function run again by a new
+    // client (all 80 tasks done) showed in status as "78/80 done, 2 erred".
+    const out = runFixture(RERUN) as Record<'first' | 'rerun', Record<string, unknown>>;
     expect(out.first).toMatchObject({ done: 0, total: 2, erred: 2 });
     expect(out.rerun).toMatchObject({ done: 4, total: 4, erred: 0, killed_workers: 0 });
   });
@@ -171,15 +178,7 @@ describe('GET /api/v1/sshcluster/demand', () => {
   it('counts as done only the tasks that ran, not those forgotten unrun when their client left', () => {
     // Found by the h43trial trial: 20 tasks, the client gone after ~2 of them ran, and
     // status said "newest computation 20/20 done (100%)".
-    const copy = join(dir, 'cancelled_progress.py');
-    copyFileSync(CANCELLED, copy);
-    const r = spawnSync(PYTHON, [copy, join(dir, 'scheduler_demand.py')], {
-      encoding: 'utf8',
-      env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', HOME: '/tmp', PYTHONDONTWRITEBYTECODE: '1' },
-      timeout: 60_000,
-    });
-    expect(r.status, r.stderr).toBe(0);
-    const progress = JSON.parse(r.stdout) as Record<string, unknown>;
+    const progress = runFixture(CANCELLED) as Record<string, unknown>;
     expect(progress).toMatchObject({ done: 2, total: 6, erred: 0 });
     expect(progress['prefixes']).toEqual([expect.objectContaining({ prefix: 'step', done: 2, total: 6 })]);
   });
