@@ -20,12 +20,21 @@ afterEach(() => {
       runCli(['down', '--name', name], {}, 120_000);
 });
 
-/** The package and one of its scripts, under /tmp (all the trixie root sees). */
-function copyPackage(script: string): string {
+/**
+ * Runs one of python/tests' scripts against `cluster` with the package beside it, both
+ * copied under /tmp (all the trixie root sees); fails the test unless it exits 0.
+ */
+function runPackageScript(script: string, cluster: string): string {
   const pkg = tmp('python-pkg');
   fs.cpSync(path.join(REPO, 'python', 'sshcluster'), path.join(pkg, 'sshcluster'), { recursive: true });
   fs.copyFileSync(path.join(REPO, 'python', 'tests', script), path.join(pkg, script));
-  return pkg;
+  const r = spawnSync(info.python, ['-W', 'ignore', path.join(pkg, script), cluster], {
+    encoding: 'utf8',
+    timeout: 300_000,
+    env: { ...process.env, XDG_STATE_HOME: STATE_HOME, PYTHONPATH: pkg },
+  });
+  expect(r.status, `${r.stdout}\n${r.stderr}`).toBe(0);
+  return r.stdout;
 }
 
 describe('python package', () => {
@@ -41,19 +50,12 @@ describe('python package', () => {
     );
     const up = runCli(['up', file, '--detach'], {}, 180_000);
     expect(up.code, up.stdout + up.stderr).toBe(0);
-    const pkg = copyPackage('smoke_attach.py');
-    const r = spawnSync(info.python, ['-W', 'ignore', path.join(pkg, 'smoke_attach.py'), 'pyhandle'], {
-      encoding: 'utf8',
-      timeout: 300_000,
-      env: { ...process.env, XDG_STATE_HOME: STATE_HOME, PYTHONPATH: pkg },
-    });
-    const out = `${r.stdout}\n${r.stderr}`;
-    expect(r.status, out).toBe(0);
-    expect(r.stdout).toContain(`distributed ${info.daskVersion}`);
-    expect(r.stdout).toContain('tls: plain Client(address) through sshcluster.security_loader ok');
-    expect(r.stdout).toContain('tls: plain Client(address) after import sshcluster ok');
-    expect(r.stdout).toContain('SMOKE OK');
-    console.log(r.stdout.split('\n').find((l) => l.startsWith('attach ')));
+    const stdout = runPackageScript('smoke_attach.py', 'pyhandle');
+    expect(stdout).toContain(`distributed ${info.daskVersion}`);
+    expect(stdout).toContain('tls: plain Client(address) through sshcluster.security_loader ok');
+    expect(stdout).toContain('tls: plain Client(address) after import sshcluster ok');
+    expect(stdout).toContain('SMOKE OK');
+    console.log(stdout.split('\n').find((l) => l.startsWith('attach ')));
   }, 600_000);
 
   it(`scale(cores=, memory=) counts with the smallest worker of hosts that differ, on Dask ${info.dask}`, () => {
@@ -71,15 +73,8 @@ describe('python package', () => {
     });
     const up = runCli(['up', file, '--detach'], {}, 180_000);
     expect(up.code, up.stdout + up.stderr).toBe(0);
-    const pkg = copyPackage('smoke_scale.py');
-    const r = spawnSync(info.python, ['-W', 'ignore', path.join(pkg, 'smoke_scale.py'), 'pyscale'], {
-      encoding: 'utf8',
-      timeout: 300_000,
-      env: { ...process.env, XDG_STATE_HOME: STATE_HOME, PYTHONPATH: pkg },
-    });
-    const out = `${r.stdout}\n${r.stderr}`;
-    expect(r.status, out).toBe(0);
-    expect(r.stdout).toContain('SCALE OK');
-    console.log(r.stdout.split('\n').find((l) => l.startsWith('memory limits')));
+    const stdout = runPackageScript('smoke_scale.py', 'pyscale');
+    expect(stdout).toContain('SCALE OK');
+    console.log(stdout.split('\n').find((l) => l.startsWith('memory limits')));
   }, 600_000);
 });
