@@ -7,7 +7,7 @@
 // Setup runs with stdin from /dev/null: a setup command that reads stdin must not eat
 // the block (nor, for the launcher, the channel it watches).
 
-import { quoteWord } from '../ssh/shell-word.js';
+import { quoteWord } from '../shell-word.js';
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 

@@ -12,7 +12,7 @@ import {
   knownKeyTypes,
 } from './known-hosts.js';
 import { SshError } from './ssh-error.js';
-import { quoteWord } from './shell-word.js';
+import { quoteWord } from '../shell-word.js';
 
 export interface HostKeyContext {
   appendFile(path: string, text: string): void | Promise<void>;
